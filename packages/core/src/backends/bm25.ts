@@ -1,0 +1,68 @@
+import { tokenize } from '../text';
+
+/**
+ * An incremental BM25 index (k1 = 1.2, b = 0.75) over the core tokenizer.
+ * Used by the in-memory backend; idf is computed over the documents the
+ * caller's filter admits, as a per-tenant index would.
+ */
+export class Bm25Index {
+  private readonly docs = new Map<string, { tf: Map<string, number>; length: number }>();
+  private readonly postings = new Map<string, Set<string>>();
+
+  set(id: string, text: string): void {
+    this.remove(id);
+    const tf = new Map<string, number>();
+    const terms = tokenize(text);
+    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    this.docs.set(id, { tf, length: terms.length });
+    for (const t of tf.keys()) {
+      let set = this.postings.get(t);
+      if (!set) this.postings.set(t, (set = new Set()));
+      set.add(id);
+    }
+  }
+
+  remove(id: string): void {
+    const doc = this.docs.get(id);
+    if (!doc) return;
+    for (const t of doc.tf.keys()) {
+      const set = this.postings.get(t);
+      set?.delete(id);
+      if (set && set.size === 0) this.postings.delete(t);
+    }
+    this.docs.delete(id);
+  }
+
+  /** Scores of every admitted document that shares a term with the query. */
+  search(query: string, admit: (id: string) => boolean): Map<string, number> {
+    const terms = [...new Set(tokenize(query))];
+    const scores = new Map<string, number>();
+    if (terms.length === 0) return scores;
+    // Corpus statistics over the admitted documents only.
+    let n = 0;
+    let totalLength = 0;
+    for (const [id, doc] of this.docs) {
+      if (!admit(id)) continue;
+      n++;
+      totalLength += doc.length;
+    }
+    if (n === 0) return scores;
+    const avgdl = totalLength / n;
+    const k1 = 1.2;
+    const b = 0.75;
+    for (const term of terms) {
+      const posting = this.postings.get(term);
+      if (!posting) continue;
+      const admitted = [...posting].filter(admit);
+      if (admitted.length === 0) continue;
+      const idf = Math.log(1 + (n - admitted.length + 0.5) / (admitted.length + 0.5));
+      for (const id of admitted) {
+        const doc = this.docs.get(id)!;
+        const f = doc.tf.get(term)!;
+        const s = (idf * (f * (k1 + 1))) / (f + k1 * (1 - b + (b * doc.length) / (avgdl || 1)));
+        scores.set(id, (scores.get(id) ?? 0) + s);
+      }
+    }
+    return scores;
+  }
+}

@@ -1,0 +1,237 @@
+import type {
+  BackendCapabilities,
+  BackendInitOptions,
+  BackendRecord,
+  MemoryBackend,
+  NamespaceCount,
+  RecordFilter,
+  RecordPatch,
+  ScanOptions,
+  ScanPage,
+  SearchHit,
+  SearchRequest,
+} from '../../contracts';
+import { AgentMemoryError, invalidInput } from '../../errors';
+import { cosineSimilarity } from '../../embedding';
+import { Bm25Index } from '../bm25';
+import { matchesFilter } from '../match-filter';
+
+const DEFAULT_PAGE = 500;
+
+/**
+ * The reference backend: everything in process memory, exact search, BM25
+ * keyword relevance. Good for tests, demos and short-lived agents.
+ */
+export class InMemoryBackend implements MemoryBackend {
+  readonly specificationVersion = 'v1' as const;
+  readonly provider = 'memory';
+  readonly capabilities: BackendCapabilities = {
+    nativeHybrid: false,
+    textSearch: true,
+    transactions: true,
+    persistent: false,
+    snapshot: false,
+  };
+
+  private records = new Map<string, BackendRecord>();
+  private bm25 = new Bm25Index();
+  private meta = new Map<string, string>();
+  private dimension: number | undefined;
+  private closed = false;
+
+  async init(options: BackendInitOptions): Promise<void> {
+    this.assertOpen();
+    if (this.dimension !== undefined && this.dimension !== options.dimension) {
+      throw new AgentMemoryError(
+        'DIMENSION_MISMATCH',
+        `This store holds ${this.dimension}-dimensional vectors; it cannot take ${options.dimension}. Use an embedder of dimension ${this.dimension}, or a new store and re-embed (snapshot + merge with reembed).`,
+        { details: { expected: this.dimension, actual: options.dimension } },
+      );
+    }
+    this.dimension = options.dimension;
+  }
+
+  async upsert(records: readonly BackendRecord[]): Promise<void> {
+    this.assertOpen();
+    for (const r of records) this.checkRecord(r);
+    for (const r of records) {
+      const copy = cloneRecord(r, true);
+      this.records.set(r.id, copy);
+      this.bm25.set(r.id, r.text);
+    }
+  }
+
+  async patch(patches: readonly RecordPatch[]): Promise<number> {
+    this.assertOpen();
+    let changed = 0;
+    for (const p of patches) {
+      const r = this.records.get(p.id);
+      if (!r) continue;
+      if (p.attributes) r.attributes = { ...r.attributes, ...p.attributes };
+      if (p.payload) r.payload = structuredClone(p.payload);
+      changed++;
+    }
+    return changed;
+  }
+
+  async get(
+    ids: readonly string[],
+    options: { tenant?: string | null; withVectors?: boolean } = {},
+  ): Promise<BackendRecord[]> {
+    this.assertOpen();
+    const out: BackendRecord[] = [];
+    for (const id of new Set(ids)) {
+      const r = this.records.get(id);
+      if (!r) continue;
+      if (typeof options.tenant === 'string' && r.tenant !== options.tenant) continue;
+      out.push(cloneRecord(r, options.withVectors ?? true));
+    }
+    return out;
+  }
+
+  async delete(ids: readonly string[]): Promise<number> {
+    this.assertOpen();
+    let n = 0;
+    for (const id of new Set(ids)) {
+      if (this.records.delete(id)) {
+        this.bm25.remove(id);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  async scan(options: ScanOptions): Promise<ScanPage> {
+    this.assertOpen();
+    const limit = Math.max(1, options.limit ?? DEFAULT_PAGE);
+    const after = options.cursor;
+    const matching = [...this.records.values()]
+      .filter((r) => (after === undefined || r.id > after) && matchesFilter(r, options.filter))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const page = matching.slice(0, limit);
+    const records = page.map((r) => cloneRecord(r, options.withVectors ?? false));
+    return matching.length > limit ? { records, cursor: page[page.length - 1]!.id } : { records };
+  }
+
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    this.assertOpen();
+    if (request.mode === 'hybrid') {
+      throw new AgentMemoryError(
+        'CAPABILITY_MISSING',
+        'InMemoryBackend has no native hybrid search; MemoryStore fuses dense and keyword results itself.',
+      );
+    }
+    const k = Math.max(0, Math.floor(request.k));
+    if (k === 0) return [];
+    if (request.mode === 'dense') {
+      if (!request.vector) throw invalidInput('A dense search needs `vector`.');
+      this.checkDimension(request.vector);
+      const hits: SearchHit[] = [];
+      for (const r of this.records.values()) {
+        if (!r.vector || !matchesFilter(r, request.filter)) continue;
+        hits.push({ record: r, score: cosineSimilarity(request.vector, r.vector) });
+      }
+      return topK(hits, k);
+    }
+    if (request.text === undefined) throw invalidInput('A keyword search needs `text`.');
+    const scores = this.bm25.search(request.text, (id) => {
+      const r = this.records.get(id);
+      return r !== undefined && matchesFilter(r, request.filter);
+    });
+    const hits: SearchHit[] = [];
+    for (const [id, score] of scores) hits.push({ record: this.records.get(id)!, score });
+    return topK(hits, k);
+  }
+
+  async count(filter: RecordFilter): Promise<number> {
+    this.assertOpen();
+    let n = 0;
+    for (const r of this.records.values()) if (matchesFilter(r, filter)) n++;
+    return n;
+  }
+
+  async namespaces(options: { tenant?: string | null } = {}): Promise<NamespaceCount[]> {
+    this.assertOpen();
+    const counts = new Map<string, NamespaceCount>();
+    for (const r of this.records.values()) {
+      if (typeof options.tenant === 'string' && r.tenant !== options.tenant) continue;
+      const key = `${r.tenant}\u0000${r.namespace}`;
+      const c = counts.get(key);
+      if (c) c.count++;
+      else counts.set(key, { namespace: r.namespace, tenant: r.tenant, count: 1 });
+    }
+    return [...counts.values()].sort((a, b) =>
+      a.tenant === b.tenant ? a.namespace.localeCompare(b.namespace) : a.tenant.localeCompare(b.tenant),
+    );
+  }
+
+  async getMeta(key: string): Promise<string | undefined> {
+    this.assertOpen();
+    return this.meta.get(key);
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    this.assertOpen();
+    this.meta.set(key, value);
+  }
+
+  /** All or nothing: on error every record and meta value is put back as it was. */
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const savedRecords = new Map([...this.records].map(([id, r]) => [id, cloneRecord(r, true)]));
+    const savedMeta = new Map(this.meta);
+    try {
+      return await fn();
+    } catch (error) {
+      this.records = savedRecords;
+      this.meta = savedMeta;
+      this.bm25 = new Bm25Index();
+      for (const r of this.records.values()) this.bm25.set(r.id, r.text);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new AgentMemoryError('CLOSED', 'This backend is closed; open a new one.');
+  }
+
+  private checkRecord(r: BackendRecord): void {
+    if (typeof r.id !== 'string' || r.id.length === 0) throw invalidInput('Every record needs a non-empty string id.');
+    if (r.vector) this.checkDimension(r.vector);
+  }
+
+  private checkDimension(v: Float32Array): void {
+    if (this.dimension === undefined) {
+      throw new AgentMemoryError('INVALID_INPUT', 'Call init({ dimension }) before writing or searching vectors.');
+    }
+    if (v.length !== this.dimension) {
+      throw new AgentMemoryError(
+        'DIMENSION_MISMATCH',
+        `Vector has ${v.length} dimensions but this store holds ${this.dimension}. Use the embedder the store was built with, or re-embed into a new store.`,
+        { details: { expected: this.dimension, actual: v.length } },
+      );
+    }
+  }
+}
+
+function topK(hits: SearchHit[], k: number): SearchHit[] {
+  hits.sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
+  return hits.slice(0, k).map((h) => ({ ...h, record: cloneRecord(h.record, false) }));
+}
+
+function cloneRecord(r: BackendRecord, withVector: boolean): BackendRecord {
+  const copy: BackendRecord = {
+    id: r.id,
+    namespace: r.namespace,
+    tenant: r.tenant,
+    text: r.text,
+    attributes: { ...r.attributes },
+    payload: structuredClone(r.payload),
+  };
+  if (withVector && r.vector) copy.vector = new Float32Array(r.vector);
+  return copy;
+}

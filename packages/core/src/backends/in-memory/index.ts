@@ -1,0 +1,1 @@
+export { InMemoryBackend } from './in-memory-backend';

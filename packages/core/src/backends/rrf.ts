@@ -1,0 +1,37 @@
+import type { SearchHit } from '../contracts';
+
+/** The usual reciprocal rank fusion constant. */
+export const RRF_K = 60;
+
+/**
+ * Weighted reciprocal rank fusion of a dense and a keyword list:
+ * `score = w_dense / (k + rank_dense) + w_keyword / (k + rank_keyword)`.
+ * Hits keep the per-signal ranks and raw scores.
+ */
+export function fuseRrf(
+  dense: readonly SearchHit[],
+  keyword: readonly SearchHit[],
+  weights: { dense: number; keyword: number },
+  k: number,
+  rrfK = RRF_K,
+): SearchHit[] {
+  const byId = new Map<string, SearchHit>();
+  dense.forEach((hit, i) => {
+    byId.set(hit.record.id, {
+      record: hit.record,
+      score: weights.dense / (rrfK + i + 1),
+      dense: { rank: i + 1, score: hit.score },
+    });
+  });
+  keyword.forEach((hit, i) => {
+    const contribution = weights.keyword / (rrfK + i + 1);
+    const existing = byId.get(hit.record.id);
+    if (existing) {
+      existing.score += contribution;
+      existing.keyword = { rank: i + 1, score: hit.score };
+    } else {
+      byId.set(hit.record.id, { record: hit.record, score: contribution, keyword: { rank: i + 1, score: hit.score } });
+    }
+  });
+  return [...byId.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)).slice(0, k);
+}

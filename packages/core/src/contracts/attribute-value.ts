@@ -1,0 +1,2 @@
+/** A filterable attribute value. */
+export type AttributeValue = string | number | boolean | null;

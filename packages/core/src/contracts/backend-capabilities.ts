@@ -1,0 +1,13 @@
+/** What a backend can do natively; core checks these and fills in the rest. */
+export interface BackendCapabilities {
+  /** Dense + keyword fused in one query (`search({ mode: 'hybrid' })`). */
+  nativeHybrid: boolean;
+  /** `search({ mode: 'keyword' })` with BM25-style relevance. */
+  textSearch: boolean;
+  /** `transaction(fn)` is all-or-nothing. */
+  transactions: boolean;
+  /** Data survives `close()` and a new instance on the same location. */
+  persistent: boolean;
+  /** The backend can write a point-in-time copy of itself (`snapshotTo`). */
+  snapshot: boolean;
+}

@@ -1,0 +1,6 @@
+/** What a long operation cost. */
+export interface CostReport {
+  durationMs: number;
+  embeddingCalls: number;
+  embeddingTokens?: number;
+}

@@ -1,0 +1,3 @@
+import type { JsonValue } from './json-value';
+
+export type JsonObject = { [key: string]: JsonValue };

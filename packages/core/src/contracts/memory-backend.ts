@@ -1,0 +1,42 @@
+import type { BackendCapabilities } from './backend-capabilities';
+import type { BackendInitOptions } from './backend-init-options';
+import type { BackendRecord } from './backend-record';
+import type { NamespaceCount } from './namespace-count';
+import type { RecordFilter } from './record-filter';
+import type { RecordPatch } from './record-patch';
+import type { ScanOptions, ScanPage } from './scan-page';
+import type { SearchHit } from './search-hit';
+import type { SearchRequest } from './search-request';
+
+/**
+ * The storage-agnostic contract (v1). Every backend passes the conformance
+ * suite in `@agentmem/core/testing`.
+ */
+export interface MemoryBackend {
+  readonly specificationVersion: 'v1';
+  /** e.g. `memory`, `sqlite`, `qdrant`. */
+  readonly provider: string;
+  readonly capabilities: BackendCapabilities;
+
+  /** Create or open storage for vectors of this dimension; refuses a different one. Idempotent. */
+  init(options: BackendInitOptions): Promise<void>;
+  /** Insert or overwrite whole records, atomically for the batch where the backend can. */
+  upsert(records: readonly BackendRecord[]): Promise<void>;
+  /** Partial updates; unknown ids are ignored. Returns how many records changed. */
+  patch(patches: readonly RecordPatch[]): Promise<number>;
+  /** Records by id, in no particular order; `tenant` (when a string) hides other tenants' records. */
+  get(ids: readonly string[], options?: { tenant?: string | null; withVectors?: boolean }): Promise<BackendRecord[]>;
+  /** Returns how many records were deleted. */
+  delete(ids: readonly string[]): Promise<number>;
+  /** Every matching record, page by page in id order, however many there are. */
+  scan(options: ScanOptions): Promise<ScanPage>;
+  search(request: SearchRequest): Promise<SearchHit[]>;
+  count(filter: RecordFilter): Promise<number>;
+  namespaces(options?: { tenant?: string | null }): Promise<NamespaceCount[]>;
+  /** Small key/value metadata about the store itself (embedder id, format version). */
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+  /** All or nothing (when `capabilities.transactions`). */
+  transaction?<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,5 @@
+export interface NamespaceCount {
+  namespace: string;
+  tenant: string;
+  count: number;
+}

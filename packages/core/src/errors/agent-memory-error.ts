@@ -1,0 +1,38 @@
+import type { AgentMemoryErrorCode } from './error-code';
+
+// A registry symbol, so that `isInstance` works across duplicate copies of this package.
+const marker = Symbol.for('agentmem.error');
+
+/**
+ * The one error class of agentmem. `code` is stable; the message says what
+ * happened and what to do about it.
+ */
+export class AgentMemoryError extends Error {
+  private readonly [marker] = true;
+  readonly code: AgentMemoryErrorCode;
+  /** Structured context (paths, ids, expected vs actual). */
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(
+    code: AgentMemoryErrorCode,
+    message: string,
+    options: { cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AgentMemoryError';
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+
+  static isInstance(error: unknown): error is AgentMemoryError {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+  }
+
+  static hasCode(error: unknown, code: AgentMemoryErrorCode): error is AgentMemoryError {
+    return AgentMemoryError.isInstance(error) && error.code === code;
+  }
+}
+
+export function invalidInput(message: string, details?: Record<string, unknown>): AgentMemoryError {
+  return new AgentMemoryError('INVALID_INPUT', message, { details });
+}

@@ -1,0 +1,68 @@
+import type { BackendRecord, HistoryEntry, JsonObject, Memory } from '../contracts';
+import { AgentMemoryError } from '../errors';
+import { HISTORY_NAMESPACE } from '../scope';
+import { toMillis } from '../util';
+
+/** Record kinds core writes; backends only see them as the `kind` attribute. */
+export const KIND = { memory: 'memory', skill: 'skill', history: 'history' } as const;
+
+export type MemoryStatus = 'active' | 'superseded' | 'pruned';
+
+export function statusOf(memory: Pick<Memory, 'supersededBy' | 'prunedAt'>): MemoryStatus {
+  if (memory.supersededBy) return 'superseded';
+  if (memory.prunedAt) return 'pruned';
+  return 'active';
+}
+
+/** Attributes recall and maintenance filter on; derived from the memory, never set separately. */
+export function memoryAttributes(m: Memory): BackendRecord['attributes'] {
+  return {
+    kind: KIND.memory,
+    type: m.type,
+    status: statusOf(m),
+    contentHash: m.contentHash,
+    importance: m.importance,
+    createdAt: toMillis(m.createdAt),
+    updatedAt: toMillis(m.updatedAt),
+    lastAccessedAt: toMillis(m.lastAccessedAt),
+    agentId: m.agentId ?? null,
+    mergeId: m.mergeId ?? null,
+  };
+}
+
+export function memoryToRecord(m: Memory, vector: Float32Array | undefined): BackendRecord {
+  const record: BackendRecord = {
+    id: m.id,
+    namespace: m.namespace,
+    tenant: m.tenant,
+    text: m.content,
+    attributes: memoryAttributes(m),
+    payload: m as unknown as JsonObject,
+  };
+  if (vector) record.vector = vector;
+  return record;
+}
+
+export function recordToMemory(r: BackendRecord): Memory {
+  const p = r.payload as unknown as Memory;
+  if (r.attributes.kind !== KIND.memory || typeof p?.content !== 'string') {
+    throw new AgentMemoryError('NOT_FOUND', `Record ${r.id} is not a memory.`);
+  }
+  // The record's own id/namespace/tenant win over the payload's copy.
+  return { ...p, id: r.id, namespace: r.namespace, tenant: r.tenant, tags: [...(p.tags ?? [])], metadata: p.metadata ?? {} };
+}
+
+export function historyToRecord(entry: HistoryEntry, tenant: string): BackendRecord {
+  return {
+    id: entry.id,
+    namespace: HISTORY_NAMESPACE,
+    tenant,
+    text: '',
+    attributes: { kind: KIND.history, memoryId: entry.memoryId, action: entry.action, at: toMillis(entry.at) },
+    payload: entry as unknown as JsonObject,
+  };
+}
+
+export function recordToHistory(r: BackendRecord): HistoryEntry {
+  return r.payload as unknown as HistoryEntry;
+}

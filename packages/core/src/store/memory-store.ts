@@ -1,0 +1,588 @@
+import type {
+  BackendRecord,
+  Embedder,
+  HistoryAction,
+  HistoryEntry,
+  Memory,
+  MemoryBackend,
+  MemoryInput,
+  MemoryType,
+  RecordFilter,
+  Reranker,
+  SearchHit,
+  SignalMatch,
+  Usage,
+} from '../contracts';
+import { fuseRrf, RRF_K } from '../backends/rrf';
+import { DEFAULT_HALF_LIFE_HOURS, effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
+import { HashingEmbedder } from '../embedding';
+import { AgentMemoryError, invalidInput } from '../errors';
+import {
+  assertBranchName,
+  assertMemoryType,
+  HISTORY_NAMESPACE,
+  MEMORY_TYPES,
+  namespaceFor,
+  recallNamespaces,
+} from '../scope';
+import { contentHash } from '../text';
+import { newId, stableId, toMillis } from '../util';
+import { historyToRecord, KIND, memoryToRecord, recordToHistory, recordToMemory } from './codec';
+import {
+  DEFAULT_MAX_CONTENT_LENGTH,
+  validateContent,
+  validateId,
+  validateImportance,
+  validateInput,
+  validateMetadata,
+  validateTags,
+} from './validate';
+
+export const META_EMBEDDER_ID = 'embedder.id';
+export const META_EMBEDDER_DIMENSION = 'embedder.dimension';
+
+export interface MemoryStoreOptions {
+  backend: MemoryBackend;
+  /** Default: the offline `HashingEmbedder` (384 dimensions). */
+  embedder?: Embedder;
+  /** Tenant scope (e.g. a user id). Default `''`: one shared tenant. */
+  tenant?: string;
+  /** Branch for `project` and `reference` memories. Default `main`. */
+  branch?: string;
+  /** Written as provenance on every memory and history entry. */
+  agentId?: string;
+  /** Half-life of importance in hours, one number or per type. Default 168. */
+  halfLifeHours?: HalfLifeConfig;
+  /**
+   * Reciprocal-rank-fusion weights of the dense and keyword lists. Default:
+   * `{ dense: 0.25, keyword: 1 }` for a lexical embedder (its dense list adds
+   * little beyond BM25), `{ dense: 1, keyword: 1 }` otherwise.
+   */
+  fusionWeights?: { dense: number; keyword: number };
+  /** Dense hits below this cosine similarity do not count as matches. Default 0.1 (lexical) or 0. */
+  minDenseSimilarity?: number;
+  /** Optional second stage that reorders the recall candidate pool. */
+  reranker?: Reranker;
+  /** Candidate pool handed to the reranker, as a multiple of k. Default 4. */
+  rerankPoolFactor?: number;
+  maxContentLength?: number;
+  /** Clock, for tests and replays. */
+  now?: () => number;
+}
+
+export interface RecallOptions {
+  types?: readonly MemoryType[];
+  /** How many results; default 5. */
+  k?: number;
+  /** Drop results whose final score is below this (0..~1.2). */
+  minScore?: number;
+  includeSuperseded?: boolean;
+  includePruned?: boolean;
+  /** Search these namespaces instead of the ones the current branch sees. */
+  namespaces?: readonly string[];
+  /** Default `hybrid`. */
+  mode?: 'hybrid' | 'dense' | 'keyword';
+  /** Update lastAccessedAt/accessCount of the results; default true. */
+  reinforce?: boolean;
+  /** Override the store's reranker for this call (`false`: none). */
+  reranker?: Reranker | false;
+}
+
+export interface RecallResult {
+  memory: Memory;
+  /** Final ranking score: relevance weighted by decayed importance (see docs/concepts.md). */
+  score: number;
+  /** Fused relevance on an absolute 0..1 scale (1: first in every list). */
+  relevance: number;
+  /** Which signals matched and where: dense cosine, keyword BM25. */
+  signals: { dense?: SignalMatch; keyword?: SignalMatch };
+  /** Reranker's score when a rerank stage ran. */
+  rerankScore?: number;
+}
+
+export interface SimilarMemory {
+  memory: Memory;
+  similarity: number;
+}
+
+export interface MemoryUpdate {
+  content?: string;
+  importance?: number;
+  tags?: string[];
+  metadata?: Memory['metadata'];
+}
+
+const PAGE = 1000;
+
+/**
+ * Long-term memory over any backend: remember, recall (hybrid), update,
+ * forget, history. Scope (tenant, branch) is fixed per instance; use
+ * `withScope` for another view of the same backend.
+ */
+export class MemoryStore {
+  readonly backend: MemoryBackend;
+  readonly embedder: Embedder;
+  readonly tenant: string;
+  readonly agentId: string | undefined;
+  protected branchName: string;
+  protected readonly options: MemoryStoreOptions;
+  protected readonly clock: () => number;
+  /** Cumulative embedding cost of this instance. */
+  readonly usage: Required<Pick<Usage, 'calls'>> & { tokens: number } = { calls: 0, tokens: 0 };
+  private ready: Promise<void> | undefined;
+
+  constructor(options: MemoryStoreOptions) {
+    if (!options?.backend) throw invalidInput('MemoryStore needs a backend, e.g. new InMemoryBackend().');
+    this.options = options;
+    this.backend = options.backend;
+    this.embedder = options.embedder ?? new HashingEmbedder();
+    this.tenant = options.tenant ?? '';
+    if (typeof this.tenant !== 'string') throw invalidInput('tenant must be a string.');
+    this.branchName = assertBranchName(options.branch ?? 'main');
+    this.agentId = options.agentId;
+    this.clock = options.now ?? Date.now;
+  }
+
+  /** Opens the backend and checks that it was built with this embedder. */
+  static async open<T extends MemoryStore>(this: new (o: MemoryStoreOptions) => T, options: MemoryStoreOptions) {
+    const store = new this(options);
+    await store.init();
+    return store;
+  }
+
+  get branch(): string {
+    return this.branchName;
+  }
+
+  /** Idempotent; every public method awaits it. */
+  init(): Promise<void> {
+    this.ready ??= this.doInit();
+    return this.ready;
+  }
+
+  private async doInit(): Promise<void> {
+    const { id, dimension } = this.embedder;
+    const storedId = await this.backend.getMeta(META_EMBEDDER_ID);
+    const storedDim = await this.backend.getMeta(META_EMBEDDER_DIMENSION);
+    if (storedId !== undefined && (storedId !== id || Number(storedDim) !== dimension)) {
+      this.ready = undefined;
+      throw new AgentMemoryError(
+        'EMBEDDER_MISMATCH',
+        `This store was built with embedder "${storedId}" (${storedDim} dimensions), not "${id}" (${dimension}). ` +
+          `Open it with the same embedder, or move its contents to a new store with re-embedding: ` +
+          `snapshot it, create a store with the new embedder and merge the snapshot with { reembed: true }.`,
+        { details: { stored: { id: storedId, dimension: Number(storedDim) }, requested: { id, dimension } } },
+      );
+    }
+    await this.backend.init({ dimension });
+    if (storedId === undefined) {
+      await this.backend.setMeta(META_EMBEDDER_ID, id);
+      await this.backend.setMeta(META_EMBEDDER_DIMENSION, String(dimension));
+    }
+  }
+
+  // ---------------------------------------------------------------- writing
+
+  /** Stores a memory; the same content in the same namespace returns the existing one. */
+  async remember(input: MemoryInput): Promise<Memory> {
+    const [memory] = await this.rememberMany([input]);
+    return memory!;
+  }
+
+  /** Stores many memories with one embedding call per batch. Duplicates (also within the batch) collapse. */
+  async rememberMany(inputs: readonly MemoryInput[]): Promise<Memory[]> {
+    await this.init();
+    if (!Array.isArray(inputs)) throw invalidInput('rememberMany() takes an array of { content, type }.');
+    const max = this.options.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH;
+    const valid = inputs.map((input) => validateInput(input, max)); // all validated before anything is written
+    const now = new Date(this.clock()).toISOString();
+    const results: Memory[] = new Array(valid.length);
+    const fresh: { index: number; memory: Memory }[] = [];
+    const seen = new Map<string, Memory>();
+    for (let i = 0; i < valid.length; i++) {
+      const v = valid[i]!;
+      const namespace = v.namespace ?? namespaceFor(v.type, this.branchName);
+      const hash = contentHash(v.content);
+      const key = `${namespace}\u0000${hash}`;
+      const inBatch = seen.get(key);
+      if (inBatch) {
+        results[i] = inBatch;
+        continue;
+      }
+      const existing = await this.findByHash(namespace, hash);
+      if (existing) {
+        results[i] = existing;
+        seen.set(key, existing);
+        continue;
+      }
+      let id = v.id ?? stableId('mem', this.tenant, namespace, hash);
+      if (!v.id && (await this.backend.get([id], { tenant: null, withVectors: false })).length > 0) {
+        id = newId('mem'); // the derived id is taken by a memory whose content has since changed
+      }
+      const memory: Memory = {
+        specificationVersion: 'v1',
+        id,
+        content: v.content,
+        type: v.type,
+        importance: v.importance,
+        tags: v.tags,
+        namespace,
+        tenant: this.tenant,
+        createdAt: now,
+        updatedAt: now,
+        lastAccessedAt: now,
+        accessCount: 0,
+        contentHash: hash,
+        ...(this.agentId ? { agentId: this.agentId } : {}),
+        ...(namespace !== v.type ? { branch: this.branchName } : {}),
+        metadata: v.metadata,
+      };
+      results[i] = memory;
+      seen.set(key, memory);
+      fresh.push({ index: i, memory });
+    }
+    if (fresh.length > 0) {
+      const vectors = await this.embedDocuments(fresh.map((f) => f.memory.content));
+      await this.writeMemories(
+        fresh.map((f, i) => ({ memory: f.memory, vector: vectors[i]! })),
+        'create',
+      );
+    }
+    return results;
+  }
+
+  /** Changes content, importance, tags or metadata; content changes are re-embedded. */
+  async update(id: string, patch: MemoryUpdate): Promise<Memory> {
+    await this.init();
+    const current = await this.mustGet(id);
+    if (patch === null || typeof patch !== 'object') throw invalidInput('update() takes an object of changes.');
+    const max = this.options.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH;
+    const next: Memory = { ...current, updatedAt: new Date(this.clock()).toISOString() };
+    if (patch.content !== undefined) {
+      next.content = validateContent(patch.content, max);
+      next.contentHash = contentHash(next.content);
+    }
+    if (patch.importance !== undefined) next.importance = validateImportance(patch.importance);
+    if (patch.tags !== undefined) next.tags = validateTags(patch.tags);
+    if (patch.metadata !== undefined) next.metadata = validateMetadata(patch.metadata);
+    if (next.contentHash !== current.contentHash) {
+      const [vector] = await this.embedDocuments([next.content]);
+      await this.writeMemories([{ memory: next, vector: vector! }], 'update');
+    } else {
+      await this.patchMemories([next], 'update');
+    }
+    return next;
+  }
+
+  /** Deletes a memory for good; its history remains. Returns false when there was none. */
+  async forget(id: string): Promise<boolean> {
+    await this.init();
+    validateId(id);
+    const current = await this.get(id);
+    if (!current) return false;
+    await this.transaction(async () => {
+      await this.backend.delete([id]);
+      await this.recordHistory([{ memory: current, action: 'forget' }]);
+    });
+    return true;
+  }
+
+  // ---------------------------------------------------------------- reading
+
+  async get(id: string): Promise<Memory | undefined> {
+    await this.init();
+    validateId(id);
+    const [record] = await this.backend.get([id], { tenant: this.tenant, withVectors: false });
+    if (!record || record.attributes.kind !== KIND.memory) return undefined;
+    return recordToMemory(record);
+  }
+
+  /** Hybrid recall over what the current branch and tenant see. */
+  async recall(query: string, options: RecallOptions = {}): Promise<RecallResult[]> {
+    await this.init();
+    if (typeof query !== 'string' || query.trim() === '') throw invalidInput('recall() needs a non-empty query.');
+    const k = options.k ?? 5;
+    if (!Number.isInteger(k) || k < 1) throw invalidInput(`k must be a positive integer, got ${k}.`);
+    const types = (options.types ?? MEMORY_TYPES).map(assertMemoryType);
+    const filter = this.memoryFilter(options.namespaces ?? recallNamespaces(this.branchName, types), options);
+    if (options.namespaces && options.types) (filter.where as Record<string, unknown>).type = { in: types };
+    const mode = options.mode ?? 'hybrid';
+    const reranker = options.reranker === false ? undefined : (options.reranker ?? this.options.reranker);
+    const want = reranker ? k * (this.options.rerankPoolFactor ?? 4) : k;
+    const pool = Math.max(want * 5, 50);
+    const hits = await this.search(query, mode, filter, pool);
+    const weights = this.fusionWeights();
+    const maxFused = (mode === 'hybrid' ? weights.dense + weights.keyword : 1) / (RRF_K + 1);
+    const now = this.clock();
+    let results: RecallResult[] = hits.map((hit) => {
+      const memory = recordToMemory(hit.record);
+      const relevance = Math.min(1, hit.score / maxFused);
+      const eff = effectiveImportance(
+        memory.importance,
+        toMillis(memory.lastAccessedAt),
+        now,
+        halfLifeFor(memory.type, this.options.halfLifeHours),
+      );
+      const result: RecallResult = { memory, relevance, score: relevance * (0.8 + 0.4 * eff), signals: {} };
+      if (hit.dense) result.signals.dense = hit.dense;
+      if (hit.keyword) result.signals.keyword = hit.keyword;
+      return result;
+    });
+    results.sort((a, b) => b.score - a.score);
+    if (reranker && results.length > 0) {
+      results = results.slice(0, want);
+      const ranked = await reranker.rerank(
+        query,
+        results.map((r) => ({ id: r.memory.id, text: r.memory.content })),
+        { topN: k },
+      );
+      results = ranked.ranking
+        .filter((r) => results[r.index] !== undefined)
+        .map((r) => ({ ...results[r.index]!, rerankScore: r.score }));
+    }
+    if (options.minScore !== undefined) results = results.filter((r) => r.score >= options.minScore!);
+    results = results.slice(0, k);
+    if (options.reinforce !== false && results.length > 0) await this.reinforce(results.map((r) => r.memory));
+    return results;
+  }
+
+  /** Memories most similar to a text by dense similarity alone (conflict checks, dedup). */
+  async findSimilar(
+    content: string,
+    options: { types?: readonly MemoryType[]; namespaces?: readonly string[]; k?: number; minSimilarity?: number; includeInactive?: boolean } = {},
+  ): Promise<SimilarMemory[]> {
+    await this.init();
+    validateContent(content, Number.POSITIVE_INFINITY);
+    const types = (options.types ?? MEMORY_TYPES).map(assertMemoryType);
+    const filter = this.memoryFilter(options.namespaces ?? recallNamespaces(this.branchName, types), {
+      includeSuperseded: options.includeInactive,
+      includePruned: options.includeInactive,
+    });
+    const [vector] = await this.embed([content], 'query');
+    const hits = await this.backend.search({ mode: 'dense', vector: vector!, filter, k: options.k ?? 5 });
+    return hits
+      .map((h) => ({ memory: recordToMemory(h.record), similarity: h.score }))
+      .filter((s) => s.similarity >= (options.minSimilarity ?? Number.NEGATIVE_INFINITY));
+  }
+
+  /** Every change to a memory, oldest first (also after it was forgotten). */
+  async history(id: string): Promise<HistoryEntry[]> {
+    await this.init();
+    validateId(id);
+    const entries: HistoryEntry[] = [];
+    for await (const record of this.scanRecords({
+      tenant: this.tenant,
+      namespaces: [HISTORY_NAMESPACE],
+      where: { memoryId: id },
+    })) {
+      entries.push(recordToHistory(record));
+    }
+    return entries.sort((a, b) => toMillis(a.at) - toMillis(b.at) || (a.id < b.id ? -1 : 1));
+  }
+
+  /** Every memory matching a filter, page by page, however many there are. */
+  async *memories(
+    options: { namespaces?: readonly string[]; includeInactive?: boolean; allTenants?: boolean } = {},
+  ): AsyncGenerator<Memory> {
+    await this.init();
+    const where: Record<string, unknown> = { kind: KIND.memory };
+    if (!options.includeInactive) where.status = 'active';
+    const filter: RecordFilter = {
+      tenant: options.allTenants ? null : this.tenant,
+      where: where as RecordFilter['where'],
+      ...(options.namespaces ? { namespaces: options.namespaces } : {}),
+    };
+    for await (const record of this.scanRecords(filter)) yield recordToMemory(record);
+  }
+
+  /** How many active memories per namespace this tenant has. */
+  async stats(): Promise<{ namespaces: { namespace: string; count: number }[]; total: number; inactive: number }> {
+    await this.init();
+    const namespaces = (await this.backend.namespaces({ tenant: this.tenant })).filter(
+      (n) => !n.namespace.startsWith('_'),
+    );
+    const active = await Promise.all(
+      namespaces.map(async (n) => ({
+        namespace: n.namespace,
+        count: await this.backend.count({
+          tenant: this.tenant,
+          namespaces: [n.namespace],
+          where: { kind: KIND.memory, status: 'active' },
+        }),
+      })),
+    );
+    const total = active.reduce((s, n) => s + n.count, 0);
+    const all = namespaces.reduce((s, n) => s + n.count, 0);
+    return { namespaces: active, total, inactive: all - total };
+  }
+
+  async close(): Promise<void> {
+    await this.backend.close();
+  }
+
+  // ------------------------------------------------------ for engines (decay, merge, skills)
+
+  /** Embeds documents (stored text) and counts the cost. */
+  async embedDocuments(texts: readonly string[]): Promise<Float32Array[]> {
+    return this.embed(texts, 'document');
+  }
+
+  protected async embed(texts: readonly string[], purpose: 'document' | 'query'): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    const result = await this.embedder.embed(texts, { purpose });
+    this.usage.calls += result.usage?.calls ?? 1;
+    this.usage.tokens += result.usage?.tokens ?? 0;
+    if (result.embeddings.length !== texts.length) {
+      throw new AgentMemoryError(
+        'BACKEND_ERROR',
+        `Embedder ${this.embedder.id} returned ${result.embeddings.length} vectors for ${texts.length} texts.`,
+      );
+    }
+    for (const v of result.embeddings) {
+      if (v.length !== this.embedder.dimension) {
+        throw new AgentMemoryError(
+          'DIMENSION_MISMATCH',
+          `Embedder ${this.embedder.id} declared ${this.embedder.dimension} dimensions but returned ${v.length}. Fix its dimension option.`,
+        );
+      }
+    }
+    return result.embeddings;
+  }
+
+  /** Upserts memories with vectors and records one history entry each, in one transaction. */
+  async writeMemories(
+    items: readonly { memory: Memory; vector: Float32Array }[],
+    action: HistoryAction,
+    detail?: string,
+  ): Promise<void> {
+    await this.transaction(async () => {
+      await this.backend.upsert(items.map((i) => memoryToRecord(i.memory, i.vector)));
+      await this.recordHistory(items.map((i) => ({ memory: i.memory, action, detail })));
+    });
+  }
+
+  /** Rewrites payload and attributes (not vectors) of memories, with history. */
+  async patchMemories(memories: readonly Memory[], action: HistoryAction, detail?: string): Promise<void> {
+    await this.transaction(async () => {
+      await this.backend.patch(
+        memories.map((m) => {
+          const r = memoryToRecord(m, undefined);
+          return { id: m.id, attributes: r.attributes, payload: r.payload };
+        }),
+      );
+      await this.recordHistory(memories.map((memory) => ({ memory, action, detail })));
+    });
+  }
+
+  async recordHistory(items: readonly { memory: Memory; action: HistoryAction; detail?: string }[]): Promise<void> {
+    if (items.length === 0) return;
+    const nowMs = this.clock();
+    const at = new Date(nowMs).toISOString();
+    const records: BackendRecord[] = items.map((item) => {
+      const entry: HistoryEntry = {
+        id: newId('hist', nowMs),
+        memoryId: item.memory.id,
+        action: item.action,
+        at,
+        memory: item.memory,
+        ...(this.agentId ? { agentId: this.agentId } : {}),
+        ...(item.detail ? { detail: item.detail } : {}),
+      };
+      return historyToRecord(entry, item.memory.tenant);
+    });
+    await this.backend.upsert(records);
+  }
+
+  /** Runs `fn` all-or-nothing when the backend supports it. */
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.backend.transaction ? this.backend.transaction(fn) : fn();
+  }
+
+  /** Every record matching the filter, in pages. */
+  async *scanRecords(filter: RecordFilter, withVectors = false): AsyncGenerator<BackendRecord> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.backend.scan({ filter, cursor, limit: PAGE, withVectors });
+      for (const r of page.records) yield r;
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  }
+
+  /** The filter recall uses: this tenant, memories only, active unless asked otherwise. */
+  memoryFilter(
+    namespaces: readonly string[],
+    options: { includeSuperseded?: boolean; includePruned?: boolean } = {},
+  ): RecordFilter {
+    const statuses = ['active'];
+    if (options.includeSuperseded) statuses.push('superseded');
+    if (options.includePruned) statuses.push('pruned');
+    return {
+      tenant: this.tenant,
+      namespaces,
+      where: { kind: KIND.memory, status: statuses.length === 1 ? 'active' : { in: statuses } },
+    };
+  }
+
+  protected fusionWeights(): { dense: number; keyword: number } {
+    return this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.25, keyword: 1 } : { dense: 1, keyword: 1 });
+  }
+
+  protected halfLife(type: MemoryType): number {
+    return halfLifeFor(type, this.options.halfLifeHours) ?? DEFAULT_HALF_LIFE_HOURS;
+  }
+
+  private async search(
+    query: string,
+    mode: 'hybrid' | 'dense' | 'keyword',
+    filter: RecordFilter,
+    pool: number,
+  ): Promise<SearchHit[]> {
+    const caps = this.backend.capabilities;
+    const minDense = this.options.minDenseSimilarity ?? (this.embedder.lexical ? 0.1 : 0);
+    const needsVector = mode !== 'keyword' || !caps.textSearch;
+    const vector = needsVector ? (await this.embed([query], 'query'))[0]! : undefined;
+    const dense = async () =>
+      (await this.backend.search({ mode: 'dense', vector, filter, k: pool })).filter((h) => h.score >= minDense);
+    const keyword = async () => (caps.textSearch ? this.backend.search({ mode: 'keyword', text: query, filter, k: pool }) : []);
+    const asList = (hits: SearchHit[], signal: 'dense' | 'keyword') =>
+      hits.map((h, i) => ({ record: h.record, score: 1 / (RRF_K + i + 1), [signal]: { rank: i + 1, score: h.score } }));
+    if (mode === 'dense' || (mode === 'keyword' && !caps.textSearch)) return asList(await dense(), 'dense');
+    if (mode === 'keyword') return asList(await keyword(), 'keyword');
+    const weights = this.fusionWeights();
+    if (caps.nativeHybrid) {
+      return this.backend.search({ mode: 'hybrid', vector, text: query, filter, k: pool, weights });
+    }
+    const [d, kw] = await Promise.all([dense(), keyword()]);
+    return fuseRrf(d, kw, weights, pool);
+  }
+
+  private async reinforce(memories: readonly Memory[]): Promise<void> {
+    const now = new Date(this.clock()).toISOString();
+    const updated = memories.map((m) => {
+      m.lastAccessedAt = now;
+      m.accessCount += 1;
+      return m;
+    });
+    await this.backend.patch(
+      updated.map((m) => {
+        const r = memoryToRecord(m, undefined);
+        return { id: m.id, attributes: r.attributes, payload: r.payload };
+      }),
+    );
+  }
+
+  private async findByHash(namespace: string, hash: string): Promise<Memory | undefined> {
+    const page = await this.backend.scan({
+      filter: { tenant: this.tenant, namespaces: [namespace], where: { kind: KIND.memory, contentHash: hash } },
+      limit: 1,
+    });
+    const record = page.records[0];
+    return record ? recordToMemory(record) : undefined;
+  }
+
+  private async mustGet(id: string): Promise<Memory> {
+    const memory = await this.get(id);
+    if (!memory) throw new AgentMemoryError('NOT_FOUND', `No memory with id ${id} in this scope.`, { details: { id } });
+    return memory;
+  }
+}

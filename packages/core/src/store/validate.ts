@@ -1,0 +1,73 @@
+import type { JsonObject, MemoryInput } from '../contracts';
+import { invalidInput } from '../errors';
+import { assertMemoryType, SYSTEM_NAMESPACE_PREFIX } from '../scope';
+
+/** Longest content a memory may hold, in characters (about 8k tokens). */
+export const DEFAULT_MAX_CONTENT_LENGTH = 32_000;
+
+export function validateContent(content: unknown, maxLength: number): string {
+  if (typeof content !== 'string') throw invalidInput('Memory content must be a string.');
+  if (content.trim() === '') throw invalidInput('Memory content is empty: give the fact to remember.');
+  if (content.length > maxLength) {
+    throw invalidInput(
+      `Memory content is ${content.length} characters; the limit is ${maxLength}. Split it into smaller facts or raise maxContentLength.`,
+      { length: content.length, limit: maxLength },
+    );
+  }
+  return content;
+}
+
+export function validateImportance(importance: unknown): number {
+  if (typeof importance !== 'number' || !Number.isFinite(importance) || importance < 0 || importance > 1) {
+    throw invalidInput(`Importance must be a number from 0 to 1, got ${JSON.stringify(importance)}.`);
+  }
+  return importance;
+}
+
+export function validateTags(tags: unknown): string[] {
+  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) {
+    throw invalidInput('Tags must be an array of strings.');
+  }
+  return [...new Set(tags as string[])];
+}
+
+export function validateMetadata(metadata: unknown): JsonObject {
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) {
+    throw invalidInput('Metadata must be a plain JSON object.');
+  }
+  try {
+    return JSON.parse(JSON.stringify(metadata)) as JsonObject;
+  } catch (cause) {
+    throw invalidInput(`Metadata must be JSON-serialisable: ${(cause as Error).message}`);
+  }
+}
+
+export function validateNamespace(namespace: unknown): string {
+  if (typeof namespace !== 'string' || namespace === '' || namespace.length > 512) {
+    throw invalidInput(`Invalid namespace ${JSON.stringify(namespace)}.`);
+  }
+  if (namespace.startsWith(SYSTEM_NAMESPACE_PREFIX)) {
+    throw invalidInput(`Namespace ${namespace} is reserved (names starting with "_" are agentmem's own).`);
+  }
+  return namespace;
+}
+
+export function validateId(id: unknown): string {
+  if (typeof id !== 'string' || id === '' || id.length > 256 || /[\u0000-\u001f]/.test(id)) {
+    throw invalidInput(`Invalid memory id ${JSON.stringify(id)}: ids are non-empty strings of at most 256 characters.`);
+  }
+  return id;
+}
+
+export function validateInput(input: MemoryInput, maxContentLength: number) {
+  if (input === null || typeof input !== 'object') throw invalidInput('remember() takes an object { content, type }.');
+  return {
+    content: validateContent(input.content, maxContentLength),
+    type: assertMemoryType(input.type),
+    importance: validateImportance(input.importance ?? 0.5),
+    tags: validateTags(input.tags ?? []),
+    metadata: validateMetadata(input.metadata ?? {}),
+    id: input.id === undefined ? undefined : validateId(input.id),
+    namespace: input.namespace === undefined ? undefined : validateNamespace(input.namespace),
+  };
+}

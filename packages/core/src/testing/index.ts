@@ -1,0 +1,8 @@
+export {
+  backendConformanceCases,
+  type ConformanceCase,
+  type ConformanceOptions,
+  runBackendConformance,
+  type TestRegistrar,
+} from './conformance';
+export { FakeEmbedder, type FakeEmbedderOptions } from './fake-embedder';

@@ -1,0 +1,4 @@
+export { contentHash, normalizeContent } from './normalize';
+export { stem } from './stem';
+export { STOPWORDS } from './stopwords';
+export { tokenize, words } from './tokenize';

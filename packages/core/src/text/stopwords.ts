@@ -1,0 +1,12 @@
+/** English stop words left out of keyword matching (the usual short list, plus chat filler). */
+export const STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    'a about above after again against all am an and any are as at be because been before being below between both ' +
+    'but by can could did do does doing down during each few for from further had has have having he her here hers ' +
+    'herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on ' +
+    'once only or other our ours ourselves out over own same she should so some such than that the their theirs them ' +
+    'themselves then there these they this those through to too under until up very was we were what when where which ' +
+    'while who whom why will with would you your yours yourself yourselves s t don didn doesn isn wasn weren won ' +
+    'let lets ll re ve d m o y also ever get got go going gonna hey hi hello oh ok okay really yeah yes'
+  ).split(' '),
+);

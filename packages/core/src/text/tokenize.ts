@@ -1,0 +1,23 @@
+import { STOPWORDS } from './stopwords';
+import { stem } from './stem';
+
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
+/** Lower-cased word tokens, apostrophes kept inside words ("don't"). */
+export function words(text: string): string[] {
+  return (text.normalize('NFKC').toLowerCase().match(WORD) ?? []).map((w) => w.replace(/['’]/g, ''));
+}
+
+/**
+ * The terms keyword relevance is computed on: words without stop words,
+ * stemmed. The in-memory BM25, the Qdrant sparse vectors and the hashing
+ * embedder all use this one tokenizer, so every backend agrees on terms.
+ */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words(text)) {
+    if (STOPWORDS.has(w)) continue;
+    out.push(stem(w));
+  }
+  return out;
+}

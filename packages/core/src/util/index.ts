@@ -1,0 +1,2 @@
+export { newId, stableId } from './ids';
+export { toIso, toMillis } from './time';

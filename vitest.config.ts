@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (pkg: string, file = 'index.ts') => fileURLToPath(new URL(`./packages/${pkg}/src/${file}`, import.meta.url));
+
+// Tests run against the TypeScript sources, so no build is needed before `npm test`.
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@agentmem\/core\/testing$/, replacement: src('core', 'testing/index.ts') },
+      ...['core', 'sqlite', 'qdrant', 'ai-sdk', 'langchain', 'cohere', 'cli', 'mcp'].map((pkg) => ({
+        find: new RegExp(`^@agentmem/${pkg}$`),
+        replacement: src(pkg),
+      })),
+    ],
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
