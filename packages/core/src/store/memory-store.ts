@@ -154,6 +154,18 @@ export class MemoryStore {
     return this.branchName;
   }
 
+  /**
+   * The same store seen from another tenant, branch or agent (per-call scope
+   * in adapters). Shares the backend and embedder; closing either closes both.
+   */
+  withScope(scope: { tenant?: string; branch?: string; agentId?: string }): this {
+    const Ctor = this.constructor as new (options: MemoryStoreOptions) => this;
+    const defined = Object.fromEntries(Object.entries(scope).filter(([, v]) => v !== undefined));
+    const view = new Ctor({ ...this.options, branch: this.branchName, ...defined });
+    view.ready = this.ready;
+    return view;
+  }
+
   /** Idempotent; every public method awaits it. */
   init(): Promise<void> {
     this.ready ??= this.doInit();
