@@ -1,5 +1,6 @@
 export * from './agent-memory';
 export * from './backends';
+export * from './conflicts';
 export * from './contracts';
 export * from './decay';
 export * from './embedding';

@@ -1,8 +1,24 @@
-import type { MemoryType } from '../contracts';
+import {
+  type ConflictCheckOptions,
+  type ConflictCheckResult,
+  type ConflictSettings,
+  rememberWithConflictCheck,
+} from '../conflicts';
+import type { Memory, MemoryInput, MemoryType } from '../contracts';
+import {
+  type ApplyDecayOptions,
+  applyDecay,
+  type CompactOptions,
+  type CompactReport,
+  compactPruned,
+  type DecayReport,
+  type DecaySettings,
+  restoreMemory,
+} from '../decay';
 import { type ContextBlockOptions, renderContextBlock } from '../prompt';
 import { MemoryStore, type MemoryStoreOptions, type RecallResult } from '../store/memory-store';
 
-export interface AgentMemoryOptions extends MemoryStoreOptions {}
+export interface AgentMemoryOptions extends MemoryStoreOptions, DecaySettings, ConflictSettings {}
 
 export interface ContextOptions extends ContextBlockOptions {
   /** A file the user is working on (activates skills by glob). */
@@ -34,6 +50,33 @@ export class AgentMemory extends MemoryStore {
         ? await this.recall(message, { k: options.k ?? 5, types: options.types, minScore: options.minScore ?? 0.2 })
         : [];
     return { memories, block: renderContextBlock({ memories }, options) };
+  }
+
+  /**
+   * Writes a memory unless it contradicts what is stored: similar memories of
+   * the same type and namespace with different content are conflicts, resolved
+   * by `supersede` (default), `keep_both` or `keep_existing`. The write path
+   * for facts an agent learns (extraction, tools).
+   */
+  async rememberWithConflictCheck(input: MemoryInput, options: ConflictCheckOptions = {}): Promise<ConflictCheckResult> {
+    await this.init();
+    return rememberWithConflictCheck(this, input, this.options as AgentMemoryOptions, options, this.clock());
+  }
+
+  /** Decays every memory of every tenant to `now` (default: the clock) and prunes what fell below the threshold. */
+  async applyDecay(options: ApplyDecayOptions = {}): Promise<DecayReport> {
+    return applyDecay(this, this.options as AgentMemoryOptions, { ...options, now: options?.now ?? this.clock() });
+  }
+
+  /** Brings a pruned or superseded memory back into recall (its decay clock restarts). */
+  async restore(id: string): Promise<Memory> {
+    await this.init();
+    return restoreMemory(this, id, this.clock());
+  }
+
+  /** Deletes pruned memories for good (their history stays). */
+  async compact(options: CompactOptions = {}): Promise<CompactReport> {
+    return compactPruned(this, options);
   }
 }
 

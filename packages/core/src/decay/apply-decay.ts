@@ -1,0 +1,114 @@
+import type { Memory } from '../contracts';
+import { invalidInput } from '../errors';
+import type { MemoryStore } from '../store/memory-store';
+import { KIND, recordToMemory } from '../store/codec';
+import { toMillis } from '../util';
+import { effectiveImportance, type HalfLifeConfig, halfLifeFor, pruneInstant, validateHalfLife } from './half-life';
+
+/** Effective importance below which a memory is pruned (the tombstone threshold). */
+export const DEFAULT_PRUNE_THRESHOLD = 0.05;
+
+/** Store-wide decay settings (AgentMemory options). */
+export interface DecaySettings {
+  /** Half-life in hours, one number or per type. Default 168 (one week). */
+  halfLifeHours?: HalfLifeConfig;
+  /** Prune memories whose effective importance falls below this (0..1). Default 0.05. */
+  pruneThreshold?: number;
+}
+
+export interface ApplyDecayOptions {
+  /** The instant to decay to (default: the store's clock). A Date, epoch ms or an ISO string. */
+  now?: Date | number | string;
+  /** Compute the report, write nothing. */
+  dryRun?: boolean;
+}
+
+export interface DecayReport {
+  /** Active memories examined (superseded and already pruned ones are skipped). */
+  scanned: number;
+  /** Effective importance below the stored importance, still at or above the threshold: they stay, ranked lower. */
+  decayed: number;
+  /** Fell below the threshold: pruned by this run (or would be, in a dry run). */
+  pruned: number;
+  /** No time elapsed since the last access, or decay is off for their type. */
+  untouched: number;
+  durationMs: number;
+  dryRun: boolean;
+  /** The instant decayed to (ISO). */
+  now: string;
+  threshold: number;
+}
+
+/** Writes per backend call; keeps statements and transactions small enough for every backend. */
+const WRITE_BATCH = 1000;
+
+export function validatePruneThreshold(threshold: unknown): number {
+  if (typeof threshold !== 'number' || !Number.isFinite(threshold) || threshold < 0 || threshold >= 1) {
+    throw invalidInput(`pruneThreshold must be a number from 0 (never prune) to below 1, got ${JSON.stringify(threshold)}.`);
+  }
+  return threshold;
+}
+
+export function parseInstant(value: Date | number | string, name = 'now'): number {
+  const ms = value instanceof Date || typeof value === 'number' || typeof value === 'string' ? toMillis(value) : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw invalidInput(`${name} must be a Date, epoch milliseconds or an ISO 8601 string, got ${JSON.stringify(value)}.`);
+  }
+  return ms;
+}
+
+/**
+ * One pass over every active memory of every tenant, type and namespace.
+ * Stored importance is never rewritten: the effective importance is computed
+ * from it and the time since the last access, so the outcome depends only on
+ * `now` (not on how often decay runs). Memories that fell below the threshold
+ * get `prunedAt` = the instant they crossed it (again independent of the run
+ * schedule) and a `prune` history entry, in batched writes.
+ */
+export async function applyDecay(
+  store: MemoryStore,
+  settings: DecaySettings,
+  options: ApplyDecayOptions = {},
+): Promise<DecayReport> {
+  const started = performance.now();
+  validateHalfLife(settings.halfLifeHours);
+  const threshold = validatePruneThreshold(settings.pruneThreshold ?? DEFAULT_PRUNE_THRESHOLD);
+  if (options === null || typeof options !== 'object') throw invalidInput('applyDecay() takes { now?, dryRun? }.');
+  const nowMs = options.now === undefined ? Date.now() : parseInstant(options.now);
+  await store.init();
+
+  const report = { scanned: 0, decayed: 0, pruned: 0, untouched: 0 };
+  const toPrune: Memory[] = [];
+  // Administrative pass: every tenant (tenant: null), active memories only.
+  for await (const record of store.scanRecords({ tenant: null, where: { kind: KIND.memory, status: 'active' } })) {
+    report.scanned++;
+    const importance = record.attributes.importance as number;
+    const lastAccess = record.attributes.lastAccessedAt as number;
+    const halfLife = halfLifeFor(record.attributes.type as Memory['type'], settings.halfLifeHours);
+    const effective = effectiveImportance(importance, lastAccess, nowMs, halfLife);
+    if (Number.isFinite(halfLife) && effective < threshold) {
+      report.pruned++;
+      if (options.dryRun) continue;
+      const memory = recordToMemory(record);
+      memory.prunedAt = new Date(Math.min(nowMs, pruneInstant(importance, lastAccess, halfLife, threshold))).toISOString();
+      toPrune.push(memory);
+    } else if (effective < importance) report.decayed++;
+    else report.untouched++;
+  }
+
+  if (toPrune.length > 0) {
+    const at = new Date(nowMs).toISOString();
+    // Written after the scan so that no page is read while it is being rewritten; one transaction per batch.
+    for (let i = 0; i < toPrune.length; i += WRITE_BATCH) {
+      const batch = toPrune.slice(i, i + WRITE_BATCH);
+      await store.patchMemories(batch, 'prune', `effective importance below ${threshold} at ${at}`);
+    }
+  }
+  return {
+    ...report,
+    durationMs: performance.now() - started,
+    dryRun: options.dryRun === true,
+    now: new Date(nowMs).toISOString(),
+    threshold,
+  };
+}

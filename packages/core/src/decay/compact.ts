@@ -1,0 +1,43 @@
+import type { Memory } from '../contracts';
+import { invalidInput } from '../errors';
+import type { MemoryStore } from '../store/memory-store';
+import { KIND, recordToMemory } from '../store/codec';
+
+export interface CompactOptions {
+  /** Count what would be removed, remove nothing. */
+  dryRun?: boolean;
+}
+
+export interface CompactReport {
+  /** Pruned memories deleted for good (or that would be, in a dry run). */
+  removed: number;
+  durationMs: number;
+  dryRun: boolean;
+}
+
+const WRITE_BATCH = 1000;
+
+/**
+ * Deletes every pruned memory of every tenant for good; after this they can
+ * no longer be restored. Each keeps its history, closed by a `compact` entry.
+ * Superseded memories stay: they are the history of a fact that changed.
+ */
+export async function compactPruned(store: MemoryStore, options: CompactOptions = {}): Promise<CompactReport> {
+  const started = performance.now();
+  if (options === null || typeof options !== 'object') throw invalidInput('compact() takes { dryRun? }.');
+  await store.init();
+  const pruned: Memory[] = [];
+  for await (const record of store.scanRecords({ tenant: null, where: { kind: KIND.memory, status: 'pruned' } })) {
+    pruned.push(recordToMemory(record));
+  }
+  if (!options.dryRun) {
+    for (let i = 0; i < pruned.length; i += WRITE_BATCH) {
+      const batch = pruned.slice(i, i + WRITE_BATCH);
+      await store.transaction(async () => {
+        await store.backend.delete(batch.map((m) => m.id));
+        await store.recordHistory(batch.map((memory) => ({ memory, action: 'compact' as const, detail: 'removed for good' })));
+      });
+    }
+  }
+  return { removed: pruned.length, durationMs: performance.now() - started, dryRun: options.dryRun === true };
+}
