@@ -1,0 +1,103 @@
+import { AgentMemoryError } from '@agentmem/core';
+import { CohereError, CohereTimeoutError } from 'cohere-ai';
+
+export interface RetryPolicy {
+  /** Further attempts after the first; default 3. */
+  retries?: number;
+  /** First backoff delay; doubles each attempt. Default 250 ms. */
+  minDelayMs?: number;
+  /** Longest wait, also the bound on a server's Retry-After. Default 10 s. */
+  maxDelayMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs one Cohere request with our retry policy (the client's own retries
+ * are switched off so there is one bounded policy): 429 honours Retry-After
+ * up to `maxDelayMs`, 5xx and timeouts back off exponentially, other 4xx fail
+ * at once. Every failure becomes an AgentMemoryError that says what to do.
+ */
+export async function callCohere<T>(what: string, request: () => Promise<T>, policy: RetryPolicy = {}): Promise<T> {
+  const retries = policy.retries ?? 3;
+  const minDelay = policy.minDelayMs ?? 250;
+  const maxDelay = policy.maxDelayMs ?? 10_000;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await request();
+    } catch (error) {
+      const mapped = toAgentMemoryError(what, error);
+      const status = statusOf(error);
+      const retryable = mapped.code === 'TIMEOUT' || mapped.code === 'RATE_LIMITED' || (status !== undefined && status >= 500);
+      if (!retryable || attempt >= retries) throw mapped;
+      let delay = Math.min(maxDelay, minDelay * 2 ** attempt);
+      if (status === 429) {
+        const retryAfter = retryAfterMs(error);
+        if (retryAfter !== undefined) {
+          if (retryAfter > maxDelay) throw mapped; // the server asks for longer than we may wait
+          delay = retryAfter;
+        }
+      }
+      await sleep(delay);
+    }
+  }
+}
+
+function statusOf(error: unknown): number | undefined {
+  return error instanceof CohereError ? error.statusCode : undefined;
+}
+
+function retryAfterMs(error: unknown): number | undefined {
+  const header = error instanceof CohereError ? error.rawResponse?.headers?.get?.('retry-after') : undefined;
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function reasonOf(error: CohereError): string {
+  const body = error.body as { message?: unknown } | string | undefined;
+  if (typeof body === 'string' && body) return body;
+  if (body && typeof body === 'object' && typeof body.message === 'string') return body.message;
+  return error.message;
+}
+
+export function toAgentMemoryError(what: string, error: unknown): AgentMemoryError {
+  if (AgentMemoryError.isInstance(error)) return error;
+  // Older cohere-ai releases report a timeout as a plain CohereError("timeout").
+  if (error instanceof CohereTimeoutError || (error instanceof CohereError && /timeout/i.test(error.message) && error.statusCode === undefined)) {
+    return new AgentMemoryError('TIMEOUT', `Cohere ${what} timed out. Raise timeoutMs or try again later.`, { cause: error });
+  }
+  if (error instanceof CohereError) {
+    const status = error.statusCode;
+    const reason = reasonOf(error);
+    const details = { status, reason };
+    if (status === 401 || status === 403 || status === 498) {
+      return new AgentMemoryError(
+        'AUTHENTICATION',
+        `Cohere refused the ${what} request (${status}: ${reason}). Check your Cohere API key (the apiKey option or CO_API_KEY).`,
+        { cause: error, details },
+      );
+    }
+    if (status === 429) {
+      return new AgentMemoryError('RATE_LIMITED', `Cohere rate limit hit on ${what} (${reason}). Slow down or raise your plan's limits.`, {
+        cause: error,
+        details,
+      });
+    }
+    if (status !== undefined && status >= 500) {
+      return new AgentMemoryError('BACKEND_UNAVAILABLE', `Cohere ${what} failed with ${status} (${reason}) after retries. Try again later.`, {
+        cause: error,
+        details,
+      });
+    }
+    return new AgentMemoryError('INVALID_INPUT', `Cohere rejected the ${what} request (${status ?? 'no status'}: ${reason}).`, {
+      cause: error,
+      details,
+    });
+  }
+  return new AgentMemoryError('BACKEND_UNAVAILABLE', `Cohere ${what} failed: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+  });
+}
