@@ -1,0 +1,4 @@
+export * from './embedding';
+export * from './extraction';
+export * from './middleware';
+export * from './tools';

@@ -1,0 +1,247 @@
+import type {
+  LanguageModelV3Content,
+  LanguageModelV3FinishReason,
+  LanguageModelV3Middleware,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
+import {
+  type AgentMemory,
+  type ConflictCheckResult,
+  type ConflictResolution,
+  type ContextOptions,
+  contentHash,
+  invalidInput,
+} from '@agentmem/core';
+import type { LanguageModel } from 'ai';
+import { type ExtractedFact, type ExtractionTokenUsage, extractFacts } from '../extraction/extract-facts';
+import { type AgentMemoryCallOptions, readCallOptions } from './call-options';
+import { injectIntoPrompt, latestUserTurn } from './prompt';
+
+export interface ExtractionSettings {
+  /** Any AI SDK language model with structured output; a small, cheap one is enough. */
+  model: LanguageModel;
+  /**
+   * Extract after every call (default `true`). With `false`, only calls that
+   * pass `providerOptions.agentmem.extract: true` are extracted.
+   */
+  auto?: boolean;
+  /** Facts below this importance are not stored; default 0.3. */
+  minImportance?: number;
+  /** What happens when a fact contradicts a stored memory; default: the store's `conflictResolution` (`supersede`, the newer fact wins). */
+  resolution?: ConflictResolution;
+  /** Replaces the default extraction instructions. */
+  instructions?: string;
+  /** Retries of the extraction call (AI SDK default 2). */
+  maxRetries?: number;
+}
+
+/** What one background extraction did and cost. */
+export interface ExtractionReport {
+  tenant: string;
+  branch: string;
+  exchange: { user: string; assistant: string };
+  /** Everything the extraction model proposed. */
+  facts: ExtractedFact[];
+  /** Proposed facts below `minImportance`, not stored. */
+  skipped: ExtractedFact[];
+  /** One per stored fact: the conflict-checked write's outcome. */
+  outcomes: { fact: ExtractedFact; outcome: ConflictCheckResult }[];
+  /** Tokens of the extraction call. */
+  usage: ExtractionTokenUsage;
+}
+
+export interface AgentMemoryMiddlewareOptions extends Omit<ContextOptions, 'filePath'> {
+  memory: AgentMemory;
+  /** A file the user is working on, for every call (per call: `providerOptions.agentmem.filePath`). */
+  filePath?: string;
+  /** Background extraction of durable facts after each response. Off unless given. */
+  extraction?: ExtractionSettings;
+  /** Called after each background extraction (facts, outcomes, token cost). */
+  onExtraction?: (report: ExtractionReport) => void;
+  /**
+   * Failures that must not fail the user's call: recall during injection (the
+   * call then goes on without the block) and extraction. Default: `console.warn`.
+   */
+  onError?: (error: unknown, info: { phase: 'inject' | 'extract' }) => void;
+}
+
+/** A v3 language model middleware, plus a way to wait for background extraction. */
+export interface AgentMemoryMiddleware extends LanguageModelV3Middleware {
+  /** Resolves when every extraction started so far has finished (tests, serverless `waitUntil`). */
+  idle(): Promise<void>;
+  /** Cumulative cost of the extraction calls of this middleware. */
+  readonly extractionUsage: Readonly<ExtractionTokenUsage & { calls: number }>;
+}
+
+const OWN_OPTIONS = ['memory', 'filePath', 'extraction', 'onExtraction', 'onError'] as const;
+/** Exchanges remembered as extracted (most recent first out of the window). */
+const SEEN_EXCHANGES = 10_000;
+
+/**
+ * Gives any AI SDK model long-term memory and skills:
+ * `wrapLanguageModel({ model, middleware: agentMemoryMiddleware({ memory }) })`.
+ *
+ * Before each call (generate and stream alike) the latest user message recalls
+ * memories and activates skills; they go into one delimited block in the
+ * system prompt. After a response, an optional extraction model stores the
+ * durable facts of the exchange, in the background.
+ */
+export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): AgentMemoryMiddleware {
+  if (!options || typeof options.memory?.contextFor !== 'function') {
+    throw invalidInput('agentMemoryMiddleware needs { memory }: an AgentMemory, e.g. await createAgentMemory({ backend }).');
+  }
+  const extraction = options.extraction;
+  if (extraction !== undefined) {
+    if (!extraction?.model) throw invalidInput('extraction needs { model }: an AI SDK language model for extracting facts.');
+    const min = extraction.minImportance;
+    if (min !== undefined && !(typeof min === 'number' && min >= 0 && min <= 1)) {
+      throw invalidInput(`extraction.minImportance must be a number from 0 to 1, got ${String(min)}.`);
+    }
+  }
+  const contextOptions: ContextOptions = Object.fromEntries(
+    Object.entries(options).filter(([key]) => !(OWN_OPTIONS as readonly string[]).includes(key)),
+  );
+  const onError =
+    options.onError ??
+    ((error: unknown, info: { phase: string }) => console.warn(`[agentmem] ${info.phase} failed; the call went on:`, error));
+  const report = (error: unknown, phase: 'inject' | 'extract') => {
+    try {
+      onError(error, { phase });
+    } catch {
+      // A throwing error handler must not fail the user's call either.
+    }
+  };
+
+  const injected = new WeakSet<LanguageModelV3Prompt>();
+  const seen = new Set<string>();
+  const pending = new Set<Promise<void>>();
+  const usage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+  const scoped = (call: AgentMemoryCallOptions): AgentMemory => {
+    const tenant = call.tenant ?? call.userId;
+    if (tenant === undefined && call.branch === undefined && call.agentId === undefined) return options.memory;
+    return options.memory.withScope({ tenant, branch: call.branch, agentId: call.agentId });
+  };
+
+  const extract = async (view: AgentMemory, exchange: { user: string; assistant: string }, key: string) => {
+    try {
+      const { facts, usage: cost } = await extractFacts(exchange, {
+        model: extraction!.model,
+        instructions: extraction!.instructions,
+        maxRetries: extraction!.maxRetries,
+      });
+      usage.calls++;
+      usage.inputTokens += cost.inputTokens;
+      usage.outputTokens += cost.outputTokens;
+      usage.totalTokens += cost.totalTokens;
+      const min = extraction!.minImportance ?? 0.3;
+      const skipped = facts.filter((f) => f.importance < min);
+      const outcomes: ExtractionReport['outcomes'] = [];
+      // One at a time, so that later facts are checked against earlier ones.
+      for (const fact of facts.filter((f) => f.importance >= min)) {
+        try {
+          const outcome = await view.rememberWithConflictCheck(
+            { ...fact, tags: ['extracted'], metadata: { source: 'ai-sdk-extraction' } },
+            extraction!.resolution ? { resolution: extraction!.resolution } : {},
+          );
+          outcomes.push({ fact, outcome });
+        } catch (error) {
+          report(error, 'extract'); // one bad fact does not lose the others
+        }
+      }
+      options.onExtraction?.({ tenant: view.tenant, branch: view.branch, exchange, facts, skipped, outcomes, usage: cost });
+    } catch (error) {
+      seen.delete(key); // not extracted: a retry of the same exchange may try again
+      report(error, 'extract');
+    }
+  };
+
+  const afterResponse = (prompt: LanguageModelV3Prompt, call: AgentMemoryCallOptions, text: string, finish: unknown) => {
+    if (!extraction || call.extract === false || (extraction.auto === false && call.extract !== true)) return;
+    if (!['stop', 'length', 'other'].includes(unifiedFinishReason(finish)) || !text.trim()) return;
+    const user = latestUserTurn(prompt).text;
+    if (!user.trim()) return;
+    const view = scoped(call);
+    // Retries and a middleware applied twice see the same exchange: extract it once.
+    const key = contentHash(JSON.stringify([view.tenant, view.branch, user, text]));
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (seen.size > SEEN_EXCHANGES) seen.delete(seen.values().next().value!);
+    const job = extract(view, { user, assistant: text }, key);
+    pending.add(job);
+    void job.finally(() => pending.delete(job));
+  };
+
+  return {
+    specificationVersion: 'v3',
+
+    async transformParams({ params }) {
+      if (injected.has(params.prompt)) return params; // this middleware already ran on these params
+      const call = readCallOptions(params.providerOptions);
+      if (call.inject === false) return params;
+      const turn = latestUserTurn(params.prompt);
+      const filePath = call.filePath ?? options.filePath ?? turn.fileNames[0];
+      let block: string;
+      try {
+        block = (await scoped(call).contextFor(turn.text, { ...contextOptions, ...(filePath ? { filePath } : {}) })).block;
+      } catch (error) {
+        report(error, 'inject');
+        return params;
+      }
+      const prompt = injectIntoPrompt(params.prompt, block);
+      injected.add(prompt);
+      return prompt === params.prompt ? params : { ...params, prompt };
+    },
+
+    async wrapGenerate({ doGenerate, params }) {
+      const result = await doGenerate();
+      afterResponse(params.prompt, readCallOptions(params.providerOptions), textOf(result.content), result.finishReason);
+      return result;
+    },
+
+    async wrapStream({ doStream, params }) {
+      const result = await doStream();
+      const call = readCallOptions(params.providerOptions);
+      if (!extraction || call.extract === false) return result;
+      let text = '';
+      let finish: unknown;
+      let failed = false;
+      // Chunks pass through unchanged; extraction starts once the stream has ended.
+      const observe = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+        transform(chunk, controller) {
+          if (chunk.type === 'text-delta') text += chunk.delta;
+          else if (chunk.type === 'finish') finish = chunk.finishReason;
+          else if (chunk.type === 'error') failed = true;
+          controller.enqueue(chunk);
+        },
+        flush() {
+          if (!failed) afterResponse(params.prompt, call, text, finish);
+        },
+      });
+      return { ...result, stream: result.stream.pipeThrough(observe) };
+    },
+
+    async idle() {
+      while (pending.size > 0) await Promise.all([...pending]);
+    },
+
+    get extractionUsage() {
+      return { ...usage };
+    },
+  };
+}
+
+function textOf(content: readonly LanguageModelV3Content[]): string {
+  return content
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text)
+    .join('');
+}
+
+/** v3 reports `{ unified, raw }`; older specifications a plain string. */
+function unifiedFinishReason(finish: LanguageModelV3FinishReason | unknown): string {
+  if (typeof finish === 'string') return finish;
+  const unified = (finish as { unified?: unknown } | undefined)?.unified;
+  return typeof unified === 'string' ? unified : 'other';
+}

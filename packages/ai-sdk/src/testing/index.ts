@@ -1,0 +1,1 @@
+export { mockChatModel, mockExtractor, textChunks, textResult, usage } from './mock-models';

@@ -1,0 +1,1 @@
+export { type MemoryToolsOptions, memoryTools } from './memory-tools';
