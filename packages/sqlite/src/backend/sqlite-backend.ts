@@ -1,0 +1,589 @@
+import { resolve } from 'node:path';
+import {
+  AgentMemoryError,
+  type BackendCapabilities,
+  type BackendInitOptions,
+  type BackendRecord,
+  invalidInput,
+  type JsonObject,
+  type MemoryBackend,
+  type NamespaceCount,
+  type RecordFilter,
+  type RecordPatch,
+  type ScanOptions,
+  type ScanPage,
+  type SearchHit,
+  type SearchRequest,
+} from '@agentmem/core';
+import type Database from 'better-sqlite3';
+import { compileFilter, keywordMatchExpression, namespaceList, SqlBuilder, type SqlParams } from '../query';
+import { createVectorTableSql, isAgentmemDatabase, isInMemoryPath, isSqliteError, openDatabase, VECTOR_TABLE } from '../schema';
+import { acquireGate, releaseGate, type TransactionGate } from './transaction-gate';
+
+export interface SqliteBackendOptions {
+  /** Database file (created with its parent directory when missing), or `':memory:'`. */
+  path: string;
+  /** How long a write waits for another process's write lock before failing. Default 5000 ms. */
+  busyTimeoutMs?: number;
+  /** Open without writing anything (no migrations, writes refused). Default false. */
+  readonly?: boolean;
+}
+
+const DEFAULT_PAGE = 500;
+const MAX_PAGE = 10_000;
+/** sqlite-vec's largest k; beyond it filtered dense search scans the matching records exactly. */
+const MAX_KNN = 4096;
+const STATEMENT_CACHE = 200;
+
+const COLUMNS = 'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, json(r.attributes) AS attributes, r.payload AS payload';
+
+interface RecordRow {
+  rowid: number;
+  id: string;
+  namespace: string;
+  tenant: string;
+  text: string;
+  attributes: string;
+  payload: string;
+}
+
+/**
+ * The embedded default backend: one SQLite file holding records, an FTS5
+ * keyword index and a sqlite-vec vector index, in WAL mode so that several
+ * processes can share it. Implements MemoryBackend v1.
+ */
+export class SqliteBackend implements MemoryBackend {
+  readonly specificationVersion = 'v1' as const;
+  readonly provider = 'sqlite';
+  readonly capabilities: BackendCapabilities = {
+    nativeHybrid: false,
+    textSearch: true,
+    transactions: true,
+    persistent: true,
+    snapshot: false,
+  };
+  /** Absolute path of the database file, or `':memory:'`. */
+  readonly path: string;
+  readonly readonly: boolean;
+
+  /** True when `path` is an agentmem SQLite file (reads its header only). */
+  static isAgentmemDatabase(path: string): boolean {
+    return isAgentmemDatabase(path);
+  }
+
+  private readonly db: Database.Database;
+  private readonly gate: TransactionGate;
+  private readonly gateKey: string | undefined;
+  private readonly statements = new Map<string, Database.Statement>();
+  private dimension: number | undefined;
+  private closed = false;
+  private savepoints = 0;
+
+  constructor(options: SqliteBackendOptions) {
+    if (!options || typeof options.path !== 'string') {
+      throw invalidInput("SqliteBackend needs { path }: a file such as './.agentmem/memory.db', or ':memory:'.");
+    }
+    const memory = isInMemoryPath(options.path);
+    this.path = memory ? ':memory:' : resolve(options.path);
+    this.readonly = options.readonly ?? false;
+    this.db = openDatabase(options.path, { readonly: this.readonly, busyTimeoutMs: options.busyTimeoutMs });
+    this.gateKey = memory ? undefined : this.path;
+    this.gate = acquireGate(this.gateKey);
+    this.dimension = this.readDimension();
+  }
+
+  /** The underlying better-sqlite3 connection, for building blocks such as snapshots. Do not close it. */
+  get database(): Database.Database {
+    this.assertOpen();
+    return this.db;
+  }
+
+  /** Dimension of the vector index, once `init` created it (or the file had one). */
+  get vectorDimension(): number | undefined {
+    return this.dimension;
+  }
+
+  async init(options: BackendInitOptions): Promise<void> {
+    const dimension = options?.dimension;
+    if (!Number.isInteger(dimension) || dimension < 1) {
+      throw invalidInput(`init() needs a positive integer dimension, got ${JSON.stringify(dimension)}.`);
+    }
+    const existing = this.dimension ?? (await this.read(() => this.readDimension()));
+    if (existing !== undefined) {
+      this.dimension = existing;
+      if (existing !== dimension) {
+        throw new AgentMemoryError(
+          'DIMENSION_MISMATCH',
+          `${this.path} holds ${existing}-dimensional vectors; it cannot take ${dimension}. Use an embedder of dimension ${existing}, or a new file and re-embed (snapshot + merge with reembed).`,
+          { details: { path: this.path, expected: existing, actual: dimension } },
+        );
+      }
+      return;
+    }
+    await this.write(() => {
+      const current = this.readDimension(); // another process may have created it meanwhile
+      if (current === undefined) this.db.exec(createVectorTableSql(dimension));
+      this.dimension = current ?? dimension;
+    });
+    if (this.dimension !== dimension) return this.init(options);
+  }
+
+  async upsert(records: readonly BackendRecord[]): Promise<void> {
+    if (!Array.isArray(records)) throw invalidInput('upsert() takes an array of records.');
+    const rows = records.map((r) => this.encodeRecord(r)); // all checked before anything is written
+    if (rows.length === 0) return;
+    await this.write(() => {
+      const find = this.stmt('SELECT rowid FROM records WHERE id = ?');
+      const insert = this.stmt(
+        'INSERT INTO records (id, namespace, tenant, text, attributes, payload) VALUES (?, ?, ?, ?, jsonb(?), ?)',
+      );
+      const update = this.stmt(
+        'UPDATE records SET namespace = ?, tenant = ?, text = ?, attributes = jsonb(?), payload = ? WHERE rowid = ?',
+      );
+      for (const row of rows) {
+        const found = find.get(row.id) as { rowid: number } | undefined;
+        let rowid: number;
+        if (found) {
+          rowid = found.rowid;
+          update.run(row.namespace, row.tenant, row.text, row.attributes, row.payload, rowid);
+          if (this.dimension !== undefined) this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
+        } else {
+          rowid = Number(insert.run(row.id, row.namespace, row.tenant, row.text, row.attributes, row.payload).lastInsertRowid);
+        }
+        if (row.vector) {
+          this.stmt(`INSERT INTO ${VECTOR_TABLE} (rowid, tenant, namespace, embedding) VALUES (?, ?, ?, ?)`).run(
+            BigInt(rowid),
+            row.tenant,
+            row.namespace,
+            row.vector,
+          );
+        }
+      }
+    });
+  }
+
+  /** Rewrites attributes (merged key by key) and payload only; the text and vector indexes are not touched. */
+  async patch(patches: readonly RecordPatch[]): Promise<number> {
+    if (!Array.isArray(patches)) throw invalidInput('patch() takes an array of { id, attributes?, payload? }.');
+    const encoded = patches.map((p) => {
+      if (!p || typeof p.id !== 'string') throw invalidInput('Every patch needs a string id.');
+      const keys = p.attributes ? Object.keys(p.attributes).filter((k) => p.attributes![k] !== undefined) : [];
+      for (const k of keys) checkAttribute(k, p.attributes![k]);
+      const args: unknown[] = [];
+      for (const k of keys) args.push(`$."${k}"`, JSON.stringify(p.attributes![k]));
+      return { id: p.id, keys: keys.length, args, payload: p.payload === undefined ? null : encodePayload(p.payload) };
+    });
+    if (encoded.length === 0) return 0;
+    return this.write(() => {
+      let changed = 0;
+      for (const p of encoded) {
+        const set = p.keys === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(p.keys)})`;
+        const sql = `UPDATE records SET attributes = ${set}, payload = coalesce(?, payload) WHERE id = ?`;
+        changed += this.stmt(sql).run(...p.args, p.payload, p.id).changes;
+      }
+      return changed;
+    });
+  }
+
+  async get(ids: readonly string[], options: { tenant?: string | null; withVectors?: boolean } = {}): Promise<BackendRecord[]> {
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidInput('get() takes an array of string ids.');
+    if (ids.length === 0) return [];
+    const tenant = typeof options.tenant === 'string' ? options.tenant : null;
+    return this.read(() => {
+      const sql = `SELECT ${COLUMNS} FROM records r WHERE r.id IN (SELECT value FROM json_each(?))${tenant === null ? '' : ' AND r.tenant = ?'}`;
+      const args: unknown[] = [JSON.stringify([...new Set(ids)])];
+      if (tenant !== null) args.push(tenant);
+      const rows = this.stmt(sql).all(...args) as RecordRow[];
+      return rows.map((row) => this.decode(row, options.withVectors ?? true));
+    });
+  }
+
+  async delete(ids: readonly string[]): Promise<number> {
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidInput('delete() takes an array of string ids.');
+    if (ids.length === 0) return 0;
+    return this.write(() => {
+      const deleted = this.stmt('DELETE FROM records WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid').all(
+        JSON.stringify([...new Set(ids)]),
+      ) as { rowid: number }[];
+      if (this.dimension !== undefined) {
+        const del = this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`);
+        for (const { rowid } of deleted) del.run(BigInt(rowid));
+      }
+      return deleted.length;
+    });
+  }
+
+  async scan(options: ScanOptions): Promise<ScanPage> {
+    const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(options?.limit ?? DEFAULT_PAGE)));
+    if (options.cursor !== undefined && typeof options.cursor !== 'string') throw invalidInput('scan() cursor must be the string of the previous page.');
+    const b = new SqlBuilder();
+    const where = compileFilter(options.filter, b);
+    if (!where.satisfiable) return { records: [] };
+    const after = options.cursor === undefined ? '' : ` AND r.id > ${b.param(options.cursor)}`;
+    const sql = `SELECT ${COLUMNS} FROM records r WHERE ${where.sql}${after} ORDER BY r.id LIMIT ${b.param(limit + 1)}`;
+    return this.read(() => {
+      const rows = this.stmt(sql).all(b.params) as RecordRow[];
+      const more = rows.length > limit;
+      const records = (more ? rows.slice(0, limit) : rows).map((row) => this.decode(row, options.withVectors ?? false));
+      return more ? { records, cursor: records[records.length - 1]!.id } : { records };
+    });
+  }
+
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    if (!request || typeof request !== 'object') throw invalidInput('search() takes { mode, filter, k, vector | text }.');
+    if (request.mode === 'hybrid') {
+      throw new AgentMemoryError(
+        'CAPABILITY_MISSING',
+        'SqliteBackend has no native hybrid search; MemoryStore fuses its dense and keyword results itself.',
+      );
+    }
+    const k = Math.max(0, Math.floor(request.k));
+    if (!Number.isFinite(k)) throw invalidInput(`search() needs a finite k, got ${request.k}.`);
+    if (request.mode === 'dense') {
+      if (!(request.vector instanceof Float32Array)) throw invalidInput('A dense search needs `vector` (a Float32Array).');
+      if (this.dimension === undefined) this.dimension = await this.read(() => this.readDimension());
+      if (this.dimension === undefined) {
+        throw invalidInput('Call init({ dimension }) before searching vectors.');
+      }
+      this.checkDimension(request.vector);
+      compileFilter(request.filter, new SqlBuilder()); // validates before waiting
+      if (k === 0) return [];
+      return this.read(() => this.denseSearch(request.vector!, request.filter, k));
+    }
+    if (request.mode !== 'keyword') throw invalidInput(`Unknown search mode ${JSON.stringify(request.mode)}: use dense or keyword.`);
+    if (typeof request.text !== 'string') throw invalidInput('A keyword search needs `text`.');
+    const match = keywordMatchExpression(request.text);
+    const b = new SqlBuilder();
+    const where = compileFilter(request.filter, b);
+    if (k === 0 || match === undefined || !where.satisfiable) return [];
+    const sql =
+      `SELECT ${COLUMNS}, -bm25(records_fts) AS score FROM records_fts JOIN records r ON r.rowid = records_fts.rowid ` +
+      `WHERE records_fts MATCH ${b.param(match)} AND ${where.sql} ORDER BY bm25(records_fts), r.id LIMIT ${b.param(k)}`;
+    return this.read(() =>
+      (this.stmt(sql).all(b.params) as (RecordRow & { score: number })[]).map((row) => ({
+        record: this.decode(row, false),
+        score: row.score,
+      })),
+    );
+  }
+
+  async count(filter: RecordFilter): Promise<number> {
+    const b = new SqlBuilder();
+    const where = compileFilter(filter, b);
+    if (!where.satisfiable) return 0;
+    return this.read(() => (this.stmt(`SELECT count(*) AS n FROM records r WHERE ${where.sql}`).get(b.params) as { n: number }).n);
+  }
+
+  async namespaces(options: { tenant?: string | null } = {}): Promise<NamespaceCount[]> {
+    const tenant = typeof options.tenant === 'string' ? options.tenant : null;
+    return this.read(() => {
+      const sql =
+        'SELECT namespace, tenant, count(*) AS count FROM records' +
+        (tenant === null ? '' : ' WHERE tenant = ?') +
+        ' GROUP BY tenant, namespace ORDER BY tenant, namespace';
+      return (tenant === null ? this.stmt(sql).all() : this.stmt(sql).all(tenant)) as NamespaceCount[];
+    });
+  }
+
+  async getMeta(key: string): Promise<string | undefined> {
+    if (typeof key !== 'string') throw invalidInput('Meta keys are strings.');
+    return this.read(() => (this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value);
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    if (typeof key !== 'string' || typeof value !== 'string') throw invalidInput('Meta keys and values are strings.');
+    await this.write(() => {
+      this.stmt('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+    });
+  }
+
+  /**
+   * All or nothing, in one `BEGIN IMMEDIATE` transaction that holds the file's
+   * write lock while `fn` runs (keep it short: other processes wait, up to
+   * busyTimeoutMs). Nested calls become savepoints; calls from outside `fn`
+   * wait until it ends.
+   */
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (typeof fn !== 'function') throw invalidInput('transaction() takes an async function.');
+    this.assertWritable();
+    const parent = this.insideFrame();
+    if (parent) {
+      const name = `agentmem_tx_${++this.savepoints}`;
+      return this.gate.nested(
+        parent,
+        () => this.exec(`SAVEPOINT ${name}`),
+        fn,
+        (ok) => {
+          if (!ok) this.exec(`ROLLBACK TO ${name}`);
+          this.exec(`RELEASE ${name}`);
+        },
+      );
+    }
+    return this.gate.exclusive(
+      this,
+      () => {
+        this.assertOpen();
+        try {
+          this.exec('BEGIN IMMEDIATE');
+        } catch (error) {
+          throw this.mapError(error);
+        }
+      },
+      fn,
+      (ok) => {
+        if (ok) {
+          try {
+            this.exec('COMMIT');
+            return;
+          } catch (error) {
+            if (this.db.inTransaction) this.db.exec('ROLLBACK');
+            throw error;
+          }
+        }
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (!this.insideFrame()) await this.gate.idle();
+    if (this.closed) return;
+    this.closed = true;
+    this.statements.clear();
+    releaseGate(this.gateKey);
+    this.db.close();
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  /** Runs a read once no transaction of another caller is open. */
+  private async read<T>(fn: () => T): Promise<T> {
+    this.assertOpen();
+    if (!this.insideFrame()) await this.gate.idle();
+    this.assertOpen();
+    try {
+      return fn();
+    } catch (error) {
+      throw this.mapError(error);
+    }
+  }
+
+  /** Runs a write atomically: its own immediate transaction, or a savepoint inside the caller's. */
+  private async write<T>(fn: () => T): Promise<T> {
+    this.assertWritable();
+    const inside = this.insideFrame() !== undefined;
+    if (!inside) await this.gate.idle();
+    this.assertOpen();
+    const [begin, commit, rollback] = inside
+      ? ['SAVEPOINT agentmem_op', 'RELEASE agentmem_op', 'ROLLBACK TO agentmem_op; RELEASE agentmem_op']
+      : ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK'];
+    try {
+      this.exec(begin);
+    } catch (error) {
+      throw this.mapError(error);
+    }
+    try {
+      const result = fn();
+      this.exec(commit);
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec(rollback);
+      throw this.mapError(error);
+    }
+  }
+
+  private insideFrame() {
+    const frame = this.gate.current();
+    if (frame && frame.owner !== this) {
+      throw new AgentMemoryError(
+        'INVALID_INPUT',
+        `This call runs inside a transaction opened by another SqliteBackend on ${this.path}; use that backend inside its transaction.`,
+      );
+    }
+    return frame;
+  }
+
+  private exec(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.statements.get(sql);
+    if (!s) {
+      if (this.statements.size >= STATEMENT_CACHE) this.statements.clear();
+      s = this.db.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  private readDimension(): number | undefined {
+    const row = this.db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?").get(VECTOR_TABLE) as
+      | { sql: string }
+      | undefined;
+    const match = row?.sql.match(/float\[(\d+)\]/);
+    return match ? Number(match[1]) : undefined;
+  }
+
+  /**
+   * KNN inside sqlite-vec, limited to the (tenant, namespace) partitions the
+   * filter names; attribute conditions are applied by joining the candidates
+   * with `records`, and the candidate pool grows until k match or none are left.
+   */
+  private denseSearch(vector: Float32Array, filter: RecordFilter, k: number): SearchHit[] {
+    const query = vectorBlob(vector);
+    const scope = new SqlBuilder();
+    const parts: string[] = [];
+    if (filter.tenant !== null) parts.push(`tenant = ${scope.param(filter.tenant)}`);
+    if (filter.namespaces) {
+      const ns = namespaceList(filter.namespaces);
+      if (ns.length === 0) return [];
+      parts.push(ns.length === 1 ? `namespace = ${scope.param(ns[0])}` : `namespace IN (SELECT value FROM json_each(${scope.param(JSON.stringify(ns))}))`);
+    }
+    const hasWhere = Object.values(filter.where ?? {}).some((c) => c !== undefined);
+    const knnSql =
+      `SELECT rowid, distance FROM ${VECTOR_TABLE} WHERE embedding MATCH @query AND k = @k` +
+      parts.map((p) => ` AND ${p}`).join('');
+    const fetch = new SqlBuilder();
+    const where = compileFilter(filter, fetch);
+    const fetchSql = `SELECT ${COLUMNS} FROM records r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
+    let pool = hasWhere ? Math.min(MAX_KNN, Math.max(4 * k, 50)) : Math.min(MAX_KNN, k);
+    for (;;) {
+      const candidates = this.stmt(knnSql).all({ ...scope.params, query, k: pool }) as { rowid: number; distance: number }[];
+      const distance = new Map(candidates.map((c) => [c.rowid, c.distance]));
+      const rows = this.stmt(fetchSql).all({ ...fetch.params, rowids: JSON.stringify(candidates.map((c) => c.rowid)) }) as RecordRow[];
+      const exhausted = candidates.length < pool;
+      if (rows.length >= k || exhausted) {
+        return rows
+          .map((row) => ({ row, d: distance.get(row.rowid)! }))
+          .sort((a, b) => a.d - b.d || (a.row.id < b.row.id ? -1 : 1))
+          .slice(0, k)
+          .map(({ row, d }) => ({ record: this.decode(row, false), score: 1 - d }));
+      }
+      if (pool >= MAX_KNN) return this.exactDenseSearch(query, filter, k);
+      pool = Math.min(MAX_KNN, pool * 4);
+    }
+  }
+
+  /** Exact search over the records that match the filter, for filters too selective for KNN pools. */
+  private exactDenseSearch(query: Buffer, filter: RecordFilter, k: number): SearchHit[] {
+    const b = new SqlBuilder();
+    const where = compileFilter(filter, b);
+    const sql =
+      `SELECT ${COLUMNS}, vec_distance_cosine(v.embedding, ${b.param(query)}) AS distance ` +
+      `FROM records r JOIN ${VECTOR_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
+    return (this.stmt(sql).all(b.params) as (RecordRow & { distance: number })[]).map((row) => ({
+      record: this.decode(row, false),
+      score: 1 - row.distance,
+    }));
+  }
+
+  private decode(row: RecordRow, withVector: boolean): BackendRecord {
+    const record: BackendRecord = {
+      id: row.id,
+      namespace: row.namespace,
+      tenant: row.tenant,
+      text: row.text,
+      attributes: JSON.parse(row.attributes),
+      payload: JSON.parse(row.payload),
+    };
+    if (withVector && this.dimension !== undefined) {
+      const v = this.stmt(`SELECT embedding FROM ${VECTOR_TABLE} WHERE rowid = ?`).get(BigInt(row.rowid)) as
+        | { embedding: Buffer }
+        | undefined;
+      if (v) record.vector = new Float32Array(v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength));
+    }
+    return record;
+  }
+
+  private encodeRecord(r: BackendRecord) {
+    if (!r || typeof r !== 'object') throw invalidInput('Every record must be an object.');
+    if (typeof r.id !== 'string' || r.id.length === 0) throw invalidInput('Every record needs a non-empty string id.');
+    for (const field of ['namespace', 'tenant', 'text'] as const) {
+      if (typeof r[field] !== 'string') throw invalidInput(`Record ${r.id}: ${field} must be a string.`, { id: r.id });
+    }
+    if (r.attributes === null || typeof r.attributes !== 'object') throw invalidInput(`Record ${r.id}: attributes must be an object.`);
+    for (const [k, v] of Object.entries(r.attributes)) checkAttribute(k, v);
+    let vector: Buffer | undefined;
+    if (r.vector !== undefined) {
+      if (!(r.vector instanceof Float32Array)) throw invalidInput(`Record ${r.id}: vector must be a Float32Array.`);
+      if (this.dimension === undefined) throw invalidInput('Call init({ dimension }) before writing vectors.');
+      this.checkDimension(r.vector);
+      vector = vectorBlob(r.vector);
+    }
+    return {
+      id: r.id,
+      namespace: r.namespace,
+      tenant: r.tenant,
+      text: r.text,
+      attributes: JSON.stringify(r.attributes),
+      payload: encodePayload(r.payload),
+      vector,
+    };
+  }
+
+  private checkDimension(v: Float32Array): void {
+    if (v.length !== this.dimension) {
+      throw new AgentMemoryError(
+        'DIMENSION_MISMATCH',
+        `Vector has ${v.length} dimensions but ${this.path} holds ${this.dimension}. Use the embedder the store was built with, or re-embed into a new store.`,
+        { details: { path: this.path, expected: this.dimension, actual: v.length } },
+      );
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new AgentMemoryError('CLOSED', `The SqliteBackend on ${this.path} is closed; open a new one.`);
+  }
+
+  private assertWritable(): void {
+    this.assertOpen();
+    if (this.readonly) {
+      throw new AgentMemoryError('INVALID_INPUT', `${this.path} was opened read-only; open it without { readonly: true } to write.`);
+    }
+  }
+
+  private mapError(error: unknown): unknown {
+    if (AgentMemoryError.isInstance(error)) return error;
+    if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) {
+      return new AgentMemoryError(
+        'TIMEOUT',
+        `${this.path} stayed locked by another writer for longer than the busy timeout. Retry, keep transactions short, or raise busyTimeoutMs.`,
+        { cause: error, details: { path: this.path } },
+      );
+    }
+    if (isSqliteError(error, 'SQLITE_NOTADB', 'SQLITE_CORRUPT')) {
+      return new AgentMemoryError('NOT_A_DATABASE', `${this.path} is damaged (${(error as Error).message}). Restore it from a snapshot.`, {
+        cause: error,
+        details: { path: this.path },
+      });
+    }
+    if (isSqliteError(error, 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY')) {
+      return new AgentMemoryError('BACKEND_UNAVAILABLE', `Cannot write ${this.path}: ${(error as Error).message}.`, {
+        cause: error,
+        details: { path: this.path },
+      });
+    }
+    if (isSqliteError(error, 'SQLITE')) {
+      return new AgentMemoryError('BACKEND_ERROR', `SQLite error on ${this.path}: ${(error as Error).message}`, { cause: error });
+    }
+    return error;
+  }
+}
+
+function vectorBlob(v: Float32Array): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+function checkAttribute(key: string, value: unknown): void {
+  if (key.includes('"')) throw invalidInput(`Attribute names cannot contain '"' (got ${JSON.stringify(key)}).`);
+  const ok =
+    value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  if (!ok) throw invalidInput(`Attribute "${key}" must be a string, finite number, boolean or null, got ${JSON.stringify(value)}.`);
+}
+
+function encodePayload(payload: JsonObject): string {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw invalidInput('A record payload must be a JSON object.');
+  return JSON.stringify(payload);
+}

@@ -1,0 +1,17 @@
+export { SqliteBackend, type SqliteBackendOptions, TransactionGate, type TransactionFrame } from './backend';
+export { createSqliteMemory, type SqliteMemoryOptions } from './memory';
+export { compileFilter, keywordMatchExpression, SqlBuilder, type SqlParams } from './query';
+export {
+  APPLICATION_ID,
+  createVectorTableSql,
+  isAgentmemDatabase,
+  MIGRATIONS,
+  type Migration,
+  migrate,
+  type OpenDatabaseOptions,
+  openDatabase,
+  readSchemaInfo,
+  SCHEMA_VERSION,
+  type SchemaInfo,
+  VECTOR_TABLE,
+} from './schema';

@@ -1,0 +1,1 @@
+export { createSqliteMemory, type SqliteMemoryOptions } from './create-sqlite-memory';

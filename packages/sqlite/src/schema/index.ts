@@ -1,0 +1,11 @@
+export { APPLICATION_ID, createVectorTableSql, MIGRATIONS, type Migration, SCHEMA_VERSION, VECTOR_TABLE } from './migrations';
+export {
+  isAgentmemDatabase,
+  isInMemoryPath,
+  isSqliteError,
+  migrate,
+  type OpenDatabaseOptions,
+  openDatabase,
+  readSchemaInfo,
+  type SchemaInfo,
+} from './open-database';

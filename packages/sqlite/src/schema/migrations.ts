@@ -1,0 +1,76 @@
+/** One step of the schema, applied in order inside one write transaction. */
+export interface Migration {
+  /** The schema version after this step (`PRAGMA user_version`). */
+  version: number;
+  description: string;
+  sql: string;
+}
+
+/**
+ * The schema history. Never edit a shipped step: add a new one. The vector
+ * table is not here because its dimension is only known at `init({ dimension })`
+ * (see `createVectorTableSql`).
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'records, meta and the FTS5 keyword index kept in sync by triggers',
+    sql: `
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE records (
+        rowid INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        namespace TEXT NOT NULL,
+        tenant TEXT NOT NULL,
+        text TEXT NOT NULL,
+        attributes BLOB NOT NULL,
+        payload TEXT NOT NULL
+      );
+      CREATE INDEX records_scope ON records (tenant, namespace, id);
+      CREATE VIRTUAL TABLE records_fts USING fts5(
+        text, content = 'records', content_rowid = 'rowid', tokenize = 'porter unicode61 remove_diacritics 2'
+      );
+      CREATE TRIGGER records_fts_insert AFTER INSERT ON records WHEN new.text <> '' BEGIN
+        INSERT INTO records_fts (rowid, text) VALUES (new.rowid, new.text);
+      END;
+      CREATE TRIGGER records_fts_delete AFTER DELETE ON records WHEN old.text <> '' BEGIN
+        INSERT INTO records_fts (records_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+      END;
+      CREATE TRIGGER records_fts_update AFTER UPDATE OF text ON records WHEN old.text IS NOT new.text BEGIN
+        INSERT INTO records_fts (records_fts, rowid, text) SELECT 'delete', old.rowid, old.text WHERE old.text <> '';
+        INSERT INTO records_fts (rowid, text) SELECT new.rowid, new.text WHERE new.text <> '';
+      END;
+    `,
+  },
+  {
+    version: 2,
+    description: 'indexes on the attributes core filters on (kind/status, type, contentHash, memoryId)',
+    sql: `
+      CREATE INDEX records_kind_status ON records (json_extract(attributes, '$.kind'), json_extract(attributes, '$.status'));
+      CREATE INDEX records_type ON records (json_extract(attributes, '$.type'));
+      CREATE INDEX records_content_hash ON records (json_extract(attributes, '$.contentHash'));
+      CREATE INDEX records_memory_id ON records (json_extract(attributes, '$.memoryId'));
+    `,
+  },
+];
+
+/** The schema version this build writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** `PRAGMA application_id` of every agentmem file ("AgMm"): how a file is recognised as ours. */
+export const APPLICATION_ID = 0x41_67_4d_6d;
+
+/** Name of the sqlite-vec table; created by `init({ dimension })`. */
+export const VECTOR_TABLE = 'vectors';
+
+/**
+ * Vectors live in a vec0 table partitioned by (tenant, namespace), so a KNN
+ * query only visits the scopes it asks for. Chunks are preallocated per
+ * partition: 256 vectors keeps small stores small at no measurable KNN cost.
+ */
+export function createVectorTableSql(dimension: number): string {
+  return `CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0(
+    tenant TEXT partition key, namespace TEXT partition key,
+    embedding float[${dimension}] distance_metric=cosine, chunk_size=256
+  )`;
+}

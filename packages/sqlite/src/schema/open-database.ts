@@ -1,0 +1,198 @@
+import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { AgentMemoryError } from '@agentmem/core';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations';
+
+export interface OpenDatabaseOptions {
+  readonly?: boolean;
+  /** How long a write waits for another process's write lock. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+const SQLITE_MAGIC = 'SQLite format 3\u0000';
+
+export function isInMemoryPath(path: string): boolean {
+  return path === ':memory:' || path === '';
+}
+
+/** Reads the 100-byte SQLite header; undefined when the file is missing, empty or too short. */
+function readHeader(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const header = Buffer.alloc(100);
+    const n = readSync(fd, header, 0, 100, 0);
+    return n === 100 ? header : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * True when `path` is an agentmem SQLite file (by its header's application id).
+ * Cheap: reads 100 bytes, opens nothing.
+ */
+export function isAgentmemDatabase(path: string): boolean {
+  const header = readHeader(path);
+  return (
+    header !== undefined &&
+    header.toString('latin1', 0, 16) === SQLITE_MAGIC &&
+    header.readUInt32BE(68) === APPLICATION_ID
+  );
+}
+
+function notADatabase(path: string, why: string, cause?: unknown): AgentMemoryError {
+  return new AgentMemoryError(
+    'NOT_A_DATABASE',
+    `${path} ${why}. Point @agentmem/sqlite at an agentmem database file, or at a path that does not exist yet to create one (e.g. ./.agentmem/memory.db).`,
+    { cause, details: { path } },
+  );
+}
+
+/** Checks the path before SQLite touches it, so a wrong file is refused unchanged. */
+function checkPath(path: string, readonly: boolean): void {
+  let stats: ReturnType<typeof statSync> | undefined;
+  try {
+    stats = statSync(path);
+  } catch {
+    stats = undefined;
+  }
+  if (stats?.isDirectory()) throw notADatabase(path, 'is a directory, not a database file');
+  if (!stats) {
+    if (readonly) {
+      throw new AgentMemoryError('NOT_FOUND', `No database at ${path} to open read-only. Check the path, or open it writable to create it.`, {
+        details: { path },
+      });
+    }
+    mkdirSync(dirname(path), { recursive: true });
+    return;
+  }
+  if (stats.size === 0) return;
+  const header = readHeader(path);
+  if (!header || header.toString('latin1', 0, 16) !== SQLITE_MAGIC) throw notADatabase(path, 'is not a SQLite database');
+}
+
+function loadVectorExtension(db: Database.Database): void {
+  try {
+    sqliteVec.load(db);
+  } catch (error) {
+    throw new AgentMemoryError(
+      'MISSING_DEPENDENCY',
+      `Could not load the sqlite-vec extension (${(error as Error).message}). Install it for this platform: npm install sqlite-vec (it pulls sqlite-vec-<os>-<arch>).`,
+      { cause: error },
+    );
+  }
+}
+
+export interface SchemaInfo {
+  applicationId: number;
+  version: number;
+  tables: string[];
+}
+
+export function readSchemaInfo(db: Database.Database): SchemaInfo {
+  return {
+    applicationId: (db.pragma('application_id', { simple: true }) as number) >>> 0,
+    version: db.pragma('user_version', { simple: true }) as number,
+    tables: (
+      db.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+        name: string;
+      }[]
+    ).map((r) => r.name),
+  };
+}
+
+/** Refuses files that are not ours or too new for this build; says whether migrations are needed. */
+function checkSchema(path: string, info: SchemaInfo): void {
+  const ours = info.applicationId === APPLICATION_ID;
+  if (!ours && info.tables.length > 0) {
+    const shown = info.tables.slice(0, 5).join(', ') + (info.tables.length > 5 ? ', …' : '');
+    throw notADatabase(path, `is a SQLite database of another application (tables: ${shown}), not an agentmem database`);
+  }
+  if (ours && info.version > SCHEMA_VERSION) {
+    throw new AgentMemoryError(
+      'UNSUPPORTED_FORMAT',
+      `${path} has agentmem schema version ${info.version}, newer than this @agentmem/sqlite supports (${SCHEMA_VERSION}). Upgrade @agentmem/sqlite to open it; the file was left unchanged.`,
+      { details: { path, version: info.version, supported: SCHEMA_VERSION } },
+    );
+  }
+}
+
+/** Applies pending migrations in one immediate transaction (another process may be doing the same). */
+export function migrate(db: Database.Database, path: string): number {
+  db.prepare('BEGIN IMMEDIATE').run();
+  try {
+    const info = readSchemaInfo(db);
+    checkSchema(path, info); // again, under the write lock
+    for (const m of MIGRATIONS) if (m.version > info.version) db.exec(m.sql);
+    if (info.version < SCHEMA_VERSION || info.applicationId !== APPLICATION_ID) {
+      db.pragma(`application_id = ${APPLICATION_ID | 0}`);
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }
+    db.prepare('COMMIT').run();
+    return info.version;
+  } catch (error) {
+    if (db.inTransaction) db.prepare('ROLLBACK').run();
+    throw error;
+  }
+}
+
+export function isSqliteError(error: unknown, ...codes: string[]): error is Error & { code: string } {
+  return error instanceof Database.SqliteError && codes.some((c) => error.code === c || error.code.startsWith(`${c}_`));
+}
+
+/**
+ * Opens (or creates) an agentmem database: refuses directories, non-SQLite
+ * files, other applications' databases and newer schema versions before
+ * writing anything; then switches to WAL and applies migrations.
+ */
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Database.Database {
+  const readonly = options.readonly ?? false;
+  const memory = isInMemoryPath(path);
+  const shown = memory ? ':memory:' : resolve(path);
+  if (!memory) checkPath(shown, readonly);
+  let db: Database.Database;
+  try {
+    db = new Database(memory ? ':memory:' : shown, {
+      readonly,
+      fileMustExist: readonly,
+      timeout: options.busyTimeoutMs ?? 5000,
+    });
+  } catch (error) {
+    throw notADatabase(shown, `could not be opened (${(error as Error).message})`, error);
+  }
+  try {
+    loadVectorExtension(db);
+    let info: SchemaInfo;
+    try {
+      info = readSchemaInfo(db);
+    } catch (error) {
+      if (isSqliteError(error, 'SQLITE_NOTADB', 'SQLITE_CORRUPT')) throw notADatabase(shown, `is not a readable SQLite database (${(error as Error).message})`, error);
+      throw error;
+    }
+    checkSchema(shown, info);
+    if (readonly) {
+      if (info.version < SCHEMA_VERSION) {
+        throw new AgentMemoryError(
+          'UNSUPPORTED_FORMAT',
+          `${shown} has agentmem schema version ${info.version}; this build needs ${SCHEMA_VERSION}. Open it once without readonly to migrate it.`,
+          { details: { path: shown, version: info.version, supported: SCHEMA_VERSION } },
+        );
+      }
+      return db;
+    }
+    if (!memory) db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    migrate(db, shown);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
