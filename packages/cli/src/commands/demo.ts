@@ -1,0 +1,10 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context';
+import { runDemo } from '../demo';
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('demo')
+    .description('a guided tour on a fresh local store: memories, recall, prompt injection, history')
+    .action(() => runDemo(ctx));
+}

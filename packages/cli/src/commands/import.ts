@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { AgentMemoryError, invalidInput } from '@agentmem/core';
+import type { Command } from 'commander';
+import type { CliContext } from '../context';
+import { importMemories, parseMemoryLines } from '../jsonl';
+
+interface ImportOptions {
+  dryRun?: boolean;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('import')
+    .description('read memories from JSONL (as written by export); all or nothing, re-importing adds nothing')
+    .argument('<file>', 'JSONL file, or - for stdin')
+    .option('--dry-run', 'validate and count, write nothing')
+    .action(async (file: string, options: ImportOptions) => {
+      const text = file === '-' ? await readAll(ctx.io.stdin) : readFile(file);
+      const source = file === '-' ? 'stdin' : basename(file);
+      const parsed = parseMemoryLines(text);
+      if (parsed.errors.length > 0) {
+        throw new AgentMemoryError(
+          'INVALID_INPUT',
+          `${source} has ${parsed.errors.length} invalid line(s); nothing was imported. Fix them and import again:\n` +
+            parsed.errors.map((e) => `  line ${e.line}: ${e.message}`).join('\n'),
+          { details: { errors: parsed.errors } },
+        );
+      }
+      const memory = await ctx.openMemory();
+      const result = await importMemories(
+        memory,
+        parsed.lines.map((l) => l.value),
+        {
+          tenant: ctx.options.tenant,
+          source,
+          dryRun: options.dryRun,
+          progress: (done, total) => ctx.progress('embedded', done, total),
+        },
+      );
+      ctx.emit({ file: source, ...result }, () =>
+        ctx.print(
+          `${result.dryRun ? 'Would import' : 'Imported'} ${result.imported} of ${result.total} memories from ${source}; ` +
+            `${result.skipped} already present.`,
+        ),
+      );
+    });
+}
+
+function readFile(file: string): string {
+  try {
+    return readFileSync(resolve(file), 'utf8');
+  } catch (error) {
+    throw new AgentMemoryError('NOT_FOUND', `Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+async function readAll(stdin: Readable | undefined): Promise<string> {
+  if (!stdin) throw invalidInput('No stdin to read from: pass a file path instead of -.');
+  let text = '';
+  stdin.setEncoding('utf8');
+  for await (const chunk of stdin) text += chunk;
+  return text;
+}

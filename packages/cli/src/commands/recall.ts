@@ -1,0 +1,35 @@
+import type { MemoryType } from '@agentmem/core';
+import type { Command } from 'commander';
+import type { CliContext } from '../context';
+import { RECALL_COLUMNS, recallJson, recallRows } from '../output';
+import { parseNumber, parsePositiveInt, parseTypes } from '../parse';
+
+interface RecallCommandOptions {
+  k: number;
+  types?: MemoryType[];
+  includeSuperseded?: boolean;
+  minScore?: number;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('recall')
+    .description('hybrid recall: the memories most relevant to a query, with score and matching signals')
+    .argument('<query>', 'what to look for')
+    .option('-k, --k <n>', 'how many results', parsePositiveInt, 5)
+    .option('--types <list>', 'only these types (comma-separated)', parseTypes)
+    .option('--include-superseded', 'also return memories replaced by newer ones')
+    .option('--min-score <n>', 'drop results scoring below this', parseNumber)
+    .action(async (query: string, options: RecallCommandOptions) => {
+      const memory = await ctx.openMemory({ mustExist: true });
+      const results = await memory.recall(query, {
+        k: options.k,
+        types: options.types,
+        includeSuperseded: options.includeSuperseded,
+        minScore: options.minScore,
+      });
+      ctx.emit({ query, branch: memory.branch, results: recallJson(results) }, () =>
+        ctx.table(recallRows(results), RECALL_COLUMNS, `No memories match "${query}".`),
+      );
+    });
+}

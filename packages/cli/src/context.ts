@@ -1,0 +1,180 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { createInterface } from 'node:readline';
+import { type AgentMemory, AgentMemoryError } from '@agentmem/core';
+import type { Command } from 'commander';
+import { createSqliteMemory } from '@agentmem/sqlite';
+import { CliError } from './errors';
+import type { CliIo } from './io';
+import { type Column, type Row, renderTable, toJson } from './output';
+
+export const DEFAULT_DB_PATH = './.agentmem/memory.db';
+
+/** The global options every command sees (`agentmem --help`). */
+export interface GlobalOptions {
+  db: string;
+  json: boolean;
+  yes: boolean;
+  tenant?: string;
+  branch?: string;
+  agent?: string;
+}
+
+export interface OpenMemoryOptions {
+  /** Another file than `--db` (the demo's temporary store, a snapshot). */
+  path?: string;
+  /** Overrides `--branch`. */
+  branch?: string;
+  /** Overrides `--agent`. */
+  agentId?: string;
+  /** Fail with NOT_FOUND instead of creating the file (read-only commands). */
+  mustExist?: boolean;
+}
+
+/**
+ * What a command gets: the global options, the store (opened lazily, closed by
+ * `main`), and output helpers that respect `--json` and the terminal.
+ */
+export class CliContext {
+  /** Set by a command that ends without an error but not successfully (e.g. declined confirmation). */
+  exitCode = 0;
+  private readonly opened = new Map<string, Promise<AgentMemory>>();
+  private progressShown = false;
+
+  constructor(
+    readonly io: CliIo,
+    /** The parsed program (undefined before parsing), source of the global options. */
+    private readonly program: () => Command | undefined,
+  ) {}
+
+  get options(): GlobalOptions {
+    return { db: DEFAULT_DB_PATH, json: false, yes: false, ...this.program()?.opts<GlobalOptions>() };
+  }
+
+  /** True when `--db` was on the command line (not the default). */
+  get dbWasGiven(): boolean {
+    return this.program()?.getOptionValueSource('db') === 'cli';
+  }
+
+  get json(): boolean {
+    return this.options.json;
+  }
+
+  get yes(): boolean {
+    return this.options.yes;
+  }
+
+  /** Absolute path of `--db`. */
+  get dbPath(): string {
+    return resolve(this.options.db);
+  }
+
+  /** Opens (once per path) the SQLite store with the global tenant, branch and agent. */
+  openMemory(options: OpenMemoryOptions = {}): Promise<AgentMemory> {
+    const path = resolve(options.path ?? this.options.db);
+    const branch = options.branch ?? this.options.branch;
+    const agentId = options.agentId ?? this.options.agent;
+    const key = `${path}\u0000${branch ?? ''}\u0000${agentId ?? ''}`;
+    let memory = this.opened.get(key);
+    if (!memory) {
+      if (options.mustExist && !existsSync(path)) {
+        throw new AgentMemoryError(
+          'NOT_FOUND',
+          `No memory database at ${path}. Create one with \`agentmem remember\` or \`agentmem import\`, or pass --db with an existing file.`,
+          { details: { path } },
+        );
+      }
+      mkdirSync(dirname(path), { recursive: true });
+      memory = Promise.resolve(
+        createSqliteMemory({ path, tenant: this.options.tenant, branch, agentId }),
+      );
+      this.opened.set(key, memory);
+      // A failed open must not be handed out again (or closed).
+      memory.catch(() => this.opened.delete(key));
+    }
+    return memory;
+  }
+
+  /** Closes every store this command opened. */
+  async close(): Promise<void> {
+    const stores = [...this.opened.values()];
+    this.opened.clear();
+    for (const store of stores) {
+      const memory = await store.catch(() => undefined);
+      await memory?.close();
+    }
+  }
+
+  // ---------------------------------------------------------------- output
+
+  /** One line to stdout. */
+  print(text = ''): void {
+    this.io.stdout(`${text}\n`);
+  }
+
+  /** One line to stderr (notes that must not mix with data on stdout). */
+  note(text: string): void {
+    this.io.stderr(`${text}\n`);
+  }
+
+  printJson(value: unknown): void {
+    this.print(toJson(value));
+  }
+
+  /** Prints an aligned table, or `empty` when there are no rows. */
+  table(rows: readonly Row[], columns?: readonly (string | Column)[], empty = '(none)'): void {
+    this.print(rows.length > 0 ? renderTable(rows, columns) : empty);
+  }
+
+  /** With `--json` prints `value`; otherwise runs `human` to print it for people. */
+  emit(value: unknown, human: () => void): void {
+    if (this.json) this.printJson(value);
+    else human();
+  }
+
+  /** `label done/total` on one refreshed stderr line; only on a terminal and never with `--json`. */
+  progress(label: string, done: number, total: number): void {
+    if (!this.io.isTTY || this.json) return;
+    this.io.stderr(`\r${label} ${done}/${total}`);
+    this.progressShown = done < total;
+    if (done >= total) this.io.stderr('\n');
+  }
+
+  /** Ends a progress line that stopped early (an error midway). */
+  endProgress(): void {
+    if (this.progressShown) this.io.stderr('\n');
+    this.progressShown = false;
+  }
+
+  /**
+   * Asks before a destructive step. `--yes` answers yes; without a terminal
+   * (or with `--json`) there is nobody to ask, so it refuses instead of guessing.
+   */
+  async confirm(question: string): Promise<boolean> {
+    if (this.yes) return true;
+    if (!this.io.isTTY || !this.io.stdin || this.json) {
+      throw new CliError(
+        'CONFIRMATION_REQUIRED',
+        `"${question}" needs confirmation and there is no terminal to ask${this.json ? ' (--json)' : ''}. Nothing was changed; pass --yes to go ahead.`,
+      );
+    }
+    this.io.stderr(`${question} [y/N] `);
+    return /^y(es)?$/i.test((await readLine(this.io.stdin)).trim());
+  }
+}
+
+function readLine(input: Readable): Promise<string> {
+  return new Promise((resolveLine) => {
+    const rl = createInterface({ input, terminal: false });
+    let answered = false;
+    rl.once('line', (line) => {
+      answered = true;
+      rl.close();
+      resolveLine(line);
+    });
+    rl.once('close', () => {
+      if (!answered) resolveLine('');
+    });
+  });
+}

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AgentMemory } from '@agentmem/core';
+import type { CliContext } from '../context';
+import { type Column, type Row, renderTable, toJson } from '../output';
+import { memoriesSection } from './memories';
+
+/** What a demo section gets. Sections print through it so that `demo --json` stays one JSON document. */
+export interface DemoContext {
+  /** The demo store: a fresh file in `workDir`, or `--db` when given. Branch `main` unless `--branch`. */
+  memory: AgentMemory;
+  /** Path of that store. */
+  dbPath: string;
+  /** Scratch directory for files a section creates (skill files, snapshots); removed after the demo. */
+  workDir: string;
+  cli: CliContext;
+  json: boolean;
+  heading(title: string): void;
+  /** A line for people (nothing with --json). */
+  print(text?: string): void;
+  table(rows: readonly Row[], columns?: readonly (string | Column)[]): void;
+  /** The `demo --json` document: each section adds its results under its own key. */
+  summary: Record<string, unknown>;
+}
+
+export type DemoSection = (d: DemoContext) => Promise<void>;
+
+// The tour, in order. Adding a section: a new file in ./ and one entry here.
+const sections: DemoSection[] = [memoriesSection];
+
+export async function runDemo(cli: CliContext): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), 'agentmem-demo-'));
+  const keep = cli.dbWasGiven;
+  const dbPath = keep ? cli.dbPath : join(workDir, 'memory.db');
+  const started = Date.now();
+  try {
+    const memory = await cli.openMemory({
+      path: dbPath,
+      branch: cli.options.branch ?? 'main',
+      agentId: cli.options.agent ?? 'demo-agent',
+    });
+    const human = (text: string) => {
+      if (!cli.json) cli.print(text);
+    };
+    const d: DemoContext = {
+      memory,
+      dbPath,
+      workDir,
+      cli,
+      json: cli.json,
+      heading: (title) => human(`\n=== ${title} ${'='.repeat(Math.max(3, 72 - title.length))}\n`),
+      print: (text = '') => human(text),
+      table: (rows, columns) => human(rows.length > 0 ? renderTable(rows, columns) : '(none)'),
+      summary: {},
+    };
+    human(`agentmem demo: a fresh memory store at ${dbPath}${keep ? '' : ' (removed afterwards; pass --db PATH to keep one)'}`);
+    for (const section of sections) await section(d);
+    const elapsedMs = Date.now() - started;
+    if (cli.json) {
+      cli.print(toJson({ store: dbPath, kept: keep, elapsedMs, embedding: { ...memory.usage }, ...d.summary }));
+    } else {
+      const calls = memory.usage.calls > 0 ? `${memory.usage.calls} embedding calls` : 'no embedding API calls';
+      human(`\nDone in ${elapsedMs} ms (${calls}; embedder ${memory.embedder.id}).`);
+    }
+  } finally {
+    await cli.close(); // before removing its directory
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,36 @@
+import { AgentMemoryError } from '@agentmem/core';
+import { CommanderError } from 'commander';
+
+export type CliErrorCode = 'USAGE' | 'CONFIRMATION_REQUIRED' | 'ABORTED';
+
+/** An error of the command line itself (as opposed to the store's AgentMemoryError). */
+export class CliError extends Error {
+  readonly code: CliErrorCode;
+  readonly exitCode: number;
+
+  constructor(code: CliErrorCode, message: string, exitCode = code === 'USAGE' ? 2 : 1) {
+    super(message);
+    this.name = 'CliError';
+    this.code = code;
+    this.exitCode = exitCode;
+  }
+}
+
+export interface ReportedError {
+  code: string;
+  message: string;
+  exitCode: number;
+  /** Printed only for unexpected errors, when AGENTMEM_DEBUG is set. */
+  stack?: string;
+}
+
+/** Maps anything thrown by a command to what the user sees and the exit code. */
+export function describeError(error: unknown): ReportedError {
+  if (AgentMemoryError.isInstance(error)) return { code: error.code, message: error.message, exitCode: 1 };
+  if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
+  if (error instanceof CommanderError) {
+    return { code: 'USAGE', message: error.message.replace(/^error: /, ''), exitCode: error.exitCode === 0 ? 0 : 2 };
+  }
+  const e = error instanceof Error ? error : new Error(String(error));
+  return { code: 'INTERNAL', message: e.message, exitCode: 1, stack: e.stack };
+}

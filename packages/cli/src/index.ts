@@ -1,0 +1,48 @@
+import { type Command, CommanderError } from 'commander';
+import { CliContext } from './context';
+import { describeError } from './errors';
+import { type CliIo, processIo } from './io';
+import { buildProgram } from './program';
+
+export { CliContext, DEFAULT_DB_PATH, type GlobalOptions, type OpenMemoryOptions } from './context';
+export { type DemoContext, type DemoSection } from './demo';
+export { CliError, type CliErrorCode } from './errors';
+export type { CliIo } from './io';
+export * from './output';
+export { buildProgram, type CommandModule } from './program';
+
+/**
+ * Runs the `agentmem` command line with `argv` (without node and script) and
+ * returns the exit code: 0 success, 1 error, 2 usage error.
+ */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  let program: Command | undefined;
+  const ctx = new CliContext(io, () => program);
+  try {
+    program = buildProgram(ctx);
+    await program.parseAsync(argv, { from: 'user' });
+    return ctx.exitCode;
+  } catch (error) {
+    ctx.endProgress();
+    return report(ctx, error, argv.includes('--json'));
+  } finally {
+    await ctx.close().catch((error: unknown) => report(ctx, error, argv.includes('--json')));
+  }
+}
+
+function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
+  // Help and version were printed by commander already; `agentmem` alone printed help to stderr.
+  if (error instanceof CommanderError && ['commander.helpDisplayed', 'commander.version'].includes(error.code)) {
+    return 0;
+  }
+  if (error instanceof CommanderError && error.code === 'commander.help') return 2;
+  const { code, message, exitCode, stack } = describeError(error);
+  if (ctx.json || jsonFlag) {
+    ctx.io.stderr(`${JSON.stringify({ error: { code, message } })}\n`);
+  } else {
+    const hint = code === 'USAGE' ? ' (see agentmem --help)' : '';
+    ctx.io.stderr(`error [${code}]: ${message}${hint}\n`);
+    if (stack && process.env.AGENTMEM_DEBUG) ctx.io.stderr(`${stack}\n`);
+  }
+  return exitCode;
+}

@@ -1,0 +1,117 @@
+import {
+  type AgentMemory,
+  branchOfNamespace,
+  contentHash,
+  KIND,
+  type Memory,
+  namespaceFor,
+  newId,
+  stableId,
+  toIso,
+} from '@agentmem/core';
+import type { MemoryLine } from './parse-lines';
+
+export interface ImportMemoriesOptions {
+  /** Tenant for every line (`--tenant`); otherwise each line's own, else the default tenant. */
+  tenant?: string;
+  /** Written into each memory's history entry ("imported from …"). */
+  source: string;
+  /** Plan only: count what would be imported, write nothing. */
+  dryRun?: boolean;
+  /** Called after each embedding batch. */
+  progress?: (done: number, total: number) => void;
+}
+
+export interface ImportMemoriesResult {
+  /** Lines read. */
+  total: number;
+  /** New memories written (or that would be, with dryRun). */
+  imported: number;
+  /** Already in the store (same id, or same content in the same scope) or repeated in the file. */
+  skipped: number;
+  dryRun: boolean;
+}
+
+const EMBED_BATCH = 256;
+const ID_BATCH = 500;
+
+/**
+ * Writes validated lines into the store, keeping ids, timestamps, status and
+ * provenance. Idempotent: what is already there (by id or by content in the
+ * same tenant and namespace) is skipped. All or nothing: everything is embedded
+ * first, then written in one transaction.
+ */
+export async function importMemories(
+  memory: AgentMemory,
+  lines: readonly MemoryLine[],
+  options: ImportMemoriesOptions,
+): Promise<ImportMemoriesResult> {
+  const candidates = lines.map((line) => ({ memory: toMemory(memory, line, options.tenant), ownId: line.id !== undefined }));
+  const existingIds = new Set<string>();
+  for (let i = 0; i < candidates.length; i += ID_BATCH) {
+    const ids = candidates.slice(i, i + ID_BATCH).map((c) => c.memory.id);
+    for (const record of await memory.backend.get(ids, { tenant: null, withVectors: false })) existingIds.add(record.id);
+  }
+  const seen = new Set<string>();
+  const fresh: Memory[] = [];
+  for (const { memory: candidate, ownId } of candidates) {
+    const key = `${candidate.tenant}\u0000${candidate.namespace}\u0000${candidate.contentHash}`;
+    if ((ownId && existingIds.has(candidate.id)) || seen.has(key) || (await hasContent(memory, candidate))) continue;
+    // A derived id can be taken by a memory whose content has changed since (as in MemoryStore.remember).
+    if (!ownId && existingIds.has(candidate.id)) candidate.id = newId('mem');
+    seen.add(key);
+    fresh.push(candidate);
+  }
+  const result = { total: lines.length, imported: fresh.length, skipped: lines.length - fresh.length, dryRun: !!options.dryRun };
+  if (options.dryRun || fresh.length === 0) return result;
+  const vectors: Float32Array[] = [];
+  for (let i = 0; i < fresh.length; i += EMBED_BATCH) {
+    vectors.push(...(await memory.embedDocuments(fresh.slice(i, i + EMBED_BATCH).map((m) => m.content))));
+    options.progress?.(vectors.length, fresh.length);
+  }
+  await memory.writeMemories(
+    fresh.map((m, i) => ({ memory: m, vector: vectors[i]! })),
+    'create',
+    `imported from ${options.source}`,
+  );
+  return result;
+}
+
+function toMemory(memory: AgentMemory, line: MemoryLine, tenantOverride: string | undefined): Memory {
+  const tenant = tenantOverride ?? line.tenant ?? memory.tenant;
+  const namespace = line.namespace ?? namespaceFor(line.type, memory.branch);
+  const hash = contentHash(line.content);
+  const createdAt = line.createdAt ? toIso(line.createdAt) : new Date().toISOString();
+  const branch = line.branch ?? branchOfNamespace(namespace);
+  const agentId = line.agentId ?? memory.agentId;
+  return {
+    specificationVersion: 'v1',
+    id: line.id ?? stableId('mem', tenant, namespace, hash),
+    content: line.content,
+    type: line.type,
+    importance: line.importance ?? 0.5,
+    tags: [...new Set(line.tags ?? [])],
+    namespace,
+    tenant,
+    createdAt,
+    updatedAt: line.updatedAt ? toIso(line.updatedAt) : createdAt,
+    lastAccessedAt: line.lastAccessedAt ? toIso(line.lastAccessedAt) : createdAt,
+    accessCount: line.accessCount ?? 0,
+    contentHash: hash,
+    ...(line.supersededBy ? { supersededBy: line.supersededBy } : {}),
+    ...(line.prunedAt ? { prunedAt: toIso(line.prunedAt) } : {}),
+    ...(agentId ? { agentId } : {}),
+    ...(branch ? { branch } : {}),
+    ...(line.mergedFrom ? { mergedFrom: line.mergedFrom } : {}),
+    ...(line.mergeId ? { mergeId: line.mergeId } : {}),
+    metadata: line.metadata ?? {},
+  };
+}
+
+async function hasContent(memory: AgentMemory, m: Memory): Promise<boolean> {
+  const page = await memory.backend.scan({
+    filter: { tenant: m.tenant, namespaces: [m.namespace], where: { kind: KIND.memory, contentHash: m.contentHash } },
+    limit: 1,
+  });
+  return page.records.length > 0;
+}

@@ -1,0 +1,35 @@
+import { isMemoryType, MEMORY_TYPES, type MemoryType } from '@agentmem/core';
+import { InvalidArgumentError } from 'commander';
+
+// Option parsers for commander: a bad value is a usage error (exit 2) naming what is allowed.
+
+export function parsePositiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError('Expected a positive whole number.');
+  }
+  return n;
+}
+
+export function parseNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('Expected a number.');
+  return n;
+}
+
+/** "a, b,,c" → ["a", "b", "c"] */
+export function parseList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+export function parseTypes(value: string): MemoryType[] {
+  const types = parseList(value);
+  const bad = types.filter((t) => !isMemoryType(t));
+  if (types.length === 0 || bad.length > 0) {
+    throw new InvalidArgumentError(`Use a comma-separated list of ${MEMORY_TYPES.join(', ')}.`);
+  }
+  return types as MemoryType[];
+}

@@ -1,0 +1,42 @@
+import { Command } from 'commander';
+import * as demo from './commands/demo';
+import * as exportCommand from './commands/export';
+import * as forget from './commands/forget';
+import * as history from './commands/history';
+import * as importCommand from './commands/import';
+import * as recall from './commands/recall';
+import * as remember from './commands/remember';
+import * as stats from './commands/stats';
+import { type CliContext, DEFAULT_DB_PATH } from './context';
+import pkg from '../package.json';
+
+/** A command module: `src/commands/<name>.ts` exporting `register`. */
+export interface CommandModule {
+  register(program: Command, ctx: CliContext): void;
+}
+
+// Adding a command: a new file in ./commands and one entry here (order = order in --help).
+const commands: CommandModule[] = [demo, remember, recall, forget, history, stats, exportCommand, importCommand];
+
+/** The `agentmem` program: global options, then every command of the list above. */
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command('agentmem')
+    .description('Long-term memory and skills for AI agents: operate a local agentmem store.')
+    .version(pkg.version, '-V, --version')
+    .option('--db <path>', 'memory database file', DEFAULT_DB_PATH)
+    .option('--json', 'machine-readable JSON output', false)
+    .option('--tenant <id>', 'tenant scope (e.g. a user id)')
+    .option('--branch <name>', 'branch for project and reference memories')
+    .option('--agent <id>', 'agent id recorded as provenance on writes')
+    .option('-y, --yes', 'answer yes to confirmations (needed without a terminal)', false)
+    .showSuggestionAfterError()
+    // Subcommands inherit these two: errors come back to `main` instead of exiting the process.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => ctx.io.stdout(text),
+      writeErr: (text) => ctx.io.stderr(text),
+      outputError: () => {}, // `main` prints every error the same way (and as JSON with --json)
+    });
+  for (const command of commands) command.register(program, ctx);
+  return program;
+}
