@@ -16,9 +16,42 @@ import {
   restoreMemory,
 } from '../decay';
 import { type ContextBlockOptions, renderContextBlock } from '../prompt';
+import {
+  type BranchInfo,
+  type BranchMergeOptions,
+  type BranchSettings,
+  deleteBranch,
+  detectGitBranch,
+  diffBranch,
+  listBranches,
+  mergeBranch,
+} from '../branches';
+import {
+  createSnapshot,
+  type DiffResult,
+  diffSnapshot,
+  listMerges,
+  type MergeInfo,
+  type MergeProgress,
+  type MergeResult,
+  mergeSnapshot,
+  type SnapshotOptions,
+  type SnapshotResult,
+  type TeleportDiffOptions,
+  type TeleportMergeOptions,
+  type TeleportSettings,
+  type UndoResult,
+  undoMerge,
+} from '../merge';
+import { assertBranchName, recallNamespaces } from '../scope';
 import { MemoryStore, type MemoryStoreOptions, type RecallResult } from '../store/memory-store';
 
-export interface AgentMemoryOptions extends MemoryStoreOptions, DecaySettings, ConflictSettings {}
+export interface AgentMemoryOptions
+  extends MemoryStoreOptions,
+    DecaySettings,
+    ConflictSettings,
+    BranchSettings,
+    TeleportSettings {}
 
 export interface ContextOptions extends ContextBlockOptions {
   /** A file the user is working on (activates skills by glob). */
@@ -78,10 +111,76 @@ export class AgentMemory extends MemoryStore {
   async compact(options: CompactOptions = {}): Promise<CompactReport> {
     return compactPruned(this, options);
   }
+
+  // ---------------------------------------------------------------- branches (docs/branches.md)
+
+  /** Makes `branch` the current one for scoped memories; returns the previous branch. */
+  switchBranch(branch: string): string {
+    const previous = this.branchName;
+    this.branchName = assertBranchName(branch);
+    return previous;
+  }
+
+  /** The namespaces recall sees now: the globals and the current branch's. */
+  recallNamespaces(): string[] {
+    return recallNamespaces(this.branchName);
+  }
+
+  listBranches(): Promise<BranchInfo[]> {
+    return listBranches(this);
+  }
+
+  /** Imports a branch's project and reference memories into `into` (default: current), deduplicated. */
+  mergeBranch(source: string, options: BranchMergeOptions = {}): Promise<MergeResult> {
+    return mergeBranch(this, source, options);
+  }
+
+  diffBranch(source: string, options: BranchMergeOptions = {}): Promise<DiffResult> {
+    return diffBranch(this, source, options);
+  }
+
+  /** Deletes a branch's scoped memories (globals stay); refuses the current branch unless `force`. */
+  deleteBranch(
+    branch: string,
+    options: { force?: boolean; onProgress?: (p: MergeProgress) => void } = {},
+  ): Promise<{ branch: string; deleted: number }> {
+    return deleteBranch(this, branch, options);
+  }
+
+  // ---------------------------------------------------------------- teleport (docs/teleport.md)
+
+  /** Writes the whole store into one snapshot file (needs the `snapshotFormat` option). */
+  snapshot(path: string, options: SnapshotOptions = {}): Promise<SnapshotResult> {
+    return createSnapshot(this, path, (this.options as AgentMemoryOptions).snapshotFormat, options);
+  }
+
+  /** What merging a snapshot file would do; writes nothing. */
+  diff(path: string, options: TeleportDiffOptions = {}): Promise<DiffResult> {
+    return diffSnapshot(this, path, (this.options as AgentMemoryOptions).snapshotFormat, options);
+  }
+
+  /** Merges a snapshot file, all or nothing (strategy default `newer_wins`). */
+  merge(path: string, options: TeleportMergeOptions = {}): Promise<MergeResult> {
+    return mergeSnapshot(this, path, (this.options as AgentMemoryOptions).snapshotFormat, options);
+  }
+
+  /** Restores the state before a merge (snapshot or branch). */
+  undoMerge(mergeId: string, options: { onProgress?: (p: MergeProgress) => void } = {}): Promise<UndoResult> {
+    return undoMerge(this, mergeId, options);
+  }
+
+  /** Every merge of this tenant, newest first. */
+  listMerges(): Promise<MergeInfo[]> {
+    return listMerges(this);
+  }
 }
 
 /** Creates and opens an AgentMemory (checks the embedder against the store). */
 export async function createAgentMemory(options: AgentMemoryOptions): Promise<AgentMemory> {
+  if (options?.detectBranch) {
+    const git = options.detectBranch === true ? {} : options.detectBranch;
+    options = { ...options, branch: await detectGitBranch({ ...git, fallback: options.branch ?? 'main' }) };
+  }
   const memory = new AgentMemory(options);
   await memory.init();
   return memory;

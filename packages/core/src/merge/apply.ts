@@ -1,0 +1,230 @@
+import type { BackendRecord, Memory } from '../contracts';
+import { AgentMemoryError, invalidInput } from '../errors';
+import { branchOfNamespace } from '../scope';
+import { KIND, memoryToRecord, recordToMemory } from '../store/codec';
+import type { MemoryStore } from '../store/memory-store';
+import { newId, toMillis } from '../util';
+import { type SerializedRecord, serializeRecord } from './codec';
+import { MERGE_KIND, MERGES_NAMESPACE } from './plan';
+import { MergeResult, type MergeCounts } from './results';
+import { type ApplyOptions, MERGE_STRATEGIES, type MergeEntry, type MergePlan, type MergeSource, type MergeStrategy } from './types';
+
+const BATCH = 500;
+
+/** What a merge record (namespace `_merges`) keeps so that `undoMerge` can restore exactly. */
+export interface MergeRecordPayload {
+  id: string;
+  at: string;
+  agentId?: string;
+  source: { label: string; kind: MergeSource['kind'] };
+  strategy: MergeStrategy;
+  namespaces: string[];
+  status: 'applied' | 'undone';
+  undoneAt?: string;
+  counts: MergeCounts;
+  /** Ids of records the merge created. */
+  imported: string[];
+  /** Local records as they were before the merge wrote over them (with vectors). */
+  overwritten: SerializedRecord[];
+  [key: string]: unknown;
+}
+
+interface Write {
+  remote: MergeEntry;
+  targetId: string;
+  targetNamespace: string;
+  /** Writes over an existing local record. */
+  overwrite: boolean;
+  /** keep_both: the local memory this copy conflicts with. */
+  linkTo?: string;
+}
+
+export function assertStrategy(strategy: unknown): MergeStrategy {
+  if (!MERGE_STRATEGIES.includes(strategy as MergeStrategy)) {
+    throw invalidInput(`Unknown merge strategy ${JSON.stringify(strategy)}: use one of ${MERGE_STRATEGIES.join(', ')}.`);
+  }
+  return strategy as MergeStrategy;
+}
+
+/**
+ * Carries out a plan, all or nothing: inside one backend transaction (or,
+ * for a backend without transactions, undone again on failure). Every written
+ * memory gets `mergedFrom` and `mergeId` and a `merge_import` history entry;
+ * a merge record keeps what was imported and what was overwritten.
+ */
+export async function applyMerge(
+  store: MemoryStore,
+  source: MergeSource,
+  plan: MergePlan,
+  options: ApplyOptions = {},
+): Promise<MergeResult> {
+  const started = performance.now();
+  const usage0 = { ...store.usage };
+  const strategy = assertStrategy(options.strategy ?? 'newer_wins');
+  const reembed = plan.embedderMismatch;
+  if (reembed && !options.reembed) throw embedderMismatch(store, source);
+
+  const writes: Write[] = plan.imports.map((i) => ({ ...i, overwrite: false }));
+  const counts: MergeCounts = {
+    imported: 0,
+    importedSkills: 0,
+    duplicates: plan.duplicates.length,
+    conflicts: plan.conflicts.length,
+    overwritten: 0,
+    keptLocal: 0,
+    keptBoth: 0,
+    reembedded: 0,
+  };
+  for (const c of plan.conflicts) {
+    const isMemory = c.remote.kind === KIND.memory;
+    // Skills are unique by name, so two versions of one cannot coexist: keep_both falls back to newer_wins.
+    const effective = strategy === 'keep_both' && !isMemory ? 'newer_wins' : strategy;
+    const takeRemote = effective === 'remote_wins' || (effective === 'newer_wins' && c.newer === 'remote');
+    if (effective === 'keep_both') {
+      writes.push({ remote: c.remote, targetId: newId('mem'), targetNamespace: c.targetNamespace, overwrite: false, linkTo: c.id });
+      counts.keptBoth++;
+    } else if (takeRemote) {
+      writes.push({ remote: c.remote, targetId: c.id, targetNamespace: c.targetNamespace, overwrite: true });
+      counts.overwritten++;
+    } else {
+      counts.keptLocal++;
+    }
+  }
+  for (const w of writes) {
+    if (w.overwrite || w.linkTo) continue;
+    counts.imported++;
+    if (w.remote.kind !== KIND.memory) counts.importedSkills++;
+  }
+
+  const nowMs = Date.now();
+  const mergeId = newId('merge', nowMs);
+  const overwritten = await getAll(store, writes.filter((w) => w.overwrite).map((w) => w.targetId), true);
+  const record: MergeRecordPayload = {
+    id: mergeId,
+    at: new Date(nowMs).toISOString(),
+    ...(store.agentId ? { agentId: store.agentId } : {}),
+    source: { label: source.label, kind: source.kind },
+    strategy,
+    namespaces: plan.namespaces,
+    status: 'applied',
+    counts,
+    imported: writes.filter((w) => !w.overwrite).map((w) => w.targetId),
+    overwritten: overwritten.map(serializeRecord),
+    ...(options.note ? { note: options.note } : {}),
+  };
+  const detail = `merge ${mergeId} from ${source.label}`;
+
+  await allOrNothing(
+    store,
+    async () => {
+      await store.backend.upsert([mergeRecordToBackend(record, store.tenant)]);
+      for (let i = 0; i < writes.length; i += BATCH) {
+        const batch = writes.slice(i, i + BATCH);
+        const remote = new Map(
+          (await source.backend.get(batch.map((w) => w.remote.id), { tenant: null, withVectors: !reembed })).map((r) => [r.id, r]),
+        );
+        const fresh = batch.map((w) => {
+          const r = remote.get(w.remote.id);
+          if (!r) {
+            throw new AgentMemoryError('CONFLICT', `Record ${w.remote.id} vanished from ${source.label} during the merge; nothing was merged. Try again.`);
+          }
+          return r;
+        });
+        const vectors = reembed ? await store.embedDocuments(fresh.map((r) => r.text)) : fresh.map((r) => r.vector);
+        if (reembed) counts.reembedded += fresh.length;
+        const records: BackendRecord[] = [];
+        const memories: Memory[] = [];
+        batch.forEach((w, j) => {
+          const vector = vectors[j];
+          if (w.remote.kind === KIND.memory) {
+            const memory = importedMemory(recordToMemory(fresh[j]!), w, source, mergeId);
+            memories.push(memory);
+            records.push(memoryToRecord(memory, vector));
+          } else {
+            const r: BackendRecord = { ...fresh[j]!, id: w.targetId, namespace: w.targetNamespace };
+            if (vector) r.vector = vector;
+            else delete r.vector;
+            records.push(r);
+          }
+        });
+        await store.backend.upsert(records);
+        await store.recordHistory(memories.map((memory) => ({ memory, action: 'merge_import', detail })));
+        options.onProgress?.({ phase: 'apply', done: Math.min(i + BATCH, writes.length), total: writes.length });
+      }
+    },
+    // Compensation for backends without transactions: put back what was there.
+    async () => {
+      await store.backend.delete([...record.imported, mergeId]);
+      await restore(store, overwritten);
+    },
+  );
+  const cost = {
+    durationMs: performance.now() - started,
+    embeddingCalls: store.usage.calls - usage0.calls,
+    embeddingTokens: store.usage.tokens - usage0.tokens,
+  };
+  return new MergeResult(mergeId, strategy, counts, plan, cost);
+}
+
+function importedMemory(remote: Memory, w: Write, source: MergeSource, mergeId: string): Memory {
+  const memory: Memory = {
+    ...remote,
+    id: w.targetId,
+    namespace: w.targetNamespace,
+    mergedFrom: source.label,
+    mergeId,
+  };
+  if (source.kind === 'branch') {
+    const branch = branchOfNamespace(w.targetNamespace);
+    if (branch) memory.branch = branch;
+  }
+  if (w.linkTo) memory.metadata = { ...remote.metadata, mergeConflictOf: w.linkTo };
+  return memory;
+}
+
+export function embedderMismatch(store: MemoryStore, source: MergeSource): AgentMemoryError {
+  return new AgentMemoryError(
+    'EMBEDDER_MISMATCH',
+    `${source.label} was built with embedder "${source.embedder.id}" (${source.embedder.dimension} dimensions), ` +
+      `this store with "${store.embedder.id}" (${store.embedder.dimension}). Vectors of two embedders are never mixed: ` +
+      'merge with { reembed: true } (CLI: --reembed) to re-embed its contents with the local embedder.',
+    { details: { source: source.embedder, local: { id: store.embedder.id, dimension: store.embedder.dimension } } },
+  );
+}
+
+export function mergeRecordToBackend(payload: MergeRecordPayload, tenant: string): BackendRecord {
+  return {
+    id: payload.id,
+    namespace: MERGES_NAMESPACE,
+    tenant,
+    text: '',
+    attributes: { kind: MERGE_KIND, at: toMillis(payload.at), status: payload.status },
+    payload: payload as unknown as BackendRecord['payload'],
+  };
+}
+
+/** Runs `fn` in a transaction, or with a compensating action when the backend has none. */
+export async function allOrNothing(store: MemoryStore, fn: () => Promise<void>, compensate: () => Promise<void>): Promise<void> {
+  if (store.backend.capabilities.transactions && store.backend.transaction) {
+    await store.transaction(fn);
+    return;
+  }
+  try {
+    await fn();
+  } catch (error) {
+    await compensate();
+    throw error;
+  }
+}
+
+export async function getAll(store: MemoryStore, ids: readonly string[], withVectors: boolean): Promise<BackendRecord[]> {
+  const out: BackendRecord[] = [];
+  for (let i = 0; i < ids.length; i += BATCH) {
+    out.push(...(await store.backend.get(ids.slice(i, i + BATCH), { tenant: null, withVectors })));
+  }
+  return out;
+}
+
+export async function restore(store: MemoryStore, records: readonly BackendRecord[]): Promise<void> {
+  for (let i = 0; i < records.length; i += BATCH) await store.backend.upsert(records.slice(i, i + BATCH));
+}

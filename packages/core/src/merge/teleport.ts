@@ -1,0 +1,46 @@
+import type { MemoryStore } from '../store/memory-store';
+import { applyMerge } from './apply';
+import { planMerge } from './plan';
+import { DiffResult, type MergeResult } from './results';
+import { openSnapshot } from './snapshot';
+import type { SnapshotFormat } from './snapshot-format';
+import type { ApplyOptions, MergeSource, PlanOptions } from './types';
+
+export interface TeleportDiffOptions extends Pick<PlanOptions, 'namespaces' | 'allTenants' | 'onProgress'> {}
+export interface TeleportMergeOptions extends TeleportDiffOptions, Omit<ApplyOptions, 'onProgress'> {}
+
+async function withSnapshot<T>(path: string, format: SnapshotFormat | undefined, fn: (source: MergeSource) => Promise<T>) {
+  const { backend, manifest } = await openSnapshot(path, format);
+  try {
+    return await fn({ backend, label: path, kind: 'snapshot', embedder: manifest.embedder });
+  } finally {
+    await backend.close();
+  }
+}
+
+/** The merge plan of a snapshot file against the store. Writes nothing. */
+export async function diffSnapshot(
+  store: MemoryStore,
+  path: string,
+  format: SnapshotFormat | undefined,
+  options: TeleportDiffOptions = {},
+): Promise<DiffResult> {
+  const started = performance.now();
+  return withSnapshot(path, format, async (source) => {
+    const plan = await planMerge(store, source, options);
+    return new DiffResult(plan, { durationMs: performance.now() - started, embeddingCalls: 0 });
+  });
+}
+
+/** Merges a snapshot file into the store, all or nothing. */
+export async function mergeSnapshot(
+  store: MemoryStore,
+  path: string,
+  format: SnapshotFormat | undefined,
+  options: TeleportMergeOptions = {},
+): Promise<MergeResult> {
+  return withSnapshot(path, format, async (source) => {
+    const plan = await planMerge(store, source, options);
+    return applyMerge(store, source, plan, options);
+  });
+}

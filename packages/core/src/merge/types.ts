@@ -1,0 +1,95 @@
+import type { BackendRecord, Memory, MemoryBackend } from '../contracts';
+
+export type MergeStrategy = 'local_wins' | 'remote_wins' | 'newer_wins' | 'keep_both';
+export const MERGE_STRATEGIES: readonly MergeStrategy[] = ['local_wins', 'remote_wins', 'newer_wins', 'keep_both'];
+
+/** Where merged records come from: a snapshot file, another store or a branch of this one. */
+export interface MergeSource {
+  backend: MemoryBackend;
+  /** Written as `mergedFrom` on every imported memory (snapshot path, branch name). */
+  label: string;
+  kind: 'snapshot' | 'branch' | 'store';
+  /** The source's embedder; vectors are copied only when it equals the local one. */
+  embedder: { id: string; dimension: number };
+}
+
+export interface PlanOptions {
+  /**
+   * Source namespaces to merge (a trailing `*` matches a prefix, e.g.
+   * `project:*`). Default: every memory namespace and the skills.
+   */
+  namespaces?: readonly string[];
+  /** Where a source namespace lands locally (branch merges); default: the same namespace. */
+  mapNamespace?: (namespace: string) => string;
+  /** Every tenant of the source instead of the local store's tenant (administrative merges). */
+  allTenants?: boolean;
+  /** Called after each page of the source. */
+  onProgress?: (progress: MergeProgress) => void;
+}
+
+export interface MergeProgress {
+  phase: 'snapshot' | 'plan' | 'apply' | 'undo';
+  done: number;
+  total?: number;
+}
+
+/** One record of either side, as the plan compares it (no vector). */
+export interface MergeEntry {
+  id: string;
+  kind: string;
+  namespace: string;
+  tenant: string;
+  /** Content hash (memories) or hash of text and payload (skills). */
+  hash: string;
+  /** Last change, epoch ms (0 when unknown). */
+  updatedAt: number;
+  record: BackendRecord;
+  /** Set for memory records. */
+  memory?: Memory;
+}
+
+export interface PlannedImport {
+  remote: MergeEntry;
+  /** Namespace and id it gets locally. */
+  targetNamespace: string;
+  targetId: string;
+}
+
+export interface PlannedDuplicate {
+  remoteId: string;
+  localId: string;
+  namespace: string;
+  reason: 'same-id' | 'same-content';
+}
+
+export interface PlannedConflict {
+  id: string;
+  targetNamespace: string;
+  local: MergeEntry;
+  remote: MergeEntry;
+  /** Which side changed last (`tie`: same updatedAt). */
+  newer: 'local' | 'remote' | 'tie';
+}
+
+export interface MergePlan {
+  source: { label: string; kind: MergeSource['kind']; embedder: { id: string; dimension: number } };
+  /** Source namespaces that were compared. */
+  namespaces: string[];
+  imports: PlannedImport[];
+  duplicates: PlannedDuplicate[];
+  conflicts: PlannedConflict[];
+  /** True when the source was built with another embedder (merge needs `reembed: true`). */
+  embedderMismatch: boolean;
+  /** How many source records were compared. */
+  scanned: number;
+}
+
+export interface ApplyOptions {
+  /** Default `newer_wins` (ties keep local). */
+  strategy?: MergeStrategy;
+  /** Re-embed source contents with the local embedder when the embedders differ; otherwise refuse. */
+  reembed?: boolean;
+  onProgress?: (progress: MergeProgress) => void;
+  /** Test hook and audit: recorded in the merge record. */
+  note?: string;
+}
