@@ -1,0 +1,1 @@
+export { SessionSummary, type SessionSummaryOptions, type SummaryUpdate, type Summarizer, sessionNamespace } from './session-summary';

@@ -1,0 +1,1 @@
+export { createTeam, Team, TeamMember, type TeamOptions, type Visibility } from './team';

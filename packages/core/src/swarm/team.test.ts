@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { AgentMemory } from '../agent-memory';
+import { InMemoryBackend } from '../backends';
+import { createTeam } from './team';
+
+function team() {
+  const memory = new AgentMemory({ backend: new InMemoryBackend() });
+  return createTeam(memory, { teamId: 'release', members: ['planner', 'coder', 'reviewer'] });
+}
+
+describe('Team (swarm memory)', () => {
+  it('keeps private memories private and shares team memories with every member', async () => {
+    const t = team();
+    const planner = t.member('planner');
+    const coder = t.member('coder');
+    await planner.remember({ content: 'My scratch note: check the changelog wording', type: 'project' });
+    await planner.remember({ content: 'The release branch is cut on Thursday', type: 'project' }, { to: 'team' });
+    const coderSees = (await coder.recall('release changelog thursday', { k: 10 })).map((r) => r.memory.content);
+    expect(coderSees).toEqual(['The release branch is cut on Thursday']);
+    const plannerOwn = (await planner.recall('release changelog thursday', { from: 'own', k: 10 })).map((r) => r.memory.content);
+    expect(plannerOwn).toEqual(['My scratch note: check the changelog wording']);
+    const plannerTeam = await planner.recall('release thursday', { from: 'team' });
+    expect(plannerTeam[0]?.memory.agentId).toBe('planner');
+  });
+
+  it('resolves two agents conflicting on one fact by the team strategy, with both authors in history', async () => {
+    const t = team();
+    const first = await t.member('planner').remember({ content: 'The release version is 2.3.0', type: 'project' }, { to: 'team' });
+    const second = await t.member('reviewer').remember({ content: 'The release version is 2.4.0', type: 'project' }, { to: 'team' });
+    expect(second.conflicts.map((c) => c.memory.id)).toEqual([first.memory!.id]);
+    const visible = (await t.member('coder').recall('release version')).map((r) => r.memory.content);
+    expect(visible).toEqual(['The release version is 2.4.0']);
+    const history = await t.member('coder').memory.history(first.memory!.id);
+    expect(history.map((h) => [h.action, h.agentId])).toEqual([
+      ['create', 'planner'],
+      ['supersede', 'reviewer'],
+    ]);
+  });
+
+  it('refuses agents that are not members', () => {
+    expect(() => team().member('intruder')).toThrow(/not a member of team "release"/);
+  });
+});
