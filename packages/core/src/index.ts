@@ -1,6 +1,7 @@
 export * from './agent-memory';
 export * from './backends';
 export * from './branches';
+export * from './compaction';
 export * from './conflicts';
 export * from './contracts';
 export * from './decay';
@@ -9,6 +10,8 @@ export * from './errors';
 export * from './merge';
 export * from './prompt';
 export * from './scope';
+export * from './sessions';
 export * from './store';
+export * from './swarm';
 export * from './text';
 export * from './util';
