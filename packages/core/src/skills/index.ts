@@ -1,0 +1,30 @@
+export { DEFAULT_SKILLS_MAX_CHARS, type FormatSkillsOptions, formatForPrompt, TRUNCATION_MARKER } from './format';
+export { formatOfFile, type LoadSkillsResult, loadSkills, type ParseSkillResult, parseSkillFile } from './loader';
+export {
+  type ActivateOptions,
+  DEFAULT_SKILL_GAP_RATIO,
+  DEFAULT_SKILL_K,
+  DEFAULT_SKILL_MIN_SCORE,
+  DENSE_SEMANTIC_RANGE,
+  embeddingText,
+  LEXICAL_SEMANTIC_RANGE,
+  type LoadIntoRegistryResult,
+  type RegisterResult,
+  recordToSkill,
+  SKILL_EMBED_CONTENT_CHARS,
+  SKILL_SCORE_WEIGHTS,
+  SkillRegistry,
+  type SkillRegistryOptions,
+} from './registry';
+export { compileKeywords, matchKeywords, pathForms, pathsInMessage, stemmedWords } from './signals';
+export type {
+  ActivatedSkill,
+  ActivationSignal,
+  Skill,
+  SkillFormat,
+  SkillInput,
+  SkillProblem,
+  SkillSignals,
+  SkillSource,
+} from './skill';
+export { DEFAULT_SKILL_IMPORTANCE, MAX_SKILL_CONTENT_LENGTH, validateSkillName } from './validate';

@@ -1,0 +1,85 @@
+import type { JsonObject } from '../contracts';
+
+/** Where a skill file came from: our own format or one people already have. */
+export type SkillFormat = 'agentmem' | 'agent-skills' | 'claude-rules' | 'cursor-rules';
+
+export interface SkillSource {
+  path: string;
+  format: SkillFormat;
+}
+
+/**
+ * Markdown instructions an agent should follow only when the task calls for
+ * them (DESIGN §4). Stored per tenant in the `_skills` namespace.
+ */
+export interface Skill {
+  specificationVersion: 'v1';
+  /** Unique per tenant; registering the same name again replaces the skill. */
+  name: string;
+  description: string;
+  /** The instructions (Markdown). */
+  content: string;
+  /** micromatch patterns matched against file paths (full path and basename). */
+  globPatterns: string[];
+  /** Whole words or phrases that fire the keyword signal. */
+  triggerKeywords: string[];
+  toolsAllowed: string[];
+  /** 0..1, default 0.7; 5% of the activation score. */
+  importance: number;
+  tags: string[];
+  /** Active for every message. */
+  alwaysApply: boolean;
+  /** Fields of the source file agentmem does not interpret, kept as they were. */
+  metadata: JsonObject;
+  source?: SkillSource;
+  /** sha256 of the fields above: registering an identical skill changes nothing. */
+  contentHash: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What `register` takes: `name` and `content` are required. */
+export interface SkillInput {
+  name: string;
+  content: string;
+  description?: string;
+  globPatterns?: readonly string[];
+  triggerKeywords?: readonly string[];
+  toolsAllowed?: readonly string[];
+  importance?: number;
+  tags?: readonly string[];
+  alwaysApply?: boolean;
+  metadata?: JsonObject;
+  source?: SkillSource;
+}
+
+/** A file the loader could not read, or read with a caveat. */
+export interface SkillProblem {
+  path: string;
+  /** 1-based line in the file, where known. */
+  line?: number;
+  /** `error`: the file was skipped; `warning`: it loaded, with the caveat in `reason`. */
+  severity: 'error' | 'warning';
+  reason: string;
+}
+
+export type ActivationSignal = 'semantic' | 'keyword' | 'glob';
+
+export interface SkillSignals {
+  /** Absolute semantic relevance 0..1 (0: unrelated), with the raw cosine it came from. */
+  semantic?: { score: number; cosine: number; denseRank?: number; keywordRank?: number };
+  /** The trigger keywords found in the message. */
+  keyword?: { score: number; matched: string[] };
+  /** The paths that matched, and the patterns they matched. */
+  glob?: { score: number; paths: string[]; patterns: string[] };
+}
+
+export interface ActivatedSkill {
+  skill: Skill;
+  /** Weighted sum of the signals and importance (see docs/skills.md). */
+  score: number;
+  /** What made it active: one signal, several (`combined`), or `alwaysApply`. */
+  activatedBy: ActivationSignal | 'combined' | 'always';
+  /** The signals that fired (a signal that did not fire is absent). */
+  signals: SkillSignals;
+}
