@@ -243,5 +243,5 @@ function textOf(content: readonly LanguageModelV3Content[]): string {
 function unifiedFinishReason(finish: LanguageModelV3FinishReason | unknown): string {
   if (typeof finish === 'string') return finish;
   const unified = (finish as { unified?: unknown } | undefined)?.unified;
-  return typeof unified === 'string' ? unified : 'other';
+  return typeof unified === 'string' ? unified : ''; // no finish part: the response did not complete
 }
