@@ -60,7 +60,7 @@ export async function planMerge(store: MemoryStore, source: MergeSource, options
       const targetNamespace = map(remote.namespace);
       const key = contentKey(remote.tenant, targetNamespace, remote.hash);
       const local = sameIds.get(remote.id);
-      if (local && local.tenant === remote.tenant && local.namespace === remote.namespace) {
+      if (local && local.tenant === remote.tenant && local.namespace === targetNamespace) {
         // The same record on both sides (a snapshot merged back, or a record edited on one side).
         const localEntry = toEntry(local);
         if (localEntry.hash === remote.hash) {
