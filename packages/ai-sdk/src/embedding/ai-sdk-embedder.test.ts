@@ -54,7 +54,10 @@ describe('aiSdkEmbedder', () => {
     const model = embeddingModel();
     const embedder = aiSdkEmbedder(model, {
       dimension: 26,
-      providerOptions: { document: { mock: { inputType: 'search_document' } }, query: { mock: { inputType: 'search_query' } } },
+      providerOptions: {
+        document: { mock: { inputType: 'search_document' } },
+        query: { mock: { inputType: 'search_query' } },
+      },
     });
     await embedder.embed(['a'], { purpose: 'document' });
     await embedder.embed(['b'], { purpose: 'query' });
@@ -81,7 +84,10 @@ describe('aiSdkEmbedder', () => {
 
   it('works as the embedder of an AgentMemory', async () => {
     const model = embeddingModel({ maxEmbeddingsPerCall: 2 });
-    const memory = new AgentMemory({ backend: new InMemoryBackend(), embedder: aiSdkEmbedder(model, { dimension: 26 }) });
+    const memory = new AgentMemory({
+      backend: new InMemoryBackend(),
+      embedder: aiSdkEmbedder(model, { dimension: 26 }),
+    });
     await memory.rememberMany([
       { content: 'The user prefers pnpm', type: 'user' },
       { content: 'Deploys run on Fly.io', type: 'project' },

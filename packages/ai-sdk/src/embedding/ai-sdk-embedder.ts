@@ -1,4 +1,4 @@
-import { AgentMemoryError, type EmbedOptions, type EmbedResult, type Embedder, invalidInput } from '@agentmem/core';
+import { AgentMemoryError, type Embedder, type EmbedOptions, type EmbedResult, invalidInput } from '@agentmem/core';
 import { type EmbeddingModel, embedMany } from 'ai';
 
 type ProviderOptions = NonNullable<Parameters<typeof embedMany>[0]['providerOptions']>;
@@ -72,7 +72,11 @@ export async function createAiSdkEmbedder(
 ): Promise<Embedder> {
   if (options.dimension !== undefined) return aiSdkEmbedder(model, { ...options, dimension: options.dimension });
   const providerOptions = options.providerOptions?.document;
-  const probe = await embedMany({ model, values: ['dimension probe'], ...(providerOptions ? { providerOptions } : {}) });
+  const probe = await embedMany({
+    model,
+    values: ['dimension probe'],
+    ...(providerOptions ? { providerOptions } : {}),
+  });
   const dimension = probe.embeddings[0]?.length ?? 0;
   if (dimension === 0) throw invalidInput(`Embedding model ${modelId(model)} returned no vector for a probe text.`);
   return aiSdkEmbedder(model, { ...options, dimension });

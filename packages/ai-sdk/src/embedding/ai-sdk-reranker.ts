@@ -1,9 +1,10 @@
-import type { RerankDocument, RerankResult, Reranker } from '@agentmem/core';
+import type { RerankDocument, Reranker, RerankResult } from '@agentmem/core';
 import { type RerankingModel, rerank } from 'ai';
 
 /** The core `Reranker` over any AI SDK reranking model (`rerank`). */
 export function aiSdkReranker(model: RerankingModel, options: { id?: string; maxRetries?: number } = {}): Reranker {
-  const id = options.id ?? (typeof model === 'string' ? `ai-sdk:gateway:${model}` : `ai-sdk:${model.provider}:${model.modelId}`);
+  const id =
+    options.id ?? (typeof model === 'string' ? `ai-sdk:gateway:${model}` : `ai-sdk:${model.provider}:${model.modelId}`);
   return {
     specificationVersion: 'v1',
     id,

@@ -22,7 +22,10 @@ export const extractionSchema = z.object({
   facts: z
     .array(
       z.object({
-        content: z.string().min(1).describe('One self-contained fact, phrased so it makes sense without the conversation.'),
+        content: z
+          .string()
+          .min(1)
+          .describe('One self-contained fact, phrased so it makes sense without the conversation.'),
         type: z.enum(['user', 'feedback', 'project', 'reference']),
         importance: z.number().min(0).max(1).describe('0..1: how much this should shape future answers.'),
       }),

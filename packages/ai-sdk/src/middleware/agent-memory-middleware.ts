@@ -1,10 +1,3 @@
-import type {
-  LanguageModelV3Content,
-  LanguageModelV3FinishReason,
-  LanguageModelV3Middleware,
-  LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
-} from '@ai-sdk/provider';
 import {
   type AgentMemory,
   type ConflictCheckResult,
@@ -13,6 +6,13 @@ import {
   contentHash,
   invalidInput,
 } from '@agentmem/core';
+import type {
+  LanguageModelV3Content,
+  LanguageModelV3FinishReason,
+  LanguageModelV3Middleware,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider';
 import type { LanguageModel } from 'ai';
 import { type ExtractedFact, type ExtractionTokenUsage, extractFacts } from '../extraction/extract-facts';
 import { type AgentMemoryCallOptions, readCallOptions } from './call-options';
@@ -89,11 +89,14 @@ const SEEN_EXCHANGES = 10_000;
  */
 export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): AgentMemoryMiddleware {
   if (!options || typeof options.memory?.contextFor !== 'function') {
-    throw invalidInput('agentMemoryMiddleware needs { memory }: an AgentMemory, e.g. await createAgentMemory({ backend }).');
+    throw invalidInput(
+      'agentMemoryMiddleware needs { memory }: an AgentMemory, e.g. await createAgentMemory({ backend }).',
+    );
   }
   const extraction = options.extraction;
   if (extraction !== undefined) {
-    if (!extraction?.model) throw invalidInput('extraction needs { model }: an AI SDK language model for extracting facts.');
+    if (!extraction?.model)
+      throw invalidInput('extraction needs { model }: an AI SDK language model for extracting facts.');
     const min = extraction.minImportance;
     if (min !== undefined && !(typeof min === 'number' && min >= 0 && min <= 1)) {
       throw invalidInput(`extraction.minImportance must be a number from 0 to 1, got ${String(min)}.`);
@@ -104,7 +107,8 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
   );
   const onError =
     options.onError ??
-    ((error: unknown, info: { phase: string }) => console.warn(`[agentmem] ${info.phase} failed; the call went on:`, error));
+    ((error: unknown, info: { phase: string }) =>
+      console.warn(`[agentmem] ${info.phase} failed; the call went on:`, error));
   const report = (error: unknown, phase: 'inject' | 'extract') => {
     try {
       onError(error, { phase });
@@ -150,14 +154,27 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
           report(error, 'extract'); // one bad fact does not lose the others
         }
       }
-      options.onExtraction?.({ tenant: view.tenant, branch: view.branch, exchange, facts, skipped, outcomes, usage: cost });
+      options.onExtraction?.({
+        tenant: view.tenant,
+        branch: view.branch,
+        exchange,
+        facts,
+        skipped,
+        outcomes,
+        usage: cost,
+      });
     } catch (error) {
       seen.delete(key); // not extracted: a retry of the same exchange may try again
       report(error, 'extract');
     }
   };
 
-  const afterResponse = (prompt: LanguageModelV3Prompt, call: AgentMemoryCallOptions, text: string, finish: unknown) => {
+  const afterResponse = (
+    prompt: LanguageModelV3Prompt,
+    call: AgentMemoryCallOptions,
+    text: string,
+    finish: unknown,
+  ) => {
     if (!extraction || call.extract === false || (extraction.auto === false && call.extract !== true)) return;
     if (!['stop', 'length', 'other'].includes(unifiedFinishReason(finish)) || !text.trim()) return;
     const user = latestUserTurn(prompt).text;
@@ -184,7 +201,8 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
       const filePath = call.filePath ?? options.filePath ?? turn.fileNames[0];
       let block: string;
       try {
-        block = (await scoped(call).contextFor(turn.text, { ...contextOptions, ...(filePath ? { filePath } : {}) })).block;
+        block = (await scoped(call).contextFor(turn.text, { ...contextOptions, ...(filePath ? { filePath } : {}) }))
+          .block;
       } catch (error) {
         report(error, 'inject');
         return params;
@@ -196,7 +214,12 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
 
     async wrapGenerate({ doGenerate, params }) {
       const result = await doGenerate();
-      afterResponse(params.prompt, readCallOptions(params.providerOptions), textOf(result.content), result.finishReason);
+      afterResponse(
+        params.prompt,
+        readCallOptions(params.providerOptions),
+        textOf(result.content),
+        result.finishReason,
+      );
       return result;
     },
 

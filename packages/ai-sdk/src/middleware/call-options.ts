@@ -41,7 +41,9 @@ export function readCallOptions(providerOptions: Record<string, unknown> | undef
       options[key as (typeof STRING_KEYS)[number]] = value;
     } else if ((BOOLEAN_KEYS as readonly string[]).includes(key)) {
       if (typeof value !== 'boolean') {
-        throw invalidInput(`providerOptions.${PROVIDER_OPTIONS_KEY}.${key} must be true or false, got ${typeof value}.`);
+        throw invalidInput(
+          `providerOptions.${PROVIDER_OPTIONS_KEY}.${key} must be true or false, got ${typeof value}.`,
+        );
       }
       options[key as (typeof BOOLEAN_KEYS)[number]] = value;
     } else {
@@ -51,7 +53,9 @@ export function readCallOptions(providerOptions: Record<string, unknown> | undef
     }
   }
   if (options.tenant !== undefined && options.userId !== undefined && options.tenant !== options.userId) {
-    throw invalidInput(`providerOptions.${PROVIDER_OPTIONS_KEY}: tenant and userId name the same scope; give one of them.`);
+    throw invalidInput(
+      `providerOptions.${PROVIDER_OPTIONS_KEY}: tenant and userId name the same scope; give one of them.`,
+    );
   }
   return options;
 }

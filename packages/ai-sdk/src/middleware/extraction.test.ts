@@ -36,7 +36,10 @@ describe('agentMemoryMiddleware: extraction', () => {
     const { memory, extractor, middleware, wrapped, reports, errors } = setup(() =>
       facts(['The user prefers pnpm over npm', 'user', 0.9], ['The repo is a TypeScript monorepo', 'project', 0.6]),
     );
-    const { text } = await generateText({ model: wrapped, prompt: 'Please always use pnpm, never npm, in this TypeScript monorepo.' });
+    const { text } = await generateText({
+      model: wrapped,
+      prompt: 'Please always use pnpm, never npm, in this TypeScript monorepo.',
+    });
     expect(text).toBe('Noted, I will use pnpm from now on.');
     await middleware.idle();
 
@@ -61,7 +64,10 @@ describe('agentMemoryMiddleware: extraction', () => {
 
   it('extracts after streamText finishes, passing the stream through unchanged', async () => {
     const { memory, middleware, wrapped, model } = setup(() => facts(['The user prefers pnpm over npm', 'user', 0.9]));
-    const plain = streamText({ model: mockChatModel(() => 'Noted, I will use pnpm from now on.'), prompt: 'Use pnpm.' });
+    const plain = streamText({
+      model: mockChatModel(() => 'Noted, I will use pnpm from now on.'),
+      prompt: 'Use pnpm.',
+    });
     const plainChunks: unknown[] = [];
     for await (const part of plain.fullStream) plainChunks.push(part);
 
@@ -81,11 +87,18 @@ describe('agentMemoryMiddleware: extraction', () => {
     const failing = new MockLanguageModelV3({
       doStream: async () => ({
         stream: simulateReadableStream({
-          chunks: [...textChunks('Use pnpm').slice(0, 3), { type: 'error', error: new Error('connection reset') } as const],
+          chunks: [
+            ...textChunks('Use pnpm').slice(0, 3),
+            { type: 'error', error: new Error('connection reset') } as const,
+          ],
         }),
       }),
     });
-    const result = streamText({ model: wrapLanguageModel({ model: failing, middleware }), prompt: 'Use pnpm.', onError: () => {} });
+    const result = streamText({
+      model: wrapLanguageModel({ model: failing, middleware }),
+      prompt: 'Use pnpm.',
+      onError: () => {},
+    });
     await result.consumeStream();
     await middleware.idle();
     expect(extractor.doGenerateCalls).toHaveLength(0);
@@ -119,7 +132,12 @@ describe('agentMemoryMiddleware: extraction', () => {
   });
 
   it('survives an extractor that returns garbage or facts of the wrong shape', async () => {
-    for (const garbage of ['this is not JSON', facts(['x', 'opinion', 0.5]), { facts: [{ content: 'no type' }] }, { facts: 'none' }]) {
+    for (const garbage of [
+      'this is not JSON',
+      facts(['x', 'opinion', 0.5]),
+      { facts: [{ content: 'no type' }] },
+      { facts: 'none' },
+    ]) {
       const { memory, middleware, wrapped, errors } = setup(() => garbage);
       const { text } = await generateText({ model: wrapped, prompt: 'Use pnpm.' });
       expect(text).toBe('Noted, I will use pnpm from now on.');
@@ -147,16 +165,26 @@ describe('agentMemoryMiddleware: extraction', () => {
       () => facts(['The user prefers pnpm over npm', 'user', 0.9], ['The user said hello', 'user', 0.1]),
       {},
     );
-    await generateText({ model: wrapped, prompt: 'Hello! Use pnpm.', providerOptions: { agentmem: { extract: false } } });
+    await generateText({
+      model: wrapped,
+      prompt: 'Hello! Use pnpm.',
+      providerOptions: { agentmem: { extract: false } },
+    });
     await middleware.idle();
     expect(extractor.doGenerateCalls).toHaveLength(0);
 
-    await generateText({ model: wrapped, prompt: 'Hello! Use pnpm.', providerOptions: { agentmem: { userId: 'alice' } } });
+    await generateText({
+      model: wrapped,
+      prompt: 'Hello! Use pnpm.',
+      providerOptions: { agentmem: { userId: 'alice' } },
+    });
     await middleware.idle();
     expect(reports[0]!.skipped.map((f) => f.content)).toEqual(['The user said hello']);
     expect(reports[0]!.tenant).toBe('alice');
     expect(await all(memory)).toEqual([]);
-    expect((await all(memory.withScope({ tenant: 'alice' }))).map((m) => m.content)).toEqual(['The user prefers pnpm over npm']);
+    expect((await all(memory.withScope({ tenant: 'alice' }))).map((m) => m.content)).toEqual([
+      'The user prefers pnpm over npm',
+    ]);
   });
 
   it('with auto off, extracts only calls that ask for it', async () => {
@@ -179,7 +207,10 @@ describe('agentMemoryMiddleware: extraction', () => {
     const extraction: { model: LanguageModel } = { model: rawExtractor };
     const middleware = agentMemoryMiddleware({ memory, extraction });
     extraction.model = wrapLanguageModel({ model: rawExtractor, middleware }); // e.g. one wrapped model for everything
-    await generateText({ model: wrapLanguageModel({ model: mockChatModel(), middleware }), prompt: 'Set up pnpm package manager workspaces.' });
+    await generateText({
+      model: wrapLanguageModel({ model: mockChatModel(), middleware }),
+      prompt: 'Set up pnpm package manager workspaces.',
+    });
     await middleware.idle();
     expect(rawExtractor.doGenerateCalls).toHaveLength(1);
     expect(JSON.stringify(rawExtractor.doGenerateCalls[0]!.prompt)).not.toContain('agentmem-context');
@@ -188,11 +219,17 @@ describe('agentMemoryMiddleware: extraction', () => {
   it('refuses an extraction setting without a model', () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
     expect(() => agentMemoryMiddleware({ memory, extraction: {} as never })).toThrow(/extraction needs \{ model \}/);
-    expect(() => agentMemoryMiddleware({ memory, extraction: { model: mockChatModel(), minImportance: 2 } })).toThrow(/minImportance/);
+    expect(() => agentMemoryMiddleware({ memory, extraction: { model: mockChatModel(), minImportance: 2 } })).toThrow(
+      /minImportance/,
+    );
     expect(() => agentMemoryMiddleware({} as never)).toThrow(/needs \{ memory \}/);
   });
 });
 
 function isText(part: unknown): boolean {
-  return typeof part === 'object' && part !== null && ['text-start', 'text-delta', 'text-end'].includes((part as { type: string }).type);
+  return (
+    typeof part === 'object' &&
+    part !== null &&
+    ['text-start', 'text-delta', 'text-end'].includes((part as { type: string }).type)
+  );
 }

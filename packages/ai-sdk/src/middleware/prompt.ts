@@ -1,5 +1,5 @@
-import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { injectContextBlock } from '@agentmem/core';
+import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
 
 /** What the middleware reads from a prompt: the latest user turn. */
 export interface LatestUserTurn {

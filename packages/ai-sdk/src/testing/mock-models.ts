@@ -39,7 +39,9 @@ export function mockChatModel(reply: (userText: string) => string = () => 'OK.')
   };
   return new MockLanguageModelV3({
     doGenerate: async ({ prompt }) => textResult(reply(lastUser(prompt))),
-    doStream: async ({ prompt }) => ({ stream: simulateReadableStream({ chunks: textChunks(reply(lastUser(prompt))) }) }),
+    doStream: async ({ prompt }) => ({
+      stream: simulateReadableStream({ chunks: textChunks(reply(lastUser(prompt))) }),
+    }),
   });
 }
 

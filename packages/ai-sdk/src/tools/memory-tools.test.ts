@@ -1,5 +1,5 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { AgentMemory, InMemoryBackend } from '@agentmem/core';
+import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { generateText, type ModelMessage, stepCountIs, type ToolApprovalResponse } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,8 @@ import { memoryTools } from './memory-tools';
 function callsTool(toolName: string, input: unknown) {
   return new MockLanguageModelV3({
     doGenerate: async ({ prompt }: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
-      if (prompt.some((m) => m.role === 'tool' && m.content.some((p) => p.type === 'tool-result'))) return textResult('Done.');
+      if (prompt.some((m) => m.role === 'tool' && m.content.some((p) => p.type === 'tool-result')))
+        return textResult('Done.');
       return {
         content: [{ type: 'tool-call', toolCallId: 'call-1', toolName, input: JSON.stringify(input) }],
         finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
@@ -36,7 +37,12 @@ describe('memoryTools', () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
     const old = await memory.remember({ content: 'The API uses PostgreSQL 14', type: 'project' });
     const model = callsTool('remember', { content: 'The API uses PostgreSQL 16', type: 'project', importance: 0.8 });
-    const result = await generateText({ model, tools: memoryTools(memory), prompt: 'We moved to PostgreSQL 16.', stopWhen: stepCountIs(3) });
+    const result = await generateText({
+      model,
+      tools: memoryTools(memory),
+      prompt: 'We moved to PostgreSQL 16.',
+      stopWhen: stepCountIs(3),
+    });
     expect(result.text).toBe('Done.');
 
     const [recalled] = await memory.recall('PostgreSQL version of the API');
@@ -53,7 +59,12 @@ describe('memoryTools', () => {
     const pnpm = await memory.remember({ content: 'The user prefers pnpm <b>always</b>', type: 'user' });
     await memory.remember({ content: 'The office is in Berlin', type: 'user' });
     const model = callsTool('recall', { query: 'which package manager does the user prefer, pnpm?', k: 1 });
-    await generateText({ model, tools: memoryTools(memory), prompt: 'Which package manager?', stopWhen: stepCountIs(3) });
+    await generateText({
+      model,
+      tools: memoryTools(memory),
+      prompt: 'Which package manager?',
+      stopWhen: stepCountIs(3),
+    });
     const output = toolOutput(model) as { type: string; value: { id: string; content: string; type: string }[] };
     expect(output.type).toBe('json');
     expect(output.value.map(({ id, type, content }) => ({ id, type, content }))).toEqual([
@@ -74,7 +85,11 @@ describe('memoryTools', () => {
     expect(await memory.get(fact.id)).toBeDefined(); // nothing deleted before approval
 
     messages.push(...first.response.messages);
-    const approvals: ToolApprovalResponse[] = requests.map((r) => ({ type: 'tool-approval-response', approvalId: r.approvalId, approved: true }));
+    const approvals: ToolApprovalResponse[] = requests.map((r) => ({
+      type: 'tool-approval-response',
+      approvalId: r.approvalId,
+      approved: true,
+    }));
     messages.push({ role: 'tool', content: approvals });
     const second = await generateText({ model, tools, messages, stopWhen: stepCountIs(3) });
     expect(second.text).toBe('Done.');

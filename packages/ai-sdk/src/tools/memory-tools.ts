@@ -4,7 +4,9 @@ import { z } from 'zod';
 
 const memoryType = z
   .enum(['user', 'feedback', 'project', 'reference'])
-  .describe('user: who the user is and prefers; feedback: how to behave; project: decisions and state; reference: where things are.');
+  .describe(
+    'user: who the user is and prefers; feedback: how to behave; project: decisions and state; reference: where things are.',
+  );
 
 export interface MemoryToolsOptions {
   /** Scope of every tool call (default: the memory's own tenant and branch). */
@@ -25,7 +27,10 @@ export interface MemoryToolsOptions {
  */
 export function memoryTools(memory: AgentMemory, options: MemoryToolsOptions = {}) {
   const { tenant, branch, agentId } = options;
-  const view = tenant === undefined && branch === undefined && agentId === undefined ? memory : memory.withScope({ tenant, branch, agentId });
+  const view =
+    tenant === undefined && branch === undefined && agentId === undefined
+      ? memory
+      : memory.withScope({ tenant, branch, agentId });
   const maxResults = options.maxResults ?? 10;
 
   return {
@@ -39,9 +44,12 @@ export function memoryTools(memory: AgentMemory, options: MemoryToolsOptions = {
         tags: z.array(z.string()).optional(),
       }),
       execute: async ({ content, type, importance, tags }) => {
-        const outcome = await view.rememberWithConflictCheck(
-          { content, type, ...(importance !== undefined ? { importance } : {}), ...(tags ? { tags } : {}) },
-        );
+        const outcome = await view.rememberWithConflictCheck({
+          content,
+          type,
+          ...(importance !== undefined ? { importance } : {}),
+          ...(tags ? { tags } : {}),
+        });
         return {
           id: outcome.memory?.id,
           stored: outcome.stored,
@@ -55,7 +63,13 @@ export function memoryTools(memory: AgentMemory, options: MemoryToolsOptions = {
       description: 'Search long-term memory for facts relevant to a query, most relevant first.',
       inputSchema: z.object({
         query: z.string().min(1),
-        k: z.number().int().min(1).max(maxResults).optional().describe(`How many results; default 5, at most ${maxResults}.`),
+        k: z
+          .number()
+          .int()
+          .min(1)
+          .max(maxResults)
+          .optional()
+          .describe(`How many results; default 5, at most ${maxResults}.`),
         types: z.array(memoryType).optional(),
       }),
       execute: async ({ query, k, types }) => {
