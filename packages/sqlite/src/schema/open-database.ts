@@ -27,8 +27,9 @@ function readHeader(path: string): Buffer | undefined {
   }
   try {
     const header = Buffer.alloc(100);
-    const n = readSync(fd, header, 0, 100, 0);
-    return n === 100 ? header : undefined;
+    return readSync(fd, header, 0, 100, 0) === 100 ? header : undefined;
+  } catch {
+    return undefined; // a directory, or unreadable
   } finally {
     closeSync(fd);
   }
@@ -193,6 +194,13 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     return db;
   } catch (error) {
     db.close();
+    if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) {
+      throw new AgentMemoryError(
+        'TIMEOUT',
+        `${shown} stayed locked by another process for longer than the busy timeout while opening. Retry, or raise busyTimeoutMs.`,
+        { cause: error, details: { path: shown } },
+      );
+    }
     throw error;
   }
 }

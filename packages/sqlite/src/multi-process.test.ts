@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSqliteMemory } from './memory';
+
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const writer = fileURLToPath(new URL('./test-fixtures/concurrent-writer.ts', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-mp-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Child {
+  ready: Promise<void>;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  go: () => void;
+}
+
+function startWriter(path: string, worker: number, count: number): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', writer, path, String(worker), String(count)], {
+    cwd: repoRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (stdout.includes('ready\n')) markReady();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    child.on('close', (code) => {
+      markReady(); // a child that died early must not hang the barrier
+      resolve({ code, stdout, stderr });
+    });
+  });
+  return { ready, done, go: () => child.stdin.write('go\n') };
+}
+
+describe('several processes writing one file', () => {
+  it('three processes each write 200 memories concurrently: all 600 arrive, no SQLITE_BUSY, the file is sound', async () => {
+    const path = join(dir, 'shared', 'memory.db');
+    const children = [1, 2, 3].map((w) => startWriter(path, w, 200));
+    await Promise.all(children.map((c) => c.ready)); // all opened (and raced to create the schema)
+    for (const c of children) c.go();
+    const results = await Promise.all(children.map((c) => c.done));
+    for (const r of results) {
+      expect(r.stderr).not.toMatch(/SQLITE_BUSY|locked/i);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/"written":200/);
+    }
+
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      raw.close();
+    }
+    const memory = await createSqliteMemory({ path });
+    try {
+      const all = [];
+      for await (const m of memory.memories()) all.push(m);
+      expect(all).toHaveLength(600);
+      expect(new Set(all.map((m) => m.agentId))).toEqual(new Set(['worker-1', 'worker-2', 'worker-3']));
+      expect(await memory.backend.count({ tenant: '', namespaces: ['_history'] })).toBe(600);
+      const [hit] = await memory.recall('worker 2 observation number 117', { k: 1 });
+      expect(hit?.memory.content).toBe('Worker 2 observation number 117: build step 819 passed');
+    } finally {
+      await memory.close();
+    }
+  }, 120_000);
+});

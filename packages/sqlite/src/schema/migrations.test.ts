@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteBackend } from '../backend';
+import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations';
+
+const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-migrations-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// A frozen copy of the schema as version 1 shipped it (never derive it from MIGRATIONS).
+const V1_SCHEMA = `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TABLE records (
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, namespace TEXT NOT NULL, tenant TEXT NOT NULL,
+    text TEXT NOT NULL, attributes BLOB NOT NULL, payload TEXT NOT NULL
+  );
+  CREATE INDEX records_scope ON records (tenant, namespace, id);
+  CREATE VIRTUAL TABLE records_fts USING fts5(
+    text, content = 'records', content_rowid = 'rowid', tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  CREATE TRIGGER records_fts_insert AFTER INSERT ON records WHEN new.text <> '' BEGIN
+    INSERT INTO records_fts (rowid, text) VALUES (new.rowid, new.text);
+  END;
+  CREATE TRIGGER records_fts_delete AFTER DELETE ON records WHEN old.text <> '' BEGIN
+    INSERT INTO records_fts (records_fts, rowid, text) VALUES ('delete', old.rowid, old.text);
+  END;
+  CREATE TRIGGER records_fts_update AFTER UPDATE OF text ON records WHEN old.text IS NOT new.text BEGIN
+    INSERT INTO records_fts (records_fts, rowid, text) SELECT 'delete', old.rowid, old.text WHERE old.text <> '';
+    INSERT INTO records_fts (rowid, text) SELECT new.rowid, new.text WHERE new.text <> '';
+  END;
+  CREATE VIRTUAL TABLE vectors USING vec0(
+    tenant TEXT partition key, namespace TEXT partition key, embedding float[4] distance_metric=cosine, chunk_size=256
+  );
+`;
+
+function writeV1Fixture(path: string) {
+  const db = new Database(path);
+  sqliteVec.load(db);
+  db.pragma('journal_mode = WAL');
+  db.exec(V1_SCHEMA);
+  db.pragma(`application_id = ${APPLICATION_ID}`);
+  db.pragma('user_version = 1');
+  const insert = db.prepare('INSERT INTO records (id, namespace, tenant, text, attributes, payload) VALUES (?, ?, ?, ?, jsonb(?), ?)');
+  const vector = db.prepare('INSERT INTO vectors (rowid, tenant, namespace, embedding) VALUES (?, ?, ?, ?)');
+  const rows = [
+    ['m1', 'the release checklist lives in the wiki', { kind: 'memory', status: 'active', contentHash: 'h1' }, [1, 0, 0, 0]],
+    ['m2', 'alice reviews every database migration', { kind: 'memory', status: 'active', contentHash: 'h2' }, [0, 1, 0, 0]],
+  ] as const;
+  for (const [id, text, attributes, v] of rows) {
+    const { lastInsertRowid } = insert.run(id, 'user', '', text, JSON.stringify(attributes), JSON.stringify({ id }));
+    vector.run(BigInt(lastInsertRowid), '', 'user', new Float32Array(v));
+  }
+  db.prepare("INSERT INTO meta (key, value) VALUES ('embedder.id', 'fixture')").run();
+  db.close();
+}
+
+describe('schema migrations', () => {
+  it('are numbered 1..n in order', () => {
+    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+    expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
+  });
+
+  it('upgrade a version-1 file in place, keeping its records, vectors, keyword index and meta', async () => {
+    const path = join(dir, 'v1.db');
+    writeV1Fixture(path);
+    const backend = new SqliteBackend({ path });
+    try {
+      const db = backend.database;
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      const indexes = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index'").all() as { name: string }[]).map((r) => r.name);
+      expect(indexes).toEqual(expect.arrayContaining(['records_kind_status', 'records_content_hash', 'records_memory_id', 'records_type']));
+      await backend.init({ dimension: 4 });
+      expect(await backend.getMeta('embedder.id')).toBe('fixture');
+      const [m2] = await backend.get(['m2']);
+      expect(m2?.vector).toEqual(new Float32Array([0, 1, 0, 0]));
+      const kw = await backend.search({ mode: 'keyword', text: 'database migration', filter: { tenant: '' }, k: 5 });
+      expect(kw.map((h) => h.record.id)).toEqual(['m2']);
+      const dense = await backend.search({ mode: 'dense', vector: new Float32Array([1, 0, 0, 0]), filter: { tenant: '' }, k: 1 });
+      expect(dense[0]?.record.id).toBe('m1');
+      const byHash = await backend.scan({ filter: { tenant: '', where: { kind: 'memory', contentHash: 'h1' } } });
+      expect(byHash.records.map((r) => r.id)).toEqual(['m1']);
+      const plan = db
+        .prepare("EXPLAIN QUERY PLAN SELECT id FROM records r WHERE json_extract(r.attributes, '$.contentHash') = 'h1'")
+        .all() as { detail: string }[];
+      expect(plan.map((p) => p.detail).join(' ')).toMatch(/records_content_hash/);
+    } finally {
+      await backend.close();
+    }
+    const again = new SqliteBackend({ path }); // already current: opening again changes nothing
+    try {
+      expect(await again.count({ tenant: null })).toBe(2);
+    } finally {
+      await again.close();
+    }
+  });
+});

@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentMemory, AgentMemoryError, HashingEmbedder } from '@agentmem/core';
+import { FakeEmbedder } from '@agentmem/core/testing';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteBackend } from '../backend';
+import { createSqliteMemory } from '../memory';
+import { isAgentmemDatabase } from './open-database';
+import { SCHEMA_VERSION } from './migrations';
+
+const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-errors-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const fingerprint = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+async function expectCode(fn: () => unknown, code: string, ...mentions: (string | RegExp)[]) {
+  let caught: unknown;
+  try {
+    await fn();
+  } catch (error) {
+    caught = error;
+  }
+  expect(AgentMemoryError.isInstance(caught), `expected AgentMemoryError ${code}, got ${String(caught)}`).toBe(true);
+  const error = caught as AgentMemoryError;
+  expect(error.code).toBe(code);
+  for (const m of mentions) expect(error.message).toMatch(m);
+  return error;
+}
+
+/** A file that must survive a refused open byte for byte, leaving no WAL files behind. */
+function expectUnchanged(path: string, before: string) {
+  expect(fingerprint(path)).toBe(before);
+  expect(existsSync(`${path}-wal`)).toBe(false);
+  expect(existsSync(`${path}-journal`)).toBe(false);
+}
+
+async function makeStore(path: string, embedder = new HashingEmbedder({ dimension: 64 })) {
+  const memory = await createSqliteMemory({ path, embedder });
+  await memory.remember({ content: 'The deploy key lives in the vault', type: 'project' });
+  await memory.close();
+}
+
+describe('opening something that is not an agentmem database', () => {
+  it('refuses a directory with NOT_A_DATABASE naming the path', async () => {
+    const path = join(dir, 'a-directory');
+    mkdirSync(path);
+    await expectCode(() => new SqliteBackend({ path }), 'NOT_A_DATABASE', path, /directory/);
+    await expectCode(() => createSqliteMemory({ path }), 'NOT_A_DATABASE', path);
+    expect(isAgentmemDatabase(path)).toBe(false);
+  });
+
+  it('refuses a text file and leaves it unchanged', async () => {
+    const path = join(dir, 'notes.txt');
+    writeFileSync(path, 'these are my notes, not a database\n'.repeat(20));
+    const before = fingerprint(path);
+    await expectCode(() => new SqliteBackend({ path }), 'NOT_A_DATABASE', path, /agentmem database/);
+    await expectCode(() => createSqliteMemory({ path }), 'NOT_A_DATABASE', path);
+    expectUnchanged(path, before);
+    expect(isAgentmemDatabase(path)).toBe(false);
+  });
+
+  it('refuses the SQLite database of another application and leaves it unchanged', async () => {
+    const path = join(dir, 'invoices.db');
+    const other = new Database(path);
+    other.exec("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices (total) VALUES (12.5);");
+    other.close();
+    const before = fingerprint(path);
+    const error = await expectCode(() => new SqliteBackend({ path }), 'NOT_A_DATABASE', path, /another application/, /invoices/);
+    expect(error.details.path).toBe(path);
+    await expectCode(() => createSqliteMemory({ path }), 'NOT_A_DATABASE', path);
+    expectUnchanged(path, before);
+    expect(isAgentmemDatabase(path)).toBe(false);
+  });
+
+  it('refuses a truncated agentmem file', async () => {
+    const path = join(dir, 'truncated.db');
+    await makeStore(path);
+    writeFileSync(path, readFileSync(path).subarray(0, 60));
+    const before = fingerprint(path);
+    await expectCode(() => new SqliteBackend({ path }), 'NOT_A_DATABASE', path);
+    expectUnchanged(path, before);
+  });
+
+  it('refuses a file of a newer schema version with UNSUPPORTED_FORMAT and leaves it unchanged', async () => {
+    const path = join(dir, 'from-the-future.db');
+    await makeStore(path);
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    const before = fingerprint(path);
+    expect(isAgentmemDatabase(path)).toBe(true);
+    await expectCode(() => new SqliteBackend({ path }), 'UNSUPPORTED_FORMAT', path, /upgrade @agentmem\/sqlite/i);
+    await expectCode(() => createSqliteMemory({ path }), 'UNSUPPORTED_FORMAT', path);
+    expectUnchanged(path, before);
+  });
+
+  it('read-only: refuses a missing file and every write, and writes nothing', async () => {
+    const missing = join(dir, 'nowhere', 'memory.db');
+    await expectCode(() => new SqliteBackend({ path: missing, readonly: true }), 'NOT_FOUND', missing);
+    expect(existsSync(join(dir, 'nowhere'))).toBe(false);
+    const path = join(dir, 'readonly.db');
+    await makeStore(path);
+    const before = fingerprint(path);
+    const backend = new SqliteBackend({ path, readonly: true });
+    try {
+      expect(await backend.count({ tenant: '', where: { kind: 'memory' } })).toBe(1);
+      await expectCode(() => backend.setMeta('x', 'y'), 'INVALID_INPUT', /read-only/);
+      await expectCode(() => backend.delete(['anything']), 'INVALID_INPUT', /read-only/);
+    } finally {
+      await backend.close();
+    }
+    expect(fingerprint(path)).toBe(before);
+  });
+});
+
+describe('creating a store', () => {
+  it('creates the parent directory and an agentmem file', async () => {
+    const path = join(dir, 'deep', 'er', 'memory.db');
+    await makeStore(path);
+    expect(isAgentmemDatabase(path)).toBe(true);
+  });
+
+  it('adopts an empty file', async () => {
+    const path = join(dir, 'empty.db');
+    writeFileSync(path, '');
+    await makeStore(path);
+    expect(isAgentmemDatabase(path)).toBe(true);
+  });
+});
+
+describe('embedder and dimension checks', () => {
+  it('refuses to open a file built with another embedder, through AgentMemory, changing nothing', async () => {
+    const path = join(dir, 'embedder.db');
+    await makeStore(path, new HashingEmbedder({ dimension: 64 }));
+    const before = fingerprint(path);
+    for (const embedder of [new FakeEmbedder({ id: 'other-model', dimension: 64 }), new HashingEmbedder({ dimension: 128 })]) {
+      const backend = new SqliteBackend({ path });
+      const memory = new AgentMemory({ backend, embedder });
+      try {
+        await expectCode(() => memory.remember({ content: 'should not be written', type: 'user' }), 'EMBEDDER_MISMATCH', /re-embed/);
+        await expectCode(() => memory.recall('deploy key'), 'EMBEDDER_MISMATCH');
+      } finally {
+        await memory.close();
+      }
+      await expectCode(() => createSqliteMemory({ path, embedder }), 'EMBEDDER_MISMATCH', embedder.id);
+    }
+    expect(fingerprint(path)).toBe(before);
+    const same = await createSqliteMemory({ path, embedder: new HashingEmbedder({ dimension: 64 }) });
+    try {
+      expect((await same.recall('deploy key'))[0]?.memory.content).toBe('The deploy key lives in the vault');
+    } finally {
+      await same.close();
+    }
+  });
+
+  it('refuses vectors of the wrong dimension without writing any record of the batch', async () => {
+    const path = join(dir, 'dimension.db');
+    const backend = new SqliteBackend({ path });
+    try {
+      await backend.init({ dimension: 4 });
+      const ok = { id: 'ok', namespace: 'user', tenant: '', text: 'fine', attributes: {}, payload: {}, vector: new Float32Array([1, 0, 0, 0]) };
+      await expectCode(() => backend.upsert([ok, { ...ok, id: 'bad', vector: new Float32Array(5) }]), 'DIMENSION_MISMATCH', /5 dimensions/);
+      await expectCode(
+        () => backend.search({ mode: 'dense', vector: new Float32Array(3), filter: { tenant: '' }, k: 1 }),
+        'DIMENSION_MISMATCH',
+      );
+      expect(await backend.count({ tenant: null })).toBe(0);
+      await expectCode(() => backend.init({ dimension: 8 }), 'DIMENSION_MISMATCH', path);
+    } finally {
+      await backend.close();
+    }
+    const reopened = new SqliteBackend({ path });
+    try {
+      await expectCode(() => reopened.init({ dimension: 8 }), 'DIMENSION_MISMATCH', /4-dimensional/);
+      await reopened.init({ dimension: 4 });
+    } finally {
+      await reopened.close();
+    }
+  });
+});

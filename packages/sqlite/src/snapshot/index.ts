@@ -1,0 +1,1 @@
+export { sqliteSnapshotFormat } from './sqlite-snapshot-format';

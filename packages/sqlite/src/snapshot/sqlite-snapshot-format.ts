@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { AgentMemoryError, type MemoryBackend, type SnapshotFormat, type SnapshotWriter } from '@agentmem/core';
+import { SqliteBackend } from '../backend';
+import { isAgentmemDatabase, isSqliteError } from '../schema';
+
+function removeFiles(path: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
+}
+
+function snapshotError(code: 'NOT_A_DATABASE' | 'CORRUPT_SNAPSHOT', path: string, why: string, cause?: unknown) {
+  return new AgentMemoryError(
+    code,
+    `${path} is not a usable agentmem snapshot: ${why}. Nothing was changed; ask for a new snapshot (agentmem snapshot PATH).`,
+    { cause, details: { path } },
+  );
+}
+
+/**
+ * Snapshots as one SQLite file in the schema of `SqliteBackend`, so a
+ * snapshot also opens as an ordinary store (`createSqliteMemory({ path })`);
+ * the manifest lives in its meta table. Written to a temporary file and
+ * renamed into place when complete, in rollback-journal mode so that the
+ * single file is the whole snapshot.
+ */
+export const sqliteSnapshotFormat: SnapshotFormat = {
+  id: 'sqlite',
+
+  async create(path, options): Promise<SnapshotWriter> {
+    const target = resolve(path);
+    if (existsSync(target)) {
+      if (!options.overwrite) {
+        throw new AgentMemoryError('INVALID_INPUT', `${target} already exists. Choose another path, or overwrite it ({ overwrite: true }, CLI: --force).`, {
+          details: { path: target },
+        });
+      }
+      if (statSync(target).isDirectory()) throw new AgentMemoryError('INVALID_INPUT', `${target} is a directory; give a file path.`);
+    }
+    mkdirSync(dirname(target), { recursive: true });
+    const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const backend = new SqliteBackend({ path: temp });
+    return {
+      backend,
+      async commit() {
+        backend.database.pragma('journal_mode = DELETE');
+        await backend.close();
+        removeFiles(target);
+        renameSync(temp, target);
+      },
+      async abort() {
+        await backend.close();
+        removeFiles(temp);
+      },
+    };
+  },
+
+  async open(path): Promise<MemoryBackend> {
+    const target = resolve(path);
+    if (!existsSync(target)) {
+      throw new AgentMemoryError('NOT_FOUND', `No snapshot at ${target}. Check the path (snapshots are made with agentmem snapshot PATH).`, {
+        details: { path: target },
+      });
+    }
+    if (statSync(target).isDirectory()) throw snapshotError('NOT_A_DATABASE', target, 'it is a directory');
+    let backend: SqliteBackend;
+    try {
+      backend = new SqliteBackend({ path: target, readonly: true });
+    } catch (error) {
+      if (!AgentMemoryError.hasCode(error, 'NOT_A_DATABASE')) throw error;
+      // Our header but unreadable pages: a damaged (e.g. truncated) snapshot; anything else is a foreign file.
+      if (isAgentmemDatabase(target)) throw snapshotError('CORRUPT_SNAPSHOT', target, `the file is damaged (${error.message})`, error);
+      throw snapshotError('NOT_A_DATABASE', target, 'it is not an agentmem SQLite file', error);
+    }
+    try {
+      const problems = (backend.database.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check);
+      if (problems.length !== 1 || problems[0] !== 'ok') {
+        throw snapshotError('CORRUPT_SNAPSHOT', target, `SQLite reports damage (${problems.slice(0, 3).join('; ')})`);
+      }
+      return backend;
+    } catch (error) {
+      await backend.close();
+      if (isSqliteError(error, 'SQLITE_CORRUPT', 'SQLITE_NOTADB')) {
+        throw snapshotError('CORRUPT_SNAPSHOT', target, `the file is damaged (${(error as Error).message})`, error);
+      }
+      throw error;
+    }
+  },
+};
