@@ -31,14 +31,27 @@ describe('remember', () => {
   it('--json returns the memory and whether it was new; the same content is stored once', async () => {
     const first = await cli('remember', 'Dana prefers tabs.', '--type', 'user', '--importance', '0.9', '--json');
     expect(first.code).toBe(0);
-    expect(first.json()).toMatchObject({ created: true, memory: { type: 'user', importance: 0.9, content: 'Dana prefers tabs.' } });
+    expect(first.json()).toMatchObject({
+      created: true,
+      memory: { type: 'user', importance: 0.9, content: 'Dana prefers tabs.' },
+    });
     const again = await cli('remember', 'Dana prefers tabs.', '--type', 'user', '--json');
     expect(again.json()).toMatchObject({ created: false, memory: { id: first.json().memory.id } });
     expect((await cli('stats', '--json')).json().total).toBe(1);
   });
 
   it('records the agent and branch given as global options', async () => {
-    const run = await cli('--branch', 'feature-x', '--agent', 'bot-1', 'remember', 'Uses Kafka.', '--type', 'project', '--json');
+    const run = await cli(
+      '--branch',
+      'feature-x',
+      '--agent',
+      'bot-1',
+      'remember',
+      'Uses Kafka.',
+      '--type',
+      'project',
+      '--json',
+    );
     expect(run.json().memory).toMatchObject({ namespace: 'project:feature-x', agentId: 'bot-1', branch: 'feature-x' });
   });
 
@@ -65,7 +78,9 @@ describe('remember', () => {
     const run = await cli('remember', 'x', '--type', 'project', '--importance', '3', '--json');
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(JSON.parse(run.stderr)).toEqual({ error: { code: 'INVALID_INPUT', message: expect.stringMatching(/Importance/) } });
+    expect(JSON.parse(run.stderr)).toEqual({
+      error: { code: 'INVALID_INPUT', message: expect.stringMatching(/Importance/) },
+    });
   });
 });
 
@@ -101,7 +116,7 @@ describe('recall', () => {
   });
 
   it('says so when nothing matches', async () => {
-    const run = await cli('recall', 'xylophone quartet');
+    const run = await cli('recall', 'zebra');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('No memories match');
   });
@@ -174,7 +189,9 @@ describe('history and stats', () => {
     await remember('Another project fact.', 'project');
     const json = (await cli('stats', '--json')).json();
     expect(json).toMatchObject({ total: 3, inactive: 0, branch: 'main', embedder: { dimension: expect.any(Number) } });
-    expect(Object.fromEntries(json.namespaces.map((n: { namespace: string; count: number }) => [n.namespace, n.count]))).toEqual({
+    expect(
+      Object.fromEntries(json.namespaces.map((n: { namespace: string; count: number }) => [n.namespace, n.count])),
+    ).toEqual({
       user: 1,
       'project:main': 2,
     });
@@ -195,11 +212,16 @@ describe('export and import', () => {
     expect((await cli('import', file)).code).toBe(0);
     const run = await cli('export');
     expect(run.code, run.stderr).toBe(0);
-    const exported = run.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const exported = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(exported.map((m) => m.namespace).sort()).toEqual(['project:main', 'project:main', 'reference:feature-y']);
     expect(exported.find((m) => m.id === 'mem_old')).toMatchObject({ supersededBy: 'mem_x' });
     // superseded memories stay out of recall
-    expect((await cli('recall', 'Old fact', '--json')).json().results.map((r: { id: string }) => r.id)).not.toContain('mem_old');
+    expect((await cli('recall', 'Old fact', '--json')).json().results.map((r: { id: string }) => r.id)).not.toContain(
+      'mem_old',
+    );
   });
 
   it('round-trips into a new database with the same ids; re-importing adds nothing', async () => {
@@ -259,7 +281,10 @@ describe('export and import', () => {
 
   it('rejects an id used twice in one file', async () => {
     const file = tmp.path('dup.jsonl');
-    writeFileSync(file, `${line({ id: 'm1', content: 'A.', type: 'user' })}\n${line({ id: 'm1', content: 'B.', type: 'user' })}\n`);
+    writeFileSync(
+      file,
+      `${line({ id: 'm1', content: 'A.', type: 'user' })}\n${line({ id: 'm1', content: 'B.', type: 'user' })}\n`,
+    );
     const run = await cli('import', file, '--json');
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stderr).error.message).toMatch(/line 2: id m1 is already used on line 1/);
@@ -268,10 +293,48 @@ describe('export and import', () => {
   it('imports minimal lines and skips content that is already stored', async () => {
     await remember('Already here.', 'feedback');
     const file = tmp.path('min.jsonl');
-    writeFileSync(file, `${line({ content: 'Already here.', type: 'feedback' })}\n${line({ content: 'New here.', type: 'feedback' })}\n`);
+    writeFileSync(
+      file,
+      `${line({ content: 'Already here.', type: 'feedback' })}\n${line({ content: 'New here.', type: 'feedback' })}\n`,
+    );
     const run = await cli('import', file, '--json');
     expect(run.json()).toMatchObject({ total: 2, imported: 1, skipped: 1 });
     expect((await cli('stats', '--json')).json().total).toBe(2);
+  });
+});
+
+describe('tenants, stdin and progress', () => {
+  it('keeps tenants apart; export --all-tenants carries each memory to its own tenant', async () => {
+    await cli('--tenant', 'alice', 'remember', 'Alice likes dark mode.', '--type', 'user');
+    await cli('--tenant', 'bob', 'remember', 'Bob likes light mode.', '--type', 'user');
+    const alice = await cli('--tenant', 'alice', 'recall', 'likes mode', '--json');
+    expect(alice.json().results.map((r: { content: string }) => r.content)).toEqual(['Alice likes dark mode.']);
+    expect((await cli('--tenant', 'alice', 'export')).stdout.trim().split('\n')).toHaveLength(1);
+
+    const all = await cli('export', '--all-tenants');
+    const other = tmp.path('other.db');
+    const imported = await runCli(['--db', other, 'import', '-', '--json'], { stdin: all.stdout });
+    expect(imported.json()).toMatchObject({ file: 'stdin', total: 2, imported: 2 });
+    const bob = await runCli(['--db', other, '--tenant', 'bob', 'stats', '--json']);
+    expect(bob.json().total).toBe(1);
+  });
+
+  it('import --dry-run counts and writes nothing', async () => {
+    const file = tmp.path('in.jsonl');
+    writeFileSync(file, `${JSON.stringify({ content: 'A fact.', type: 'user' })}\n`);
+    await remember('Something else.', 'project');
+    const run = await cli('import', file, '--dry-run');
+    expect(run.stdout).toContain('Would import 1 of 1 memories');
+    expect((await cli('stats', '--json')).json().total).toBe(1);
+  });
+
+  it('shows progress on a terminal only, on stderr', async () => {
+    await remember('One.');
+    await remember('Two.');
+    const tty = await runCli(['--db', db, 'export'], { isTTY: true });
+    expect(tty.stderr).toContain('exported 2/2');
+    expect(tty.stdout.trim().split('\n')).toHaveLength(2);
+    expect((await cli('export')).stderr).toBe('');
   });
 });
 

@@ -9,6 +9,7 @@ export interface CliRun {
   stdout: string;
   stderr: string;
   /** stdout parsed as JSON (for --json runs). */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read fields of the parsed output and check them with expect
   json: <T = any>() => T;
 }
 

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { type AgentMemory, AgentMemoryError } from '@agentmem/core';
-import type { Command } from 'commander';
 import { createSqliteMemory } from '@agentmem/sqlite';
+import type { Command } from 'commander';
 import { CliError } from './errors';
 import type { CliIo } from './io';
 import { type Column, type Row, renderTable, toJson } from './output';
@@ -86,9 +86,7 @@ export class CliContext {
         );
       }
       mkdirSync(dirname(path), { recursive: true });
-      memory = Promise.resolve(
-        createSqliteMemory({ path, tenant: this.options.tenant, branch, agentId }),
-      );
+      memory = Promise.resolve(createSqliteMemory({ path, tenant: this.options.tenant, branch, agentId }));
       this.opened.set(key, memory);
       // A failed open must not be handed out again (or closed).
       memory.catch(() => this.opened.delete(key));

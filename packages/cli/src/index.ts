@@ -5,7 +5,7 @@ import { type CliIo, processIo } from './io';
 import { buildProgram } from './program';
 
 export { CliContext, DEFAULT_DB_PATH, type GlobalOptions, type OpenMemoryOptions } from './context';
-export { type DemoContext, type DemoSection } from './demo';
+export type { DemoContext, DemoSection } from './demo';
 export { CliError, type CliErrorCode } from './errors';
 export type { CliIo } from './io';
 export * from './output';

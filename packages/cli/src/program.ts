@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import pkg from '../package.json';
 import * as demo from './commands/demo';
 import * as exportCommand from './commands/export';
 import * as forget from './commands/forget';
@@ -8,7 +9,6 @@ import * as recall from './commands/recall';
 import * as remember from './commands/remember';
 import * as stats from './commands/stats';
 import { type CliContext, DEFAULT_DB_PATH } from './context';
-import pkg from '../package.json';
 
 /** A command module: `src/commands/<name>.ts` exporting `register`. */
 export interface CommandModule {

@@ -13,9 +13,13 @@ export function register(program: Command, ctx: CliContext): void {
       const memory = await ctx.openMemory({ mustExist: true });
       const current = await memory.get(id);
       if (!current) {
-        throw new AgentMemoryError('NOT_FOUND', `No memory with id ${id} in this scope. Find ids with \`agentmem recall\`.`, {
-          details: { id },
-        });
+        throw new AgentMemoryError(
+          'NOT_FOUND',
+          `No memory with id ${id} in this scope. Find ids with \`agentmem recall\`.`,
+          {
+            details: { id },
+          },
+        );
       }
       if (!ctx.json) ctx.print(`About to forget:\n${describeMemory(current)}`);
       if (!(await ctx.confirm(`Forget memory ${id}?`))) {

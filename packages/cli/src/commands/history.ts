@@ -12,7 +12,9 @@ export function register(program: Command, ctx: CliContext): void {
       const memory = await ctx.openMemory({ mustExist: true });
       const entries = await memory.history(id);
       if (entries.length === 0) {
-        throw new AgentMemoryError('NOT_FOUND', `No memory or history with id ${id} in this scope.`, { details: { id } });
+        throw new AgentMemoryError('NOT_FOUND', `No memory or history with id ${id} in this scope.`, {
+          details: { id },
+        });
       }
       ctx.emit({ id, entries }, () => ctx.table(historyRows(entries), HISTORY_COLUMNS));
     });

@@ -54,7 +54,9 @@ export async function runDemo(cli: CliContext): Promise<void> {
       table: (rows, columns) => human(rows.length > 0 ? renderTable(rows, columns) : '(none)'),
       summary: {},
     };
-    human(`agentmem demo: a fresh memory store at ${dbPath}${keep ? '' : ' (removed afterwards; pass --db PATH to keep one)'}`);
+    human(
+      `agentmem demo: a fresh memory store at ${dbPath}${keep ? '' : ' (removed afterwards; pass --db PATH to keep one)'}`,
+    );
     for (const section of sections) await section(d);
     const elapsedMs = Date.now() - started;
     if (cli.json) {

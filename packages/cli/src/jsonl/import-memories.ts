@@ -46,11 +46,15 @@ export async function importMemories(
   lines: readonly MemoryLine[],
   options: ImportMemoriesOptions,
 ): Promise<ImportMemoriesResult> {
-  const candidates = lines.map((line) => ({ memory: toMemory(memory, line, options.tenant), ownId: line.id !== undefined }));
+  const candidates = lines.map((line) => ({
+    memory: toMemory(memory, line, options.tenant),
+    ownId: line.id !== undefined,
+  }));
   const existingIds = new Set<string>();
   for (let i = 0; i < candidates.length; i += ID_BATCH) {
     const ids = candidates.slice(i, i + ID_BATCH).map((c) => c.memory.id);
-    for (const record of await memory.backend.get(ids, { tenant: null, withVectors: false })) existingIds.add(record.id);
+    for (const record of await memory.backend.get(ids, { tenant: null, withVectors: false }))
+      existingIds.add(record.id);
   }
   const seen = new Set<string>();
   const fresh: Memory[] = [];
@@ -62,7 +66,12 @@ export async function importMemories(
     seen.add(key);
     fresh.push(candidate);
   }
-  const result = { total: lines.length, imported: fresh.length, skipped: lines.length - fresh.length, dryRun: !!options.dryRun };
+  const result = {
+    total: lines.length,
+    imported: fresh.length,
+    skipped: lines.length - fresh.length,
+    dryRun: !!options.dryRun,
+  };
   if (options.dryRun || fresh.length === 0) return result;
   const vectors: Float32Array[] = [];
   for (let i = 0; i < fresh.length; i += EMBED_BATCH) {

@@ -87,7 +87,10 @@ function checkLine(value: unknown, maxContentLength: number): string | undefined
     return `content is ${v.content.length} characters; the limit is ${maxContentLength}`;
   }
   if (!isMemoryType(v.type)) return `type ${JSON.stringify(v.type)} is not one of ${MEMORY_TYPES.join(', ')}`;
-  if (v.id !== undefined && (typeof v.id !== 'string' || v.id === '' || v.id.length > 256 || /[\u0000-\u001f]/.test(v.id))) {
+  if (
+    v.id !== undefined &&
+    (typeof v.id !== 'string' || v.id === '' || v.id.length > 256 || hasControlCharacter(v.id))
+  ) {
     return 'id must be a non-empty string of at most 256 characters';
   }
   if (
@@ -99,7 +102,10 @@ function checkLine(value: unknown, maxContentLength: number): string | undefined
   if (v.tags !== undefined && (!Array.isArray(v.tags) || v.tags.some((t) => typeof t !== 'string'))) {
     return 'tags must be an array of strings';
   }
-  if (v.metadata !== undefined && (v.metadata === null || typeof v.metadata !== 'object' || Array.isArray(v.metadata))) {
+  if (
+    v.metadata !== undefined &&
+    (v.metadata === null || typeof v.metadata !== 'object' || Array.isArray(v.metadata))
+  ) {
     return 'metadata must be a JSON object';
   }
   if (v.namespace !== undefined) {
@@ -120,4 +126,9 @@ function checkLine(value: unknown, maxContentLength: number): string | undefined
     return 'accessCount must be a non-negative integer';
   }
   return undefined;
+}
+
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) < 0x20) return true;
+  return false;
 }
