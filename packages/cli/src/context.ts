@@ -49,7 +49,8 @@ export class CliContext {
   ) {}
 
   get options(): GlobalOptions {
-    return { db: DEFAULT_DB_PATH, json: false, yes: false, ...this.program()?.opts<GlobalOptions>() };
+    const given = this.program()?.opts<Partial<GlobalOptions>>() ?? {};
+    return { ...given, db: given.db ?? DEFAULT_DB_PATH, json: given.json ?? false, yes: given.yes ?? false };
   }
 
   /** True when `--db` was on the command line (not the default). */

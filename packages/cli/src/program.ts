@@ -24,11 +24,11 @@ export function buildProgram(ctx: CliContext): Command {
     .description('Long-term memory and skills for AI agents: operate a local agentmem store.')
     .version(pkg.version, '-V, --version')
     .option('--db <path>', 'memory database file', DEFAULT_DB_PATH)
-    .option('--json', 'machine-readable JSON output', false)
+    .option('--json', 'machine-readable JSON output')
     .option('--tenant <id>', 'tenant scope (e.g. a user id)')
     .option('--branch <name>', 'branch for project and reference memories')
     .option('--agent <id>', 'agent id recorded as provenance on writes')
-    .option('-y, --yes', 'answer yes to confirmations (needed without a terminal)', false)
+    .option('-y, --yes', 'answer yes to confirmations (needed without a terminal)')
     .showSuggestionAfterError()
     // Subcommands inherit these two: errors come back to `main` instead of exiting the process.
     .exitOverride()

@@ -1,5 +1,5 @@
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { KIND } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
@@ -34,6 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
       // Written beside the target and renamed at the end: a failed export never leaves half a file.
       const path = resolve(options.out);
       const partial = `${path}.partial-${process.pid}`;
+      mkdirSync(dirname(path), { recursive: true });
       const fd = openSync(partial, 'w');
       let exported = 0;
       try {

@@ -1,7 +1,6 @@
 import {
   type AgentMemory,
   contentHash,
-  invalidInput,
   type JsonObject,
   KIND,
   MEMORY_TYPES,
@@ -10,7 +9,7 @@ import {
   type MemoryType,
   namespaceFor,
 } from '@agentmem/core';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context';
 import { describeMemory } from '../output';
 import { parseList, parseNumber } from '../parse';
@@ -80,10 +79,10 @@ function parseMetadata(value: string): JsonObject {
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw invalidInput(`--metadata is not valid JSON: ${value}. Pass an object such as '{"source":"chat"}'.`);
+    throw new InvalidArgumentError(`Not valid JSON. Pass an object such as '{"source":"chat"}'.`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw invalidInput('--metadata must be a JSON object, e.g. \'{"source":"chat"}\'.');
+    throw new InvalidArgumentError(`Expected a JSON object such as '{"source":"chat"}'.`);
   }
   return parsed as JsonObject;
 }
