@@ -16,7 +16,7 @@ export {
   SkillRegistry,
   type SkillRegistryOptions,
 } from './registry';
-export { compileKeywords, matchKeywords, pathForms, pathsInMessage, stemmedWords } from './signals';
+export { compileKeywords, matchKeywords, matchTerms, pathForms, pathsInMessage } from './signals';
 export type {
   ActivatedSkill,
   ActivationSignal,

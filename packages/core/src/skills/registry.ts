@@ -15,7 +15,7 @@ import {
   matchKeywords,
   pathForms,
   pathsInMessage,
-  stemmedWords,
+  matchTerms,
 } from './signals';
 import type { ActivatedSkill, ActivationSignal, Skill, SkillInput, SkillSignals } from './skill';
 import { skillHash, validateSkillInput, validateSkillName } from './validate';
@@ -205,7 +205,7 @@ export class SkillRegistry {
     if (records.length === 0) return [];
 
     const semantic = message.trim() === '' ? new Map() : await this.semanticScores(message, records.length);
-    const terms = stemmedWords(message);
+    const terms = matchTerms(message);
     const paths = [...new Set([...pathsInMessage(message), ...files.filter((f) => f.trim() !== '')])].map((path) => ({
       path,
       forms: pathForms(path),

@@ -1,33 +1,72 @@
 import micromatch from 'micromatch';
 import { stem, words } from '../text';
 
-/**
- * Stemmed word sequence of a text: the unit keyword matching works on, so
- * that "containers" meets `container` while `pip` never meets "pipeline".
- */
-export function stemmedWords(text: string): string[] {
-  return words(text).map(stem);
+/** A word as keyword matching sees it: its stem and the bases it may be an inflection of. */
+export interface MatchTerm {
+  stem: string;
+  bases: string[];
 }
 
-/** A keyword compiled once: its stemmed words (a phrase when more than one). */
+const INFLECTIONS = ['s', 'es', 'ed', 'd', 'ing'];
+
+/**
+ * The words a word may inflect: itself, and itself without a plural or verb
+ * ending ("containers" → container, "staging" → stage, "libraries" →
+ * library, "shipping" → ship).
+ */
+function basesOf(word: string): string[] {
+  const out = new Set([word]);
+  for (const suffix of INFLECTIONS) {
+    if (!word.endsWith(suffix) || word.length - suffix.length < 2) continue;
+    const base = word.slice(0, -suffix.length);
+    out.add(base);
+    if (suffix === 'ed' || suffix === 'ing') {
+      out.add(`${base}e`);
+      const n = base.length;
+      if (n >= 3 && base[n - 1] === base[n - 2]) out.add(base.slice(0, -1));
+    }
+    if (suffix === 'es' || suffix === 'ed') {
+      if (base.endsWith('i')) out.add(`${base.slice(0, -1)}y`);
+    }
+  }
+  return [...out];
+}
+
+/**
+ * The word sequence keyword matching works on. Two words match when core's
+ * stemmer agrees and one is an inflection of the other: "containers" meets
+ * `container`, but neither "contains" (same Porter stem) nor "pipeline"
+ * meets `container` or `pip`.
+ */
+export function matchTerms(text: string): MatchTerm[] {
+  return words(text).map((w) => ({ stem: stem(w), bases: basesOf(w) }));
+}
+
+function sameWord(a: MatchTerm, b: MatchTerm): boolean {
+  if (a.stem !== b.stem) return false;
+  for (const base of a.bases) if (b.bases.includes(base)) return true;
+  return false;
+}
+
+/** A keyword compiled once: its words (a phrase when more than one). */
 export interface CompiledKeyword {
   keyword: string;
-  terms: string[];
+  terms: MatchTerm[];
 }
 
 export function compileKeywords(keywords: readonly string[]): CompiledKeyword[] {
-  return keywords.map((keyword) => ({ keyword, terms: stemmedWords(keyword) })).filter((k) => k.terms.length > 0);
+  return keywords.map((keyword) => ({ keyword, terms: matchTerms(keyword) })).filter((k) => k.terms.length > 0);
 }
 
 /** The keywords whose words occur in the message as whole words, in order (phrases contiguous). */
-export function matchKeywords(messageTerms: readonly string[], keywords: readonly CompiledKeyword[]): string[] {
+export function matchKeywords(messageTerms: readonly MatchTerm[], keywords: readonly CompiledKeyword[]): string[] {
   const matched: string[] = [];
   for (const k of keywords) {
     const n = k.terms.length;
     for (let i = 0; i + n <= messageTerms.length; i++) {
       let hit = true;
       for (let j = 0; j < n; j++) {
-        if (messageTerms[i + j] !== k.terms[j]) {
+        if (!sameWord(messageTerms[i + j]!, k.terms[j]!)) {
           hit = false;
           break;
         }
@@ -75,6 +114,7 @@ export function pathsInMessage(message: string): string[] {
   for (const raw of message.split(/\s+/)) {
     const token = raw.replace(/^[("'`[{<]+/, '').replace(/[)"'`\]}>,;:!?.]+$/, '');
     if (token === '' || /^[a-z][a-z0-9+.-]*:\/\//i.test(token)) continue; // URLs are not files
+    if (/^([a-z]\.)+[a-z]?$/i.test(token)) continue; // abbreviations: e.g, i.e
     const base = token.slice(token.lastIndexOf('/') + 1);
     const isPath =
       (token.includes('/') && /[A-Za-z0-9]/.test(token) && !/^\/+$/.test(token)) ||
