@@ -1,0 +1,613 @@
+import {
+  AgentMemoryError,
+  type BackendCapabilities,
+  type BackendInitOptions,
+  type BackendRecord,
+  fuseRrf,
+  invalidInput,
+  type JsonObject,
+  type MemoryBackend,
+  type NamespaceCount,
+  type RecordFilter,
+  type RecordPatch,
+  RRF_K,
+  type ScanOptions,
+  type ScanPage,
+  type SearchHit,
+  type SearchRequest,
+} from '@agentmem/core';
+import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
+import { DEFAULT_RETRY, type RetryPolicy, withRetry } from './faults';
+import { assertAttributeKey, toQdrantFilter } from './filter';
+import { pointId } from './ids';
+import { DENSE_VECTOR, FIELD, META_PREFIX, payloadIndexes, SPARSE_VECTOR } from './layout';
+import { documentSparseVector, querySparseVector, type SparseVector } from './sparse';
+
+export interface QdrantBackendOptions {
+  /** Server url; default `http://localhost:6333`. Ignored when `client` is given. */
+  url?: string;
+  apiKey?: string;
+  /** A configured client to use instead of one built from url/apiKey/timeoutMs. */
+  client?: QdrantClient;
+  /** Collection name: one collection per store. */
+  collection: string;
+  /** Per-request timeout of the built client; default 30 000. */
+  timeoutMs?: number;
+  /** Retries on timeouts, network errors, 429 and 5xx. */
+  retry?: Partial<RetryPolicy>;
+  /** Let the client compare its version with the server's at start (a warning on mismatch); default true. */
+  checkCompatibility?: boolean;
+  /** Points per upsert request; default 256. */
+  batchSize?: number;
+  /** Create the tenant payload index with `is_tenant: true` (multi-tenant deployments). Default false. */
+  tenantIndex?: boolean;
+  /** Collection creation settings for clusters (ignored for an existing collection). */
+  shardNumber?: number;
+  replicationFactor?: number;
+  writeConsistencyFactor?: number;
+}
+
+/** Qdrant's RRF adds 0-based positions to k; core adds 1-based ranks to RRF_K. k = RRF_K + 1 makes them equal. */
+export const QDRANT_RRF_K = RRF_K + 1;
+
+const SCAN_PAGE = 500;
+const MAX_SCAN_PAGE = 1000;
+const ID_PAGE = 1000;
+const LOOKUP_CHUNK = 500;
+const MAX_CACHED_SCANS = 8;
+
+type Point = { id: string | number; payload?: Schemas['Payload'] | null; vector?: Schemas['VectorStructOutput'] | null };
+
+/**
+ * MemoryBackend on one Qdrant collection: a named dense vector (Cosine), a
+ * named sparse vector with server-side idf for BM25 keyword search, payload
+ * indexes for the scope filters, native hybrid search via the Query API.
+ */
+export class QdrantBackend implements MemoryBackend {
+  readonly specificationVersion = 'v1' as const;
+  readonly provider = 'qdrant';
+  readonly capabilities: BackendCapabilities = {
+    nativeHybrid: true,
+    textSearch: true,
+    transactions: false,
+    persistent: true,
+    snapshot: false,
+  };
+  readonly collection: string;
+  readonly client: QdrantClient;
+
+  private readonly options: QdrantBackendOptions;
+  private readonly retryPolicy: RetryPolicy;
+  private readonly where: string;
+  private dimension: number | undefined;
+  private closed = false;
+  private scanCache = new Map<string, string[]>();
+
+  constructor(options: QdrantBackendOptions) {
+    if (!options || typeof options.collection !== 'string' || !/^[A-Za-z0-9_.-]{1,255}$/.test(options.collection)) {
+      throw invalidInput('QdrantBackend needs a collection name of letters, digits, "_", "-" and "." (e.g. { collection: "agent_memory" }).');
+    }
+    this.options = options;
+    this.collection = options.collection;
+    this.retryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+    const url = options.url ?? 'http://localhost:6333';
+    this.where = options.client ? `the injected client (collection ${this.collection})` : `${url} (collection ${this.collection})`;
+    this.client =
+      options.client ??
+      new QdrantClient({
+        url,
+        apiKey: options.apiKey,
+        timeout: options.timeoutMs ?? 30_000,
+        checkCompatibility: options.checkCompatibility ?? true,
+      });
+  }
+
+  // ------------------------------------------------------------ collection
+
+  async init(options: BackendInitOptions): Promise<void> {
+    this.assertOpen();
+    const dimension = options?.dimension;
+    if (!Number.isInteger(dimension) || dimension < 1) throw invalidInput(`dimension must be a positive integer, got ${dimension}.`);
+    if (this.dimension !== undefined) {
+      if (this.dimension !== dimension) throw this.dimensionMismatch(this.dimension, dimension);
+      return;
+    }
+    let info = await this.collectionInfo();
+    if (!info) {
+      await this.createCollection(dimension);
+      info = await this.collectionInfo();
+      if (!info) throw new AgentMemoryError('BACKEND_ERROR', `Qdrant did not create collection "${this.collection}".`);
+    }
+    const stored = this.storedDimension(info);
+    if (stored !== dimension) throw this.dimensionMismatch(stored, dimension);
+    const existing = info.payload_schema ?? {};
+    for (const index of payloadIndexes({ tenantIndex: this.options.tenantIndex ?? false })) {
+      if (existing[index.field]) continue;
+      await this.call('create payload index', () =>
+        this.client.createPayloadIndex(this.collection, { field_name: index.field, field_schema: index.schema, wait: true }),
+      );
+    }
+    this.dimension = dimension;
+  }
+
+  private async createCollection(dimension: number): Promise<void> {
+    try {
+      await this.call('create collection', () =>
+        this.client.createCollection(this.collection, {
+          vectors: { [DENSE_VECTOR]: { size: dimension, distance: 'Cosine' } },
+          sparse_vectors: { [SPARSE_VECTOR]: { modifier: 'idf' } },
+          shard_number: this.options.shardNumber,
+          replication_factor: this.options.replicationFactor,
+          write_consistency_factor: this.options.writeConsistencyFactor,
+        }),
+      );
+    } catch (error) {
+      // Another process may have created it first; the layout check that follows decides.
+      if (!(await this.collectionInfo())) throw error;
+    }
+  }
+
+  private async collectionInfo(): Promise<Schemas['CollectionInfo'] | undefined> {
+    const { exists } = await this.call('collection exists', () => this.client.collectionExists(this.collection));
+    if (!exists) return undefined;
+    return this.call('get collection', () => this.client.getCollection(this.collection));
+  }
+
+  private storedDimension(info: Schemas['CollectionInfo']): number {
+    const vectors = info.config.params.vectors as Record<string, { size?: number }> | undefined;
+    const dense = vectors?.[DENSE_VECTOR];
+    const sparse = info.config.params.sparse_vectors?.[SPARSE_VECTOR];
+    if (!dense || typeof dense.size !== 'number' || !sparse) {
+      throw new AgentMemoryError(
+        'INVALID_INPUT',
+        `Qdrant collection "${this.collection}" exists but is not an agentmem collection (it needs a dense vector "${DENSE_VECTOR}" and a sparse vector "${SPARSE_VECTOR}"). Choose another collection name.`,
+        { details: { collection: this.collection } },
+      );
+    }
+    return dense.size;
+  }
+
+  private dimensionMismatch(stored: number, requested: number): AgentMemoryError {
+    return new AgentMemoryError(
+      'DIMENSION_MISMATCH',
+      `Qdrant collection "${this.collection}" holds ${stored}-dimensional vectors; this embedder makes ${requested}. ` +
+        `Use an embedder of dimension ${stored}, or another collection and re-embed (snapshot + merge with reembed).`,
+      { details: { collection: this.collection, expected: stored, actual: requested } },
+    );
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  async upsert(records: readonly BackendRecord[]): Promise<void> {
+    this.assertOpen();
+    // Validate everything first: a refused batch writes nothing.
+    const byId = new Map<string, BackendRecord>();
+    for (const r of records) {
+      this.checkRecord(r);
+      byId.set(r.id, r);
+    }
+    const unique = [...byId.values()];
+    if (unique.length === 0) return;
+    const size = Math.max(1, this.options.batchSize ?? 256);
+    const written: string[] = [];
+    for (let i = 0; i < unique.length; i += size) {
+      const chunk = unique.slice(i, i + size);
+      try {
+        await this.call('upsert', () => this.client.upsert(this.collection, { wait: true, points: chunk.map(toPoint) }));
+      } catch (error) {
+        const unconfirmed = chunk.map((r) => r.id);
+        const notAttempted = unique.slice(i + size).map((r) => r.id);
+        const e = error as AgentMemoryError;
+        throw new AgentMemoryError(
+          e.code,
+          `${e.message} ${written.length} of ${unique.length} records were written before the failure (details.written); ` +
+            `${unconfirmed.length} may or may not have been (details.unconfirmed); ${notAttempted.length} were not sent (details.notAttempted). ` +
+            `Upserts are idempotent: send the unconfirmed and unsent records again.`,
+          { cause: error, details: { ...e.details, written: [...written], unconfirmed, notAttempted } },
+        );
+      }
+      for (const r of chunk) written.push(r.id);
+    }
+  }
+
+  async patch(patches: readonly RecordPatch[]): Promise<number> {
+    this.assertOpen();
+    for (const p of patches) {
+      if (typeof p?.id !== 'string') throw invalidInput('Every patch needs a string id.');
+      if (p.attributes) checkAttributes(p.attributes);
+    }
+    const ids = [...new Set(patches.map((p) => p.id))];
+    const current = new Map<string, Record<string, unknown>>();
+    for (const point of await this.retrieve(ids, [FIELD.id, FIELD.attributes], false)) {
+      const id = point.payload?.[FIELD.id];
+      if (typeof id === 'string') current.set(id, { ...((point.payload?.[FIELD.attributes] as object) ?? {}) });
+    }
+    // Attributes are merged here and written whole, so the result never depends on nested-key merge rules.
+    const next = new Map<string, Record<string, unknown>>();
+    let changed = 0;
+    for (const p of patches) {
+      const attrs = current.get(p.id);
+      if (!attrs) continue;
+      changed++;
+      const update = next.get(p.id) ?? {};
+      if (p.attributes) {
+        Object.assign(attrs, p.attributes);
+        update[FIELD.attributes] = attrs;
+      }
+      if (p.payload) update[FIELD.payload] = structuredClone(p.payload);
+      next.set(p.id, update);
+    }
+    const operations: Schemas['UpdateOperation'][] = [];
+    for (const [id, payload] of next) {
+      if (Object.keys(payload).length > 0) operations.push({ set_payload: { payload, points: [pointId(id)] } });
+    }
+    for (let i = 0; i < operations.length; i += LOOKUP_CHUNK) {
+      const chunk = operations.slice(i, i + LOOKUP_CHUNK);
+      await this.call('patch', () => this.client.batchUpdate(this.collection, { wait: true, operations: chunk }));
+    }
+    return changed;
+  }
+
+  async delete(ids: readonly string[]): Promise<number> {
+    this.assertOpen();
+    const found = (await this.retrieve([...new Set(ids)], false, false)).map((p) => p.id);
+    for (let i = 0; i < found.length; i += LOOKUP_CHUNK) {
+      const points = found.slice(i, i + LOOKUP_CHUNK);
+      await this.call('delete', () => this.client.delete(this.collection, { wait: true, points }));
+    }
+    return found.length;
+  }
+
+  // ----------------------------------------------------------------- reads
+
+  async get(
+    ids: readonly string[],
+    options: { tenant?: string | null; withVectors?: boolean } = {},
+  ): Promise<BackendRecord[]> {
+    this.assertOpen();
+    const points = await this.retrieve([...new Set(ids)], true, options.withVectors ?? true);
+    const out: BackendRecord[] = [];
+    for (const p of points) {
+      const r = toRecord(p, options.withVectors ?? true);
+      if (!r) continue;
+      if (typeof options.tenant === 'string' && r.tenant !== options.tenant) continue;
+      out.push(r);
+    }
+    return out;
+  }
+
+  private async retrieve(ids: readonly string[], withPayload: boolean | string[], withVectors: boolean): Promise<Point[]> {
+    const out: Point[] = [];
+    for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
+      const chunk = ids.slice(i, i + LOOKUP_CHUNK).map(pointId);
+      const points = await this.call('retrieve', () =>
+        this.client.retrieve(this.collection, {
+          ids: chunk,
+          with_payload: withPayload,
+          with_vector: withVectors ? [DENSE_VECTOR] : false,
+        }),
+      );
+      out.push(...(points as Point[]));
+    }
+    return out;
+  }
+
+  /**
+   * Id order is the contract, but Qdrant scrolls in point-id (UUID) order and
+   * `order_by` takes numeric fields only. So a scan first collects the ids of
+   * every matching point (ids only, paged with next_page_offset), sorts them,
+   * then fetches each page by id with the filter re-applied. The sorted id list
+   * is kept for the scan's later pages; a cursor from another instance still
+   * works (it names the last id returned).
+   */
+  async scan(options: ScanOptions): Promise<ScanPage> {
+    this.assertOpen();
+    const filter = toQdrantFilter(options.filter);
+    if (filter === null) return { records: [] };
+    const limit = Math.min(MAX_SCAN_PAGE, Math.max(1, Math.floor(options.limit ?? SCAN_PAGE)));
+    let token: string;
+    let after: string | undefined;
+    if (options.cursor !== undefined) ({ token, after } = decodeCursor(options.cursor));
+    else token = `${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+    let ids = this.scanCache.get(token);
+    if (!ids) {
+      ids = await this.matchingIds(filter);
+      this.scanCache.set(token, ids);
+      while (this.scanCache.size > MAX_CACHED_SCANS) this.scanCache.delete(this.scanCache.keys().next().value!);
+    }
+    const start = after === undefined ? 0 : upperBound(ids, after);
+    const pageIds = ids.slice(start, start + limit);
+    const records: BackendRecord[] = [];
+    if (pageIds.length > 0) {
+      const result = await this.call('scroll', () =>
+        this.client.scroll(this.collection, {
+          filter: { must: [{ has_id: pageIds.map(pointId) }, filter] },
+          limit: pageIds.length,
+          with_payload: true,
+          with_vector: options.withVectors ? [DENSE_VECTOR] : false,
+        }),
+      );
+      for (const p of result.points as Point[]) {
+        const r = toRecord(p, options.withVectors ?? false);
+        if (r) records.push(r);
+      }
+      records.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    }
+    if (start + limit < ids.length) return { records, cursor: encodeCursor(token, pageIds[pageIds.length - 1]!) };
+    this.scanCache.delete(token);
+    return { records };
+  }
+
+  private async matchingIds(filter: Schemas['Filter']): Promise<string[]> {
+    const ids: string[] = [];
+    let offset: Schemas['ExtendedPointId'] | null | undefined;
+    do {
+      const page = await this.call('scroll', () =>
+        this.client.scroll(this.collection, {
+          filter,
+          limit: ID_PAGE,
+          offset: offset ?? undefined,
+          with_payload: [FIELD.id],
+          with_vector: false,
+        }),
+      );
+      for (const p of page.points) {
+        const id = p.payload?.[FIELD.id];
+        if (typeof id === 'string') ids.push(id);
+      }
+      offset = page.next_page_offset as Schemas['ExtendedPointId'] | null | undefined;
+    } while (offset !== null && offset !== undefined);
+    return ids.sort();
+  }
+
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    this.assertOpen();
+    const k = Math.max(0, Math.floor(request.k));
+    if (k === 0) return [];
+    const filter = toQdrantFilter(request.filter);
+    if (request.mode !== 'keyword') {
+      if (!request.vector) throw invalidInput(`A ${request.mode} search needs \`vector\`.`);
+      this.checkVector(request.vector);
+    }
+    if (request.mode !== 'dense' && request.text === undefined) throw invalidInput(`A ${request.mode} search needs \`text\`.`);
+    if (filter === null) return [];
+    const dense = request.vector ? { query: Array.from(request.vector), using: DENSE_VECTOR } : undefined;
+    const sparse = request.text !== undefined ? querySparseVector(request.text) : undefined;
+    const keyword = sparse ? { query: sparse as Schemas['SparseVector'], using: SPARSE_VECTOR } : undefined;
+    const base = { filter, limit: k, with_vector: false };
+
+    if (request.mode === 'dense') {
+      const res = await this.call('dense search', () => this.client.query(this.collection, { ...dense!, ...base, with_payload: true }));
+      return toHits(res.points as Point[]);
+    }
+    if (request.mode === 'keyword') {
+      if (!keyword) return [];
+      const res = await this.call('keyword search', () => this.client.query(this.collection, { ...keyword, ...base, with_payload: true }));
+      return toHits(keywordMatches(res.points as Point[]));
+    }
+
+    const weights = request.weights ?? { dense: 1, keyword: 1 };
+    if (keyword && weights.dense === weights.keyword && weights.dense > 0) {
+      // Server-side fusion; the two plain lists ride in the same batch (ids only) to report each signal.
+      const lite = { ...base, with_payload: [FIELD.id] };
+      const [fused, d, kw] = await this.call('hybrid search', () =>
+        this.client.queryBatch(this.collection, {
+          searches: [
+            {
+              prefetch: [
+                { ...dense!, limit: k },
+                { ...keyword, limit: k },
+              ],
+              query: { rrf: { k: QDRANT_RRF_K } },
+              ...base,
+              with_payload: true,
+            },
+            { ...dense!, ...lite },
+            { ...keyword, ...lite },
+          ],
+        }),
+      );
+      const denseRanks = signalRanks(d!.points as Point[]);
+      const keywordRanks = signalRanks(keywordMatches(kw!.points as Point[]));
+      const hits: SearchHit[] = [];
+      for (const p of fused!.points as (Point & { score: number })[]) {
+        const record = toRecord(p, false);
+        if (!record) continue;
+        const hit: SearchHit = { record, score: p.score * weights.dense };
+        const ds = denseRanks.get(record.id);
+        const ks = keywordRanks.get(record.id);
+        if (ds) hit.dense = ds;
+        if (ks) hit.keyword = ks;
+        hits.push(hit);
+      }
+      return hits.sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
+    }
+    // Unequal weights: Qdrant's weighted RRF is a different formula from core's, so fuse here.
+    const searches: Schemas['QueryRequest'][] = [{ ...dense!, ...base, with_payload: true }];
+    if (keyword) searches.push({ ...keyword, ...base, with_payload: true });
+    const [d, kw] = await this.call('hybrid search', () => this.client.queryBatch(this.collection, { searches }));
+    return fuseRrf(toHits(d!.points as Point[]), kw ? toHits(keywordMatches(kw.points as Point[])) : [], weights, k);
+  }
+
+  async count(filter: RecordFilter): Promise<number> {
+    this.assertOpen();
+    const f = toQdrantFilter(filter);
+    if (f === null) return 0;
+    const res = await this.call('count', () => this.client.count(this.collection, { filter: f, exact: true }));
+    return res.count;
+  }
+
+  async namespaces(options: { tenant?: string | null } = {}): Promise<NamespaceCount[]> {
+    this.assertOpen();
+    const tenants =
+      typeof options.tenant === 'string' ? [options.tenant] : (await this.facet(FIELD.tenant, {})).map((h) => String(h.value));
+    const out: NamespaceCount[] = [];
+    for (const tenant of tenants) {
+      const hits = await this.facet(FIELD.namespace, { must: [{ key: FIELD.tenant, match: { value: tenant } }] });
+      for (const h of hits) out.push({ namespace: String(h.value), tenant, count: h.count });
+    }
+    return out.sort((a, b) =>
+      a.tenant === b.tenant ? a.namespace.localeCompare(b.namespace) : a.tenant.localeCompare(b.tenant),
+    );
+  }
+
+  /** Every distinct value: the facet limit is set to the number of matching points, which bounds them. */
+  private async facet(key: string, filter: Schemas['Filter']): Promise<Schemas['FacetValueHit'][]> {
+    const { count } = await this.call('count', () => this.client.count(this.collection, { filter, exact: true }));
+    if (count === 0) return [];
+    const res = await this.call('facet', () => this.client.facet(this.collection, { key, filter, limit: count, exact: true }));
+    return res.hits.filter((h) => h.count > 0);
+  }
+
+  // ------------------------------------------------------------------ meta
+
+  async getMeta(key: string): Promise<string | undefined> {
+    this.assertOpen();
+    const info = await this.collectionInfo();
+    const value = (info?.config.metadata as Record<string, unknown> | null | undefined)?.[META_PREFIX + key];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  /** Stored in the collection's own metadata (merged key by key), so it travels with the collection. */
+  async setMeta(key: string, value: string): Promise<void> {
+    this.assertOpen();
+    if (typeof key !== 'string' || key === '' || typeof value !== 'string') throw invalidInput('setMeta needs a key and a string value.');
+    if (this.dimension === undefined && !(await this.collectionInfo())) {
+      throw invalidInput('Call init({ dimension }) before setMeta: the Qdrant collection does not exist yet.');
+    }
+    await this.call('update collection metadata', () =>
+      this.client.updateCollection(this.collection, { metadata: { [META_PREFIX + key]: value } }),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.scanCache.clear();
+  }
+
+  // --------------------------------------------------------------- helpers
+
+  private call<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    return withRetry(operation, this.retryPolicy, this.where, fn);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new AgentMemoryError('CLOSED', 'This backend is closed; open a new one.');
+  }
+
+  private checkRecord(r: BackendRecord): void {
+    if (typeof r?.id !== 'string' || r.id.length === 0) throw invalidInput('Every record needs a non-empty string id.');
+    if (typeof r.namespace !== 'string' || typeof r.tenant !== 'string' || typeof r.text !== 'string') {
+      throw invalidInput(`Record ${r.id} needs string namespace, tenant and text.`);
+    }
+    checkAttributes(r.attributes ?? {});
+    if (r.vector) this.checkVector(r.vector);
+  }
+
+  private checkVector(v: Float32Array): void {
+    if (this.dimension === undefined) throw invalidInput('Call init({ dimension }) before writing or searching vectors.');
+    if (v.length !== this.dimension) {
+      throw new AgentMemoryError(
+        'DIMENSION_MISMATCH',
+        `Vector has ${v.length} dimensions but Qdrant collection "${this.collection}" holds ${this.dimension}. Use the embedder the store was built with, or re-embed into a new collection.`,
+        { details: { expected: this.dimension, actual: v.length } },
+      );
+    }
+    for (const x of v) if (!Number.isFinite(x)) throw invalidInput('Vectors must hold finite numbers.');
+  }
+}
+
+function checkAttributes(attributes: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(attributes)) {
+    assertAttributeKey(key);
+    if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) {
+      throw invalidInput(`Attribute "${key}" must be a string, number, boolean or null.`);
+    }
+  }
+}
+
+function toPoint(r: BackendRecord): Schemas['PointStruct'] {
+  const vector: Record<string, number[] | SparseVector> = {};
+  if (r.vector) vector[DENSE_VECTOR] = Array.from(r.vector);
+  const sparse = documentSparseVector(r.text);
+  if (sparse) vector[SPARSE_VECTOR] = sparse;
+  return {
+    id: pointId(r.id),
+    vector,
+    payload: {
+      [FIELD.id]: r.id,
+      [FIELD.namespace]: r.namespace,
+      [FIELD.tenant]: r.tenant,
+      [FIELD.text]: r.text,
+      [FIELD.attributes]: { ...r.attributes },
+      [FIELD.payload]: r.payload,
+    },
+  };
+}
+
+function toRecord(p: Point, withVector: boolean): BackendRecord | undefined {
+  const payload = p.payload;
+  if (!payload || typeof payload[FIELD.id] !== 'string') return undefined; // not an agentmem point
+  const record: BackendRecord = {
+    id: payload[FIELD.id] as string,
+    namespace: String(payload[FIELD.namespace] ?? ''),
+    tenant: String(payload[FIELD.tenant] ?? ''),
+    text: String(payload[FIELD.text] ?? ''),
+    attributes: { ...((payload[FIELD.attributes] as BackendRecord['attributes']) ?? {}) },
+    payload: (payload[FIELD.payload] as JsonObject) ?? {},
+  };
+  if (withVector && p.vector && !Array.isArray(p.vector)) {
+    const dense = (p.vector as Record<string, unknown>)[DENSE_VECTOR];
+    if (Array.isArray(dense)) record.vector = Float32Array.from(dense as number[]);
+  }
+  return record;
+}
+
+function toHits(points: Point[]): SearchHit[] {
+  const hits: SearchHit[] = [];
+  for (const p of points as (Point & { score: number })[]) {
+    const record = toRecord(p, false);
+    if (record) hits.push({ record, score: p.score });
+  }
+  return hits;
+}
+
+/** A sparse hit with no positive score shares no term with the query. */
+function keywordMatches<T extends Point>(points: T[]): T[] {
+  return points.filter((p) => (p as T & { score: number }).score > 0);
+}
+
+function signalRanks(points: Point[]): Map<string, { rank: number; score: number }> {
+  const ranks = new Map<string, { rank: number; score: number }>();
+  points.forEach((p, i) => {
+    const id = p.payload?.[FIELD.id];
+    if (typeof id === 'string') ranks.set(id, { rank: i + 1, score: (p as Point & { score: number }).score });
+  });
+  return ranks;
+}
+
+function encodeCursor(token: string, after: string): string {
+  return Buffer.from(JSON.stringify({ s: token, a: after }), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): { token: string; after: string } {
+  try {
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown; a?: unknown };
+    if (typeof parsed.s === 'string' && typeof parsed.a === 'string') return { token: parsed.s, after: parsed.a };
+  } catch {
+    // fall through
+  }
+  throw invalidInput('Invalid scan cursor: pass the cursor of the previous page unchanged.');
+}
+
+/** Index of the first id greater than `after` in a sorted list. */
+function upperBound(ids: readonly string[], after: string): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
