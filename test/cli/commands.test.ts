@@ -1,10 +1,12 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { detectGitBranch } from '@agentmem/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from './run-cli';
 
 let tmp: ReturnType<typeof tempDir>;
 let db: string;
-const cli = (...argv: string[]) => runCli(['--db', db, ...argv]);
+// A fixed branch keeps namespaces predictable whatever branch this checkout is on (a later --branch wins).
+const cli = (...argv: string[]) => runCli(['--db', db, '--branch', 'main', ...argv]);
 
 beforeEach(() => {
   tmp = tempDir();
@@ -38,6 +40,12 @@ describe('remember', () => {
     const again = await cli('remember', 'Dana prefers tabs.', '--type', 'user', '--json');
     expect(again.json()).toMatchObject({ created: false, memory: { id: first.json().memory.id } });
     expect((await cli('stats', '--json')).json().total).toBe(1);
+  });
+
+  it('takes the branch from git when --branch is not given', async () => {
+    const run = await runCli(['--db', db, 'remember', 'Uses Kafka.', '--type', 'project', '--json']);
+    const branch = await detectGitBranch();
+    expect(run.json().memory).toMatchObject({ namespace: `project:${branch}` });
   });
 
   it('records the agent and branch given as global options', async () => {

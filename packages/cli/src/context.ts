@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { type AgentMemory, AgentMemoryError } from '@agentmem/core';
@@ -71,7 +71,7 @@ export class CliContext {
     return resolve(this.options.db);
   }
 
-  /** Opens (once per path) the SQLite store with the global tenant, branch and agent. */
+  /** Opens (once per path) the SQLite store with the global tenant, branch (default: from git) and agent. */
   openMemory(options: OpenMemoryOptions = {}): Promise<AgentMemory> {
     const path = resolve(options.path ?? this.options.db);
     const branch = options.branch ?? this.options.branch;
@@ -86,8 +86,9 @@ export class CliContext {
           { details: { path } },
         );
       }
-      mkdirSync(dirname(path), { recursive: true });
-      memory = Promise.resolve(createSqliteMemory({ path, tenant: this.options.tenant, branch, agentId }));
+      // Without --branch, project and reference memories follow the git branch of the working directory.
+      const scope = branch ? { branch } : { detectBranch: true };
+      memory = createSqliteMemory({ path, tenant: this.options.tenant, agentId, ...scope });
       this.opened.set(key, memory);
       // A failed open must not be handed out again (or closed).
       memory.catch(() => this.opened.delete(key));
