@@ -185,8 +185,8 @@ async function main() {
       : 'Offline: ai/test mock models (set AI_GATEWAY_API_KEY for a real model).',
   );
   await runChat({
-    model: real ?? offlineChatModel(),
-    extractor: real ?? offlineExtractor(),
+    model: real ? gateway(real) : offlineChatModel(),
+    extractor: real ? gateway(real) : offlineExtractor(),
     log: (line) => console.log(line),
   });
 }
