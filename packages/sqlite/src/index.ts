@@ -1,5 +1,6 @@
 export { SqliteBackend, type SqliteBackendOptions, TransactionGate, type TransactionFrame } from './backend';
 export { createSqliteMemory, type SqliteMemoryOptions } from './memory';
+export { sqliteSnapshotFormat } from './snapshot';
 export { compileFilter, keywordMatchExpression, SqlBuilder, type SqlParams } from './query';
 export {
   APPLICATION_ID,
