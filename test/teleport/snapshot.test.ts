@@ -32,7 +32,6 @@ async function sqliteMemory(name: string, options: Partial<Parameters<typeof cre
   const memory = await createSqliteMemory({
     path: join(dir, name),
     embedder: new FakeEmbedder(),
-    snapshotFormat: sqliteSnapshotFormat,
     ...options,
   });
   open.push(memory);

@@ -1,5 +1,6 @@
 import { type AgentMemory, type AgentMemoryOptions, createAgentMemory } from '@agentmem/core';
 import { SqliteBackend, type SqliteBackendOptions } from '../backend';
+import { sqliteSnapshotFormat } from '../snapshot';
 
 export interface SqliteMemoryOptions extends Omit<AgentMemoryOptions, 'backend'>, SqliteBackendOptions {}
 
@@ -11,7 +12,7 @@ export async function createSqliteMemory(options: SqliteMemoryOptions): Promise<
   const { path, busyTimeoutMs, readonly, ...rest } = options ?? ({} as SqliteMemoryOptions);
   const backend = new SqliteBackend({ path, busyTimeoutMs, readonly });
   try {
-    return await createAgentMemory({ ...rest, backend });
+    return await createAgentMemory({ snapshotFormat: sqliteSnapshotFormat, ...rest, backend });
   } catch (error) {
     await backend.close();
     throw error;
