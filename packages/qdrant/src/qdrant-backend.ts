@@ -321,7 +321,7 @@ export class QdrantBackend implements MemoryBackend {
     if (pageIds.length > 0) {
       const result = await this.call('scroll', () =>
         this.client.scroll(this.collection, {
-          filter: { must: [{ has_id: pageIds.map(pointId) }, filter] },
+          filter: { must: [{ has_id: pageIds.map(pointId) }, ...(isEmptyFilter(filter) ? [] : [filter])] },
           limit: pageIds.length,
           with_payload: true,
           with_vector: options.withVectors ? [DENSE_VECTOR] : false,
@@ -515,6 +515,10 @@ export class QdrantBackend implements MemoryBackend {
     }
     for (const x of v) if (!Number.isFinite(x)) throw invalidInput('Vectors must hold finite numbers.');
   }
+}
+
+function isEmptyFilter(f: Schemas['Filter']): boolean {
+  return !f.must && !f.should && !f.must_not && !f.min_should;
 }
 
 function checkAttributes(attributes: Record<string, unknown>): void {

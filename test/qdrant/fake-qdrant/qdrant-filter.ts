@@ -59,7 +59,8 @@ function matchesCondition(point: FilterablePoint, condition: unknown): boolean {
   if ('has_id' in c) return (c.has_id as (string | number)[]).some((id) => String(id).toLowerCase() === String(point.id));
   if ('is_empty' in c) return isEmpty(point.payload, (c.is_empty as { key: string }).key);
   if ('is_null' in c) return isNull(point.payload, (c.is_null as { key: string }).key);
-  if ('must' in c || 'should' in c || 'must_not' in c || 'min_should' in c) return matchesFilter(point, c as Filter);
+  // Conditions are untagged: an object with only filter keys (or none) is a nested Filter.
+  if (Object.keys(c).every((k) => ['must', 'should', 'must_not', 'min_should'].includes(k))) return matchesFilter(point, c as Filter);
   if ('has_vector' in c || 'nested' in c) throw new UnsupportedByFake(`condition ${Object.keys(c).join(',')}`);
   if (typeof c.key !== 'string') throw new UnsupportedByFake(`condition ${JSON.stringify(c)}`);
   const key = c.key;
