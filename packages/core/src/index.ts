@@ -11,6 +11,7 @@ export * from './merge';
 export * from './prompt';
 export * from './scope';
 export * from './sessions';
+export * from './skills';
 export * from './store';
 export * from './swarm';
 export * from './text';

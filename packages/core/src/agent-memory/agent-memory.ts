@@ -44,6 +44,7 @@ import {
   undoMerge,
 } from '../merge';
 import { assertBranchName, recallNamespaces } from '../scope';
+import { type ActivatedSkill, formatForPrompt, type SkillSettings, SkillRegistry } from '../skills';
 import { MemoryStore, type MemoryStoreOptions, type RecallResult } from '../store/memory-store';
 
 export interface AgentMemoryOptions
@@ -51,7 +52,8 @@ export interface AgentMemoryOptions
     DecaySettings,
     ConflictSettings,
     BranchSettings,
-    TeleportSettings {}
+    TeleportSettings,
+    SkillSettings {}
 
 export interface ContextOptions extends ContextBlockOptions {
   /** A file the user is working on (activates skills by glob). */
@@ -61,10 +63,18 @@ export interface ContextOptions extends ContextBlockOptions {
   types?: readonly MemoryType[];
   /** Memories below this final score are left out; default 0.2. */
   minScore?: number;
+  /** How many skills to activate besides `alwaysApply` ones; default 3 (0: none). */
+  skillK?: number;
+  /** Also list inactive skills by name and description (progressive disclosure); default false. */
+  discloseSkills?: boolean;
+  /** Budget of the skills section in characters; default 60% of `maxChars`. */
+  skillsMaxChars?: number;
 }
 
 export interface PromptContext {
   memories: RecallResult[];
+  /** Skills the message activated, best first (see docs/skills.md). */
+  skills: ActivatedSkill[];
   /** The rendered, delimited system block ('' when nothing is relevant). */
   block: string;
 }
@@ -75,14 +85,23 @@ export interface PromptContext {
  * prompt for this message". Skills, decay, branches and teleport attach here.
  */
 export class AgentMemory extends MemoryStore {
-  /** Memories (and skills) relevant to one user message, rendered for the system prompt. */
+  /** This tenant's skills, stored with the memories (docs/skills.md). */
+  readonly skills: SkillRegistry = new SkillRegistry(this, (this.options as AgentMemoryOptions).skillActivation);
+
+  /** Memories and skills relevant to one user message, rendered for the system prompt. */
   async contextFor(message: string, options: ContextOptions = {}): Promise<PromptContext> {
     await this.init();
     const memories =
       typeof message === 'string' && message.trim() !== ''
         ? await this.recall(message, { k: options.k ?? 5, types: options.types, minScore: options.minScore ?? 0.2 })
         : [];
-    return { memories, block: renderContextBlock({ memories }, options) };
+    const skills =
+      typeof message === 'string' ? await this.skills.activate(message, { filePath: options.filePath, k: options.skillK }) : [];
+    const rendered = formatForPrompt(skills, {
+      maxChars: options.skillsMaxChars ?? Math.floor((options.maxChars ?? 6000) * 0.6),
+      ...(options.discloseSkills ? { inactive: await this.skills.list() } : {}),
+    });
+    return { memories, skills, block: renderContextBlock({ skills: rendered, memories }, options) };
   }
 
   /**

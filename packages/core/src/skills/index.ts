@@ -15,6 +15,7 @@ export {
   SKILL_SCORE_WEIGHTS,
   SkillRegistry,
   type SkillRegistryOptions,
+  type SkillSettings,
 } from './registry';
 export { compileKeywords, matchKeywords, matchTerms, pathForms, pathsInMessage } from './signals';
 export type {

@@ -49,6 +49,11 @@ export interface SkillRegistryOptions {
   fusionWeights?: { dense: number; keyword: number };
 }
 
+/** The `skillActivation` option of AgentMemory. */
+export interface SkillSettings {
+  skillActivation?: SkillRegistryOptions;
+}
+
 export interface ActivateOptions {
   /** The file (or files) the user is working on; matched against glob patterns. */
   filePath?: string | readonly string[];
