@@ -355,6 +355,15 @@ describe('usage', () => {
     }
   });
 
+  it('help for one command exits 0; no command at all is a usage error', async () => {
+    const help = await runCli(['help', 'recall']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--include-superseded');
+    const none = await runCli([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('Usage: agentmem');
+  });
+
   it('exits 2 on an unknown command or option', async () => {
     expect((await runCli(['remembr'])).code).toBe(2);
     const run = await runCli(['recall', 'x', '--nope']);

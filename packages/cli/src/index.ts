@@ -31,11 +31,13 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 }
 
 function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
-  // Help and version were printed by commander already; `agentmem` alone printed help to stderr.
-  if (error instanceof CommanderError && ['commander.helpDisplayed', 'commander.version'].includes(error.code)) {
-    return 0;
+  // Help and version were printed by commander already (`agentmem` alone prints help to stderr: a usage error).
+  if (
+    error instanceof CommanderError &&
+    ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)
+  ) {
+    return error.exitCode === 0 ? 0 : 2;
   }
-  if (error instanceof CommanderError && error.code === 'commander.help') return 2;
   const { code, message, exitCode, stack } = describeError(error);
   if (ctx.json || jsonFlag) {
     ctx.io.stderr(`${JSON.stringify({ error: { code, message } })}\n`);
