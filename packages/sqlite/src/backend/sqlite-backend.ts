@@ -16,8 +16,15 @@ import {
   type SearchRequest,
 } from '@agentmem/core';
 import type Database from 'better-sqlite3';
-import { compileFilter, keywordMatchExpression, namespaceList, SqlBuilder, type SqlParams } from '../query';
-import { createVectorTableSql, isAgentmemDatabase, isInMemoryPath, isSqliteError, openDatabase, VECTOR_TABLE } from '../schema';
+import { compileFilter, keywordMatchExpression, namespaceList, SqlBuilder } from '../query';
+import {
+  createVectorTableSql,
+  isAgentmemDatabase,
+  isInMemoryPath,
+  isSqliteError,
+  openDatabase,
+  VECTOR_TABLE,
+} from '../schema';
 import { acquireGate, releaseGate, type TransactionGate } from './transaction-gate';
 
 export interface SqliteBackendOptions {
@@ -35,7 +42,8 @@ const MAX_PAGE = 10_000;
 const MAX_KNN = 4096;
 const STATEMENT_CACHE = 200;
 
-const COLUMNS = 'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, json(r.attributes) AS attributes, r.payload AS payload';
+const COLUMNS =
+  'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, json(r.attributes) AS attributes, r.payload AS payload';
 
 interface RecordRow {
   rowid: number;
@@ -148,7 +156,9 @@ export class SqliteBackend implements MemoryBackend {
           update.run(row.namespace, row.tenant, row.text, row.attributes, row.payload, rowid);
           if (this.dimension !== undefined) this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
         } else {
-          rowid = Number(insert.run(row.id, row.namespace, row.tenant, row.text, row.attributes, row.payload).lastInsertRowid);
+          rowid = Number(
+            insert.run(row.id, row.namespace, row.tenant, row.text, row.attributes, row.payload).lastInsertRowid,
+          );
         }
         if (row.vector) {
           this.stmt(`INSERT INTO ${VECTOR_TABLE} (rowid, tenant, namespace, embedding) VALUES (?, ?, ?, ?)`).run(
@@ -185,8 +195,12 @@ export class SqliteBackend implements MemoryBackend {
     });
   }
 
-  async get(ids: readonly string[], options: { tenant?: string | null; withVectors?: boolean } = {}): Promise<BackendRecord[]> {
-    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidInput('get() takes an array of string ids.');
+  async get(
+    ids: readonly string[],
+    options: { tenant?: string | null; withVectors?: boolean } = {},
+  ): Promise<BackendRecord[]> {
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
+      throw invalidInput('get() takes an array of string ids.');
     if (ids.length === 0) return [];
     const tenant = typeof options.tenant === 'string' ? options.tenant : null;
     return this.read(() => {
@@ -199,7 +213,8 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   async delete(ids: readonly string[]): Promise<number> {
-    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) throw invalidInput('delete() takes an array of string ids.');
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
+      throw invalidInput('delete() takes an array of string ids.');
     if (ids.length === 0) return 0;
     return this.write(() => {
       const deleted = this.stmt('DELETE FROM records WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid').all(
@@ -215,7 +230,8 @@ export class SqliteBackend implements MemoryBackend {
 
   async scan(options: ScanOptions): Promise<ScanPage> {
     const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(options?.limit ?? DEFAULT_PAGE)));
-    if (options.cursor !== undefined && typeof options.cursor !== 'string') throw invalidInput('scan() cursor must be the string of the previous page.');
+    if (options.cursor !== undefined && typeof options.cursor !== 'string')
+      throw invalidInput('scan() cursor must be the string of the previous page.');
     const b = new SqlBuilder();
     const where = compileFilter(options.filter, b);
     if (!where.satisfiable) return { records: [] };
@@ -230,7 +246,8 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    if (!request || typeof request !== 'object') throw invalidInput('search() takes { mode, filter, k, vector | text }.');
+    if (!request || typeof request !== 'object')
+      throw invalidInput('search() takes { mode, filter, k, vector | text }.');
     if (request.mode === 'hybrid') {
       throw new AgentMemoryError(
         'CAPABILITY_MISSING',
@@ -240,7 +257,8 @@ export class SqliteBackend implements MemoryBackend {
     const k = Math.max(0, Math.floor(request.k));
     if (!Number.isFinite(k)) throw invalidInput(`search() needs a finite k, got ${request.k}.`);
     if (request.mode === 'dense') {
-      if (!(request.vector instanceof Float32Array)) throw invalidInput('A dense search needs `vector` (a Float32Array).');
+      if (!(request.vector instanceof Float32Array))
+        throw invalidInput('A dense search needs `vector` (a Float32Array).');
       if (this.dimension === undefined) this.dimension = await this.read(() => this.readDimension());
       if (this.dimension === undefined) {
         throw invalidInput('Call init({ dimension }) before searching vectors.');
@@ -250,7 +268,8 @@ export class SqliteBackend implements MemoryBackend {
       if (k === 0) return [];
       return this.read(() => this.denseSearch(request.vector!, request.filter, k));
     }
-    if (request.mode !== 'keyword') throw invalidInput(`Unknown search mode ${JSON.stringify(request.mode)}: use dense or keyword.`);
+    if (request.mode !== 'keyword')
+      throw invalidInput(`Unknown search mode ${JSON.stringify(request.mode)}: use dense or keyword.`);
     if (typeof request.text !== 'string') throw invalidInput('A keyword search needs `text`.');
     const match = keywordMatchExpression(request.text);
     const b = new SqlBuilder();
@@ -271,7 +290,9 @@ export class SqliteBackend implements MemoryBackend {
     const b = new SqlBuilder();
     const where = compileFilter(filter, b);
     if (!where.satisfiable) return 0;
-    return this.read(() => (this.stmt(`SELECT count(*) AS n FROM records r WHERE ${where.sql}`).get(b.params) as { n: number }).n);
+    return this.read(
+      () => (this.stmt(`SELECT count(*) AS n FROM records r WHERE ${where.sql}`).get(b.params) as { n: number }).n,
+    );
   }
 
   async namespaces(options: { tenant?: string | null } = {}): Promise<NamespaceCount[]> {
@@ -287,13 +308,17 @@ export class SqliteBackend implements MemoryBackend {
 
   async getMeta(key: string): Promise<string | undefined> {
     if (typeof key !== 'string') throw invalidInput('Meta keys are strings.');
-    return this.read(() => (this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value);
+    return this.read(
+      () => (this.stmt('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value,
+    );
   }
 
   async setMeta(key: string, value: string): Promise<void> {
     if (typeof key !== 'string' || typeof value !== 'string') throw invalidInput('Meta keys and values are strings.');
     await this.write(() => {
-      this.stmt('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+      this.stmt(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ).run(key, value);
     });
   }
 
@@ -439,7 +464,11 @@ export class SqliteBackend implements MemoryBackend {
     if (filter.namespaces) {
       const ns = namespaceList(filter.namespaces);
       if (ns.length === 0) return [];
-      parts.push(ns.length === 1 ? `namespace = ${scope.param(ns[0])}` : `namespace IN (SELECT value FROM json_each(${scope.param(JSON.stringify(ns))}))`);
+      parts.push(
+        ns.length === 1
+          ? `namespace = ${scope.param(ns[0])}`
+          : `namespace IN (SELECT value FROM json_each(${scope.param(JSON.stringify(ns))}))`,
+      );
     }
     const hasWhere = Object.values(filter.where ?? {}).some((c) => c !== undefined);
     const knnSql =
@@ -450,9 +479,15 @@ export class SqliteBackend implements MemoryBackend {
     const fetchSql = `SELECT ${COLUMNS} FROM records r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
     let pool = hasWhere ? Math.min(MAX_KNN, Math.max(4 * k, 50)) : Math.min(MAX_KNN, k);
     for (;;) {
-      const candidates = this.stmt(knnSql).all({ ...scope.params, query, k: pool }) as { rowid: number; distance: number }[];
+      const candidates = this.stmt(knnSql).all({ ...scope.params, query, k: pool }) as {
+        rowid: number;
+        distance: number;
+      }[];
       const distance = new Map(candidates.map((c) => [c.rowid, c.distance]));
-      const rows = this.stmt(fetchSql).all({ ...fetch.params, rowids: JSON.stringify(candidates.map((c) => c.rowid)) }) as RecordRow[];
+      const rows = this.stmt(fetchSql).all({
+        ...fetch.params,
+        rowids: JSON.stringify(candidates.map((c) => c.rowid)),
+      }) as RecordRow[];
       const exhausted = candidates.length < pool;
       if (rows.length >= k || exhausted) {
         return rows
@@ -492,7 +527,10 @@ export class SqliteBackend implements MemoryBackend {
       const v = this.stmt(`SELECT embedding FROM ${VECTOR_TABLE} WHERE rowid = ?`).get(BigInt(row.rowid)) as
         | { embedding: Buffer }
         | undefined;
-      if (v) record.vector = new Float32Array(v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength));
+      if (v)
+        record.vector = new Float32Array(
+          v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength),
+        );
     }
     return record;
   }
@@ -503,7 +541,8 @@ export class SqliteBackend implements MemoryBackend {
     for (const field of ['namespace', 'tenant', 'text'] as const) {
       if (typeof r[field] !== 'string') throw invalidInput(`Record ${r.id}: ${field} must be a string.`, { id: r.id });
     }
-    if (r.attributes === null || typeof r.attributes !== 'object') throw invalidInput(`Record ${r.id}: attributes must be an object.`);
+    if (r.attributes === null || typeof r.attributes !== 'object')
+      throw invalidInput(`Record ${r.id}: attributes must be an object.`);
     for (const [k, v] of Object.entries(r.attributes)) checkAttribute(k, v);
     let vector: Buffer | undefined;
     if (r.vector !== undefined) {
@@ -534,13 +573,17 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new AgentMemoryError('CLOSED', `The SqliteBackend on ${this.path} is closed; open a new one.`);
+    if (this.closed)
+      throw new AgentMemoryError('CLOSED', `The SqliteBackend on ${this.path} is closed; open a new one.`);
   }
 
   private assertWritable(): void {
     this.assertOpen();
     if (this.readonly) {
-      throw new AgentMemoryError('INVALID_INPUT', `${this.path} was opened read-only; open it without { readonly: true } to write.`);
+      throw new AgentMemoryError(
+        'INVALID_INPUT',
+        `${this.path} was opened read-only; open it without { readonly: true } to write.`,
+      );
     }
   }
 
@@ -554,10 +597,14 @@ export class SqliteBackend implements MemoryBackend {
       );
     }
     if (isSqliteError(error, 'SQLITE_NOTADB', 'SQLITE_CORRUPT')) {
-      return new AgentMemoryError('NOT_A_DATABASE', `${this.path} is damaged (${(error as Error).message}). Restore it from a snapshot.`, {
-        cause: error,
-        details: { path: this.path },
-      });
+      return new AgentMemoryError(
+        'NOT_A_DATABASE',
+        `${this.path} is damaged (${(error as Error).message}). Restore it from a snapshot.`,
+        {
+          cause: error,
+          details: { path: this.path },
+        },
+      );
     }
     if (isSqliteError(error, 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY')) {
       return new AgentMemoryError('BACKEND_UNAVAILABLE', `Cannot write ${this.path}: ${(error as Error).message}.`, {
@@ -566,7 +613,9 @@ export class SqliteBackend implements MemoryBackend {
       });
     }
     if (isSqliteError(error, 'SQLITE')) {
-      return new AgentMemoryError('BACKEND_ERROR', `SQLite error on ${this.path}: ${(error as Error).message}`, { cause: error });
+      return new AgentMemoryError('BACKEND_ERROR', `SQLite error on ${this.path}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     return error;
   }
@@ -579,11 +628,18 @@ function vectorBlob(v: Float32Array): Buffer {
 function checkAttribute(key: string, value: unknown): void {
   if (key.includes('"')) throw invalidInput(`Attribute names cannot contain '"' (got ${JSON.stringify(key)}).`);
   const ok =
-    value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
-  if (!ok) throw invalidInput(`Attribute "${key}" must be a string, finite number, boolean or null, got ${JSON.stringify(value)}.`);
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value));
+  if (!ok)
+    throw invalidInput(
+      `Attribute "${key}" must be a string, finite number, boolean or null, got ${JSON.stringify(value)}.`,
+    );
 }
 
 function encodePayload(payload: JsonObject): string {
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw invalidInput('A record payload must be a JSON object.');
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+    throw invalidInput('A record payload must be a JSON object.');
   return JSON.stringify(payload);
 }

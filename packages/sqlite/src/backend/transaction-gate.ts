@@ -64,7 +64,12 @@ export class TransactionGate {
   }
 
   /** Runs `fn` as a nested step of `parent`, one at a time per parent. */
-  async nested<T>(parent: TransactionFrame, begin: () => void, fn: () => Promise<T>, end: (ok: boolean) => void): Promise<T> {
+  async nested<T>(
+    parent: TransactionFrame,
+    begin: () => void,
+    fn: () => Promise<T>,
+    end: (ok: boolean) => void,
+  ): Promise<T> {
     const previous = parent.children;
     let release!: () => void;
     parent.children = new Promise<void>((r) => (release = r));

@@ -48,9 +48,12 @@ function oneOf(x: { value: string; type: string }, values: readonly AttributeVal
   const numbers = values.filter((v): v is number => typeof v === 'number');
   const parts: string[] = [];
   if (strings.length === 1) parts.push(equals(x, strings[0]!, b));
-  else if (strings.length > 1) parts.push(`${x.value} IN (SELECT value FROM json_each(${b.param(JSON.stringify(strings))}))`);
+  else if (strings.length > 1)
+    parts.push(`${x.value} IN (SELECT value FROM json_each(${b.param(JSON.stringify(strings))}))`);
   if (numbers.length > 0) {
-    parts.push(`(${x.type} ${NUMERIC} AND ${x.value} IN (SELECT value FROM json_each(${b.param(JSON.stringify(numbers))})))`);
+    parts.push(
+      `(${x.type} ${NUMERIC} AND ${x.value} IN (SELECT value FROM json_each(${b.param(JSON.stringify(numbers))})))`,
+    );
   }
   for (const v of [true, false, null]) if (values.includes(v)) parts.push(equals(x, v, b));
   return parts.length === 0 ? '0' : `(${parts.join(' OR ')})`;
@@ -71,7 +74,8 @@ function conditionSql(key: string, condition: AttributeCondition, b: SqlBuilder,
   ] as const) {
     const bound = condition[op];
     if (bound === undefined) continue;
-    if (typeof bound !== 'number' || Number.isNaN(bound)) throw invalidInput(`Filter on "${key}": ${op} needs a number.`);
+    if (typeof bound !== 'number' || Number.isNaN(bound))
+      throw invalidInput(`Filter on "${key}": ${op} needs a number.`);
     parts.push(`${x.value} ${sql} ${b.param(bound)}`);
   }
   return `(${parts.join(' AND ')})`;
@@ -94,7 +98,12 @@ export interface CompiledFilter {
  * with the semantics of core's `matchesFilter`: a missing attribute is null,
  * booleans and numbers never equal each other, ranges only match numbers.
  */
-export function compileFilter(filter: RecordFilter, b: SqlBuilder, alias = 'r', options: { scope?: boolean } = {}): CompiledFilter {
+export function compileFilter(
+  filter: RecordFilter,
+  b: SqlBuilder,
+  alias = 'r',
+  options: { scope?: boolean } = {},
+): CompiledFilter {
   if (!filter || (filter.tenant !== null && typeof filter.tenant !== 'string')) {
     throw invalidInput('A filter needs `tenant`: a string (one tenant) or null (every tenant).');
   }

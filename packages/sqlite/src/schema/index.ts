@@ -1,4 +1,11 @@
-export { APPLICATION_ID, createVectorTableSql, MIGRATIONS, type Migration, SCHEMA_VERSION, VECTOR_TABLE } from './migrations';
+export {
+  APPLICATION_ID,
+  createVectorTableSql,
+  MIGRATIONS,
+  type Migration,
+  SCHEMA_VERSION,
+  VECTOR_TABLE,
+} from './migrations';
 export {
   isAgentmemDatabase,
   isInMemoryPath,

@@ -43,11 +43,23 @@ function writeV1Fixture(path: string) {
   db.exec(V1_SCHEMA);
   db.pragma(`application_id = ${APPLICATION_ID}`);
   db.pragma('user_version = 1');
-  const insert = db.prepare('INSERT INTO records (id, namespace, tenant, text, attributes, payload) VALUES (?, ?, ?, ?, jsonb(?), ?)');
+  const insert = db.prepare(
+    'INSERT INTO records (id, namespace, tenant, text, attributes, payload) VALUES (?, ?, ?, ?, jsonb(?), ?)',
+  );
   const vector = db.prepare('INSERT INTO vectors (rowid, tenant, namespace, embedding) VALUES (?, ?, ?, ?)');
   const rows = [
-    ['m1', 'the release checklist lives in the wiki', { kind: 'memory', status: 'active', contentHash: 'h1' }, [1, 0, 0, 0]],
-    ['m2', 'alice reviews every database migration', { kind: 'memory', status: 'active', contentHash: 'h2' }, [0, 1, 0, 0]],
+    [
+      'm1',
+      'the release checklist lives in the wiki',
+      { kind: 'memory', status: 'active', contentHash: 'h1' },
+      [1, 0, 0, 0],
+    ],
+    [
+      'm2',
+      'alice reviews every database migration',
+      { kind: 'memory', status: 'active', contentHash: 'h2' },
+      [0, 1, 0, 0],
+    ],
   ] as const;
   for (const [id, text, attributes, v] of rows) {
     const { lastInsertRowid } = insert.run(id, 'user', '', text, JSON.stringify(attributes), JSON.stringify({ id }));
@@ -70,15 +82,24 @@ describe('schema migrations', () => {
     try {
       const db = backend.database;
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
-      const indexes = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index'").all() as { name: string }[]).map((r) => r.name);
-      expect(indexes).toEqual(expect.arrayContaining(['records_kind_status', 'records_content_hash', 'records_memory_id', 'records_type']));
+      const indexes = (
+        db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index'").all() as { name: string }[]
+      ).map((r) => r.name);
+      expect(indexes).toEqual(
+        expect.arrayContaining(['records_kind_status', 'records_content_hash', 'records_memory_id', 'records_type']),
+      );
       await backend.init({ dimension: 4 });
       expect(await backend.getMeta('embedder.id')).toBe('fixture');
       const [m2] = await backend.get(['m2']);
       expect(m2?.vector).toEqual(new Float32Array([0, 1, 0, 0]));
       const kw = await backend.search({ mode: 'keyword', text: 'database migration', filter: { tenant: '' }, k: 5 });
       expect(kw.map((h) => h.record.id)).toEqual(['m2']);
-      const dense = await backend.search({ mode: 'dense', vector: new Float32Array([1, 0, 0, 0]), filter: { tenant: '' }, k: 1 });
+      const dense = await backend.search({
+        mode: 'dense',
+        vector: new Float32Array([1, 0, 0, 0]),
+        filter: { tenant: '' },
+        k: 1,
+      });
       expect(dense[0]?.record.id).toBe('m1');
       const byHash = await backend.scan({ filter: { tenant: '', where: { kind: 'memory', contentHash: 'h1' } } });
       expect(byHash.records.map((r) => r.id)).toEqual(['m1']);

@@ -65,10 +65,18 @@ describe('opening something that is not an agentmem database', () => {
   it('refuses the SQLite database of another application and leaves it unchanged', async () => {
     const path = join(dir, 'invoices.db');
     const other = new Database(path);
-    other.exec("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices (total) VALUES (12.5);");
+    other.exec(
+      'CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices (total) VALUES (12.5);',
+    );
     other.close();
     const before = fingerprint(path);
-    const error = await expectCode(() => new SqliteBackend({ path }), 'NOT_A_DATABASE', path, /another application/, /invoices/);
+    const error = await expectCode(
+      () => new SqliteBackend({ path }),
+      'NOT_A_DATABASE',
+      path,
+      /another application/,
+      /invoices/,
+    );
     expect(error.details.path).toBe(path);
     await expectCode(() => createSqliteMemory({ path }), 'NOT_A_DATABASE', path);
     expectUnchanged(path, before);
@@ -136,11 +144,18 @@ describe('embedder and dimension checks', () => {
     const path = join(dir, 'embedder.db');
     await makeStore(path, new HashingEmbedder({ dimension: 64 }));
     const before = fingerprint(path);
-    for (const embedder of [new FakeEmbedder({ id: 'other-model', dimension: 64 }), new HashingEmbedder({ dimension: 128 })]) {
+    for (const embedder of [
+      new FakeEmbedder({ id: 'other-model', dimension: 64 }),
+      new HashingEmbedder({ dimension: 128 }),
+    ]) {
       const backend = new SqliteBackend({ path });
       const memory = new AgentMemory({ backend, embedder });
       try {
-        await expectCode(() => memory.remember({ content: 'should not be written', type: 'user' }), 'EMBEDDER_MISMATCH', /re-embed/);
+        await expectCode(
+          () => memory.remember({ content: 'should not be written', type: 'user' }),
+          'EMBEDDER_MISMATCH',
+          /re-embed/,
+        );
         await expectCode(() => memory.recall('deploy key'), 'EMBEDDER_MISMATCH');
       } finally {
         await memory.close();
@@ -161,8 +176,20 @@ describe('embedder and dimension checks', () => {
     const backend = new SqliteBackend({ path });
     try {
       await backend.init({ dimension: 4 });
-      const ok = { id: 'ok', namespace: 'user', tenant: '', text: 'fine', attributes: {}, payload: {}, vector: new Float32Array([1, 0, 0, 0]) };
-      await expectCode(() => backend.upsert([ok, { ...ok, id: 'bad', vector: new Float32Array(5) }]), 'DIMENSION_MISMATCH', /5 dimensions/);
+      const ok = {
+        id: 'ok',
+        namespace: 'user',
+        tenant: '',
+        text: 'fine',
+        attributes: {},
+        payload: {},
+        vector: new Float32Array([1, 0, 0, 0]),
+      };
+      await expectCode(
+        () => backend.upsert([ok, { ...ok, id: 'bad', vector: new Float32Array(5) }]),
+        'DIMENSION_MISMATCH',
+        /5 dimensions/,
+      );
       await expectCode(
         () => backend.search({ mode: 'dense', vector: new Float32Array(3), filter: { tenant: '' }, k: 1 }),
         'DIMENSION_MISMATCH',

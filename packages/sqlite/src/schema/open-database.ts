@@ -67,16 +67,21 @@ function checkPath(path: string, readonly: boolean): void {
   if (stats?.isDirectory()) throw notADatabase(path, 'is a directory, not a database file');
   if (!stats) {
     if (readonly) {
-      throw new AgentMemoryError('NOT_FOUND', `No database at ${path} to open read-only. Check the path, or open it writable to create it.`, {
-        details: { path },
-      });
+      throw new AgentMemoryError(
+        'NOT_FOUND',
+        `No database at ${path} to open read-only. Check the path, or open it writable to create it.`,
+        {
+          details: { path },
+        },
+      );
     }
     mkdirSync(dirname(path), { recursive: true });
     return;
   }
   if (stats.size === 0) return;
   const header = readHeader(path);
-  if (!header || header.toString('latin1', 0, 16) !== SQLITE_MAGIC) throw notADatabase(path, 'is not a SQLite database');
+  if (!header || header.toString('latin1', 0, 16) !== SQLITE_MAGIC)
+    throw notADatabase(path, 'is not a SQLite database');
 }
 
 function loadVectorExtension(db: Database.Database): void {
@@ -102,7 +107,11 @@ export function readSchemaInfo(db: Database.Database): SchemaInfo {
     applicationId: (db.pragma('application_id', { simple: true }) as number) >>> 0,
     version: db.pragma('user_version', { simple: true }) as number,
     tables: (
-      db.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+      db
+        .prepare(
+          "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+        .all() as {
         name: string;
       }[]
     ).map((r) => r.name),
@@ -114,7 +123,10 @@ function checkSchema(path: string, info: SchemaInfo): void {
   const ours = info.applicationId === APPLICATION_ID;
   if (!ours && info.tables.length > 0) {
     const shown = info.tables.slice(0, 5).join(', ') + (info.tables.length > 5 ? ', …' : '');
-    throw notADatabase(path, `is a SQLite database of another application (tables: ${shown}), not an agentmem database`);
+    throw notADatabase(
+      path,
+      `is a SQLite database of another application (tables: ${shown}), not an agentmem database`,
+    );
   }
   if (ours && info.version > SCHEMA_VERSION) {
     throw new AgentMemoryError(
@@ -174,7 +186,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     try {
       info = readSchemaInfo(db);
     } catch (error) {
-      if (isSqliteError(error, 'SQLITE_NOTADB', 'SQLITE_CORRUPT')) throw notADatabase(shown, `is not a readable SQLite database (${(error as Error).message})`, error);
+      if (isSqliteError(error, 'SQLITE_NOTADB', 'SQLITE_CORRUPT'))
+        throw notADatabase(shown, `is not a readable SQLite database (${(error as Error).message})`, error);
       throw error;
     }
     checkSchema(shown, info);

@@ -10,7 +10,10 @@ process.stdout.write('ready\n');
 await once(process.stdin, 'data');
 let written = 0;
 for (let i = 0; i < count; i++) {
-  await memory.remember({ content: `Worker ${worker} observation number ${i}: build step ${i * 7} passed`, type: 'project' });
+  await memory.remember({
+    content: `Worker ${worker} observation number ${i}: build step ${i * 7} passed`,
+    type: 'project',
+  });
   written++;
 }
 await memory.close();

@@ -1,0 +1,151 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BackendRecord } from '@agentmem/core';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SqliteBackend } from './sqlite-backend';
+
+const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-tx-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const open: SqliteBackend[] = [];
+afterEach(async () => {
+  for (const b of open.splice(0)) await b.close();
+});
+
+let n = 0;
+async function backendOn(path = join(dir, `tx-${n++}.db`)) {
+  const b = new SqliteBackend({ path });
+  open.push(b);
+  await b.init({ dimension: 2 });
+  return b;
+}
+
+const rec = (id: string, text = `record ${id}`): BackendRecord => ({
+  id,
+  namespace: 'ns',
+  tenant: '',
+  text,
+  vector: new Float32Array([1, 0]),
+  attributes: { kind: 'memory' },
+  payload: {},
+});
+
+const ids = async (b: SqliteBackend) => (await b.scan({ filter: { tenant: null } })).records.map((r) => r.id);
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+/**
+ * Work of another async flow (another request, a timer): registered outside
+ * the transaction, triggered from inside it. Code awaited inside `fn` itself
+ * belongs to the transaction (AsyncLocalStorage follows it).
+ */
+function elsewhere<T>(work: () => Promise<T>) {
+  let trigger!: () => void;
+  const result = new Promise<void>((r) => (trigger = r)).then(work);
+  return { trigger, result };
+}
+
+describe('SqliteBackend.transaction', () => {
+  it('a write from outside a running transaction waits for it and survives its rollback', async () => {
+    const b = await backendOn();
+    const outside = elsewhere(() => b.upsert([rec('outside')]));
+    await expect(
+      b.transaction(async () => {
+        await b.upsert([rec('inside')]);
+        outside.trigger();
+        await tick();
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await outside.result;
+    expect(await ids(b)).toEqual(['outside']);
+  });
+
+  it('a read from outside never sees uncommitted writes', async () => {
+    const b = await backendOn();
+    let seen: number | undefined;
+    const reader = elsewhere(async () => {
+      seen = await b.count({ tenant: '' });
+    });
+    await b.transaction(async () => {
+      await b.upsert([rec('pending')]);
+      reader.trigger();
+      await tick();
+      expect(seen).toBeUndefined(); // still waiting
+    });
+    await reader.result;
+    expect(seen).toBe(1);
+  });
+
+  it('a failed nested transaction rolls back only its own writes', async () => {
+    const b = await backendOn();
+    await b.transaction(async () => {
+      await b.upsert([rec('outer')]);
+      await expect(
+        b.transaction(async () => {
+          await b.upsert([rec('inner')]);
+          throw new Error('inner failed');
+        }),
+      ).rejects.toThrow('inner failed');
+      await b.transaction(async () => b.upsert([rec('inner-ok')]));
+    });
+    expect(await ids(b)).toEqual(['inner-ok', 'outer']);
+  });
+
+  it('concurrent transactions run one after the other, each all or nothing', async () => {
+    const b = await backendOn();
+    const order: string[] = [];
+    const run = (name: string, fail: boolean) =>
+      b.transaction(async () => {
+        order.push(`${name}:start`);
+        await b.upsert([rec(name)]);
+        await tick();
+        order.push(`${name}:end`);
+        if (fail) throw new Error(`${name} failed`);
+      });
+    const results = await Promise.allSettled([run('a', false), run('b', true), run('c', false)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(order).toEqual(['a:start', 'a:end', 'b:start', 'b:end', 'c:start', 'c:end']);
+    expect(await ids(b)).toEqual(['a', 'c']);
+  });
+
+  it('two backends on one file in one process wait for each other instead of timing out', async () => {
+    const path = join(dir, 'shared.db');
+    const a = await backendOn(path);
+    const b = new SqliteBackend({ path, busyTimeoutMs: 50 });
+    open.push(b);
+    let bDone = false;
+    const writer = elsewhere(async () => {
+      await b.upsert([rec('from-b')]);
+      bDone = true;
+    });
+    await a.transaction(async () => {
+      await a.upsert([rec('from-a')]);
+      writer.trigger();
+      await new Promise((r) => setTimeout(r, 120)); // longer than b's busy timeout
+      expect(bDone).toBe(false);
+      // Using the other connection from inside this transaction could never finish: refused clearly.
+      await expect(b.count({ tenant: '' })).rejects.toThrow(/another SqliteBackend/);
+    });
+    await writer.result;
+    expect(bDone).toBe(true);
+    expect(await ids(b)).toEqual(['from-a', 'from-b']);
+  });
+
+  it('returns the value of fn and keeps keyword and vector indexes consistent after rollback', async () => {
+    const b = await backendOn();
+    await b.upsert([rec('k', 'original words')]);
+    await expect(
+      b.transaction(async () => {
+        await b.upsert([rec('k', 'replacement words')]);
+        await b.delete(['k']);
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    const kw = await b.search({ mode: 'keyword', text: 'original', filter: { tenant: '' }, k: 5 });
+    expect(kw.map((h) => h.record.id)).toEqual(['k']);
+    expect(await b.search({ mode: 'keyword', text: 'replacement', filter: { tenant: '' }, k: 5 })).toEqual([]);
+    const dense = await b.search({ mode: 'dense', vector: new Float32Array([1, 0]), filter: { tenant: '' }, k: 5 });
+    expect(dense.map((h) => h.record.id)).toEqual(['k']);
+    expect(await b.transaction(async () => 'value')).toBe('value');
+  });
+});
