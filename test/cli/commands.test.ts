@@ -264,6 +264,20 @@ describe('export and import', () => {
     expect(recalled.json().results[0].content).toBe('Dev branch uses a mock payment provider.');
   });
 
+  it('imports and exports more memories than one page (no silent limits)', async () => {
+    const count = 2500; // the store scans in pages of 1000
+    const file = tmp.path('many.jsonl');
+    const types = ['user', 'feedback', 'project', 'reference'];
+    writeFileSync(
+      file,
+      Array.from({ length: count }, (_, i) => line({ content: `Fact number ${i}.`, type: types[i % 4] })).join('\n'),
+    );
+    expect((await cli('import', file, '--json')).json()).toMatchObject({ imported: count });
+    const exported = (await cli('export')).stdout.trim().split('\n');
+    expect(exported).toHaveLength(count);
+    expect(new Set(exported.map((l) => JSON.parse(l).id)).size).toBe(count);
+  });
+
   it('validates every line first: a bad line means nothing is imported, and all bad lines are reported', async () => {
     await remember('Existing.');
     const file = tmp.path('bad.jsonl');
