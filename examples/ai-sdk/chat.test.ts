@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { offlineChatModel, offlineExtractor, runChat } from './chat';
 
 describe('examples/ai-sdk chat loop (offline)', () => {
-  it('learns memories, recalls them on later turns and supersedes an outdated fact', async () => {
+  it('learns memories, recalls them on later turns and supersedes an outdated fact, and activates a skill', async () => {
     const lines: string[] = [];
     const result = await runChat({
       model: offlineChatModel(),
@@ -18,6 +18,9 @@ describe('examples/ai-sdk chat loop (offline)', () => {
     expect(fourth!.injected).toContain('PostgreSQL 16');
     expect(fourth!.injected).not.toContain('PostgreSQL 14');
     expect(fourth!.reply).toContain('PostgreSQL 16');
+    expect(fourth!.injected).toContain('## Active skills');
+    expect(fourth!.reply).toContain('multi-stage');
+    for (const turn of [first, second, third]) expect(turn!.injected).not.toContain('## Active skills');
 
     expect(result.memories.map((m) => m.content).sort()).toEqual([
       'The API runs on PostgreSQL 16',

@@ -51,6 +51,14 @@ export async function runChat(options: {
 }): Promise<ChatResult> {
   const log = options.log ?? (() => {});
   const memory = new AgentMemory({ backend: new InMemoryBackend() });
+  // A skill: instructions that join the prompt only when a request matches (keywords, meaning, file globs).
+  await memory.skills.register({
+    name: 'docker',
+    description: 'Docker best practices',
+    globPatterns: ['Dockerfile', 'docker-compose*.yml'],
+    triggerKeywords: ['docker', 'container', 'compose'],
+    content: '## Docker Guidelines\n- Always use multi-stage builds\n- Pin the base image version',
+  });
 
   const injected: string[] = [];
   const middleware = agentMemoryMiddleware({
@@ -134,8 +142,7 @@ export function offlineChatModel() {
       else if (/dockerfile/i.test(user)) {
         const pg = system.match(/PostgreSQL (\d+)/)?.[1];
         const multiStage = /multi-stage/i.test(system);
-        const pm = /pnpm/.test(system) ? 'pnpm' : 'npm';
-        text = `${multiStage ? 'A multi-stage Dockerfile' : 'A Dockerfile'} running \`${pm} install\`${pg ? `, for PostgreSQL ${pg}` : ''}.`;
+        text = `Here is ${multiStage ? 'a multi-stage Dockerfile' : 'a Dockerfile'} for the API${pg ? ` with a PostgreSQL ${pg} client` : ''}.`;
       }
       return {
         content: [{ type: 'text', text }],
