@@ -134,6 +134,16 @@ describe('agentMemoryMiddleware: injection', () => {
     const cut = model.doGenerateCalls[0]!.prompt[0]!.content as string;
     expect(cut.length).toBeLessThanOrEqual(maxChars);
     expect(cut.split('\n').filter((l) => l.startsWith('- ['))).toEqual(lines.slice(0, -1));
+
+    // The same with a token counter: only the most relevant memory fits.
+    const countTokens = (text: string) => text.split(/\s+/).filter(Boolean).length;
+    const withOne = full.split('\n').filter((l) => !l.startsWith('- [') || l === lines[0]).join('\n');
+    const tokenModel = mockChatModel();
+    const middleware = agentMemoryMiddleware({ memory, countTokens, maxTokens: countTokens(withOne) });
+    await generateText({ model: wrapLanguageModel({ model: tokenModel, middleware }), prompt: question });
+    const byTokens = tokenModel.doGenerateCalls[0]!.prompt[0]!.content as string;
+    expect(countTokens(byTokens)).toBeLessThanOrEqual(countTokens(withOne));
+    expect(byTokens.split('\n').filter((l) => l.startsWith('- ['))).toEqual([lines[0]]);
   });
 
   it('chooses tenant and branch per call through providerOptions', async () => {
