@@ -192,9 +192,9 @@ describe('history and stats', () => {
   });
 
   it('stats counts active memories per namespace', async () => {
-    await remember('A user fact.', 'user');
-    await remember('A project fact.', 'project');
-    await remember('Another project fact.', 'project');
+    await remember('Dana prefers dark mode.', 'user');
+    await remember('Orders are stored in PostgreSQL 16.', 'project');
+    await remember('Deploys run every Tuesday at noon.', 'project');
     const json = (await cli('stats', '--json')).json();
     expect(json).toMatchObject({ total: 3, inactive: 0, branch: 'main', embedder: { dimension: expect.any(Number) } });
     expect(

@@ -18,16 +18,22 @@ export { buildProgram, type CommandModule } from './program';
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   let program: Command | undefined;
   const ctx = new CliContext(io, () => program);
+  const json = argv.includes('--json'); // also before (or without) a successful parse
+  let code: number;
   try {
     program = buildProgram(ctx);
     await program.parseAsync(argv, { from: 'user' });
-    return ctx.exitCode;
+    code = ctx.exitCode;
   } catch (error) {
     ctx.endProgress();
-    return report(ctx, error, argv.includes('--json'));
-  } finally {
-    await ctx.close().catch((error: unknown) => report(ctx, error, argv.includes('--json')));
+    code = report(ctx, error, json);
   }
+  try {
+    await ctx.close();
+  } catch (error) {
+    code = Math.max(code, report(ctx, error, json));
+  }
+  return code;
 }
 
 function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
