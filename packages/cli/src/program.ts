@@ -1,5 +1,8 @@
 import { Command } from 'commander';
 import pkg from '../package.json';
+import * as branch from './commands/branch';
+import * as compact from './commands/compact';
+import * as decay from './commands/decay';
 import * as demo from './commands/demo';
 import * as exportCommand from './commands/export';
 import * as forget from './commands/forget';
@@ -7,7 +10,9 @@ import * as history from './commands/history';
 import * as importCommand from './commands/import';
 import * as recall from './commands/recall';
 import * as remember from './commands/remember';
+import * as restore from './commands/restore';
 import * as stats from './commands/stats';
+import * as teleport from './commands/teleport';
 import { type CliContext, DEFAULT_DB_PATH } from './context';
 
 /** A command module: `src/commands/<name>.ts` exporting `register`. */
@@ -16,7 +21,21 @@ export interface CommandModule {
 }
 
 // Adding a command: a new file in ./commands and one entry here (order = order in --help).
-const commands: CommandModule[] = [demo, remember, recall, forget, history, stats, exportCommand, importCommand];
+const commands: CommandModule[] = [
+  demo,
+  remember,
+  recall,
+  forget,
+  restore,
+  history,
+  stats,
+  decay,
+  compact,
+  exportCommand,
+  importCommand,
+  teleport,
+  branch,
+];
 
 /** The `agentmem` program: global options, then every command of the list above. */
 export function buildProgram(ctx: CliContext): Command {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { MemoryStore } from '../store/memory-store';
 import { applyMerge } from './apply';
 import { planMerge } from './plan';
@@ -12,7 +13,7 @@ export interface TeleportMergeOptions extends TeleportDiffOptions, Omit<ApplyOpt
 async function withSnapshot<T>(path: string, format: SnapshotFormat | undefined, fn: (source: MergeSource) => Promise<T>) {
   const { backend, manifest } = await openSnapshot(path, format);
   try {
-    return await fn({ backend, label: path, kind: 'snapshot', embedder: manifest.embedder });
+    return await fn({ backend, label: resolve(path), kind: 'snapshot', embedder: manifest.embedder });
   } finally {
     await backend.close();
   }

@@ -1,0 +1,185 @@
+import { type DiffResult, MERGE_STRATEGIES, type MergeProgress, type MergeStrategy } from '@agentmem/core';
+import { type Command, Option } from 'commander';
+import type { CliContext } from '../context';
+import { CliError } from '../errors';
+import { truncate } from '../output';
+import { parseList } from '../parse';
+
+/** Progress of a long merge or snapshot on one refreshed line (terminal only). */
+export function progressOf(ctx: CliContext): (p: MergeProgress) => void {
+  const labels: Record<MergeProgress['phase'], string> = {
+    snapshot: 'copied',
+    plan: 'compared',
+    apply: 'written',
+    undo: 'undone',
+  };
+  return (p) => {
+    if (p.total !== undefined) ctx.progress(labels[p.phase], p.done, p.total);
+  };
+}
+
+/** The plan for people: counts, then the new records and the conflicts with both versions. */
+export function printDiff(ctx: CliContext, diff: DiffResult, limit = 20): void {
+  ctx.print(diff.summary());
+  const { imports, conflicts } = diff.toJSON();
+  if (imports.length > 0) {
+    ctx.print('\nNew:');
+    ctx.table(
+      imports.slice(0, limit).map((i) => ({ namespace: i.targetNamespace, id: i.id, content: i.content })),
+      [
+        { key: 'namespace', max: 28 },
+        { key: 'id', max: 30 },
+        { key: 'content', max: 70 },
+      ],
+    );
+    if (imports.length > limit) ctx.print(`… and ${imports.length - limit} more (--json lists all)`);
+  }
+  if (conflicts.length > 0) {
+    ctx.print('\nConflicts (same id, different content):');
+    for (const c of conflicts.slice(0, limit)) {
+      ctx.print(`  ${c.id} (${c.namespace}), newer: ${c.newer}`);
+      ctx.print(`    local  ${c.local.updatedAt ?? '-'}  ${truncate(c.local.content, 90)}`);
+      ctx.print(`    remote ${c.remote.updatedAt ?? '-'}  ${truncate(c.remote.content, 90)}`);
+    }
+    if (conflicts.length > limit) ctx.print(`… and ${conflicts.length - limit} more (--json lists all)`);
+  }
+}
+
+const strategyOption = () =>
+  new Option('-s, --strategy <strategy>', 'how conflicts (same id, different content) are resolved')
+    .choices(MERGE_STRATEGIES as string[])
+    .default('newer_wins');
+
+interface MergeOptions {
+  strategy: MergeStrategy;
+  namespaces?: string[];
+  reembed?: boolean;
+  allTenants?: boolean;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('snapshot')
+    .description('write the whole store (memories, skills, history) into one snapshot file another agent can open')
+    .argument('<path>', 'snapshot file to create')
+    .option('-f, --force', 'overwrite an existing file')
+    .action(async (path: string, options: { force?: boolean }) => {
+      const memory = await ctx.openMemory({ mustExist: true });
+      const result = await memory.snapshot(path, { overwrite: options.force, onProgress: progressOf(ctx) });
+      ctx.emit({ path: result.path, manifest: result.manifest, durationMs: result.durationMs }, () =>
+        ctx.print(result.summary()),
+      );
+    });
+
+  program
+    .command('diff')
+    .description('what merging a snapshot would do (new, duplicates, conflicts); writes nothing')
+    .argument('<path>', 'snapshot file')
+    .option(
+      '-n, --namespaces <list>',
+      'only these namespaces (comma-separated; `project:*` matches a prefix)',
+      parseList,
+    )
+    .option('--all-tenants', 'every tenant of the snapshot, not only --tenant')
+    .action(async (path: string, options: Omit<MergeOptions, 'strategy' | 'reembed'>) => {
+      const memory = await ctx.openMemory();
+      const diff = await memory.diff(path, {
+        namespaces: options.namespaces,
+        allTenants: options.allTenants,
+        onProgress: progressOf(ctx),
+      });
+      ctx.emit(diff.toJSON(), () => printDiff(ctx, diff));
+    });
+
+  program
+    .command('merge')
+    .description('merge a snapshot into the store, all or nothing; shows the diff and asks first (--yes to skip)')
+    .argument('<path>', 'snapshot file')
+    .addOption(strategyOption())
+    .option(
+      '-n, --namespaces <list>',
+      'only these namespaces (comma-separated; `project:*` matches a prefix)',
+      parseList,
+    )
+    .option('--reembed', 're-embed a snapshot built with another embedder (otherwise it is refused)')
+    .option('--all-tenants', 'every tenant of the snapshot, not only --tenant')
+    .action(async (path: string, options: MergeOptions) => {
+      const memory = await ctx.openMemory();
+      const scope = { namespaces: options.namespaces, allTenants: options.allTenants };
+      if (!ctx.yes) {
+        const diff = await memory.diff(path, { ...scope, onProgress: progressOf(ctx) });
+        if (!ctx.json) printDiff(ctx, diff);
+        if (diff.newMemories + diff.newSkills + diff.conflicts === 0) {
+          ctx.emit({ ...diff.toJSON(), merged: false }, () => ctx.print('Nothing to merge.'));
+          return;
+        }
+        if (!(await ctx.confirm(`Merge ${path} with strategy ${options.strategy}?`))) {
+          throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
+        }
+      }
+      const result = await memory.merge(path, {
+        ...scope,
+        strategy: options.strategy,
+        reembed: options.reembed,
+        onProgress: progressOf(ctx),
+      });
+      ctx.emit({ ...result.toJSON(), summary: result.summary() }, () => {
+        ctx.print(result.summary());
+        ctx.print(`Merge id: ${result.mergeId} (undo with: agentmem undo-merge ${result.mergeId})`);
+      });
+    });
+
+  program
+    .command('undo-merge')
+    .description(
+      'restore the state before a merge (snapshot or branch): remove what it imported, restore what it overwrote',
+    )
+    .argument('[id]', 'merge id (see `agentmem merges`)')
+    .option('--last', 'the most recent merge not undone yet')
+    .action(async (id: string | undefined, options: { last?: boolean }) => {
+      const memory = await ctx.openMemory({ mustExist: true });
+      let mergeId = id;
+      if (!mergeId) {
+        if (!options.last) throw new CliError('USAGE', 'Give a merge id, or --last for the most recent merge.');
+        mergeId = (await memory.listMerges()).find((m) => m.status === 'applied')?.id;
+        if (!mergeId)
+          throw new CliError(
+            'USAGE',
+            'No merge to undo: every merge of this store was undone already (see `agentmem merges`).',
+          );
+      }
+      const result = await memory.undoMerge(mergeId, { onProgress: progressOf(ctx) });
+      ctx.emit({ ...result.toJSON(), summary: result.summary() }, () => ctx.print(result.summary()));
+    });
+
+  program
+    .command('merges')
+    .description('every merge of this store, newest first (ids for undo-merge)')
+    .action(async () => {
+      const memory = await ctx.openMemory({ mustExist: true });
+      const merges = await memory.listMerges();
+      ctx.emit(merges, () =>
+        ctx.table(
+          merges.map((m) => ({
+            id: m.id,
+            at: m.at,
+            source: m.source.label,
+            strategy: m.strategy,
+            imported: m.counts.imported,
+            overwritten: m.counts.overwritten,
+            status: m.status,
+          })),
+          [
+            { key: 'id', max: 34 },
+            'at',
+            { key: 'source', max: 40 },
+            'strategy',
+            { key: 'imported', align: 'right' },
+            { key: 'overwritten', align: 'right' },
+            'status',
+          ],
+          '(no merges)',
+        ),
+      );
+    });
+}
