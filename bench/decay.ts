@@ -94,7 +94,7 @@ export async function run(args: string[]): Promise<void> {
     }
     await backend.upsert(batch);
 
-    const row = (label: string, r: { durationMs: number } & Record<string, unknown>) =>
+    const row = (label: string, r: { durationMs: number }) =>
       console.log(`${label.padEnd(22)} ${r.durationMs.toFixed(0).padStart(6)} ms  ${JSON.stringify({ ...r, durationMs: undefined, now: undefined })}`);
     console.log(`decay bench: ${count} memories, backend ${values.backend}, default half-life 168 h, threshold 0.05`);
     const dry = await memory.applyDecay({ dryRun: true });

@@ -1,13 +1,11 @@
 import {
   type AgentMemory,
-  contentHash,
+  type ConflictResolution,
   type JsonObject,
-  KIND,
   MEMORY_TYPES,
   type Memory,
   type MemoryInput,
   type MemoryType,
-  namespaceFor,
 } from '@agentmem/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context';
@@ -19,27 +17,44 @@ export interface RememberOptions {
   importance?: number;
   tags?: string[];
   metadata?: JsonObject;
+  onConflict?: OnConflict;
 }
+
+const ON_CONFLICT = ['supersede', 'keep-both', 'keep-existing'] as const;
+export type OnConflict = (typeof ON_CONFLICT)[number];
 
 /** What `remember` did; `--json` prints it as is. */
 export interface RememberOutcome {
-  /** False when the same content was already stored (nothing was written). */
+  /** False when the same content was already stored, or keep-existing refused the write. */
   created: boolean;
-  memory: Memory;
+  /** The same content was stored but superseded or pruned, and is back in recall. */
+  restored: boolean;
+  /** The memory holding this content; absent when keep-existing refused the write. */
+  memory?: Memory;
+  /** Similar memories of the same type and scope that say something else. */
+  conflicts: { id: string; similarity: number; content: string }[];
+  resolution: ConflictResolution;
+  /** Ids that this memory superseded (they left recall; `agentmem restore ID` brings one back). */
+  superseded: string[];
 }
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('remember')
-    .description('store a memory (the same content in the same scope is stored once)')
+    .description('store a memory; the same content is stored once, a similar one that says otherwise is superseded')
     .argument('<content>', 'the fact to remember')
     .addOption(new Option('-t, --type <type>', 'memory type').choices(MEMORY_TYPES).makeOptionMandatory())
     .option('-i, --importance <n>', 'importance from 0 to 1 (default 0.5)', parseNumber)
     .option('--tags <list>', 'comma-separated tags', parseList)
     .option('--metadata <json>', 'a JSON object stored with the memory', parseMetadata)
+    .addOption(
+      new Option('--on-conflict <resolution>', 'when a similar memory says something else')
+        .choices(ON_CONFLICT)
+        .default('supersede'),
+    )
     .action(async (content: string, options: RememberOptions) => {
       const memory = await ctx.openMemory();
-      const outcome = await rememberOne(memory, toInput(content, options));
+      const outcome = await rememberOne(memory, toInput(content, options), options.onConflict);
       ctx.emit(outcome, () => printOutcome(ctx, outcome));
     });
 }
@@ -54,23 +69,42 @@ export function toInput(content: string, options: RememberOptions): MemoryInput 
   };
 }
 
-/** Stores one memory and says whether it is new or the one already stored with that content. */
-export async function rememberOne(memory: AgentMemory, input: MemoryInput): Promise<RememberOutcome> {
-  const namespace = input.namespace ?? namespaceFor(input.type, memory.branch);
-  const existing = await memory.backend.scan({
-    filter: {
-      tenant: memory.tenant,
-      namespaces: [namespace],
-      where: { kind: KIND.memory, contentHash: contentHash(String(input.content)) },
-    },
-    limit: 1,
+/** Stores one memory through the conflict check and says what happened. */
+export async function rememberOne(
+  memory: AgentMemory,
+  input: MemoryInput,
+  onConflict: OnConflict = 'supersede',
+): Promise<RememberOutcome> {
+  const result = await memory.rememberWithConflictCheck(input, {
+    resolution: onConflict.replace('-', '_') as ConflictResolution,
   });
-  const stored = await memory.remember(input);
-  return { created: existing.records.length === 0, memory: stored };
+  return {
+    created: result.stored && !result.duplicate,
+    restored: result.stored && result.duplicate,
+    ...(result.memory ? { memory: result.memory } : {}),
+    conflicts: result.conflicts.map((c) => ({ id: c.memory.id, similarity: c.similarity, content: c.memory.content })),
+    resolution: result.resolution,
+    superseded: result.superseded,
+  };
 }
 
 export function printOutcome(ctx: CliContext, outcome: RememberOutcome): void {
-  ctx.print(outcome.created ? 'Remembered:' : 'Already remembered (same content), nothing written:');
+  if (outcome.conflicts.length > 0) {
+    ctx.print(`Conflicts with ${outcome.conflicts.length} similar ${outcome.conflicts.length === 1 ? 'memory' : 'memories'}:`);
+    for (const c of outcome.conflicts) ctx.print(`  ${c.id}  similarity ${c.similarity.toFixed(3)}  ${c.content}`);
+  }
+  if (!outcome.memory) {
+    ctx.print('Kept the existing memory (--on-conflict keep-existing): nothing written.');
+    return;
+  }
+  if (outcome.superseded.length > 0) ctx.print(`Superseded ${outcome.superseded.join(', ')} (out of recall; agentmem restore ID undoes it).`);
+  ctx.print(
+    outcome.created
+      ? 'Remembered:'
+      : outcome.restored
+        ? 'Remembered again (same content was superseded or pruned), restored:'
+        : 'Already remembered (same content), nothing written:',
+  );
   ctx.print(describeMemory(outcome.memory));
 }
 

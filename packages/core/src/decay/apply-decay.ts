@@ -1,4 +1,4 @@
-import type { Memory } from '../contracts';
+import type { Memory, RecordFilter } from '../contracts';
 import { invalidInput } from '../errors';
 import type { MemoryStore } from '../store/memory-store';
 import { KIND, recordToMemory } from '../store/codec';
@@ -21,6 +21,8 @@ export interface ApplyDecayOptions {
   now?: Date | number | string;
   /** Compute the report, write nothing. */
   dryRun?: boolean;
+  /** Called after each page scanned and each batch written (progress bars). */
+  onProgress?: (progress: { phase: 'scan' | 'prune'; done: number; total: number }) => void;
 }
 
 export interface DecayReport {
@@ -41,6 +43,7 @@ export interface DecayReport {
 
 /** Writes per backend call; keeps statements and transactions small enough for every backend. */
 const WRITE_BATCH = 1000;
+const PROGRESS_EVERY = 1000;
 
 export function validatePruneThreshold(threshold: unknown): number {
   if (typeof threshold !== 'number' || !Number.isFinite(threshold) || threshold < 0 || threshold >= 1) {
@@ -80,8 +83,14 @@ export async function applyDecay(
   const report = { scanned: 0, decayed: 0, pruned: 0, untouched: 0 };
   const toPrune: Memory[] = [];
   // Administrative pass: every tenant (tenant: null), active memories only.
-  for await (const record of store.scanRecords({ tenant: null, where: { kind: KIND.memory, status: 'active' } })) {
+  const filter: RecordFilter = { tenant: null, where: { kind: KIND.memory, status: 'active' } };
+  const progress = options.onProgress;
+  const total = progress ? await store.backend.count(filter) : 0;
+  for await (const record of store.scanRecords(filter)) {
     report.scanned++;
+    if (progress && (report.scanned % PROGRESS_EVERY === 0 || report.scanned === total)) {
+      progress({ phase: 'scan', done: report.scanned, total });
+    }
     const importance = record.attributes.importance as number;
     const lastAccess = record.attributes.lastAccessedAt as number;
     const halfLife = halfLifeFor(record.attributes.type as Memory['type'], settings.halfLifeHours);
@@ -102,6 +111,7 @@ export async function applyDecay(
     for (let i = 0; i < toPrune.length; i += WRITE_BATCH) {
       const batch = toPrune.slice(i, i + WRITE_BATCH);
       await store.patchMemories(batch, 'prune', `effective importance below ${threshold} at ${at}`);
+      progress?.({ phase: 'prune', done: i + batch.length, total: toPrune.length });
     }
   }
   return {

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import type { CliContext } from '../context';
+import { CliError } from '../errors';
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('compact')
+    .description('delete pruned memories for good, every tenant (history stays); asks first, --yes to skip')
+    .action(async () => {
+      const memory = await ctx.openMemory({ mustExist: true });
+      const preview = await memory.compact({ dryRun: true });
+      if (preview.removed === 0) {
+        ctx.emit({ removed: 0, durationMs: preview.durationMs, dryRun: false }, () =>
+          ctx.print('No pruned memories: nothing to compact.'),
+        );
+        return;
+      }
+      if (!ctx.json)
+        ctx.print(`${preview.removed} pruned memories would be deleted for good; they could no longer be restored.`);
+      if (!(await ctx.confirm(`Delete ${preview.removed} pruned memories?`))) {
+        throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
+      }
+      const report = await memory.compact();
+      ctx.emit(report, () =>
+        ctx.print(`Compacted: deleted ${report.removed} pruned memories in ${report.durationMs.toFixed(0)} ms.`),
+      );
+    });
+}
