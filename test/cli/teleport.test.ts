@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from './run-cli';
+
+let tmp: ReturnType<typeof tempDir>;
+const on = (db: string, ...argv: string[]) => runCli(['--db', tmp.path(db), '--branch', 'main', ...argv]);
+
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+async function ok(run: Promise<Awaited<ReturnType<typeof runCli>>>) {
+  const r = await run;
+  expect(r.code, r.stderr).toBe(0);
+  return r;
+}
+
+describe('agentmem snapshot / diff / merge / undo-merge', () => {
+  it('round trip between two agents, with --json everywhere', async () => {
+    await ok(on('a.db', 'remember', 'Orders live in PostgreSQL 16', '--type', 'project'));
+    await ok(on('a.db', 'remember', 'Prefers short answers', '--type', 'user'));
+    const snap = (await ok(on('a.db', 'snapshot', tmp.path('handoff.db'), '--json'))).json();
+    expect(snap.manifest).toMatchObject({ formatVersion: 1, counts: { memories: 2 } });
+    expect(existsSync(tmp.path('handoff.db'))).toBe(true);
+    const again = await on('a.db', 'snapshot', tmp.path('handoff.db'));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('--force');
+
+    await ok(runCli(['--db', tmp.path('handoff.db'), '--branch', 'main', '--agent', 'agent-b', 'remember', 'Stripe retries webhooks for 3 days', '--type', 'project']));
+
+    const diff = await ok(on('a.db', 'diff', tmp.path('handoff.db')));
+    expect(diff.stdout).toContain('New: 1 memories / Duplicates: 2 / Conflicts: 0');
+    expect(diff.stdout).toContain('Stripe retries webhooks for 3 days');
+    const diffJson = (await ok(on('a.db', 'diff', tmp.path('handoff.db'), '--json'))).json();
+    expect(diffJson.counts).toEqual({ new: 1, newSkills: 0, duplicates: 2, conflicts: 0 });
+
+    // Without --yes and without a terminal, merge previews and refuses.
+    const refused = await on('a.db', 'merge', tmp.path('handoff.db'));
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('New: 1 memories');
+    expect(refused.stderr).toContain('--yes');
+    expect((await ok(on('a.db', 'stats', '--json'))).json().total).toBe(2);
+
+    // On a terminal, "n" declines and "y" merges.
+    const declined = await runCli(['--db', tmp.path('a.db'), '--branch', 'main', 'merge', tmp.path('handoff.db')], { isTTY: true, stdin: 'n\n' });
+    expect(declined.code).toBe(1);
+    expect((await ok(on('a.db', 'stats', '--json'))).json().total).toBe(2);
+    const merged = await runCli(['--db', tmp.path('a.db'), '--branch', 'main', 'merge', tmp.path('handoff.db')], { isTTY: true, stdin: 'y\n' });
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout).toContain('Imported: 1 new memories / Skipped: 2 duplicates / Conflicts: 0');
+
+    const second = (await ok(on('a.db', 'merge', tmp.path('handoff.db'), '--yes', '--json'))).json();
+    expect(second.counts.imported).toBe(0);
+    const merges = (await ok(on('a.db', 'merges', '--json'))).json();
+    expect(merges).toHaveLength(2);
+
+    const undo = (await ok(on('a.db', 'undo-merge', merges[1].id, '--json'))).json();
+    expect(undo).toMatchObject({ mergeId: merges[1].id, removed: 1 });
+    expect((await ok(on('a.db', 'stats', '--json'))).json().total).toBe(2);
+    const twice = await on('a.db', 'undo-merge', merges[1].id, '--json');
+    expect(twice.code).toBe(1);
+    expect(JSON.parse(twice.stderr).error.code).toBe('CONFLICT');
+  });
+
+  it('rejects an unknown strategy as a usage error and a bad file with a clear error', async () => {
+    await ok(on('a.db', 'remember', 'x fact', '--type', 'user'));
+    const bad = await on('a.db', 'merge', tmp.path('a.db'), '--strategy', 'mine', '--yes');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/local_wins/);
+    const notSnapshot = await on('a.db', 'diff', tmp.path('a.db'), '--json');
+    expect(notSnapshot.code).toBe(1);
+    expect(JSON.parse(notSnapshot.stderr).error.code).toBe('CORRUPT_SNAPSHOT');
+  });
+
+  it('undo-merge --last undoes the most recent merge', async () => {
+    await ok(on('a.db', 'remember', 'Base fact', '--type', 'user'));
+    await ok(on('a.db', 'snapshot', tmp.path('s.db')));
+    await ok(on('s.db', 'remember', 'New fact from the other agent', '--type', 'feedback'));
+    await ok(on('a.db', 'merge', tmp.path('s.db'), '--yes', '--strategy', 'remote_wins'));
+    const undo = (await ok(on('a.db', 'undo-merge', '--last', '--json'))).json();
+    expect(undo.removed).toBe(1);
+    const none = await on('a.db', 'undo-merge', '--last');
+    expect(none.code).toBe(2);
+  });
+});
+
+describe('agentmem branch', () => {
+  it('list, diff, merge, delete with --json', async () => {
+    await ok(on('m.db', 'remember', 'Global style rule', '--type', 'feedback'));
+    await ok(on('m.db', '--branch', 'feature/auth', 'remember', 'Auth uses PKCE', '--type', 'project'));
+    await ok(on('m.db', '--branch', 'feature/auth', 'remember', 'RFC 7636', '--type', 'reference'));
+    const list = (await ok(on('m.db', 'branch', 'list', '--json'))).json();
+    expect(list).toEqual([
+      { branch: 'feature/auth', project: 1, reference: 1, total: 2, current: false },
+      { branch: 'main', project: 0, reference: 0, total: 0, current: true },
+    ]);
+    const sw = (await ok(on('m.db', 'branch', 'switch', 'feature/auth', '--json'))).json();
+    expect(sw).toEqual({ previous: 'main', current: 'feature/auth', recallNamespaces: ['user', 'feedback', 'project:feature/auth', 'reference:feature/auth'] });
+    const diff = (await ok(on('m.db', 'branch', 'diff', 'feature/auth', '--json'))).json();
+    expect(diff.counts.new).toBe(2);
+    const merged = (await ok(on('m.db', 'branch', 'merge', 'feature/auth', '--into', 'main', '--yes', '--json'))).json();
+    expect(merged.summary).toBe('Imported: 2 new memories / Skipped: 0 duplicates / Conflicts: 0');
+    const noop = await ok(on('m.db', 'branch', 'merge', 'feature/auth'));
+    expect(noop.stdout).toContain('Nothing to merge.');
+    const refusedCurrent = await on('m.db', '--branch', 'feature/auth', 'branch', 'delete', 'feature/auth', '--yes');
+    expect(refusedCurrent.code).toBe(1);
+    expect(refusedCurrent.stderr).toContain('--force');
+    const deleted = (await ok(on('m.db', 'branch', 'delete', 'feature/auth', '--yes', '--json'))).json();
+    expect(deleted).toEqual({ branch: 'feature/auth', deleted: 2 });
+    const stats = (await ok(on('m.db', 'stats', '--json'))).json();
+    expect(stats.namespaces).toEqual(
+      expect.arrayContaining([
+        { namespace: 'feedback', count: 1 },
+        { namespace: 'project:main', count: 1 },
+        { namespace: 'reference:main', count: 1 },
+      ]),
+    );
+  });
+});
