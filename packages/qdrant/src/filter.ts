@@ -53,13 +53,12 @@ export function assertAttributeKey(key: string): void {
 /**
  * Equality with matchesFilter's semantics: a missing attribute equals null
  * (Qdrant's `is_empty`: missing, null or []); numbers compare numerically
- * (Qdrant's `match.value` takes no floats, so non-integers use a closed range).
+ * with a closed range (`match.value` takes no floats, and a range works on
+ * integer and float indexes alike).
  */
 function equals(path: string, value: AttributeValue): Condition {
   if (value === null) return { is_empty: { key: path } };
-  if (typeof value === 'number') {
-    return Number.isSafeInteger(value) ? { key: path, match: { value } } : { key: path, range: { gte: value, lte: value } };
-  }
+  if (typeof value === 'number') return { key: path, range: { gte: value, lte: value } };
   return { key: path, match: { value } };
 }
 
