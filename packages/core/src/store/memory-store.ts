@@ -55,8 +55,11 @@ export interface MemoryStoreOptions {
   halfLifeHours?: HalfLifeConfig;
   /**
    * Reciprocal-rank-fusion weights of the dense and keyword lists. Default:
-   * `{ dense: 0.25, keyword: 1 }` for a lexical embedder (its dense list adds
-   * little beyond BM25), `{ dense: 1, keyword: 1 }` otherwise.
+   * `{ dense: 0.03, keyword: 1 }` for a lexical embedder: its dense list is a
+   * noisier copy of BM25 (no idf), so it only breaks near-ties (moves a hit
+   * about two places at most) and fills in after the keyword hits; any more
+   * and it pushes good keyword hits out (0.25 cost 3 points of R@10 on
+   * LoCoMo, docs/benchmarks.md). `{ dense: 1, keyword: 1 }` otherwise.
    */
   fusionWeights?: { dense: number; keyword: number };
   /** Dense hits below this cosine similarity do not count as matches. Default 0.1 (lexical) or 0. */
@@ -322,7 +325,7 @@ export class MemoryStore {
     const reranker = options.reranker === false ? undefined : (options.reranker ?? this.options.reranker);
     const want = reranker ? k * (this.options.rerankPoolFactor ?? 4) : k;
     const pool = Math.max(want * 5, 50);
-    const hits = await this.search(query, mode, filter, pool);
+    const hits = await this.searchRecords(query, { mode, filter, k: pool });
     const weights = this.fusionWeights();
     const maxFused = (mode === 'hybrid' ? weights.dense + weights.keyword : 1) / (RRF_K + 1);
     const now = this.clock();
@@ -536,18 +539,20 @@ export class MemoryStore {
   }
 
   protected fusionWeights(): { dense: number; keyword: number } {
-    return this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.25, keyword: 1 } : { dense: 1, keyword: 1 });
+    return this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 });
   }
 
   protected halfLife(type: MemoryType): number {
     return halfLifeFor(type, this.options.halfLifeHours) ?? DEFAULT_HALF_LIFE_HOURS;
   }
 
-  private async search(
+  /**
+   * Hybrid (or dense / keyword) search over any records, fused the way recall
+   * fuses: for engines and adapters that store their own record kinds.
+   */
+  async searchRecords(
     query: string,
-    mode: 'hybrid' | 'dense' | 'keyword',
-    filter: RecordFilter,
-    pool: number,
+    { mode, filter, k: pool }: { mode: 'hybrid' | 'dense' | 'keyword'; filter: RecordFilter; k: number },
   ): Promise<SearchHit[]> {
     const caps = this.backend.capabilities;
     const minDense = this.options.minDenseSimilarity ?? (this.embedder.lexical ? 0.1 : 0);
