@@ -124,7 +124,7 @@ export class CliContext {
 
   /** Prints an aligned table, or `empty` when there are no rows. */
   table(rows: readonly Row[], columns?: readonly (string | Column)[], empty = '(none)'): void {
-    this.print(rows.length > 0 ? renderTable(rows, columns) : empty);
+    this.print(rows.length > 0 ? renderTable(rows, columns, { width: this.io.columns }) : empty);
   }
 
   /** With `--json` prints `value`; otherwise runs `human` to print it for people. */

@@ -12,6 +12,8 @@ export interface CliIo {
   stdin?: Readable;
   /** True when a person is at the terminal: prompts and progress are shown only then. */
   isTTY?: boolean;
+  /** Terminal width: tables cut their last column to fit. */
+  columns?: number;
 }
 
 export function processIo(): CliIo {
@@ -20,5 +22,6 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     stdin: process.stdin,
     isTTY: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+    ...(process.stdout.isTTY ? { columns: process.stdout.columns } : {}),
   };
 }

@@ -28,16 +28,30 @@ function cell(value: unknown): string {
   return JSON.stringify(value);
 }
 
+const MIN_LAST_COLUMN = 20;
+
 /**
  * Aligned plain-text table. Columns default to the keys of the first row.
+ * With `width` (the terminal's), the last column is cut so that lines fit.
  * Returns '' for no rows, so callers decide what "empty" says.
  */
-export function renderTable(rows: readonly Row[], columns?: readonly (string | Column)[]): string {
+export function renderTable(
+  rows: readonly Row[],
+  columns?: readonly (string | Column)[],
+  options: { width?: number } = {},
+): string {
   if (rows.length === 0) return '';
   const cols: Column[] = (columns ?? Object.keys(rows[0]!)).map((c) => (typeof c === 'string' ? { key: c } : c));
-  const cells = rows.map((row) => cols.map((c) => truncate(cell(row[c.key]), c.max ?? 80)));
   const headers = cols.map((c) => c.header ?? c.key.toUpperCase());
-  const widths = cols.map((_, i) => Math.max(headers[i]!.length, ...cells.map((r) => r[i]!.length)));
+  let cells = rows.map((row) => cols.map((c) => truncate(cell(row[c.key]), c.max ?? 80)));
+  let widths = cols.map((_, i) => Math.max(headers[i]!.length, ...cells.map((r) => r[i]!.length)));
+  const total = widths.reduce((sum, w) => sum + w, 0) + 2 * (cols.length - 1);
+  const last = cols.length - 1;
+  if (options.width && total > options.width && widths[last]! > MIN_LAST_COLUMN) {
+    const room = Math.max(MIN_LAST_COLUMN, widths[last]! - (total - options.width));
+    cells = cells.map((r) => r.map((v, i) => (i === last ? truncate(v, room) : v)));
+    widths = cols.map((_, i) => Math.max(headers[i]!.length, ...cells.map((r) => r[i]!.length)));
+  }
   const line = (values: string[]) =>
     values
       .map((v, i) => (cols[i]!.align === 'right' ? v.padStart(widths[i]!) : v.padEnd(widths[i]!)))

@@ -51,7 +51,7 @@ export async function runDemo(cli: CliContext): Promise<void> {
       json: cli.json,
       heading: (title) => human(`\n=== ${title} ${'='.repeat(Math.max(3, 72 - title.length))}\n`),
       print: (text = '') => human(text),
-      table: (rows, columns) => human(rows.length > 0 ? renderTable(rows, columns) : '(none)'),
+      table: (rows, columns) => human(rows.length > 0 ? renderTable(rows, columns, { width: cli.io.columns }) : '(none)'),
       summary: {},
     };
     human(
