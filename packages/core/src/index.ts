@@ -7,6 +7,7 @@ export * from './contracts';
 export * from './decay';
 export * from './embedding';
 export * from './errors';
+export * from './extraction';
 export * from './merge';
 export * from './prompt';
 export * from './scope';
