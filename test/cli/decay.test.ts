@@ -82,3 +82,21 @@ describe('decay, restore, compact', () => {
     expect((await cli('stats', '--json')).json().total).toBe(1);
   });
 });
+
+describe('demo: conflicts and decay sections', () => {
+  it('supersedes the changed database fact and prunes the less important memories weeks later', async () => {
+    const run = await runCli(['demo', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const { conflicts, decay } = run.json();
+    expect(conflicts.writes.map((w: { conflicts: unknown[] }) => w.conflicts.length)).toEqual([0, 1, 0]);
+    expect(conflicts.writes[1]).toMatchObject({ stored: true, resolution: 'supersede' });
+    expect(conflicts.recall.results[0]).toBe('The database is PostgreSQL 16');
+    expect(conflicts.recall.results).not.toContain('The database is PostgreSQL 14');
+    expect(conflicts.history).toEqual(['create', 'supersede']);
+    expect(decay.preview.pruned).toBe(decay.run.pruned);
+    expect(decay.run.pruned).toBeGreaterThan(0);
+    expect(decay.kept.length).toBeGreaterThan(0);
+    expect(decay.again.pruned).toBe(0);
+    expect(decay.restored.history).toEqual(['create', 'prune', 'restore']);
+  });
+});
