@@ -6,17 +6,7 @@ import { KIND } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { stableId, toMillis } from '../util';
 import { loadSkills, type LoadSkillsResult } from './loader';
-import {
-  type CompiledGlobs,
-  type CompiledKeyword,
-  compileGlobs,
-  compileKeywords,
-  matchGlobs,
-  matchKeywords,
-  pathForms,
-  pathsInMessage,
-  matchTerms,
-} from './signals';
+import { type CompiledKeyword, compileKeywords, GlobMatcher, matchKeywords, matchTerms, pathsInMessage } from './signals';
 import type { ActivatedSkill, ActivationSignal, Skill, SkillInput, SkillSignals } from './skill';
 import { skillHash, validateSkillInput, validateSkillName } from './validate';
 
@@ -79,7 +69,6 @@ export interface LoadIntoRegistryResult extends RegisterResult {
 interface Compiled {
   hash: string;
   keywords: CompiledKeyword[];
-  globs: CompiledGlobs;
 }
 
 /**
@@ -90,8 +79,9 @@ interface Compiled {
 export class SkillRegistry {
   private readonly store: MemoryStore;
   private readonly options: SkillRegistryOptions;
-  /** Keyword and glob matchers per skill id, rebuilt when the stored skill changes. */
+  /** Keyword matchers per skill id, rebuilt when the stored skill changes. */
   private readonly compiled = new Map<string, Compiled>();
+  private readonly globs = new GlobMatcher();
 
   constructor(store: MemoryStore, options: SkillRegistryOptions = {}) {
     if (!store?.backend) throw invalidInput('SkillRegistry needs a MemoryStore (or AgentMemory).');
@@ -205,34 +195,41 @@ export class SkillRegistry {
     const files = options.filePath === undefined ? [] : typeof options.filePath === 'string' ? [options.filePath] : [...options.filePath];
     if (files.some((f) => typeof f !== 'string')) throw invalidInput('filePath must be a path string or a list of them.');
 
-    const records: BackendRecord[] = [];
-    for await (const record of this.store.scanRecords(this.filter())) records.push(record);
-    if (records.length === 0) return [];
-
-    const semantic = message.trim() === '' ? new Map() : await this.semanticScores(message, records.length);
+    const total = await this.store.backend.count(this.filter());
+    if (total === 0) return [];
+    const { scores: semantic, records: found } =
+      message.trim() === ''
+        ? { scores: new Map<string, NonNullable<SkillSignals['semantic']>>(), records: [] as BackendRecord[] }
+        : await this.semanticScores(message, total);
+    // The dense search over every skill usually returns them all; scan only when it did not.
+    let records = found;
+    if (records.length < total) {
+      records = [];
+      for await (const record of this.store.scanRecords(this.filter())) records.push(record);
+    }
     const terms = matchTerms(message);
-    const paths = [...new Set([...pathsInMessage(message), ...files.filter((f) => f.trim() !== '')])].map((path) => ({
-      path,
-      forms: pathForms(path),
-    }));
+    const paths = [...new Set([...pathsInMessage(message), ...files.filter((f) => f.trim() !== '')])];
+    const matchGlobs = this.globs.forPaths(paths);
 
-    const always: ActivatedSkill[] = [];
-    const scored: ActivatedSkill[] = [];
+    type Candidate = Omit<ActivatedSkill, 'skill'> & { record: BackendRecord; name: string };
+    const always: Candidate[] = [];
+    const scored: Candidate[] = [];
     const live = new Set<string>();
+    const w = SKILL_SCORE_WEIGHTS;
     for (const record of records) {
       live.add(record.id);
-      const skill = recordToSkill(record);
-      const compiled = this.compile(record.id, skill);
+      // Read the stored payload in place; only the skills returned are copied.
+      const skill = record.payload as unknown as Skill;
+      const keywords = this.compile(record.id, skill);
       const signals: SkillSignals = {};
       const sem = semantic.get(record.id);
       if (sem && sem.score > 0) signals.semantic = sem;
-      const matched = matchKeywords(terms, compiled.keywords);
+      const matched = matchKeywords(terms, keywords);
       if (matched.length > 0) signals.keyword = { score: 1, matched };
-      if (paths.length > 0 && compiled.globs.matchers.length > 0) {
-        const hit = matchGlobs(paths, compiled.globs);
+      if (paths.length > 0 && skill.globPatterns?.length > 0) {
+        const hit = matchGlobs(skill.globPatterns);
         if (hit.paths.length > 0) signals.glob = { score: 1, ...hit };
       }
-      const w = SKILL_SCORE_WEIGHTS;
       const score =
         w.semantic * (signals.semantic?.score ?? 0) +
         w.keyword * (signals.keyword?.score ?? 0) +
@@ -240,17 +237,16 @@ export class SkillRegistry {
         w.importance * skill.importance;
       const fired = (['semantic', 'keyword', 'glob'] as const).filter((s) => signals[s] !== undefined);
       if (skill.alwaysApply) {
-        always.push({ skill, score, activatedBy: 'always', signals });
+        always.push({ record, name: skill.name, score, activatedBy: 'always', signals });
       } else if (fired.length > 0) {
         // Importance alone never activates a skill: some signal must have fired.
         const activatedBy: ActivationSignal | 'combined' = fired.length === 1 ? fired[0]! : 'combined';
-        scored.push({ skill, score, activatedBy, signals });
+        scored.push({ record, name: skill.name, score, activatedBy, signals });
       }
     }
     for (const id of this.compiled.keys()) if (!live.has(id)) this.compiled.delete(id);
 
-    const byScore = (a: ActivatedSkill, b: ActivatedSkill) =>
-      b.score - a.score || (a.skill.name < b.skill.name ? -1 : a.skill.name > b.skill.name ? 1 : 0);
+    const byScore = (a: Candidate, b: Candidate) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     always.sort(byScore);
     // A trigger keyword or a matching glob was declared by the skill's author: it
     // makes the skill a candidate on its own. Semantic-only matches need minScore.
@@ -259,7 +255,7 @@ export class SkillRegistry {
       .sort(byScore);
     const top = passing[0]?.score ?? 0;
     const chosen = passing.filter((s) => s.score >= top * gapRatio).slice(0, k);
-    return [...always, ...chosen];
+    return [...always, ...chosen].map(({ record, name: _name, ...rest }) => ({ skill: recordToSkill(record), ...rest }));
   }
 
   // ---------------------------------------------------------------- internals
@@ -272,16 +268,12 @@ export class SkillRegistry {
     return { tenant: this.store.tenant, namespaces: [SKILLS_NAMESPACE], where: { kind: KIND.skill } };
   }
 
-  private compile(id: string, skill: Skill): Compiled {
+  private compile(id: string, skill: Skill): CompiledKeyword[] {
     const cached = this.compiled.get(id);
-    if (cached && cached.hash === skill.contentHash) return cached;
-    const compiled = {
-      hash: skill.contentHash,
-      keywords: compileKeywords(skill.triggerKeywords),
-      globs: compileGlobs(skill.globPatterns),
-    };
-    this.compiled.set(id, compiled);
-    return compiled;
+    if (cached && cached.hash === skill.contentHash) return cached.keywords;
+    const keywords = compileKeywords(skill.triggerKeywords ?? []);
+    this.compiled.set(id, { hash: skill.contentHash, keywords });
+    return keywords;
   }
 
   private toRecord(skill: Skill, vector: Float32Array): BackendRecord {
@@ -309,7 +301,10 @@ export class SkillRegistry {
    * (1 when first in both the dense and the keyword list). A message that
    * shares nothing with any skill scores 0 everywhere, whatever the ranks.
    */
-  private async semanticScores(message: string, total: number): Promise<Map<string, NonNullable<SkillSignals['semantic']>>> {
+  private async semanticScores(
+    message: string,
+    total: number,
+  ): Promise<{ scores: Map<string, NonNullable<SkillSignals['semantic']>>; records: BackendRecord[] }> {
     const embedder = this.store.embedder;
     const embedded = await embedder.embed([message], { purpose: 'query' });
     this.store.usage.calls += embedded.usage?.calls ?? 1;
@@ -330,9 +325,11 @@ export class SkillRegistry {
     const pool = total;
     let fused: SearchHit[];
     let maxFused: number;
+    let records: BackendRecord[];
     if (backend.capabilities.nativeHybrid) {
       fused = await backend.search({ mode: 'hybrid', vector, text: message, filter, k: pool, weights });
       maxFused = (weights.dense + weights.keyword) / (RRF_K + 1);
+      records = fused.map((h) => h.record);
     } else {
       const [dense, keyword] = await Promise.all([
         backend.search({ mode: 'dense', vector, filter, k: pool }),
@@ -341,6 +338,7 @@ export class SkillRegistry {
       const keywordWeight = backend.capabilities.textSearch ? weights.keyword : 0;
       fused = fuseRrf(dense, keyword, { dense: weights.dense, keyword: keywordWeight }, pool);
       maxFused = (weights.dense + keywordWeight) / (RRF_K + 1);
+      records = dense.map((h) => h.record);
     }
     const scores = new Map<string, NonNullable<SkillSignals['semantic']>>();
     for (const hit of fused) {
@@ -352,7 +350,7 @@ export class SkillRegistry {
       if (hit.keyword) entry.keywordRank = hit.keyword.rank;
       scores.set(hit.record.id, entry);
     }
-    return scores;
+    return { scores, records };
   }
 }
 
@@ -374,7 +372,8 @@ export function recordToSkill(record: BackendRecord): Skill {
     triggerKeywords: [...(p.triggerKeywords ?? [])],
     toolsAllowed: [...(p.toolsAllowed ?? [])],
     tags: [...(p.tags ?? [])],
-    metadata: p.metadata ?? {},
+    metadata: structuredClone(p.metadata ?? {}),
+    ...(p.source ? { source: { ...p.source } } : {}),
   };
 }
 

@@ -140,31 +140,41 @@ export function pathForms(path: string): string[] {
 
 export const GLOB_OPTIONS = { dot: true, nocase: true } as const;
 
-/** A skill's patterns compiled once into one matcher each. */
-export interface CompiledGlobs {
-  patterns: string[];
-  matchers: ((path: string) => boolean)[];
-}
+/**
+ * Matches paths against glob patterns. Each pattern is compiled once, and
+ * within one activation each pattern is tested once whatever the number of
+ * skills sharing it (500 skills often share a handful of patterns).
+ */
+export class GlobMatcher {
+  private readonly compiled = new Map<string, (path: string) => boolean>();
 
-export function compileGlobs(patterns: readonly string[]): CompiledGlobs {
-  const valid = patterns.filter((p) => p.trim() !== '');
-  return { patterns: valid, matchers: valid.map((p) => micromatch.matcher(p, GLOB_OPTIONS)) };
-}
-
-/** Which of the paths match which of the patterns (any form of the path). */
-export function matchGlobs(
-  paths: readonly { path: string; forms: readonly string[] }[],
-  globs: CompiledGlobs,
-): { paths: string[]; patterns: string[] } {
-  const hitPaths = new Set<string>();
-  const hitPatterns = new Set<string>();
-  globs.matchers.forEach((isMatch, i) => {
-    for (const p of paths) {
-      if (p.forms.some((form) => isMatch(form))) {
-        hitPaths.add(p.path);
-        hitPatterns.add(globs.patterns[i]!);
+  /** A per-message matcher: which of `paths` each pattern matches (any form of the path). */
+  forPaths(paths: readonly string[]): (patterns: readonly string[]) => { paths: string[]; patterns: string[] } {
+    const targets = paths.map((path) => ({ path, forms: pathForms(path) }));
+    const memo = new Map<string, string[]>();
+    const test = (pattern: string): string[] => {
+      let hit = memo.get(pattern);
+      if (hit === undefined) {
+        let isMatch = this.compiled.get(pattern);
+        if (!isMatch) {
+          isMatch = micromatch.matcher(pattern, GLOB_OPTIONS);
+          this.compiled.set(pattern, isMatch);
+        }
+        hit = targets.filter((t) => t.forms.some((form) => isMatch!(form))).map((t) => t.path);
+        memo.set(pattern, hit);
       }
-    }
-  });
-  return { paths: [...hitPaths], patterns: [...hitPatterns] };
+      return hit;
+    };
+    return (patterns) => {
+      const hitPaths = new Set<string>();
+      const hitPatterns: string[] = [];
+      for (const pattern of patterns) {
+        const hit = test(pattern);
+        if (hit.length === 0) continue;
+        hitPatterns.push(pattern);
+        for (const p of hit) hitPaths.add(p);
+      }
+      return { paths: [...hitPaths], patterns: hitPatterns };
+    };
+  }
 }

@@ -1,0 +1,36 @@
+/**
+ * Bench dispatcher: `npm run bench -- <name> [args]` runs `bench/<name>.ts`'s
+ * exported `run(args)`. Adding a bench = one file exporting `run` + one line below.
+ */
+const BENCHES: Record<string, string> = {
+  decay: 'applyDecay over 100k memories (goal <= 1 s), idempotent second pass, compact',
+  locomo: 'LoCoMo dev split: evidence recall@5/10/25, keyword vs dense vs hybrid, per backend',
+  recall: 'recall latency p50/p95 at 10k and 100k memories: SQLite, in-memory, raw sqlite-vec + FTS5',
+  skills: 'skill activation latency over 500 registered skills (goal: a few ms), in-memory or SQLite',
+  teleport: 'snapshot + diff + merge + undo of a 100k-memory SQLite store (goal: snapshot + merge <= 5 s)',
+};
+
+export interface Bench {
+  run(args: string[]): Promise<void>;
+}
+
+async function main(): Promise<void> {
+  const [name, ...args] = process.argv.slice(2);
+  if (!name || name === '--help' || name === '-h') {
+    console.log('usage: npm run bench -- <name> [args]\n');
+    for (const [n, description] of Object.entries(BENCHES)) console.log(`  ${n.padEnd(10)} ${description}`);
+    return;
+  }
+  if (!(name in BENCHES)) {
+    console.error(`Unknown bench "${name}". Known: ${Object.keys(BENCHES).join(', ')}.`);
+    process.exitCode = 1;
+    return;
+  }
+  const bench = (await import(`./${name}.ts`)) as Bench;
+  await bench.run(args);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
