@@ -11,7 +11,10 @@ describeWithSpec('Fake Qdrant server: spec validation and Qdrant semantics', () 
 
   async function collection(name: string) {
     const c = client();
-    await c.createCollection(name, { vectors: { dense: { size: 2, distance: 'Cosine' } }, sparse_vectors: { s: { modifier: 'idf' } } });
+    await c.createCollection(name, {
+      vectors: { dense: { size: 2, distance: 'Cosine' } },
+      sparse_vectors: { s: { modifier: 'idf' } },
+    });
     return c;
   }
 
@@ -22,17 +25,25 @@ describeWithSpec('Fake Qdrant server: spec validation and Qdrant semantics', () 
       .catch((e: { status?: number; data?: { status?: { error?: string } } }) => e);
     expect((error as { status: number }).status).toBe(400);
     expect(ctx.fake.violations.join('\n')).toMatch(/upsert_points: request body: .*uuid/);
-    const filterError = await c.count('v1', { filter: { must: [{ key: 'a', match: { value: 1 } }], bogus: true } as never }).catch((e) => e);
+    const filterError = await c
+      .count('v1', { filter: { must: [{ key: 'a', match: { value: 1 } }], bogus: true } as never })
+      .catch((e) => e);
     expect((filterError as { status: number }).status).toBe(400);
-    expect(ctx.fake.violations.join('\n')).toMatch(/count_points: request body: body\/filter must NOT have additional properties/);
+    expect(ctx.fake.violations.join('\n')).toMatch(
+      /count_points: request body: body\/filter must NOT have additional properties/,
+    );
     ctx.fake.violations.length = 0;
   });
 
   it('refuses vectors of the wrong dimension and duplicate sparse indices, like Qdrant', async () => {
     const c = await collection('v2');
     const dim = await c.upsert('v2', { wait: true, points: [{ id: 1, vector: { dense: [1, 2, 3] } }] }).catch((e) => e);
-    expect((dim as { data: { status: { error: string } } }).data.status.error).toBe('Wrong input: Vector dimension error: expected dim: 2, got 3');
-    const dup = await c.upsert('v2', { wait: true, points: [{ id: 1, vector: { s: { indices: [1, 1], values: [1, 2] } } }] }).catch((e) => e);
+    expect((dim as { data: { status: { error: string } } }).data.status.error).toBe(
+      'Wrong input: Vector dimension error: expected dim: 2, got 3',
+    );
+    const dup = await c
+      .upsert('v2', { wait: true, points: [{ id: 1, vector: { s: { indices: [1, 1], values: [1, 2] } } }] })
+      .catch((e) => e);
     expect((dup as { status: number }).status).toBe(422);
   });
 
@@ -50,7 +61,14 @@ describeWithSpec('Fake Qdrant server: spec validation and Qdrant semantics', () 
       (await c.scroll('f', { filter, with_payload: false })).points.map((p) => p.id);
     expect(await ids({ must: [{ key: 'a', match: { value: 'x' } }] })).toEqual([1]);
     expect(await ids({ must: [{ key: 'tags', match: { any: ['q', 'r'] } }] })).toEqual([1]);
-    expect(await ids({ should: [{ key: 'a', match: { value: 'x' } }, { key: 'n', range: { gt: 5 } }] })).toEqual([1, 3]);
+    expect(
+      await ids({
+        should: [
+          { key: 'a', match: { value: 'x' } },
+          { key: 'n', range: { gt: 5 } },
+        ],
+      }),
+    ).toEqual([1, 3]);
     expect(await ids({ must_not: [{ key: 'a', match: { value: 'x' } }] })).toEqual([2, 3]);
     expect(await ids({ must: [{ key: 'n', range: { gte: 1, lt: 2.5 } }] })).toEqual([1]);
     expect(await ids({ must: [{ is_empty: { key: 'a' } }] })).toEqual([3]);

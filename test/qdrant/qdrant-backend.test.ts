@@ -8,7 +8,14 @@ import {
   tokenize,
 } from '@agentmem/core';
 import { FakeEmbedder } from '@agentmem/core/testing';
-import { createQdrantMemory, documentSparseVector, pointId, QDRANT_RRF_K, querySparseVector, uuidv5 } from '@agentmem/qdrant';
+import {
+  createQdrantMemory,
+  documentSparseVector,
+  pointId,
+  QDRANT_RRF_K,
+  querySparseVector,
+  uuidv5,
+} from '@agentmem/qdrant';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { describe, expect, it } from 'vitest';
 import { describeWithSpec, unit, useFakeQdrant } from './helpers';
@@ -63,10 +70,22 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
     expect(c.vectors).toEqual({ dense: { size: DIM, distance: 'Cosine' } });
     expect(c.sparse).toEqual({ bm25: { modifier: 'idf' } });
     const indexed = Object.keys(c.payloadSchema);
-    for (const f of ['record_id', 'namespace', 'tenant', 'attributes.kind', 'attributes.status', 'attributes.type', 'attributes.contentHash', 'attributes.memoryId', 'attributes.createdAt']) {
+    for (const f of [
+      'record_id',
+      'namespace',
+      'tenant',
+      'attributes.kind',
+      'attributes.status',
+      'attributes.type',
+      'attributes.contentHash',
+      'attributes.memoryId',
+      'attributes.createdAt',
+    ]) {
       expect(indexed).toContain(f);
     }
-    const indexRequests = ctx.fake.requests.filter((r) => r.operationId === 'create_field_index' && r.path.includes(b.collection));
+    const indexRequests = ctx.fake.requests.filter(
+      (r) => r.operationId === 'create_field_index' && r.path.includes(b.collection),
+    );
     expect(indexRequests.every((r) => r.query.wait === 'true')).toBe(true);
     // Opening again creates nothing new.
     const before = ctx.fake.requests.length;
@@ -79,7 +98,10 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
   it('multi-tenant deployments get an is_tenant index on tenant', async () => {
     const b = ctx.backend({ tenantIndex: true });
     await b.init({ dimension: DIM });
-    expect(ctx.fake.collections.get(b.collection)!.payloadSchema.tenant).toEqual({ data_type: 'keyword', params: { type: 'keyword', is_tenant: true } });
+    expect(ctx.fake.collections.get(b.collection)!.payloadSchema.tenant).toEqual({
+      data_type: 'keyword',
+      params: { type: 'keyword', is_tenant: true },
+    });
   });
 
   it('stores points under UUIDv5 ids with the original id in the payload; omits absent vectors', async () => {
@@ -89,8 +111,15 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
     const c = ctx.fake.collections.get(b.collection)!;
     const p = [...c.points.values()].find((x) => x.payload.record_id === 'a/b:c')!;
     expect(p.id).toBe(pointId('a/b:c'));
-    expect(p.payload).toMatchObject({ namespace: 'ns', tenant: '', text: 'hello world', attributes: { kind: 'memory' } });
-    const upsert = ctx.fake.requestsFor('upsert_points').at(-1)!.body as { points: { vector: Record<string, unknown> }[] };
+    expect(p.payload).toMatchObject({
+      namespace: 'ns',
+      tenant: '',
+      text: 'hello world',
+      attributes: { kind: 'memory' },
+    });
+    const upsert = ctx.fake.requestsFor('upsert_points').at(-1)!.body as {
+      points: { vector: Record<string, unknown> }[];
+    };
     expect(Object.keys(upsert.points[0]!.vector).sort()).toEqual(['bm25', 'dense']);
     expect(upsert.points[1]!.vector).toEqual({});
     expect((await b.get(['h1']))[0]).toMatchObject({ id: 'h1', text: '' });
@@ -109,14 +138,29 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
 
   it('refuses a collection built with another embedder, naming both (createQdrantMemory)', async () => {
     const collection = `embedder_check_${Date.now()}`;
-    const first = await createQdrantMemory({ url: ctx.fake.url, collection, checkCompatibility: false, embedder: new FakeEmbedder({ dimension: 16 }) });
+    const first = await createQdrantMemory({
+      url: ctx.fake.url,
+      collection,
+      checkCompatibility: false,
+      embedder: new FakeEmbedder({ dimension: 16 }),
+    });
     await first.remember({ content: 'Qdrant keeps this memory', type: 'user' });
     const otherEmbedder = new HashingEmbedder({ dimension: 16 });
-    const error = await createQdrantMemory({ url: ctx.fake.url, collection, checkCompatibility: false, embedder: otherEmbedder }).catch((e: unknown) => e);
+    const error = await createQdrantMemory({
+      url: ctx.fake.url,
+      collection,
+      checkCompatibility: false,
+      embedder: otherEmbedder,
+    }).catch((e: unknown) => e);
     expect(AgentMemoryError.hasCode(error, 'EMBEDDER_MISMATCH')).toBe(true);
     expect((error as Error).message).toContain(first.embedder.id);
     expect((error as Error).message).toContain(otherEmbedder.id);
-    const wrongDim = await createQdrantMemory({ url: ctx.fake.url, collection, checkCompatibility: false, embedder: new FakeEmbedder({ dimension: 32 }) }).catch((e: unknown) => e);
+    const wrongDim = await createQdrantMemory({
+      url: ctx.fake.url,
+      collection,
+      checkCompatibility: false,
+      embedder: new FakeEmbedder({ dimension: 32 }),
+    }).catch((e: unknown) => e);
     expect(AgentMemoryError.isInstance(wrongDim)).toBe(true);
     expect((wrongDim as Error).message).toMatch(/16/);
     expect((wrongDim as Error).message).toMatch(/32/);
@@ -127,7 +171,10 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
   it('refuses a collection that is not an agentmem collection', async () => {
     const client = new QdrantClient({ url: ctx.fake.url, checkCompatibility: false });
     await client.createCollection('foreign', { vectors: { size: DIM, distance: 'Cosine' } });
-    const error = await ctx.backend({ collection: 'foreign' }).init({ dimension: DIM }).catch((e: unknown) => e);
+    const error = await ctx
+      .backend({ collection: 'foreign' })
+      .init({ dimension: DIM })
+      .catch((e: unknown) => e);
     expect(AgentMemoryError.hasCode(error, 'INVALID_INPUT')).toBe(true);
     expect((error as Error).message).toMatch(/not an agentmem collection/);
   });
@@ -151,7 +198,14 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
     ]);
     const filter: RecordFilter = { tenant: '', namespaces: ['ns'] };
     const vector = unit(DIM, 1, 0.2, 0);
-    const hits = await b.search({ mode: 'hybrid', vector, text: 'postgres database', filter, k: 10, weights: { dense: 1, keyword: 1 } });
+    const hits = await b.search({
+      mode: 'hybrid',
+      vector,
+      text: 'postgres database',
+      filter,
+      k: 10,
+      weights: { dense: 1, keyword: 1 },
+    });
     const request = ctx.fake.requestsFor('query_batch_points').at(-1)!.body as { searches: Record<string, unknown>[] };
     const fused = request.searches[0]!;
     expect(fused.query).toEqual({ rrf: { k: QDRANT_RRF_K } });
@@ -231,10 +285,20 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
         else if (kind === 'ne') where[key] = { ne: pick(values) };
         else where[key] = rand() < 0.5 ? { gte: 1, lt: 2.5 } : { gt: 1 };
       }
-      const filter = { tenant: pick(['', 't1', null]), namespaces: rand() < 0.3 ? ['n1'] : undefined, where } as RecordFilter;
-      const expected = records.filter((r) => matchesFilter(r, filter)).map((r) => r.id).sort();
+      const filter = {
+        tenant: pick(['', 't1', null]),
+        namespaces: rand() < 0.3 ? ['n1'] : undefined,
+        where,
+      } as RecordFilter;
+      const expected = records
+        .filter((r) => matchesFilter(r, filter))
+        .map((r) => r.id)
+        .sort();
       const page = await b.scan({ filter, limit: 1000 });
-      expect(page.records.map((r) => r.id), JSON.stringify(filter)).toEqual(expected);
+      expect(
+        page.records.map((r) => r.id),
+        JSON.stringify(filter),
+      ).toEqual(expected);
       expect(await b.count(filter)).toBe(expected.length);
     }
   });
@@ -254,26 +318,36 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
     const third = await other.scan({ filter, limit: 10, cursor: second.cursor });
     expect(third.records.map((r) => r.id)[0]).toBe('s20');
     expect(third.cursor).toBeUndefined();
-    await expect(b.scan({ filter, cursor: 'garbage' })).rejects.toSatisfy((e: unknown) => AgentMemoryError.hasCode(e, 'INVALID_INPUT'));
+    await expect(b.scan({ filter, cursor: 'garbage' })).rejects.toSatisfy((e: unknown) =>
+      AgentMemoryError.hasCode(e, 'INVALID_INPUT'),
+    );
   });
 
   it('namespaces lists every tenant and namespace with counts (facets page past the default 10)', async () => {
     const b = ctx.backend();
     await b.init({ dimension: DIM });
-    const records = Array.from({ length: 24 }, (_, i) => rec(`ns${i}`, { namespace: `n${String(i % 12).padStart(2, '0')}`, tenant: i < 12 ? 'a' : 'b' }));
+    const records = Array.from({ length: 24 }, (_, i) =>
+      rec(`ns${i}`, { namespace: `n${String(i % 12).padStart(2, '0')}`, tenant: i < 12 ? 'a' : 'b' }),
+    );
     await b.upsert(records);
     const all = await b.namespaces();
     expect(all).toHaveLength(24);
     expect(all[0]).toEqual({ namespace: 'n00', tenant: 'a', count: 1 });
-    expect((await b.namespaces({ tenant: 'b' })).map((n) => n.namespace)).toEqual(Array.from({ length: 12 }, (_, i) => `n${String(i).padStart(2, '0')}`));
+    expect((await b.namespaces({ tenant: 'b' })).map((n) => n.namespace)).toEqual(
+      Array.from({ length: 12 }, (_, i) => `n${String(i).padStart(2, '0')}`),
+    );
   });
 
   it('refuses bad input before sending anything', async () => {
     const b = ctx.backend();
     await b.init({ dimension: DIM });
     const before = ctx.fake.requests.length;
-    await expect(b.upsert([rec('ok'), rec('bad', { attributes: { 'a.b': 1 } })])).rejects.toSatisfy((e: unknown) => AgentMemoryError.hasCode(e, 'INVALID_INPUT'));
-    await expect(b.upsert([rec('v', { vector: new Float32Array(3) })])).rejects.toSatisfy((e: unknown) => AgentMemoryError.hasCode(e, 'DIMENSION_MISMATCH'));
+    await expect(b.upsert([rec('ok'), rec('bad', { attributes: { 'a.b': 1 } })])).rejects.toSatisfy((e: unknown) =>
+      AgentMemoryError.hasCode(e, 'INVALID_INPUT'),
+    );
+    await expect(b.upsert([rec('v', { vector: new Float32Array(3) })])).rejects.toSatisfy((e: unknown) =>
+      AgentMemoryError.hasCode(e, 'DIMENSION_MISMATCH'),
+    );
     expect(ctx.fake.requests.length).toBe(before);
   });
 });

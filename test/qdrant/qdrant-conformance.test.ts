@@ -9,29 +9,43 @@ let n = 0;
 
 const suite = describe.skipIf(!qdrantSpecAvailable);
 
-suite(qdrantSpecAvailable ? 'QdrantBackend on the fake Qdrant server' : `QdrantBackend on the fake Qdrant server (${SPEC_MISSING})`, () => {
-  beforeAll(async () => {
-    fake = await FakeQdrant.start();
-  });
-  afterAll(async () => {
-    await fake?.stop();
-  });
-  afterEach(() => {
-    // Every request the adapter sent must be one the real server accepts.
-    expect(fake.violations).toEqual([]);
-  });
+suite(
+  qdrantSpecAvailable
+    ? 'QdrantBackend on the fake Qdrant server'
+    : `QdrantBackend on the fake Qdrant server (${SPEC_MISSING})`,
+  () => {
+    beforeAll(async () => {
+      fake = await FakeQdrant.start();
+    });
+    afterAll(async () => {
+      await fake?.stop();
+    });
+    afterEach(() => {
+      // Every request the adapter sent must be one the real server accepts.
+      expect(fake.violations).toEqual([]);
+    });
 
-  runBackendConformance(
-    {
-      name: 'QdrantBackend (fake server)',
-      create: async () =>
-        new QdrantBackend({ url: fake.url, collection: `conformance_${++n}`, checkCompatibility: false, retry: { retries: 0 } }),
-      reopen: async (backend) => {
-        await backend.close();
-        return new QdrantBackend({ url: fake.url, collection: (backend as QdrantBackend).collection, checkCompatibility: false });
+    runBackendConformance(
+      {
+        name: 'QdrantBackend (fake server)',
+        create: async () =>
+          new QdrantBackend({
+            url: fake.url,
+            collection: `conformance_${++n}`,
+            checkCompatibility: false,
+            retry: { retries: 0 },
+          }),
+        reopen: async (backend) => {
+          await backend.close();
+          return new QdrantBackend({
+            url: fake.url,
+            collection: (backend as QdrantBackend).collection,
+            checkCompatibility: false,
+          });
+        },
+        capabilities: { nativeHybrid: true, textSearch: true, transactions: false, persistent: true, snapshot: false },
       },
-      capabilities: { nativeHybrid: true, textSearch: true, transactions: false, persistent: true, snapshot: false },
-    },
-    { describe, it },
-  );
-});
+      { describe, it },
+    );
+  },
+);

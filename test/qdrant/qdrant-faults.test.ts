@@ -34,7 +34,12 @@ describeWithSpec('QdrantBackend faults: retries, error reasons, partial batches 
 
   it('retries 429 (honouring Retry-After) and dropped connections', async () => {
     const b = await ready();
-    ctx.fake.inject({ match: (r) => r.operationId === 'count_points', status: 429, retryAfter: 0, error: 'Too many requests' });
+    ctx.fake.inject({
+      match: (r) => r.operationId === 'count_points',
+      status: 429,
+      retryAfter: 0,
+      error: 'Too many requests',
+    });
     ctx.fake.inject({ match: (r) => r.operationId === 'count_points', drop: true });
     expect(await b.count({ tenant: '' })).toBe(0);
     expect(ctx.fake.requestsFor('count_points').length).toBeGreaterThanOrEqual(3);
@@ -50,7 +55,7 @@ describeWithSpec('QdrantBackend faults: retries, error reasons, partial batches 
     expect((error as AgentMemoryError).details).toMatchObject({ operation: 'count', attempts: 3 });
   });
 
-  it('never retries other 4xx, and the error carries Qdrant\'s own reason', async () => {
+  it("never retries other 4xx, and the error carries Qdrant's own reason", async () => {
     const b = await ready();
     const reason = 'Wrong input: Payload index for field `attributes.kind` is broken in a specific way';
     ctx.fake.inject({ match: (r) => r.operationId === 'count_points', status: 400, error: reason, times: 5 });
@@ -66,8 +71,15 @@ describeWithSpec('QdrantBackend faults: retries, error reasons, partial batches 
   it('maps 401 to AUTHENTICATION and an unreachable server to BACKEND_UNAVAILABLE', async () => {
     const b = await ready();
     ctx.fake.inject({ status: 401, error: 'Must provide an API key or an Authorization bearer token' });
-    await expect(b.count({ tenant: '' })).rejects.toSatisfy((e: unknown) => AgentMemoryError.hasCode(e, 'AUTHENTICATION'));
-    const down = new QdrantBackend({ url: 'http://127.0.0.1:1', collection: 'x', checkCompatibility: false, retry: { retries: 1, minDelayMs: 1, maxDelayMs: 2 } });
+    await expect(b.count({ tenant: '' })).rejects.toSatisfy((e: unknown) =>
+      AgentMemoryError.hasCode(e, 'AUTHENTICATION'),
+    );
+    const down = new QdrantBackend({
+      url: 'http://127.0.0.1:1',
+      collection: 'x',
+      checkCompatibility: false,
+      retry: { retries: 1, minDelayMs: 1, maxDelayMs: 2 },
+    });
     const error = await down.init({ dimension: DIM }).catch((e: unknown) => e);
     expect(AgentMemoryError.hasCode(error, 'BACKEND_UNAVAILABLE')).toBe(true);
     expect((error as Error).message).toContain('http://127.0.0.1:1');
@@ -75,7 +87,12 @@ describeWithSpec('QdrantBackend faults: retries, error reasons, partial batches 
 
   it('gives up after the retry budget with the last reason', async () => {
     const b = await ready();
-    ctx.fake.inject({ match: (r) => r.operationId === 'scroll_points', status: 500, error: 'Service internal error: disk full', times: 10 });
+    ctx.fake.inject({
+      match: (r) => r.operationId === 'scroll_points',
+      status: 500,
+      error: 'Service internal error: disk full',
+      times: 10,
+    });
     const error = await b.scan({ filter: { tenant: '' } }).catch((e: unknown) => e);
     expect(AgentMemoryError.hasCode(error, 'BACKEND_ERROR')).toBe(true);
     expect((error as Error).message).toMatch(/after 3 attempts: Service internal error: disk full \(HTTP 500\)/);
@@ -84,10 +101,18 @@ describeWithSpec('QdrantBackend faults: retries, error reasons, partial batches 
   it('a batch upsert that fails midway reports exactly what was written', async () => {
     const b = await ready({ batchSize: 2 });
     let upserts = 0;
-    ctx.fake.inject({ match: (r) => r.operationId === 'upsert_points' && ++upserts === 2, status: 400, error: 'Wrong input: injected' });
+    ctx.fake.inject({
+      match: (r) => r.operationId === 'upsert_points' && ++upserts === 2,
+      status: 400,
+      error: 'Wrong input: injected',
+    });
     const error = await b.upsert(['a', 'b', 'c', 'd', 'e'].map(rec)).catch((e: unknown) => e);
     expect(AgentMemoryError.hasCode(error, 'BACKEND_ERROR')).toBe(true);
-    expect((error as AgentMemoryError).details).toMatchObject({ written: ['a', 'b'], unconfirmed: ['c', 'd'], notAttempted: ['e'] });
+    expect((error as AgentMemoryError).details).toMatchObject({
+      written: ['a', 'b'],
+      unconfirmed: ['c', 'd'],
+      notAttempted: ['e'],
+    });
     expect((error as Error).message).toMatch(/2 of 5 records were written/);
     const stored = (await b.scan({ filter: { tenant: '' } })).records.map((r) => r.id);
     expect(stored).toEqual(['a', 'b']);

@@ -46,13 +46,24 @@ describeWithSpec('Teleport with a Qdrant store: snapshot to the portable file, m
   it('snapshots a Qdrant store into a SQLite file, another agent works in it, the merge comes back into Qdrant and can be undone', async () => {
     const now = clock();
     const a = await qdrantMemory({ agentId: 'agent-a', now });
-    await a.rememberMany(Array.from({ length: 120 }, (_, i) => ({ content: `Known fact number ${i}`, type: 'project' as const })));
+    await a.rememberMany(
+      Array.from({ length: 120 }, (_, i) => ({ content: `Known fact number ${i}`, type: 'project' as const })),
+    );
     await a.remember({ content: 'User prefers concise answers', type: 'user', id: 'mem_pref' });
     const file = join(dir, 'handoff.db');
     const snap = await a.snapshot(file);
-    expect(snap.manifest).toMatchObject({ sourceBackend: 'qdrant', sourceAgentId: 'agent-a', counts: { memories: 121, history: 121 } });
+    expect(snap.manifest).toMatchObject({
+      sourceBackend: 'qdrant',
+      sourceAgentId: 'agent-a',
+      counts: { memories: 121, history: 121 },
+    });
 
-    const b = await createSqliteMemory({ path: file, embedder: new FakeEmbedder(), agentId: 'agent-b', now: clock(Date.parse('2026-01-05T00:00:00Z')) });
+    const b = await createSqliteMemory({
+      path: file,
+      embedder: new FakeEmbedder(),
+      agentId: 'agent-b',
+      now: clock(Date.parse('2026-01-05T00:00:00Z')),
+    });
     expect((await b.stats()).total).toBe(121);
     const finding = await b.remember({ content: 'The flaky test is caused by a timezone assumption', type: 'project' });
     await b.close();
@@ -73,8 +84,17 @@ describeWithSpec('Teleport with a Qdrant store: snapshot to the portable file, m
   });
 
   it('migrates a SQLite store into an empty Qdrant collection (snapshot + merge)', async () => {
-    const source = await createSqliteMemory({ path: join(dir, 'local.db'), embedder: new FakeEmbedder(), snapshotFormat: sqliteSnapshotFormat });
-    await source.rememberMany(Array.from({ length: 40 }, (_, i) => ({ content: `Local memory ${i} about deployments`, type: 'project' as const })));
+    const source = await createSqliteMemory({
+      path: join(dir, 'local.db'),
+      embedder: new FakeEmbedder(),
+      snapshotFormat: sqliteSnapshotFormat,
+    });
+    await source.rememberMany(
+      Array.from({ length: 40 }, (_, i) => ({
+        content: `Local memory ${i} about deployments`,
+        type: 'project' as const,
+      })),
+    );
     const file = join(dir, 'export.db');
     await source.snapshot(file);
     await source.close();

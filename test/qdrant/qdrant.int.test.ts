@@ -15,26 +15,34 @@ const run = `agentmem_it_${Date.now().toString(36)}`;
 const created: string[] = [];
 let n = 0;
 
-describe.skipIf(!url)(url ? `QdrantBackend on a real Qdrant at ${url}` : 'QdrantBackend on a real Qdrant (skipped: set QDRANT_URL)', () => {
-  afterAll(async () => {
-    const client = new QdrantClient({ url: url!, apiKey, checkCompatibility: false });
-    for (const name of created) await client.deleteCollection(name).catch(() => {});
-  });
+describe.skipIf(!url)(
+  url ? `QdrantBackend on a real Qdrant at ${url}` : 'QdrantBackend on a real Qdrant (skipped: set QDRANT_URL)',
+  () => {
+    afterAll(async () => {
+      const client = new QdrantClient({ url: url!, apiKey, checkCompatibility: false });
+      for (const name of created) await client.deleteCollection(name).catch(() => {});
+    });
 
-  runBackendConformance(
-    {
-      name: 'QdrantBackend (real server)',
-      create: async () => {
-        const collection = `${run}_${++n}`;
-        created.push(collection);
-        return new QdrantBackend({ url: url!, apiKey, collection, checkCompatibility: false });
+    runBackendConformance(
+      {
+        name: 'QdrantBackend (real server)',
+        create: async () => {
+          const collection = `${run}_${++n}`;
+          created.push(collection);
+          return new QdrantBackend({ url: url!, apiKey, collection, checkCompatibility: false });
+        },
+        reopen: async (backend) => {
+          await backend.close();
+          return new QdrantBackend({
+            url: url!,
+            apiKey,
+            collection: (backend as QdrantBackend).collection,
+            checkCompatibility: false,
+          });
+        },
+        capabilities: { nativeHybrid: true, textSearch: true, transactions: false, persistent: true, snapshot: false },
       },
-      reopen: async (backend) => {
-        await backend.close();
-        return new QdrantBackend({ url: url!, apiKey, collection: (backend as QdrantBackend).collection, checkCompatibility: false });
-      },
-      capabilities: { nativeHybrid: true, textSearch: true, transactions: false, persistent: true, snapshot: false },
-    },
-    { describe, it },
-  );
-});
+      { describe, it },
+    );
+  },
+);

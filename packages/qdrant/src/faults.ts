@@ -25,13 +25,25 @@ interface Fault {
 function classify(error: unknown): Fault {
   if (error instanceof QdrantClientTimeoutError) return { timeout: true, network: false };
   if (error instanceof QdrantClientResourceExhaustedError) {
-    return { status: 429, reason: error.message, timeout: false, network: false, retryAfterMs: error.retry_after * 1000 };
+    return {
+      status: 429,
+      reason: error.message,
+      timeout: false,
+      network: false,
+      retryAfterMs: error.retry_after * 1000,
+    };
   }
   const e = error as { status?: unknown; data?: unknown; name?: string; cause?: unknown; message?: string };
   if (typeof e?.status === 'number') {
     const data = e.data as { status?: { error?: unknown } | string } | string | undefined;
     let reason: string | undefined;
-    if (data && typeof data === 'object' && data.status && typeof data.status === 'object' && typeof data.status.error === 'string') {
+    if (
+      data &&
+      typeof data === 'object' &&
+      data.status &&
+      typeof data.status === 'object' &&
+      typeof data.status.error === 'string'
+    ) {
       reason = data.status.error;
     } else if (typeof data === 'string' && data.trim() !== '') {
       reason = data.trim().slice(0, 500);
@@ -85,7 +97,13 @@ export async function withRetry<T>(
   }
 }
 
-function toAgentMemoryError(operation: string, where: string, error: unknown, f: Fault, attempts: number): AgentMemoryError {
+function toAgentMemoryError(
+  operation: string,
+  where: string,
+  error: unknown,
+  f: Fault,
+  attempts: number,
+): AgentMemoryError {
   const details = { operation, status: f.status, reason: f.reason, attempts, where };
   const tried = attempts > 1 ? ` after ${attempts} attempts` : '';
   if (f.timeout) {
@@ -104,17 +122,28 @@ function toAgentMemoryError(operation: string, where: string, error: unknown, f:
   }
   const reason = f.reason ?? (error instanceof Error ? error.message : String(error));
   if (f.status === 401 || f.status === 403) {
-    return new AgentMemoryError('AUTHENTICATION', `Qdrant refused ${operation}: ${reason} (HTTP ${f.status}). Check apiKey.`, {
-      cause: error,
-      details,
-    });
+    return new AgentMemoryError(
+      'AUTHENTICATION',
+      `Qdrant refused ${operation}: ${reason} (HTTP ${f.status}). Check apiKey.`,
+      {
+        cause: error,
+        details,
+      },
+    );
   }
   if (f.status === 429) {
-    return new AgentMemoryError('RATE_LIMITED', `Qdrant rate-limited ${operation}${tried}: ${reason}. Slow down or raise the limit.`, {
-      cause: error,
-      details,
-    });
+    return new AgentMemoryError(
+      'RATE_LIMITED',
+      `Qdrant rate-limited ${operation}${tried}: ${reason}. Slow down or raise the limit.`,
+      {
+        cause: error,
+        details,
+      },
+    );
   }
   const http = f.status !== undefined ? ` (HTTP ${f.status})` : '';
-  return new AgentMemoryError('BACKEND_ERROR', `Qdrant ${operation} failed${tried}: ${reason}${http}.`, { cause: error, details });
+  return new AgentMemoryError('BACKEND_ERROR', `Qdrant ${operation} failed${tried}: ${reason}${http}.`, {
+    cause: error,
+    details,
+  });
 }

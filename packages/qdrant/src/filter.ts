@@ -73,12 +73,16 @@ function anyOf(path: string, values: readonly AttributeValue[]): Condition | nul
   return options.length === 1 ? options[0]! : { should: options };
 }
 
-function range(path: string, c: Exclude<AttributeCondition, AttributeValue | { in: unknown } | { notIn: unknown } | { ne: unknown }>): Condition {
+function range(
+  path: string,
+  c: Exclude<AttributeCondition, AttributeValue | { in: unknown } | { notIn: unknown } | { ne: unknown }>,
+): Condition {
   const r: Schemas['Range'] = {};
   for (const bound of ['gt', 'gte', 'lt', 'lte'] as const) {
     const v = c[bound];
     if (v === undefined) continue;
-    if (typeof v !== 'number' || Number.isNaN(v)) throw invalidInput(`Range bound ${bound} of "${path}" must be a number.`);
+    if (typeof v !== 'number' || Number.isNaN(v))
+      throw invalidInput(`Range bound ${bound} of "${path}" must be a number.`);
     r[bound] = v;
   }
   return { key: path, range: r };

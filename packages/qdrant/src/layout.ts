@@ -28,7 +28,9 @@ export function attributePath(key: string): string {
  * Payload indexes created with the collection: the fields every scope filter
  * and the attributes core filters on (kind, status, type, hashes, ids, times).
  */
-export function payloadIndexes(options: { tenantIndex: boolean }): { field: string; schema: Schemas['PayloadFieldSchema'] }[] {
+export function payloadIndexes(options: {
+  tenantIndex: boolean;
+}): { field: string; schema: Schemas['PayloadFieldSchema'] }[] {
   const keyword = (field: string) => ({ field, schema: 'keyword' as const });
   return [
     keyword(FIELD.id),

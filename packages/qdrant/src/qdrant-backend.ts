@@ -56,7 +56,11 @@ const ID_PAGE = 1000;
 const LOOKUP_CHUNK = 500;
 const MAX_CACHED_SCANS = 8;
 
-type Point = { id: string | number; payload?: Schemas['Payload'] | null; vector?: Schemas['VectorStructOutput'] | null };
+type Point = {
+  id: string | number;
+  payload?: Schemas['Payload'] | null;
+  vector?: Schemas['VectorStructOutput'] | null;
+};
 
 /**
  * MemoryBackend on one Qdrant collection: a named dense vector (Cosine), a
@@ -85,13 +89,17 @@ export class QdrantBackend implements MemoryBackend {
 
   constructor(options: QdrantBackendOptions) {
     if (!options || typeof options.collection !== 'string' || !/^[A-Za-z0-9_.-]{1,255}$/.test(options.collection)) {
-      throw invalidInput('QdrantBackend needs a collection name of letters, digits, "_", "-" and "." (e.g. { collection: "agent_memory" }).');
+      throw invalidInput(
+        'QdrantBackend needs a collection name of letters, digits, "_", "-" and "." (e.g. { collection: "agent_memory" }).',
+      );
     }
     this.options = options;
     this.collection = options.collection;
     this.retryPolicy = { ...DEFAULT_RETRY, ...options.retry };
     const url = options.url ?? 'http://localhost:6333';
-    this.where = options.client ? `the injected client (collection ${this.collection})` : `${url} (collection ${this.collection})`;
+    this.where = options.client
+      ? `the injected client (collection ${this.collection})`
+      : `${url} (collection ${this.collection})`;
     this.client =
       options.client ??
       new QdrantClient({
@@ -107,7 +115,8 @@ export class QdrantBackend implements MemoryBackend {
   async init(options: BackendInitOptions): Promise<void> {
     this.assertOpen();
     const dimension = options?.dimension;
-    if (!Number.isInteger(dimension) || dimension < 1) throw invalidInput(`dimension must be a positive integer, got ${dimension}.`);
+    if (!Number.isInteger(dimension) || dimension < 1)
+      throw invalidInput(`dimension must be a positive integer, got ${dimension}.`);
     if (this.dimension !== undefined) {
       if (this.dimension !== dimension) throw this.dimensionMismatch(this.dimension, dimension);
       return;
@@ -124,7 +133,11 @@ export class QdrantBackend implements MemoryBackend {
     for (const index of payloadIndexes({ tenantIndex: this.options.tenantIndex ?? false })) {
       if (existing[index.field]) continue;
       await this.call('create payload index', () =>
-        this.client.createPayloadIndex(this.collection, { field_name: index.field, field_schema: index.schema, wait: true }),
+        this.client.createPayloadIndex(this.collection, {
+          field_name: index.field,
+          field_schema: index.schema,
+          wait: true,
+        }),
       );
     }
     this.dimension = dimension;
@@ -193,7 +206,9 @@ export class QdrantBackend implements MemoryBackend {
     for (let i = 0; i < unique.length; i += size) {
       const chunk = unique.slice(i, i + size);
       try {
-        await this.call('upsert', () => this.client.upsert(this.collection, { wait: true, points: chunk.map(toPoint) }));
+        await this.call('upsert', () =>
+          this.client.upsert(this.collection, { wait: true, points: chunk.map(toPoint) }),
+        );
       } catch (error) {
         const unconfirmed = chunk.map((r) => r.id);
         const notAttempted = unique.slice(i + size).map((r) => r.id);
@@ -276,7 +291,11 @@ export class QdrantBackend implements MemoryBackend {
     return out;
   }
 
-  private async retrieve(ids: readonly string[], withPayload: boolean | string[], withVectors: boolean): Promise<Point[]> {
+  private async retrieve(
+    ids: readonly string[],
+    withPayload: boolean | string[],
+    withVectors: boolean,
+  ): Promise<Point[]> {
     const out: Point[] = [];
     for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
       const chunk = ids.slice(i, i + LOOKUP_CHUNK).map(pointId);
@@ -369,7 +388,8 @@ export class QdrantBackend implements MemoryBackend {
       if (!request.vector) throw invalidInput(`A ${request.mode} search needs \`vector\`.`);
       this.checkVector(request.vector);
     }
-    if (request.mode !== 'dense' && request.text === undefined) throw invalidInput(`A ${request.mode} search needs \`text\`.`);
+    if (request.mode !== 'dense' && request.text === undefined)
+      throw invalidInput(`A ${request.mode} search needs \`text\`.`);
     if (filter === null) return [];
     const dense = request.vector ? { query: Array.from(request.vector), using: DENSE_VECTOR } : undefined;
     const sparse = request.text !== undefined ? querySparseVector(request.text) : undefined;
@@ -377,12 +397,16 @@ export class QdrantBackend implements MemoryBackend {
     const base = { filter, limit: k, with_vector: false };
 
     if (request.mode === 'dense') {
-      const res = await this.call('dense search', () => this.client.query(this.collection, { ...dense!, ...base, with_payload: true }));
+      const res = await this.call('dense search', () =>
+        this.client.query(this.collection, { ...dense!, ...base, with_payload: true }),
+      );
       return toHits(res.points as Point[]);
     }
     if (request.mode === 'keyword') {
       if (!keyword) return [];
-      const res = await this.call('keyword search', () => this.client.query(this.collection, { ...keyword, ...base, with_payload: true }));
+      const res = await this.call('keyword search', () =>
+        this.client.query(this.collection, { ...keyword, ...base, with_payload: true }),
+      );
       return toHits(keywordMatches(res.points as Point[]));
     }
 
@@ -440,7 +464,9 @@ export class QdrantBackend implements MemoryBackend {
   async namespaces(options: { tenant?: string | null } = {}): Promise<NamespaceCount[]> {
     this.assertOpen();
     const tenants =
-      typeof options.tenant === 'string' ? [options.tenant] : (await this.facet(FIELD.tenant, {})).map((h) => String(h.value));
+      typeof options.tenant === 'string'
+        ? [options.tenant]
+        : (await this.facet(FIELD.tenant, {})).map((h) => String(h.value));
     const out: NamespaceCount[] = [];
     for (const tenant of tenants) {
       const hits = await this.facet(FIELD.namespace, { must: [{ key: FIELD.tenant, match: { value: tenant } }] });
@@ -455,7 +481,9 @@ export class QdrantBackend implements MemoryBackend {
   private async facet(key: string, filter: Schemas['Filter']): Promise<Schemas['FacetValueHit'][]> {
     const { count } = await this.call('count', () => this.client.count(this.collection, { filter, exact: true }));
     if (count === 0) return [];
-    const res = await this.call('facet', () => this.client.facet(this.collection, { key, filter, limit: count, exact: true }));
+    const res = await this.call('facet', () =>
+      this.client.facet(this.collection, { key, filter, limit: count, exact: true }),
+    );
     return res.hits.filter((h) => h.count > 0);
   }
 
@@ -471,7 +499,8 @@ export class QdrantBackend implements MemoryBackend {
   /** Stored in the collection's own metadata (merged key by key), so it travels with the collection. */
   async setMeta(key: string, value: string): Promise<void> {
     this.assertOpen();
-    if (typeof key !== 'string' || key === '' || typeof value !== 'string') throw invalidInput('setMeta needs a key and a string value.');
+    if (typeof key !== 'string' || key === '' || typeof value !== 'string')
+      throw invalidInput('setMeta needs a key and a string value.');
     if (this.dimension === undefined && !(await this.collectionInfo())) {
       throw invalidInput('Call init({ dimension }) before setMeta: the Qdrant collection does not exist yet.');
     }
@@ -505,7 +534,8 @@ export class QdrantBackend implements MemoryBackend {
   }
 
   private checkVector(v: Float32Array): void {
-    if (this.dimension === undefined) throw invalidInput('Call init({ dimension }) before writing or searching vectors.');
+    if (this.dimension === undefined)
+      throw invalidInput('Call init({ dimension }) before writing or searching vectors.');
     if (v.length !== this.dimension) {
       throw new AgentMemoryError(
         'DIMENSION_MISMATCH',

@@ -129,7 +129,8 @@ export class FakeQdrant {
       const payload = { ...body, time: (performance.now() - started) / 1000 };
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(payload));
     };
-    const fail = (status: number, error: string, headers?: Record<string, string>) => send(status, { status: { error } }, headers);
+    const fail = (status: number, error: string, headers?: Record<string, string>) =>
+      send(status, { status: { error } }, headers);
 
     const matched = this.validator.match(req.method ?? 'GET', url.pathname);
     if (!matched) {
@@ -164,7 +165,8 @@ export class FakeQdrant {
       }
       if (fault.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
       if (fault.status) {
-        const headers: Record<string, string> = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
+        const headers: Record<string, string> =
+          fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
         return fail(fault.status, fault.error ?? `Service internal error: injected ${fault.status}`, headers);
       }
     }
@@ -174,7 +176,8 @@ export class FakeQdrant {
       this.violations.push(...problems.map((p) => `${op.operationId}: ${p}`));
       return fail(400, `Validation error in JSON body: ${problems.join('; ')}`);
     }
-    if (op.operationId === 'root') return send(200, { title: 'qdrant - vector search engine', version: this.validator.version });
+    if (op.operationId === 'root')
+      return send(200, { title: 'qdrant - vector search engine', version: this.validator.version });
     try {
       const result = this.dispatch(op.operationId, params, body as Record<string, unknown>);
       const response = { result, status: 'ok', time: 0 };
@@ -227,7 +230,9 @@ export class FakeQdrant {
       case 'query_points':
         return { points: this.query(this.collection(name), body ?? {}) };
       case 'query_batch_points':
-        return (body.searches as Record<string, unknown>[]).map((s) => ({ points: this.query(this.collection(name), s) }));
+        return (body.searches as Record<string, unknown>[]).map((s) => ({
+          points: this.query(this.collection(name), s),
+        }));
       default:
         throw new UnsupportedByFake(`operation ${operationId}`);
     }
@@ -277,7 +282,9 @@ export class FakeQdrant {
     const payloadSchema: Record<string, unknown> = {};
     for (const [field, s] of Object.entries(c.payloadSchema)) {
       const points = [...c.points.values()].filter((p) => valuesAt(p.payload, field).length > 0).length;
-      payloadSchema[field] = s.params ? { data_type: s.data_type, params: s.params, points } : { data_type: s.data_type, points };
+      payloadSchema[field] = s.params
+        ? { data_type: s.data_type, params: s.params, points }
+        : { data_type: s.data_type, points };
     }
     return {
       status: 'green',
@@ -288,7 +295,12 @@ export class FakeQdrant {
       config: {
         params: { vectors, sparse_vectors: c.sparse, ...c.config, on_disk_payload: true },
         hnsw_config: { m: 16, ef_construct: 100, full_scan_threshold: 10000 },
-        optimizer_config: { deleted_threshold: 0.2, vacuum_min_vector_number: 1000, default_segment_number: 0, flush_interval_sec: 5 },
+        optimizer_config: {
+          deleted_threshold: 0.2,
+          vacuum_min_vector_number: 1000,
+          default_segment_number: 0,
+          flush_interval_sec: 5,
+        },
         metadata: c.metadata,
       },
       payload_schema: payloadSchema,
@@ -299,7 +311,8 @@ export class FakeQdrant {
     const schema = body.field_schema as string | { type: string } | null | undefined;
     if (!schema) throw new UnsupportedByFake('field index without field_schema');
     const field = body.field_name as string;
-    c.payloadSchema[field] = typeof schema === 'string' ? { data_type: schema } : { data_type: schema.type, params: schema };
+    c.payloadSchema[field] =
+      typeof schema === 'string' ? { data_type: schema } : { data_type: schema.type, params: schema };
     return this.updated(undefined);
   }
 
@@ -311,13 +324,16 @@ export class FakeQdrant {
 
   private upsert(c: Collection, body: Record<string, unknown>): void {
     if (!('points' in body)) throw new UnsupportedByFake('batch-format upsert');
-    const prepared = (body.points as { id: PointId; vector: unknown; payload?: Record<string, Json> | null }[]).map((p) =>
-      this.preparePoint(c, p),
+    const prepared = (body.points as { id: PointId; vector: unknown; payload?: Record<string, Json> | null }[]).map(
+      (p) => this.preparePoint(c, p),
     );
     for (const p of prepared) c.points.set(p.key, p);
   }
 
-  private preparePoint(c: Collection, p: { id: PointId; vector: unknown; payload?: Record<string, Json> | null }): StoredPoint {
+  private preparePoint(
+    c: Collection,
+    p: { id: PointId; vector: unknown; payload?: Record<string, Json> | null },
+  ): StoredPoint {
     const dense = new Map<string, number[]>();
     const sparse = new Map<string, Sparse>();
     const vectors = Array.isArray(p.vector) ? { '': p.vector } : (p.vector as Record<string, unknown>);
@@ -327,14 +343,20 @@ export class FakeQdrant {
         if (!params) throw new HttpError(400, `Wrong input: Not existing vector name error: ${name}`);
         if (v.length > 0 && Array.isArray(v[0])) throw new UnsupportedByFake('multivectors');
         if (v.length !== params.size) {
-          throw new HttpError(400, `Wrong input: Vector dimension error: expected dim: ${params.size}, got ${v.length}`);
+          throw new HttpError(
+            400,
+            `Wrong input: Vector dimension error: expected dim: ${params.size}, got ${v.length}`,
+          );
         }
         dense.set(name, params.distance === 'Cosine' ? normalize(v as number[]) : [...(v as number[])]);
       } else if (v && typeof v === 'object' && 'indices' in v) {
         if (!c.sparse[name]) throw new HttpError(400, `Wrong input: Not existing vector name error: ${name}`);
         const s = v as Sparse;
         if (s.indices.length !== s.values.length) {
-          throw new HttpError(422, 'Validation error in JSON body: [points: indices and values must be the same length]');
+          throw new HttpError(
+            422,
+            'Validation error in JSON body: [points: indices and values must be the same length]',
+          );
         }
         if (new Set(s.indices).size !== s.indices.length) {
           throw new HttpError(422, 'Validation error in JSON body: [points: indices must be unique]');
@@ -344,7 +366,14 @@ export class FakeQdrant {
         throw new UnsupportedByFake('document/image/inference vectors');
       }
     }
-    return { id: p.id, key: pointKey(p.id), dense, sparse, payload: structuredClone(p.payload ?? {}), version: this.operationId };
+    return {
+      id: p.id,
+      key: pointKey(p.id),
+      dense,
+      sparse,
+      payload: structuredClone(p.payload ?? {}),
+      version: this.operationId,
+    };
   }
 
   private retrieve(c: Collection, body: Record<string, unknown>): unknown[] {
@@ -422,7 +451,10 @@ export class FakeQdrant {
     const key = body.key as string;
     const index = c.payloadSchema[key];
     if (!index || !['keyword', 'integer', 'bool', 'uuid'].includes(index.data_type)) {
-      throw new HttpError(400, `Bad request: Index required but not found for "${key}" of one of the following types: [keyword, integer, bool, uuid]. Help: Create an index for this key or use a different filter.`);
+      throw new HttpError(
+        400,
+        `Bad request: Index required but not found for "${key}" of one of the following types: [keyword, integer, bool, uuid]. Help: Create an index for this key or use a different filter.`,
+      );
     }
     const counts = new Map<string, { value: Json; count: number }>();
     for (const p of this.filtered(c, body.filter as Filter)) {
@@ -435,7 +467,9 @@ export class FakeQdrant {
       }
     }
     const limit = (body.limit as number | null) ?? 10;
-    const hits = [...counts.values()].sort((a, b) => b.count - a.count || String(a.value).localeCompare(String(b.value)));
+    const hits = [...counts.values()].sort(
+      (a, b) => b.count - a.count || String(a.value).localeCompare(String(b.value)),
+    );
     return { hits: hits.slice(0, limit) };
   }
 
@@ -447,11 +481,19 @@ export class FakeQdrant {
     const limit = (body.limit as number | null) ?? 10;
     return scored
       .slice(offset, offset + limit)
-      .map(({ point, score }) => ({ ...(this.render(c, point, body.with_payload ?? false, body.with_vector ?? false) as object), score, version: point.version }));
+      .map(({ point, score }) => ({
+        ...(this.render(c, point, body.with_payload ?? false, body.with_vector ?? false) as object),
+        score,
+        version: point.version,
+      }));
   }
 
   /** Scored candidates of one (sub)query, best first; a parent's filter applies to its prefetches too. */
-  private scored(c: Collection, body: Record<string, unknown>, outerFilter?: Filter): { point: StoredPoint; score: number }[] {
+  private scored(
+    c: Collection,
+    body: Record<string, unknown>,
+    outerFilter?: Filter,
+  ): { point: StoredPoint; score: number }[] {
     const filter = andFilters(outerFilter, body.filter as Filter | undefined);
     const prefetches = body.prefetch == null ? [] : Array.isArray(body.prefetch) ? body.prefetch : [body.prefetch];
     const query = body.query as Record<string, unknown> | unknown[] | undefined | null;
@@ -476,11 +518,16 @@ export class FakeQdrant {
       const params = c.vectors[using];
       if (!params) throw new HttpError(400, `Wrong input: Not existing vector name error: ${using}`);
       if (input.length !== params.size) {
-        throw new HttpError(400, `Wrong input: Vector dimension error: expected dim: ${params.size}, got ${input.length}`);
+        throw new HttpError(
+          400,
+          `Wrong input: Vector dimension error: expected dim: ${params.size}, got ${input.length}`,
+        );
       }
       if (params.distance !== 'Cosine') throw new UnsupportedByFake(`distance ${params.distance}`);
       const q = normalize(input as number[]);
-      scored = candidates.filter((p) => p.dense.has(using)).map((p) => ({ point: p, score: dot(q, p.dense.get(using)!) }));
+      scored = candidates
+        .filter((p) => p.dense.has(using))
+        .map((p) => ({ point: p, score: dot(q, p.dense.get(using)!) }));
     } else if (input && typeof input === 'object' && 'indices' in input) {
       const params = c.sparse[using];
       if (!params) throw new HttpError(400, `Wrong input: Not existing vector name error: ${using}`);
@@ -501,7 +548,9 @@ export class FakeQdrant {
    */
   private sparseScores(c: Collection, using: string, q: Sparse, candidates: StoredPoint[], idf: boolean) {
     const weights = new Map<number, number>();
-    q.indices.forEach((i, j) => weights.set(i, q.values[j]!));
+    q.indices.forEach((i, j) => {
+      weights.set(i, q.values[j]!);
+    });
     if (idf) {
       const all = [...c.points.values()].filter((p) => p.sparse.has(using));
       for (const [i, w] of weights) {
@@ -546,7 +595,10 @@ export class FakeQdrant {
 /** Qdrant's RRF: each list adds 1 / ((position + 1) / weight + k - 1), position 0-based. */
 export function rrfFuse(lists: { point: StoredPoint; score: number }[][], k: number, weights?: number[]) {
   if (weights && weights.length !== lists.length) {
-    throw new HttpError(400, `Bad request: Number of weights in RRF should match number of pre-fetches: got ${weights.length}, expected ${lists.length}`);
+    throw new HttpError(
+      400,
+      `Bad request: Number of weights in RRF should match number of pre-fetches: got ${weights.length}, expected ${lists.length}`,
+    );
   }
   const fused = new Map<string, { point: StoredPoint; score: number }>();
   lists.forEach((list, l) => {
@@ -564,7 +616,9 @@ export function rrfFuse(lists: { point: StoredPoint; score: number }[][], k: num
 function selectPayload(payload: Record<string, Json>, withPayload: unknown): Record<string, Json> | null {
   if (withPayload === false || withPayload == null) return null;
   if (withPayload === true) return structuredClone(payload);
-  const include = Array.isArray(withPayload) ? (withPayload as string[]) : ((withPayload as { include?: string[] }).include ?? null);
+  const include = Array.isArray(withPayload)
+    ? (withPayload as string[])
+    : ((withPayload as { include?: string[] }).include ?? null);
   const exclude = !Array.isArray(withPayload) ? ((withPayload as { exclude?: string[] }).exclude ?? []) : [];
   const out: Record<string, Json> = {};
   for (const [k, v] of Object.entries(payload)) {

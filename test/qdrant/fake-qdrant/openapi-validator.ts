@@ -5,7 +5,16 @@ import type { OpenApiDocument, OpenApiOperation } from '../spec';
 const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
 
 const SPEC_ID = 'qdrant-openapi';
-const ANNOTATIONS = new Set(['description', 'default', 'example', 'examples', 'deprecated', 'title', 'readOnly', 'writeOnly']);
+const ANNOTATIONS = new Set([
+  'description',
+  'default',
+  'example',
+  'examples',
+  'deprecated',
+  'title',
+  'readOnly',
+  'writeOnly',
+]);
 
 /**
  * OpenAPI 3.0 schema → JSON Schema for Ajv: `nullable: true` becomes a null
@@ -53,14 +62,24 @@ export interface CompiledOperation {
 /** Request (and response) validation for every operation of the Qdrant REST API. */
 export class OpenApiValidator {
   readonly version: string;
-  private readonly routes: { method: string; path: string; pattern: RegExp; pathParams: string[]; raw: OpenApiOperation; compiled?: CompiledOperation }[] = [];
+  private readonly routes: {
+    method: string;
+    path: string;
+    pattern: RegExp;
+    pathParams: string[];
+    raw: OpenApiOperation;
+    compiled?: CompiledOperation;
+  }[] = [];
   private readonly ajv: Ajv;
 
   constructor(spec: OpenApiDocument) {
     this.version = spec.info.version;
     this.ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
     addFormats(this.ajv);
-    const uint = (max: number) => ({ type: 'number' as const, validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= max });
+    const uint = (max: number) => ({
+      type: 'number' as const,
+      validate: (n: number) => Number.isInteger(n) && n >= 0 && n <= max,
+    });
     this.ajv.addFormat('uint', uint(Number.MAX_SAFE_INTEGER));
     this.ajv.addFormat('uint64', uint(Number.MAX_SAFE_INTEGER));
     this.ajv.addFormat('uint32', uint(2 ** 32 - 1));
@@ -92,7 +111,9 @@ export class OpenApiValidator {
       query.set(p.name, { required: p.required ?? false, validate: this.ajv.compile(schema), type: schema.type });
     }
     const json = op.requestBody?.content['application/json'];
-    const body = json ? { required: op.requestBody?.required ?? false, validate: this.ajv.compile(toJsonSchema(json.schema) as object) } : undefined;
+    const body = json
+      ? { required: op.requestBody?.required ?? false, validate: this.ajv.compile(toJsonSchema(json.schema) as object) }
+      : undefined;
     const ok = op.responses['200']?.content?.['application/json']?.schema;
     const response = ok ? this.ajv.compile(toJsonSchema(ok) as object) : undefined;
     return { operationId: op.operationId, method, path, pattern, pathParams, query, body, response };
@@ -124,7 +145,8 @@ export class OpenApiValidator {
         continue;
       }
       const value = coerce(raw, param.type);
-      if (!param.validate(value)) problems.push(`query parameter ${name}=${raw}: ${this.ajv.errorsText(param.validate.errors)}`);
+      if (!param.validate(value))
+        problems.push(`query parameter ${name}=${raw}: ${this.ajv.errorsText(param.validate.errors)}`);
     }
     if (op.body) {
       if (!hasBody) {
@@ -145,6 +167,7 @@ export class OpenApiValidator {
 
 function coerce(raw: string, type: string | undefined): unknown {
   if (type === 'boolean') return raw === 'true' ? true : raw === 'false' ? false : raw;
-  if (type === 'integer' || type === 'number') return raw.trim() !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+  if (type === 'integer' || type === 'number')
+    return raw.trim() !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
   return raw;
 }

@@ -7,7 +7,12 @@
  */
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type Filter = { must?: unknown; should?: unknown; must_not?: unknown; min_should?: { conditions: unknown[]; min_count: number } | null };
+export type Filter = {
+  must?: unknown;
+  should?: unknown;
+  must_not?: unknown;
+  min_should?: { conditions: unknown[]; min_count: number } | null;
+};
 
 export interface FilterablePoint {
   id: string | number;
@@ -56,11 +61,13 @@ function hasField(payload: Record<string, Json>, key: string): boolean {
 
 function matchesCondition(point: FilterablePoint, condition: unknown): boolean {
   const c = condition as Record<string, unknown>;
-  if ('has_id' in c) return (c.has_id as (string | number)[]).some((id) => String(id).toLowerCase() === String(point.id));
+  if ('has_id' in c)
+    return (c.has_id as (string | number)[]).some((id) => String(id).toLowerCase() === String(point.id));
   if ('is_empty' in c) return isEmpty(point.payload, (c.is_empty as { key: string }).key);
   if ('is_null' in c) return isNull(point.payload, (c.is_null as { key: string }).key);
   // Conditions are untagged: an object with only filter keys (or none) is a nested Filter.
-  if (Object.keys(c).every((k) => ['must', 'should', 'must_not', 'min_should'].includes(k))) return matchesFilter(point, c as Filter);
+  if (Object.keys(c).every((k) => ['must', 'should', 'must_not', 'min_should'].includes(k)))
+    return matchesFilter(point, c as Filter);
   if ('has_vector' in c || 'nested' in c) throw new UnsupportedByFake(`condition ${Object.keys(c).join(',')}`);
   if (typeof c.key !== 'string') throw new UnsupportedByFake(`condition ${JSON.stringify(c)}`);
   const key = c.key;
