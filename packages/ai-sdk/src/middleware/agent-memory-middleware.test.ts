@@ -137,7 +137,10 @@ describe('agentMemoryMiddleware: injection', () => {
 
     // The same with a token counter: only the most relevant memory fits.
     const countTokens = (text: string) => text.split(/\s+/).filter(Boolean).length;
-    const withOne = full.split('\n').filter((l) => !l.startsWith('- [') || l === lines[0]).join('\n');
+    const withOne = full
+      .split('\n')
+      .filter((l) => !l.startsWith('- [') || l === lines[0])
+      .join('\n');
     const tokenModel = mockChatModel();
     const middleware = agentMemoryMiddleware({ memory, countTokens, maxTokens: countTokens(withOne) });
     await generateText({ model: wrapLanguageModel({ model: tokenModel, middleware }), prompt: question });

@@ -1,8 +1,8 @@
 import { AgentMemory, InMemoryBackend, type Memory } from '@agentmem/core';
 import { generateText, type LanguageModel, simulateReadableStream, streamText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { describe, expect, it } from 'vitest';
-import { mockChatModel, mockExtractor, textChunks } from '../testing';
+import { describe, expect, it, vi } from 'vitest';
+import { mockChatModel, mockExtractor, textChunks, textResult } from '../testing';
 import { agentMemoryMiddleware, type ExtractionReport } from './agent-memory-middleware';
 
 async function all(memory: AgentMemory, options?: Parameters<AgentMemory['memories']>[0]): Promise<Memory[]> {
@@ -79,6 +79,37 @@ describe('agentMemoryMiddleware: extraction', () => {
     expect(model.doStreamCalls).toHaveLength(1);
 
     await middleware.idle();
+    expect((await all(memory)).map((m) => m.content)).toEqual(['The user prefers pnpm over npm']);
+  });
+
+  it('runs in the background: the call and the stream finish while extraction is still pending', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    const extractor = new MockLanguageModelV3({
+      doGenerate: async () => {
+        await gate;
+        return textResult(JSON.stringify(facts(['The user prefers pnpm over npm', 'user', 0.9])));
+      },
+    });
+    const middleware = agentMemoryMiddleware({ memory, extraction: { model: extractor } });
+    const wrapped = wrapLanguageModel({ model: mockChatModel(() => 'Noted.'), middleware });
+
+    expect((await generateText({ model: wrapped, prompt: 'Use pnpm.' })).text).toBe('Noted.');
+    expect(await streamText({ model: wrapped, prompt: 'Use pnpm, really.' }).text).toBe('Noted.');
+    await vi.waitFor(() => expect(extractor.doGenerateCalls).toHaveLength(2)); // both started, neither finished
+    let idle = false;
+    const waiting = middleware.idle().then(() => {
+      idle = true;
+    });
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    expect(await all(memory)).toEqual([]);
+
+    release();
+    await waiting;
     expect((await all(memory)).map((m) => m.content)).toEqual(['The user prefers pnpm over npm']);
   });
 
