@@ -142,6 +142,20 @@ describe('rememberWithConflictCheck (default embedder)', () => {
     expect(result.conflicts.map((c) => c.similarity)).toEqual([...result.conflicts.map((c) => c.similarity)].sort((a, b) => b - a));
   });
 
+  it('writes the new memory and the supersede all or nothing', async () => {
+    class FailingSupersede extends InMemoryBackend {
+      override async patch(patches: Parameters<InMemoryBackend['patch']>[0]) {
+        if (patches.some((p) => p.attributes?.status === 'superseded')) throw new Error('disk full');
+        return super.patch(patches);
+      }
+    }
+    const memory = new AgentMemory({ backend: new FailingSupersede() });
+    await memory.rememberWithConflictCheck({ content: PG14, type: 'project' });
+    await expect(memory.rememberWithConflictCheck({ content: PG16, type: 'project' })).rejects.toThrow('disk full');
+    expect((await memory.stats()).total).toBe(1);
+    expect((await memory.recall('database PostgreSQL')).map((r) => r.memory.content)).toEqual([PG14]);
+  });
+
   it('rejects bad input and changes nothing', async () => {
     const { memory } = fresh();
     await memory.rememberWithConflictCheck({ content: PG14, type: 'project' });

@@ -124,17 +124,19 @@ export async function rememberWithConflictCheck(
   if (conflicts.length > 0 && resolution === 'keep_existing') {
     return { stored: false, duplicate, conflicts, resolution, superseded: [] };
   }
-  // Stating an old fact again brings it back rather than keeping a superseded copy out of recall.
-  const memory = existing ? await restoreMemory(store, existing.id, nowMs) : await store.remember(input);
-  let superseded: string[] = [];
-  if (resolution === 'supersede' && conflicts.length > 0) {
-    const at = new Date(nowMs).toISOString();
-    await store.patchMemories(
-      conflicts.map((c) => ({ ...c.memory, supersededBy: memory.id, updatedAt: at })),
-      'supersede',
-      `superseded by ${memory.id}`,
-    );
-    superseded = conflicts.map((c) => c.memory.id);
-  }
-  return { memory, stored: true, duplicate, conflicts, resolution, superseded };
+  // The write and the supersede land together (where the backend has transactions).
+  return store.transaction(async () => {
+    // Stating an old fact again brings it back rather than keeping a superseded copy out of recall.
+    const memory = existing ? await restoreMemory(store, existing.id, nowMs) : await store.remember(input);
+    const superseded = resolution === 'supersede' ? conflicts.map((c) => c.memory.id) : [];
+    if (superseded.length > 0) {
+      const at = new Date(nowMs).toISOString();
+      await store.patchMemories(
+        conflicts.map((c) => ({ ...c.memory, supersededBy: memory.id, updatedAt: at })),
+        'supersede',
+        `superseded by ${memory.id}`,
+      );
+    }
+    return { memory, stored: true, duplicate, conflicts, resolution, superseded };
+  });
 }
