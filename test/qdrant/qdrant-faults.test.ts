@@ -85,6 +85,10 @@ describeWithSpec('QdrantBackend faults: retries, error reasons, partial batches 
     expect((error as Error).message).toContain('http://127.0.0.1:1');
   });
 
+  it('refuses a malformed retry policy up front', () => {
+    expect(() => ctx.backend({ retry: { retries: -1 } })).toThrow(/retry.retries must be a non-negative integer/);
+  });
+
   it('gives up after the retry budget with the last reason', async () => {
     const b = await ready();
     ctx.fake.inject({

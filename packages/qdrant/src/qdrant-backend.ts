@@ -95,7 +95,14 @@ export class QdrantBackend implements MemoryBackend {
     }
     this.options = options;
     this.collection = options.collection;
-    this.retryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+    this.retryPolicy = { ...DEFAULT_RETRY };
+    for (const [key, value] of Object.entries(options.retry ?? {})) {
+      if (value === undefined) continue;
+      if (!Number.isInteger(value) || (value as number) < 0) {
+        throw invalidInput(`retry.${key} must be a non-negative integer, got ${value}.`);
+      }
+      (this.retryPolicy as unknown as Record<string, number>)[key] = value as number;
+    }
     const url = options.url ?? 'http://localhost:6333';
     this.where = options.client
       ? `the injected client (collection ${this.collection})`

@@ -479,13 +479,11 @@ export class FakeQdrant {
     const scored = this.scored(c, body, outerFilter);
     const offset = (body.offset as number | null) ?? 0;
     const limit = (body.limit as number | null) ?? 10;
-    return scored
-      .slice(offset, offset + limit)
-      .map(({ point, score }) => ({
-        ...(this.render(c, point, body.with_payload ?? false, body.with_vector ?? false) as object),
-        score,
-        version: point.version,
-      }));
+    return scored.slice(offset, offset + limit).map(({ point, score }) => ({
+      ...(this.render(c, point, body.with_payload ?? false, body.with_vector ?? false) as object),
+      score,
+      version: point.version,
+    }));
   }
 
   /** Scored candidates of one (sub)query, best first; a parent's filter applies to its prefetches too. */
