@@ -1,23 +1,105 @@
 /**
- * A light English suffix stripper (in the spirit of Porter's step 1): enough
- * that "containers" meets "container" and "deployed" meets "deploy", cheap
- * enough for every token of every query.
+ * The Porter (1980) stemmer, as SQLite FTS5's `porter` tokenizer applies it:
+ * "containers" and "container" both become "contain", "deployed" and
+ * "deploying" become "deploi". Using the same algorithm as FTS5 keeps the
+ * in-memory BM25, the Qdrant sparse vectors, the hashing embedder and the
+ * SQLite backend on the same terms. Expects a lower-case word.
  */
 export function stem(word: string): string {
   let w = word;
-  if (w.length <= 3) return w;
-  if (w.endsWith('sses')) w = w.slice(0, -2);
-  else if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
-  if (w.length > 5 && w.endsWith('ing')) w = undouble(w.slice(0, -3));
-  else if (w.length > 4 && w.endsWith('ed') && !w.endsWith('eed')) w = undouble(w.slice(0, -2));
-  if (w.length > 4 && w.endsWith('ly')) w = w.slice(0, -2);
-  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
+  if (w.length <= 2) return w;
+  // Step 1a: plurals.
+  if (w.endsWith('sses') || w.endsWith('ies')) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  // Step 1b: -eed, -ed, -ing.
+  if (w.endsWith('eed')) {
+    if (measure(w, w.length - 3) > 0) w = w.slice(0, -1);
+  } else {
+    const cut = w.endsWith('ed') ? 2 : w.endsWith('ing') ? 3 : 0;
+    if (cut > 0 && hasVowel(w, w.length - cut)) {
+      w = w.slice(0, -cut);
+      if (w.endsWith('at') || w.endsWith('bl') || w.endsWith('iz')) w += 'e';
+      else if (endsWithDoubleConsonant(w) && !'lsz'.includes(w[w.length - 1]!)) w = w.slice(0, -1);
+      else if (measure(w, w.length) === 1 && endsCvc(w, w.length)) w += 'e';
+    }
+  }
+  // Step 1c: y -> i after a vowel-bearing stem.
+  if (w.endsWith('y') && hasVowel(w, w.length - 1)) w = `${w.slice(0, -1)}i`;
+  w = replaceSuffix(w, STEP2);
+  w = replaceSuffix(w, STEP3);
+  // Step 4: drop a suffix from a long enough stem.
+  for (const suffix of STEP4) {
+    if (!w.endsWith(suffix)) continue;
+    const end = w.length - suffix.length;
+    if (measure(w, end) > 1 && (suffix !== 'ion' || w[end - 1] === 's' || w[end - 1] === 't')) w = w.slice(0, end);
+    break;
+  }
+  // Step 5: final -e and -ll.
+  if (w.endsWith('e')) {
+    const m = measure(w, w.length - 1);
+    if (m > 1 || (m === 1 && !endsCvc(w, w.length - 1))) w = w.slice(0, -1);
+  }
+  if (w.endsWith('ll') && measure(w, w.length) > 1) w = w.slice(0, -1);
   return w;
 }
 
-function undouble(w: string): string {
-  const n = w.length;
-  if (n >= 3 && w[n - 1] === w[n - 2] && !'lsz'.includes(w[n - 1]!)) return w.slice(0, -1);
+const STEP2: readonly (readonly [string, string])[] = [
+  ['ational', 'ate'], ['tional', 'tion'], ['enci', 'ence'], ['anci', 'ance'], ['izer', 'ize'], ['bli', 'ble'],
+  ['alli', 'al'], ['entli', 'ent'], ['eli', 'e'], ['ousli', 'ous'], ['ization', 'ize'], ['ation', 'ate'],
+  ['ator', 'ate'], ['alism', 'al'], ['iveness', 'ive'], ['fulness', 'ful'], ['ousness', 'ous'], ['aliti', 'al'],
+  ['iviti', 'ive'], ['biliti', 'ble'], ['logi', 'log'],
+];
+const STEP3: readonly (readonly [string, string])[] = [
+  ['icate', 'ic'], ['ative', ''], ['alize', 'al'], ['iciti', 'ic'], ['ical', 'ic'], ['ful', ''], ['ness', ''],
+];
+const STEP4 = [
+  'al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent', 'ion', 'ou', 'ism', 'ate',
+  'iti', 'ous', 'ive', 'ize',
+];
+
+/** Replaces the first matching suffix when the stem before it has m > 0. */
+function replaceSuffix(w: string, rules: readonly (readonly [string, string])[]): string {
+  for (const [suffix, replacement] of rules) {
+    if (!w.endsWith(suffix)) continue;
+    const end = w.length - suffix.length;
+    return measure(w, end) > 0 ? w.slice(0, end) + replacement : w;
+  }
   return w;
+}
+
+function isVowel(w: string, i: number): boolean {
+  const c = w[i]!;
+  if (c === 'a' || c === 'e' || c === 'i' || c === 'o' || c === 'u') return true;
+  return c === 'y' && i > 0 && !isVowel(w, i - 1);
+}
+
+/** Porter's m: the number of vowel-consonant sequences in w[0, end). */
+function measure(w: string, end: number): number {
+  let m = 0;
+  let i = 0;
+  while (i < end && !isVowel(w, i)) i++;
+  while (i < end) {
+    while (i < end && isVowel(w, i)) i++;
+    if (i >= end) break;
+    while (i < end && !isVowel(w, i)) i++;
+    m++;
+  }
+  return m;
+}
+
+function hasVowel(w: string, end: number): boolean {
+  for (let i = 0; i < end; i++) if (isVowel(w, i)) return true;
+  return false;
+}
+
+function endsWithDoubleConsonant(w: string): boolean {
+  const n = w.length;
+  return n >= 2 && w[n - 1] === w[n - 2] && !isVowel(w, n - 1);
+}
+
+/** w[0, end) ends consonant-vowel-consonant, the last not w, x or y ("hop", not "snow"). */
+function endsCvc(w: string, end: number): boolean {
+  return (
+    end >= 3 && !isVowel(w, end - 1) && isVowel(w, end - 2) && !isVowel(w, end - 3) && !'wxy'.includes(w[end - 1]!)
+  );
 }

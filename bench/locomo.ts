@@ -1,0 +1,309 @@
+/**
+ * LoCoMo evidence recall (ACL 2024, `task_eval/evaluation.py`'s "recall
+ * accuracy"): one store per conversation, every turn a memory, the question
+ * as query; R@k = fraction of a question's evidence dia_ids among the top-k
+ * turns, averaged over questions. Dev split only (the held-out half is not in
+ * this repository). Usage:
+ *
+ *   npm run bench -- locomo [--backends memory,sqlite,fts5] [--conversations conv-26,conv-30]
+ *                           [--by-category] [--dense-weight 0.1] [--min-dense 0.2] [--json]
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  type Embedder,
+  HashingEmbedder,
+  InMemoryBackend,
+  type MemoryBackend,
+  MemoryStore,
+  type MemoryStoreOptions,
+  STOPWORDS,
+  words,
+} from '@agentmem/core';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** The dataset lives outside the repository (CC BY-NC 4.0: never bundle it). */
+export const LOCOMO_DEV_PATH = resolve(REPO_ROOT, '../shared/datasets/locomo-dev.json');
+
+export const KS = [5, 10, 25] as const;
+export const MODES = ['keyword', 'dense', 'hybrid'] as const;
+export type Mode = (typeof MODES)[number];
+
+export const CATEGORY_NAMES: Record<number, string> = {
+  1: 'multi-hop',
+  2: 'temporal',
+  3: 'open-domain',
+  4: 'single-hop',
+  5: 'adversarial',
+};
+
+export interface LocomoTurn {
+  diaId: string;
+  /** `Speaker: text`, plus the caption of a shared image (the turn as the other speaker saw it). */
+  content: string;
+}
+
+export interface LocomoQuestion {
+  question: string;
+  /** Cleaned evidence dia_ids that exist in the conversation (never empty). */
+  evidence: string[];
+  category: number;
+}
+
+export interface LocomoConversation {
+  id: string;
+  turns: LocomoTurn[];
+  questions: LocomoQuestion[];
+  /** Questions left out because no usable evidence remained. */
+  skipped: number;
+  /** Evidence ids dropped because no such turn exists. */
+  missingEvidence: string[];
+}
+
+/**
+ * Evidence strings as annotated, cleaned: `"D8:6; D9:17"` and `"D9:1 D4:4"`
+ * are split, `"D:11:26"` and `"D30:05"` are repaired to `D11:26` and `D30:5`,
+ * anything else that is not `D<session>:<turn>` (e.g. `"D"`) is dropped.
+ */
+export function parseEvidence(raw: unknown): string[] {
+  const out: string[] = [];
+  for (const token of String(raw).split(/[;,\s]+/)) {
+    const m = /^D:?(\d+):0*(\d+)$/.exec(token.trim());
+    if (m) out.push(`D${Number(m[1])}:${m[2]}`);
+  }
+  return out;
+}
+
+interface RawTurn {
+  speaker: string;
+  dia_id: string;
+  text: string;
+  blip_caption?: string;
+}
+
+interface RawSample {
+  sample_id: string;
+  conversation: Record<string, unknown>;
+  qa: { question: string; evidence: unknown[]; category: number }[];
+}
+
+export function loadLocomo(path = LOCOMO_DEV_PATH): LocomoConversation[] {
+  const samples = JSON.parse(readFileSync(path, 'utf8')) as RawSample[];
+  return samples.map((sample) => {
+    const sessions = Object.keys(sample.conversation)
+      .filter((key) => /^session_\d+$/.test(key))
+      .sort((a, b) => Number(a.slice(8)) - Number(b.slice(8)));
+    const turns: LocomoTurn[] = sessions.flatMap((key) =>
+      (sample.conversation[key] as RawTurn[]).map((t) => ({
+        diaId: t.dia_id,
+        content: `${t.speaker}: ${t.text}${t.blip_caption ? ` [shares a photo: ${t.blip_caption}]` : ''}`,
+      })),
+    );
+    const known = new Set(turns.map((t) => t.diaId));
+    const missingEvidence: string[] = [];
+    const questions: LocomoQuestion[] = [];
+    let skipped = 0;
+    for (const qa of sample.qa) {
+      const evidence = [...new Set(qa.evidence.flatMap(parseEvidence))].filter((id) => {
+        if (known.has(id)) return true;
+        missingEvidence.push(id);
+        return false;
+      });
+      if (evidence.length === 0) skipped++;
+      else questions.push({ question: qa.question, evidence, category: qa.category });
+    }
+    return { id: sample.sample_id, turns, questions, skipped, missingEvidence };
+  });
+}
+
+/** Per-question hits: `found[mode][ki]` = fraction of evidence in the top KS[ki]. */
+export interface QuestionScore {
+  category: number;
+  found: Record<string, number[]>;
+}
+
+/** A function that returns the dia_ids of the top-k turns for a question. */
+export type Retriever = (question: string, k: number) => Promise<string[]>;
+
+export async function scoreQuestions(
+  conversation: LocomoConversation,
+  retrievers: Record<string, Retriever>,
+): Promise<QuestionScore[]> {
+  const scores: QuestionScore[] = [];
+  for (const q of conversation.questions) {
+    const found: Record<string, number[]> = {};
+    for (const [name, retrieve] of Object.entries(retrievers)) {
+      found[name] = [];
+      for (const k of KS) {
+        const top = new Set(await retrieve(q.question, k));
+        found[name].push(q.evidence.filter((id) => top.has(id)).length / q.evidence.length);
+      }
+    }
+    scores.push({ category: q.category, found });
+  }
+  return scores;
+}
+
+/** Loads a conversation into a store (one `rememberMany`) and returns recall-based retrievers per mode. */
+export async function storeRetrievers(
+  store: MemoryStore,
+  conversation: LocomoConversation,
+): Promise<Record<Mode, Retriever>> {
+  const memories = await store.rememberMany(
+    conversation.turns.map((t) => ({ content: t.content, type: 'user' as const, metadata: { diaId: t.diaId } })),
+  );
+  // Identical turns collapse into one memory (dedup by content); it stands for all of them.
+  const diaIds = new Map<string, string[]>();
+  memories.forEach((m, i) => {
+    const ids = diaIds.get(m.id) ?? [];
+    ids.push(conversation.turns[i]!.diaId);
+    diaIds.set(m.id, ids);
+  });
+  const retriever =
+    (mode: Mode): Retriever =>
+    async (question, k) =>
+      (await store.recall(question, { k, mode, reinforce: false })).flatMap((r) => diaIds.get(r.memory.id) ?? []);
+  return { keyword: retriever('keyword'), dense: retriever('dense'), hybrid: retriever('hybrid') };
+}
+
+export interface Summary {
+  questions: number;
+  /** recall[retriever] = [R@5, R@10, R@25] in percent. */
+  recall: Record<string, number[]>;
+  byCategory: Record<number, { questions: number; recall: Record<string, number[]> }>;
+}
+
+export function summarize(scores: readonly QuestionScore[]): Summary {
+  const mean = (subset: readonly QuestionScore[]) => {
+    const out: Record<string, number[]> = {};
+    for (const name of Object.keys(subset[0]?.found ?? {})) {
+      out[name] = KS.map((_, ki) => (100 * subset.reduce((s, q) => s + q.found[name]![ki]!, 0)) / subset.length);
+    }
+    return out;
+  };
+  const byCategory: Summary['byCategory'] = {};
+  for (const category of [...new Set(scores.map((s) => s.category))].sort()) {
+    const subset = scores.filter((s) => s.category === category);
+    byCategory[category] = { questions: subset.length, recall: mean(subset) };
+  }
+  return { questions: scores.length, recall: mean(scores), byCategory };
+}
+
+/** The naive reference: SQLite FTS5 bm25 with the porter tokenizer, OR of non-stopword query words. */
+async function fts5Retriever(conversation: LocomoConversation): Promise<{ retriever: Retriever; close: () => void }> {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(':memory:');
+  db.exec("CREATE VIRTUAL TABLE turns USING fts5(content, tokenize='porter')");
+  const insert = db.prepare('INSERT INTO turns(rowid, content) VALUES (?, ?)');
+  db.transaction(() => conversation.turns.forEach((t, i) => insert.run(i + 1, t.content)))();
+  const query = db.prepare('SELECT rowid FROM turns WHERE turns MATCH ? ORDER BY bm25(turns) LIMIT ?');
+  const retriever: Retriever = async (question, k) => {
+    const terms = [...new Set(words(question).filter((w) => !STOPWORDS.has(w)))];
+    if (terms.length === 0) return [];
+    const rows = query.all(terms.map((t) => `"${t}"`).join(' OR '), k) as { rowid: number }[];
+    return rows.map((r) => conversation.turns[r.rowid - 1]!.diaId);
+  };
+  return { retriever, close: () => db.close() };
+}
+
+type StoreFactory = (options: { embedder: Embedder } & Partial<MemoryStoreOptions>) => Promise<MemoryStore>;
+
+/** Backends available in this checkout; SQLite joins when `@agentmem/sqlite` is there. */
+export async function backendFactories(): Promise<Record<string, StoreFactory>> {
+  const fixedClock = () => Date.parse('2026-01-01T00:00:00Z');
+  const factories: Record<string, StoreFactory> = {
+    memory: async (o) => MemoryStore.open({ backend: new InMemoryBackend(), now: fixedClock, ...o }),
+  };
+  if (existsSync(resolve(REPO_ROOT, 'packages/sqlite/src/index.ts'))) {
+    try {
+      const sqlite = (await import('@agentmem/sqlite')) as { SqliteBackend?: new (o: { path: string }) => MemoryBackend };
+      if (sqlite.SqliteBackend) {
+        const Backend = sqlite.SqliteBackend;
+        factories.sqlite = async (o) => MemoryStore.open({ backend: new Backend({ path: ':memory:' }), now: fixedClock, ...o });
+      }
+    } catch (error) {
+      console.warn(`@agentmem/sqlite is present but did not load (${(error as Error).message}); skipping it.`);
+    }
+  }
+  return factories;
+}
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+const pct = (x: number | undefined) => (x === undefined ? '' : x.toFixed(1));
+
+export async function run(args: string[]): Promise<void> {
+  const path = flag(args, 'data') ?? LOCOMO_DEV_PATH;
+  if (!existsSync(path)) {
+    console.log(`LoCoMo dev split not found at ${path} (the shared datasets folder is absent); nothing to measure.`);
+    return;
+  }
+  const only = flag(args, 'conversations')?.split(',');
+  const conversations = loadLocomo(path).filter((c) => !only || only.includes(c.id));
+  const factories = await backendFactories();
+  const wanted = flag(args, 'backends')?.split(',') ?? [...Object.keys(factories), 'fts5'];
+  const storeOptions: Partial<MemoryStoreOptions> = {};
+  const denseWeight = flag(args, 'dense-weight');
+  if (denseWeight !== undefined) storeOptions.fusionWeights = { dense: Number(denseWeight), keyword: 1 };
+  const minDense = flag(args, 'min-dense');
+  if (minDense !== undefined) storeOptions.minDenseSimilarity = Number(minDense);
+
+  const embedder = new HashingEmbedder();
+  const results: Record<string, Summary> = {};
+  for (const backend of wanted) {
+    const started = performance.now();
+    const scores: QuestionScore[] = [];
+    for (const conversation of conversations) {
+      if (backend === 'fts5') {
+        const { retriever, close } = await fts5Retriever(conversation);
+        scores.push(...(await scoreQuestions(conversation, { keyword: retriever })));
+        close();
+        continue;
+      }
+      const factory = factories[backend];
+      if (!factory) throw new Error(`Unknown or unavailable backend "${backend}"; have ${Object.keys(factories).join(', ')}, fts5.`);
+      const store = await factory({ embedder, ...storeOptions });
+      scores.push(...(await scoreQuestions(conversation, await storeRetrievers(store, conversation))));
+      await store.close();
+    }
+    results[backend] = summarize(scores);
+    if (!args.includes('--json')) console.error(`${backend}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  if (args.includes('--json')) {
+    console.log(JSON.stringify(results, null, 2));
+    return;
+  }
+  const skipped = conversations.reduce((s, c) => s + c.skipped, 0);
+  const missing = conversations.flatMap((c) => c.missingEvidence.map((id) => `${c.id}/${id}`));
+  const n = Object.values(results)[0]?.questions ?? 0;
+  console.log(
+    `\nLoCoMo dev (${conversations.map((c) => c.id).join(', ')}): ${n} questions with evidence ` +
+      `(${skipped} skipped: none left), ${conversations.reduce((s, c) => s + c.turns.length, 0)} turns; ` +
+      `dropped evidence ids with no such turn: ${missing.join(', ') || 'none'}. Embedder ${embedder.id}.\n`,
+  );
+  console.log('| backend | signal | R@5 | R@10 | R@25 |');
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const [backend, summary] of Object.entries(results)) {
+    for (const [signal, r] of Object.entries(summary.recall)) {
+      const name = backend === 'fts5' ? 'raw FTS5 (reference)' : backend;
+      console.log(`| ${name} | ${signal} | ${r.map(pct).join(' | ')} |`);
+    }
+  }
+  if (args.includes('--by-category')) {
+    console.log('\nR@10 by category:\n');
+    const categories = Object.keys(Object.values(results)[0]?.byCategory ?? {}).map(Number);
+    console.log(`| backend | signal | ${categories.map((c) => `${CATEGORY_NAMES[c] ?? c} (${c})`).join(' | ')} |`);
+    console.log(`| --- | --- | ${categories.map(() => '---').join(' | ')} |`);
+    for (const [backend, summary] of Object.entries(results)) {
+      for (const signal of Object.keys(summary.recall)) {
+        const row = categories.map((c) => pct(summary.byCategory[c]?.recall[signal]?.[1]));
+        console.log(`| ${backend} | ${signal} | ${row.join(' | ')} |`);
+      }
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { stem } from './stem';
+import { tokenize } from './tokenize';
+
+describe('stem (Porter)', () => {
+  // Examples from Porter's 1980 paper, step by step.
+  it.each([
+    ['caresses', 'caress'], ['ponies', 'poni'], ['cats', 'cat'], ['feed', 'feed'], ['agreed', 'agre'],
+    ['plastered', 'plaster'], ['motoring', 'motor'], ['sing', 'sing'], ['conflated', 'conflat'],
+    ['troubled', 'troubl'], ['sized', 'size'], ['hopping', 'hop'], ['falling', 'fall'], ['hissing', 'hiss'],
+    ['filing', 'file'], ['happy', 'happi'], ['sky', 'sky'], ['relational', 'relat'], ['conditional', 'condit'],
+    ['digitizer', 'digit'], ['vietnamization', 'vietnam'], ['operator', 'oper'], ['hopefulness', 'hope'],
+    ['sensibiliti', 'sensibl'], ['triplicate', 'triplic'], ['electrical', 'electr'], ['goodness', 'good'],
+    ['revival', 'reviv'], ['allowance', 'allow'], ['adjustable', 'adjust'], ['replacement', 'replac'],
+    ['adoption', 'adopt'], ['communism', 'commun'], ['effective', 'effect'], ['probate', 'probat'],
+    ['rate', 'rate'], ['cease', 'ceas'], ['controll', 'control'], ['roll', 'roll'], ['generalizations', 'gener'],
+  ])('%s -> %s', (word, expected) => {
+    expect(stem(word)).toBe(expected);
+  });
+
+  it('brings inflections of one word together', () => {
+    expect(new Set(['container', 'containers'].map(stem)).size).toBe(1);
+    expect(new Set(['deploy', 'deployed', 'deploying', 'deploys'].map(stem)).size).toBe(1);
+    expect(new Set(['painting', 'paintings', 'paint'].map(stem)).size).toBe(1);
+  });
+
+  it('leaves short words, numbers and other scripts alone', () => {
+    expect(['go', 'is', '2023', 'v8', 'дом', 'ß'].map(stem)).toEqual(['go', 'is', '2023', 'v8', 'дом', 'ß']);
+  });
+
+  it('is what tokenize applies after dropping stop words', () => {
+    expect(tokenize('The containers were deployed')).toEqual(['contain', 'deploi']);
+  });
+});
