@@ -1,5 +1,6 @@
 import {
   type AgentMemory,
+  CONFLICT_RESOLUTIONS,
   type ConflictCheckResult,
   type ConflictResolution,
   type ContextOptions,
@@ -75,7 +76,7 @@ export interface AgentMemoryMiddleware extends LanguageModelV3Middleware {
 }
 
 const OWN_OPTIONS = ['memory', 'filePath', 'extraction', 'onExtraction', 'onError'] as const;
-/** Exchanges remembered as extracted (most recent first out of the window). */
+/** How many extracted exchanges are remembered for de-duplication (the oldest leave first). */
 const SEEN_EXCHANGES = 10_000;
 
 /**
@@ -97,6 +98,11 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
   if (extraction !== undefined) {
     if (!extraction?.model)
       throw invalidInput('extraction needs { model }: an AI SDK language model for extracting facts.');
+    if (extraction.resolution !== undefined && !CONFLICT_RESOLUTIONS.includes(extraction.resolution)) {
+      throw invalidInput(
+        `Unknown extraction.resolution ${JSON.stringify(extraction.resolution)}: use one of ${CONFLICT_RESOLUTIONS.join(', ')}.`,
+      );
+    }
     const min = extraction.minImportance;
     if (min !== undefined && !(typeof min === 'number' && min >= 0 && min <= 1)) {
       throw invalidInput(`extraction.minImportance must be a number from 0 to 1, got ${String(min)}.`);

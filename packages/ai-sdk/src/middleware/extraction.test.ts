@@ -253,6 +253,9 @@ describe('agentMemoryMiddleware: extraction', () => {
     expect(() => agentMemoryMiddleware({ memory, extraction: { model: mockChatModel(), minImportance: 2 } })).toThrow(
       /minImportance/,
     );
+    expect(() =>
+      agentMemoryMiddleware({ memory, extraction: { model: mockChatModel(), resolution: 'newest' as never } }),
+    ).toThrow(/Unknown extraction.resolution "newest": use one of supersede, keep_both, keep_existing/);
     expect(() => agentMemoryMiddleware({} as never)).toThrow(/needs \{ memory \}/);
   });
 });
