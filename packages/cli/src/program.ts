@@ -11,6 +11,7 @@ import * as importCommand from './commands/import';
 import * as recall from './commands/recall';
 import * as remember from './commands/remember';
 import * as restore from './commands/restore';
+import * as skills from './commands/skills';
 import * as stats from './commands/stats';
 import * as teleport from './commands/teleport';
 import { type CliContext, DEFAULT_DB_PATH } from './context';
@@ -25,6 +26,7 @@ const commands: CommandModule[] = [
   demo,
   remember,
   recall,
+  skills,
   forget,
   restore,
   history,

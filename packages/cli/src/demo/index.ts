@@ -5,6 +5,7 @@ import type { AgentMemory } from '@agentmem/core';
 import type { CliContext } from '../context';
 import { type Column, type Row, renderTable, toJson } from '../output';
 import { memoriesSection } from './memories';
+import { skillsSection } from './skills';
 
 /** What a demo section gets. Sections print through it so that `demo --json` stays one JSON document. */
 export interface DemoContext {
@@ -27,7 +28,7 @@ export interface DemoContext {
 export type DemoSection = (d: DemoContext) => Promise<void>;
 
 // The tour, in order. Adding a section: a new file in ./ and one entry here.
-const sections: DemoSection[] = [memoriesSection];
+const sections: DemoSection[] = [skillsSection, memoriesSection];
 
 export async function runDemo(cli: CliContext): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'agentmem-demo-'));

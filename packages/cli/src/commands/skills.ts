@@ -1,0 +1,169 @@
+import { type ActivatedSkill, formatForPrompt, loadSkills, type Skill, type SkillProblem } from '@agentmem/core';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { CliContext } from '../context';
+import type { Column } from '../output';
+
+// k = 0 is meaningful here (only alwaysApply skills), so the shared positive-int parser does not fit.
+function parseNonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('Expected a whole number (0 or more).');
+  return Number(value);
+}
+
+/** "semantic 0.74 (cos 0.38) · keyword container · glob Dockerfile": which signals fired and how. */
+export function formatSkillSignals(signals: ActivatedSkill['signals']): string {
+  const parts: string[] = [];
+  if (signals.semantic) parts.push(`semantic ${signals.semantic.score.toFixed(2)} (cos ${signals.semantic.cosine.toFixed(2)})`);
+  if (signals.keyword) parts.push(`keyword ${signals.keyword.matched.join(', ')}`);
+  if (signals.glob) parts.push(`glob ${signals.glob.paths.join(', ')}`);
+  return parts.join(' · ') || '-';
+}
+
+export const ACTIVATED_COLUMNS: readonly Column[] = [
+  { key: 'skill', max: 30 },
+  { key: 'score', align: 'right' },
+  { key: 'by' },
+  { key: 'signals', max: 70 },
+];
+
+export function activatedRows(activated: readonly ActivatedSkill[]) {
+  return activated.map((a) => ({ skill: a.skill.name, score: a.score, by: a.activatedBy, signals: formatSkillSignals(a.signals) }));
+}
+
+export function activatedJson(activated: readonly ActivatedSkill[]) {
+  return activated.map((a) => ({
+    name: a.skill.name,
+    score: a.score,
+    activatedBy: a.activatedBy,
+    signals: a.signals,
+  }));
+}
+
+export const SKILL_COLUMNS: readonly Column[] = [
+  { key: 'name', max: 30 },
+  { key: 'format' },
+  { key: 'keywords', max: 30 },
+  { key: 'globs', max: 30 },
+  { key: 'description', max: 60 },
+];
+
+export function skillRows(skills: readonly Skill[]) {
+  return skills.map((s) => ({
+    name: s.name,
+    format: s.source?.format ?? 'api',
+    keywords: s.alwaysApply ? '(always)' : s.triggerKeywords.join(', '),
+    globs: s.globPatterns.join(', '),
+    description: s.description,
+  }));
+}
+
+/** `path:line: severity: reason`, the form editors and CI annotate. */
+export function problemLine(p: SkillProblem): string {
+  return `${p.path}${p.line !== undefined ? `:${p.line}` : ''}: ${p.severity}: ${p.reason}`;
+}
+
+interface ActivateCommandOptions {
+  file?: string[];
+  k?: number;
+  prompt?: boolean;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const skills = program
+    .command('skills')
+    .description('skills: Markdown instructions activated by the task (list, load, activate, lint, remove)');
+
+  skills
+    .command('list')
+    .description('the skills registered in the store')
+    .action(async () => {
+      const memory = await ctx.openMemory({ mustExist: true });
+      const list = await memory.skills.list();
+      ctx.emit({ skills: list }, () => ctx.table(skillRows(list), SKILL_COLUMNS, 'No skills registered. Load some with `agentmem skills load DIR`.'));
+    });
+
+  skills
+    .command('load')
+    .description('register the skills of a directory (agentmem *.md, <name>/SKILL.md, .claude/rules, .cursor/rules); same name replaces')
+    .argument('<dir>', 'directory (or one skill file)')
+    .action(async (dir: string) => {
+      const memory = await ctx.openMemory();
+      const result = await memory.skills.load(dir);
+      ctx.emit(
+        {
+          added: result.added,
+          updated: result.updated,
+          unchanged: result.unchanged,
+          problems: result.problems,
+          skills: result.skills.map((s) => ({ name: s.name, source: s.source })),
+        },
+        () => {
+          ctx.print(
+            `Loaded ${result.skills.length} skills from ${dir}: ${result.added.length} added, ${result.updated.length} updated, ${result.unchanged.length} unchanged.`,
+          );
+          if (result.skills.length > 0) ctx.table(skillRows(result.skills), SKILL_COLUMNS);
+          for (const p of result.problems) ctx.note(problemLine(p));
+          if (result.problems.length > 0) ctx.note(`${result.problems.length} problem(s); see \`agentmem skills lint ${dir}\`.`);
+        },
+      );
+    });
+
+  skills
+    .command('activate')
+    .description('which skills a message activates, with score and the signals that fired')
+    .argument('<message>', 'the user message')
+    .option('--file <path>', 'a file being worked on (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('-k, --k <n>', 'at most this many skills besides alwaysApply ones', parseNonNegativeInt, 3)
+    .option('--prompt', 'also print the rendered "## Active skills" section')
+    .action(async (message: string, options: ActivateCommandOptions) => {
+      const memory = await ctx.openMemory({ mustExist: true });
+      const activated = await memory.skills.activate(message, { filePath: options.file, k: options.k });
+      const prompt = options.prompt ? formatForPrompt(activated) : undefined;
+      ctx.emit(
+        { message, files: options.file ?? [], activated: activatedJson(activated), ...(prompt !== undefined ? { prompt } : {}) },
+        () => {
+          ctx.table(activatedRows(activated), ACTIVATED_COLUMNS, `No skill activated for "${message}".`);
+          if (prompt) ctx.print(`\n${prompt}`);
+        },
+      );
+    });
+
+  skills
+    .command('lint')
+    .description('check skill files without loading them; exit code 1 when there is any problem')
+    .argument('<dir>', 'directory (or one skill file)')
+    .action(async (dir: string) => {
+      const { skills: found, problems } = await loadSkills(dir);
+      if (problems.length > 0) ctx.exitCode = 1;
+      ctx.emit(
+        { ok: problems.length === 0, skills: found.map((s) => ({ name: s.name, source: s.source })), problems },
+        () => {
+          for (const p of problems) ctx.print(problemLine(p));
+          const errors = problems.filter((p) => p.severity === 'error').length;
+          ctx.print(
+            `${found.length} skill(s) OK${problems.length > 0 ? `; ${errors} error(s), ${problems.length - errors} warning(s)` : ', no problems'}.`,
+          );
+        },
+      );
+    });
+
+  skills
+    .command('remove')
+    .description('unregister a skill by name')
+    .argument('<name>', 'skill name')
+    .action(async (name: string) => {
+      const memory = await ctx.openMemory({ mustExist: true });
+      const skill = await memory.skills.get(name);
+      if (!skill) {
+        ctx.emit({ removed: false, name }, () => ctx.print(`No skill named "${name}".`));
+        ctx.exitCode = 1;
+        return;
+      }
+      if (!(await ctx.confirm(`Remove skill "${name}"?`))) {
+        ctx.emit({ removed: false, name }, () => ctx.print('Nothing was changed.'));
+        ctx.exitCode = 1;
+        return;
+      }
+      await memory.skills.unregister(name);
+      ctx.emit({ removed: true, name }, () => ctx.print(`Removed skill "${name}".`));
+    });
+}
