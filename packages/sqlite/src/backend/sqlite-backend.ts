@@ -477,7 +477,8 @@ export class SqliteBackend implements MemoryBackend {
     const fetch = new SqlBuilder();
     const where = compileFilter(filter, fetch);
     const fetchSql = `SELECT ${COLUMNS} FROM records r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
-    let pool = hasWhere ? Math.min(MAX_KNN, Math.max(4 * k, 50)) : Math.min(MAX_KNN, k);
+    // Usually most candidates match (core filters on active memories): start a little above k.
+    let pool = Math.min(MAX_KNN, hasWhere ? k + Math.max(16, Math.ceil(k / 4)) : k);
     for (;;) {
       const candidates = this.stmt(knnSql).all({ ...scope.params, query, k: pool }) as {
         rowid: number;
@@ -497,7 +498,9 @@ export class SqliteBackend implements MemoryBackend {
           .map(({ row, d }) => ({ record: this.decode(row, false), score: 1 - d }));
       }
       if (pool >= MAX_KNN) return this.exactDenseSearch(query, filter, k);
-      pool = Math.min(MAX_KNN, pool * 4);
+      // Grow by the observed share of matching candidates, at least doubling.
+      const share = Math.max(rows.length / candidates.length, 1 / 256);
+      pool = Math.min(MAX_KNN, Math.max(pool * 2, Math.ceil((k / share) * 1.25) + 16));
     }
   }
 

@@ -50,6 +50,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX records_type ON records (json_extract(attributes, '$.type'));
       CREATE INDEX records_content_hash ON records (json_extract(attributes, '$.contentHash'));
       CREATE INDEX records_memory_id ON records (json_extract(attributes, '$.memoryId'));
+      -- Fixed planner statistics (rows per key prefix of each index), so that a content-hash or
+      -- memory-id lookup uses its own index from the first query instead of scanning a whole scope.
+      ANALYZE sqlite_schema;
+      DELETE FROM sqlite_stat1 WHERE tbl = 'records';
+      INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
+        ('records', 'sqlite_autoindex_records_1', '1000000 1'),
+        ('records', 'records_scope', '1000000 100000 10000 1'),
+        ('records', 'records_kind_status', '1000000 300000 100000'),
+        ('records', 'records_type', '1000000 250000'),
+        ('records', 'records_content_hash', '1000000 2'),
+        ('records', 'records_memory_id', '1000000 5');
+      ANALYZE sqlite_schema;
     `,
   },
 ];
