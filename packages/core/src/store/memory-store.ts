@@ -338,7 +338,7 @@ export class MemoryStore {
         now,
         halfLifeFor(memory.type, this.options.halfLifeHours),
       );
-      const result: RecallResult = { memory, relevance, score: relevance * (0.8 + 0.4 * eff), signals: {} };
+      const result: RecallResult = { memory, relevance, score: relevance * (0.98 + 0.04 * eff), signals: {} };
       if (hit.dense) result.signals.dense = hit.dense;
       if (hit.keyword) result.signals.keyword = hit.keyword;
       return result;
@@ -538,7 +538,8 @@ export class MemoryStore {
     };
   }
 
-  protected fusionWeights(): { dense: number; keyword: number } {
+  /** The reciprocal-rank-fusion weights recall uses (from the options, else from the embedder). */
+  fusionWeights(): { dense: number; keyword: number } {
     return this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 });
   }
 
