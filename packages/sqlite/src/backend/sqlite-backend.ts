@@ -229,7 +229,9 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   async scan(options: ScanOptions): Promise<ScanPage> {
-    const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(options?.limit ?? DEFAULT_PAGE)));
+    if (!options || typeof options !== 'object')
+      throw invalidInput('scan() takes { filter, cursor?, limit?, withVectors? }.');
+    const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(options.limit ?? DEFAULT_PAGE)));
     if (options.cursor !== undefined && typeof options.cursor !== 'string')
       throw invalidInput('scan() cursor must be the string of the previous page.');
     const b = new SqlBuilder();

@@ -111,3 +111,40 @@ describe('filters compiled to SQL agree with core matchesFilter', () => {
     }
   });
 });
+
+describe('keyword queries', () => {
+  it('never throw, whatever the text (FTS5 syntax, quotes, any Unicode)', async () => {
+    const b = new SqliteBackend({ path: ':memory:' });
+    try {
+      await b.upsert([
+        {
+          id: 'x',
+          namespace: 'ns',
+          tenant: '',
+          text: 'naïve café — "quoted" AND (NEAR) *star* 東京 ǅ',
+          attributes: {},
+          payload: {},
+        },
+      ]);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.string()),
+          async (text) => {
+            const hits = await b.search({ mode: 'keyword', text, filter: { tenant: '' }, k: 5 });
+            expect(Array.isArray(hits)).toBe(true);
+          },
+        ),
+        { numRuns: 500 },
+      );
+      for (const text of ['cafe', 'NAÏVE', 'quoted', 'near', 'star', '東京']) {
+        const hits = await b.search({ mode: 'keyword', text, filter: { tenant: '' }, k: 5 });
+        expect(
+          hits.map((h) => h.record.id),
+          text,
+        ).toEqual(['x']);
+      }
+    } finally {
+      await b.close();
+    }
+  });
+});

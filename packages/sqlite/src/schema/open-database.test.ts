@@ -125,10 +125,15 @@ describe('opening something that is not an agentmem database', () => {
 });
 
 describe('creating a store', () => {
-  it('creates the parent directory and an agentmem file', async () => {
+  it('creates the parent directory and a file recognisable as agentmem while it is still open', async () => {
     const path = join(dir, 'deep', 'er', 'memory.db');
-    await makeStore(path);
-    expect(isAgentmemDatabase(path)).toBe(true);
+    const backend = new SqliteBackend({ path });
+    try {
+      expect(isAgentmemDatabase(path)).toBe(true);
+      expect(SqliteBackend.isAgentmemDatabase(path)).toBe(true);
+    } finally {
+      await backend.close();
+    }
   });
 
   it('adopts an empty file', async () => {

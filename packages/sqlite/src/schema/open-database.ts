@@ -203,7 +203,9 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     }
     if (!memory) db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    migrate(db, shown);
+    const from = migrate(db, shown);
+    // Put the new header (application id) into the main file now, so isAgentmemDatabase sees it at once.
+    if (from < SCHEMA_VERSION && !memory) db.pragma('wal_checkpoint(PASSIVE)');
     return db;
   } catch (error) {
     db.close();
