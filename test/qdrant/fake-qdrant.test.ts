@@ -134,6 +134,37 @@ describeWithSpec('Fake Qdrant server: spec validation and Qdrant semantics', () 
     expect(weighted.points.find((p) => p.id === 1)!.score).toBeCloseTo(1 / (1 / 3 + 59) + 1 / (2 + 59), 6);
   });
 
+  it("applies a fused query's top-level filter after fusion, not inside its prefetches (as Qdrant plans it)", async () => {
+    const c = await collection('p');
+    await c.upsert('p', {
+      wait: true,
+      points: [
+        { id: 1, vector: { dense: [1, 0] }, payload: { t: 'a' } },
+        { id: 2, vector: { dense: [0.9, 0.1] }, payload: { t: 'a' } },
+        { id: 3, vector: { dense: [0, 1] }, payload: { t: 'b' } },
+      ],
+    });
+    const filter = { must: [{ key: 't', match: { value: 'b' } }] };
+    const top = await c.query('p', {
+      prefetch: [{ query: [1, 0], using: 'dense', limit: 2 }],
+      query: { fusion: 'rrf' },
+      filter,
+    });
+    expect(top.points).toEqual([]);
+    const inside = await c.query('p', {
+      prefetch: [{ query: [1, 0], using: 'dense', limit: 2, filter }],
+      query: { fusion: 'rrf' },
+      filter,
+    });
+    expect(inside.points.map((p) => p.id)).toEqual([3]);
+    const bad = await c
+      .query('p', { prefetch: [{ query: [1, 0], using: 'dense' }], query: { fusion: 'rrf' }, using: 'dense' })
+      .catch((e) => e);
+    expect((bad as { data: { status: { error: string } } }).data.status.error).toMatch(
+      /Fusion queries cannot be combined with the 'using' field/,
+    );
+  });
+
   it('scores sparse vectors with idf over the collection: ln(1 + (N - n + 0.5) / (n + 0.5))', async () => {
     const c = await collection('i');
     await c.upsert('i', {

@@ -211,7 +211,12 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
     expect(fused.query).toEqual({ rrf: { k: QDRANT_RRF_K } });
     expect((fused.prefetch as { using: string }[]).map((p) => p.using)).toEqual(['dense', 'bm25']);
     expect(fused.filter).toBeDefined();
-    expect((fused.prefetch as Record<string, unknown>[]).every((p) => p.filter === undefined)).toBe(true);
+    // Qdrant filters a fused result only after fusion, so the scope filter rides on every prefetch too.
+    expect(
+      (fused.prefetch as Record<string, unknown>[]).every(
+        (p) => JSON.stringify(p.filter) === JSON.stringify(fused.filter),
+      ),
+    ).toBe(true);
 
     const dense = await b.search({ mode: 'dense', vector, filter, k: 10 });
     const keyword = await b.search({ mode: 'keyword', text: 'postgres database', filter, k: 10 });
@@ -224,6 +229,27 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
       expect(h.keyword?.score ?? 0).toBeCloseTo(expected[i]!.keyword?.score ?? 0, 5);
     });
     expect(hits.some((h) => h.record.tenant !== '')).toBe(false);
+  });
+
+  it("hybrid search returns k of the caller's records even when other tenants rank higher", async () => {
+    const b = ctx.backend();
+    await b.init({ dimension: DIM });
+    const others = Array.from({ length: 30 }, (_, i) =>
+      rec(`o${i}`, { tenant: 'other', text: 'postgres database tuning', vector: unit(DIM, 1, 0.01 * i, 0) }),
+    );
+    const mine = Array.from({ length: 3 }, (_, i) =>
+      rec(`m${i}`, { tenant: 'me', text: `postgres notes ${i}`, vector: unit(DIM, 0.2, 1, i) }),
+    );
+    await b.upsert([...others, ...mine]);
+    const hits = await b.search({
+      mode: 'hybrid',
+      vector: unit(DIM, 1, 0, 0),
+      text: 'postgres database',
+      filter: { tenant: 'me' },
+      k: 3,
+      weights: { dense: 1, keyword: 1 },
+    });
+    expect(hits.map((h) => h.record.id).sort()).toEqual(['m0', 'm1', 'm2']);
   });
 
   it('hybrid search with unequal weights fuses with core weighted RRF (Qdrant weights mean something else)', async () => {

@@ -425,9 +425,10 @@ export class QdrantBackend implements MemoryBackend {
         this.client.queryBatch(this.collection, {
           searches: [
             {
+              // Qdrant applies a top-level filter to the fused result only, so each prefetch carries it too.
               prefetch: [
-                { ...dense!, limit: k },
-                { ...keyword, limit: k },
+                { ...dense!, filter, limit: k },
+                { ...keyword, filter, limit: k },
               ],
               query: { rrf: { k: QDRANT_RRF_K } },
               ...base,

@@ -475,8 +475,8 @@ export class FakeQdrant {
 
   // ----------------------------------------------------------------- query
 
-  private query(c: Collection, body: Record<string, unknown>, outerFilter?: Filter): unknown[] {
-    const scored = this.scored(c, body, outerFilter);
+  private query(c: Collection, body: Record<string, unknown>): unknown[] {
+    const scored = this.scored(c, body);
     const offset = (body.offset as number | null) ?? 0;
     const limit = (body.limit as number | null) ?? 10;
     return scored.slice(offset, offset + limit).map(({ point, score }) => ({
@@ -486,27 +486,39 @@ export class FakeQdrant {
     }));
   }
 
-  /** Scored candidates of one (sub)query, best first; a parent's filter applies to its prefetches too. */
-  private scored(
-    c: Collection,
-    body: Record<string, unknown>,
-    outerFilter?: Filter,
-  ): { point: StoredPoint; score: number }[] {
-    const filter = andFilters(outerFilter, body.filter as Filter | undefined);
+  /**
+   * Scored candidates of one (sub)query, best first. As in Qdrant's query
+   * planner, a query's own filter does not reach into its prefetches: with
+   * prefetches it filters the merged result (each prefetch has its own).
+   */
+  private scored(c: Collection, body: Record<string, unknown>): { point: StoredPoint; score: number }[] {
+    const filter = body.filter as Filter | undefined;
     const prefetches = body.prefetch == null ? [] : Array.isArray(body.prefetch) ? body.prefetch : [body.prefetch];
     const query = body.query as Record<string, unknown> | unknown[] | undefined | null;
+    const isFusion = !!query && !Array.isArray(query) && ('fusion' in query || 'rrf' in query);
+    if (isFusion && body.using != null) {
+      throw new HttpError(400, "Bad request: Fusion queries cannot be combined with the 'using' field.");
+    }
     if (prefetches.length > 0) {
+      if (query == null) {
+        throw new HttpError(
+          400,
+          "Bad request: A query is needed to merge the prefetches. Can't have prefetches without defining a query.",
+        );
+      }
       const lists = (prefetches as Record<string, unknown>[]).map((p) => {
         const limit = (p.limit as number | null) ?? 10;
-        return this.scored(c, p, filter).slice(0, limit);
+        return this.scored(c, p).slice(0, limit);
       });
-      if (query && !Array.isArray(query) && ('fusion' in query || 'rrf' in query)) {
-        if ('fusion' in query && query.fusion !== 'rrf') throw new UnsupportedByFake(`fusion ${String(query.fusion)}`);
-        const rrf = ('rrf' in query ? query.rrf : {}) as { k?: number | null; weights?: number[] | null };
-        return rrfFuse(lists, rrf.k ?? RRF_DEFAULT_K, rrf.weights ?? undefined);
-      }
-      throw new UnsupportedByFake('prefetch without fusion');
+      if (!isFusion) throw new UnsupportedByFake('rescoring prefetches with a vector query');
+      const q = query as Record<string, unknown>;
+      if ('fusion' in q && q.fusion !== 'rrf') throw new UnsupportedByFake(`fusion ${String(q.fusion)}`);
+      const rrf = ('rrf' in q ? q.rrf : {}) as { k?: number | null; weights?: number[] | null };
+      return rrfFuse(lists, rrf.k ?? RRF_DEFAULT_K, rrf.weights ?? undefined).filter(({ point }) =>
+        matchesFilter(point, filter),
+      );
     }
+    if (isFusion) throw new HttpError(400, 'Bad request: cannot apply Fusion without prefetches');
     if (query == null) throw new UnsupportedByFake('query without a vector');
     const input = !Array.isArray(query) && 'nearest' in query ? query.nearest : query;
     const using = (body.using as string | null) ?? '';
@@ -626,12 +638,6 @@ function selectPayload(payload: Record<string, Json>, withPayload: unknown): Rec
   }
   if (include?.some((k) => k.includes('.'))) throw new UnsupportedByFake('nested payload selectors');
   return out;
-}
-
-function andFilters(a: Filter | undefined, b: Filter | undefined): Filter | undefined {
-  if (!a) return b ?? undefined;
-  if (!b) return a;
-  return { must: [a, b] };
 }
 
 /** Qdrant's point id order: integers first (numerically), then UUIDs (as 128-bit numbers = hex order). */
