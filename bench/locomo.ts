@@ -117,7 +117,7 @@ export function loadLocomo(path = LOCOMO_DEV_PATH): LocomoConversation[] {
   });
 }
 
-/** Per-question hits: `found[mode][ki]` = fraction of evidence in the top KS[ki]. */
+/** Per-question hits: `found[retriever][i]` = fraction of evidence in the top ks[i] (default KS). */
 export interface QuestionScore {
   category: number;
   found: Record<string, number[]>;
@@ -129,13 +129,14 @@ export type Retriever = (question: string, k: number) => Promise<string[]>;
 export async function scoreQuestions(
   conversation: LocomoConversation,
   retrievers: Record<string, Retriever>,
+  ks: readonly number[] = KS,
 ): Promise<QuestionScore[]> {
   const scores: QuestionScore[] = [];
   for (const q of conversation.questions) {
     const found: Record<string, number[]> = {};
     for (const [name, retrieve] of Object.entries(retrievers)) {
       found[name] = [];
-      for (const k of KS) {
+      for (const k of ks) {
         const top = new Set(await retrieve(q.question, k));
         found[name].push(q.evidence.filter((id) => top.has(id)).length / q.evidence.length);
       }
@@ -169,7 +170,7 @@ export async function storeRetrievers(
 
 export interface Summary {
   questions: number;
-  /** recall[retriever] = [R@5, R@10, R@25] in percent. */
+  /** recall[retriever] = [R@5, R@10, R@25] (the ks scored) in percent. */
   recall: Record<string, number[]>;
   byCategory: Record<number, { questions: number; recall: Record<string, number[]> }>;
 }
@@ -178,7 +179,9 @@ export function summarize(scores: readonly QuestionScore[]): Summary {
   const mean = (subset: readonly QuestionScore[]) => {
     const out: Record<string, number[]> = {};
     for (const name of Object.keys(subset[0]?.found ?? {})) {
-      out[name] = KS.map((_, ki) => (100 * subset.reduce((s, q) => s + q.found[name]![ki]!, 0)) / subset.length);
+      out[name] = subset[0]!.found[name]!.map(
+        (_, ki) => (100 * subset.reduce((s, q) => s + q.found[name]![ki]!, 0)) / subset.length,
+      );
     }
     return out;
   };
