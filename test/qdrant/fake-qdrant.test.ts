@@ -1,4 +1,6 @@
 import { QdrantClient } from '@qdrant/js-client-rest';
+import { OpenApiValidator } from './fake-qdrant';
+import { loadQdrantSpec } from './spec';
 import { expect, it } from 'vitest';
 import { describeWithSpec, useFakeQdrant } from './helpers';
 
@@ -33,6 +35,29 @@ describeWithSpec('Fake Qdrant server: spec validation and Qdrant semantics', () 
       /count_points: request body: body\/filter must NOT have additional properties/,
     );
     ctx.fake.violations.length = 0;
+  });
+
+  it('reads OpenAPI 3.0 the way Qdrant means it: nullable fields, anyOf refs, formats, response shapes', () => {
+    const validator = new OpenApiValidator(loadQdrantSpec());
+    const { op } = validator.match('POST', '/collections/c/points/query')!;
+    const ok = (body: unknown) => validator.validateRequest(op, new URLSearchParams(), body, true);
+    expect(ok({ limit: null, filter: null, query: [0.1, 0.2], using: 'dense' })).toEqual([]);
+    expect(ok({ query: { indices: [1], values: [0.5] }, using: 'bm25', limit: 5 })).toEqual([]);
+    expect(ok({ query: { rrf: { k: 61 } }, prefetch: [{ query: [1], limit: 3 }] })).toEqual([]);
+    expect(ok({ limit: -1 })).not.toEqual([]);
+    expect(ok({ query: { indices: [-1], values: [1] } })).not.toEqual([]);
+    expect(ok({ filter: { must: [{ has_id: ['a', 'a'] }] } })).not.toEqual([]);
+    const { op: upsert } = validator.match('PUT', '/collections/c/points')!;
+    expect(validator.validateRequest(upsert, new URLSearchParams('wait=true'), { points: [] }, true)).toEqual([]);
+    expect(validator.validateRequest(upsert, new URLSearchParams('wait=soon'), { points: [] }, true)).not.toEqual([]);
+    expect(
+      validator.validateResponse(op, {
+        status: 'ok',
+        time: 0,
+        result: { points: [{ id: 1, score: 0.5, version: 0 }] },
+      }),
+    ).toEqual([]);
+    expect(validator.validateResponse(op, { status: 'ok', time: 0, result: { points: [{ id: 1 }] } })).not.toEqual([]);
   });
 
   it('refuses vectors of the wrong dimension and duplicate sparse indices, like Qdrant', async () => {
