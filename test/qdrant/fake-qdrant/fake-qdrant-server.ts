@@ -224,7 +224,7 @@ export class FakeQdrant {
       case 'scroll_points':
         return this.scroll(this.collection(name), body ?? {});
       case 'count_points':
-        return { count: this.filtered(this.collection(name), (body ?? {}).filter as Filter).length };
+        return { count: this.filtered(this.collection(name), body?.filter as Filter).length };
       case 'facet':
         return this.facet(this.collection(name), body);
       case 'query_points':
