@@ -12,7 +12,8 @@ function parseNonNegativeInt(value: string): number {
 /** "semantic 0.74 (cos 0.38) · keyword container · glob Dockerfile": which signals fired and how. */
 export function formatSkillSignals(signals: ActivatedSkill['signals']): string {
   const parts: string[] = [];
-  if (signals.semantic) parts.push(`semantic ${signals.semantic.score.toFixed(2)} (cos ${signals.semantic.cosine.toFixed(2)})`);
+  if (signals.semantic)
+    parts.push(`semantic ${signals.semantic.score.toFixed(2)} (cos ${signals.semantic.cosine.toFixed(2)})`);
   if (signals.keyword) parts.push(`keyword ${signals.keyword.matched.join(', ')}`);
   if (signals.glob) parts.push(`glob ${signals.glob.paths.join(', ')}`);
   return parts.join(' · ') || '-';
@@ -26,7 +27,12 @@ export const ACTIVATED_COLUMNS: readonly Column[] = [
 ];
 
 export function activatedRows(activated: readonly ActivatedSkill[]) {
-  return activated.map((a) => ({ skill: a.skill.name, score: a.score, by: a.activatedBy, signals: formatSkillSignals(a.signals) }));
+  return activated.map((a) => ({
+    skill: a.skill.name,
+    score: a.score,
+    by: a.activatedBy,
+    signals: formatSkillSignals(a.signals),
+  }));
 }
 
 export function activatedJson(activated: readonly ActivatedSkill[]) {
@@ -78,12 +84,16 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async () => {
       const memory = await ctx.openMemory({ mustExist: true });
       const list = await memory.skills.list();
-      ctx.emit({ skills: list }, () => ctx.table(skillRows(list), SKILL_COLUMNS, 'No skills registered. Load some with `agentmem skills load DIR`.'));
+      ctx.emit({ skills: list }, () =>
+        ctx.table(skillRows(list), SKILL_COLUMNS, 'No skills registered. Load some with `agentmem skills load DIR`.'),
+      );
     });
 
   skills
     .command('load')
-    .description('register the skills of a directory (agentmem *.md, <name>/SKILL.md, .claude/rules, .cursor/rules); same name replaces')
+    .description(
+      'register the skills of a directory (agentmem *.md, <name>/SKILL.md, .claude/rules, .cursor/rules); same name replaces',
+    )
     .argument('<dir>', 'directory (or one skill file)')
     .action(async (dir: string) => {
       const memory = await ctx.openMemory();
@@ -102,7 +112,8 @@ export function register(program: Command, ctx: CliContext): void {
           );
           if (result.skills.length > 0) ctx.table(skillRows(result.skills), SKILL_COLUMNS);
           for (const p of result.problems) ctx.note(problemLine(p));
-          if (result.problems.length > 0) ctx.note(`${result.problems.length} problem(s); see \`agentmem skills lint ${dir}\`.`);
+          if (result.problems.length > 0)
+            ctx.note(`${result.problems.length} problem(s); see \`agentmem skills lint ${dir}\`.`);
         },
       );
     });
@@ -111,7 +122,10 @@ export function register(program: Command, ctx: CliContext): void {
     .command('activate')
     .description('which skills a message activates, with score and the signals that fired')
     .argument('<message>', 'the user message')
-    .option('--file <path>', 'a file being worked on (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--file <path>', 'a file being worked on (repeatable)', (value: string, previous: string[] = []) => [
+      ...previous,
+      value,
+    ])
     .option('-k, --k <n>', 'at most this many skills besides alwaysApply ones', parseNonNegativeInt, 3)
     .option('--prompt', 'also print the rendered "## Active skills" section')
     .action(async (message: string, options: ActivateCommandOptions) => {
@@ -119,7 +133,12 @@ export function register(program: Command, ctx: CliContext): void {
       const activated = await memory.skills.activate(message, { filePath: options.file, k: options.k });
       const prompt = options.prompt ? formatForPrompt(activated) : undefined;
       ctx.emit(
-        { message, files: options.file ?? [], activated: activatedJson(activated), ...(prompt !== undefined ? { prompt } : {}) },
+        {
+          message,
+          files: options.file ?? [],
+          activated: activatedJson(activated),
+          ...(prompt !== undefined ? { prompt } : {}),
+        },
         () => {
           ctx.table(activatedRows(activated), ACTIVATED_COLUMNS, `No skill activated for "${message}".`);
           if (prompt) ctx.print(`\n${prompt}`);

@@ -1,7 +1,14 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { formatForPrompt } from '@agentmem/core';
-import { ACTIVATED_COLUMNS, activatedJson, activatedRows, problemLine, SKILL_COLUMNS, skillRows } from '../commands/skills';
+import {
+  ACTIVATED_COLUMNS,
+  activatedJson,
+  activatedRows,
+  problemLine,
+  SKILL_COLUMNS,
+  skillRows,
+} from '../commands/skills';
 import type { DemoContext } from './index';
 
 export const DEMO_SKILL_MESSAGES = [

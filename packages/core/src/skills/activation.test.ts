@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
-import { type SkillRegistryOptions, SKILL_SCORE_WEIGHTS, SkillRegistry } from './registry';
+import { SKILL_SCORE_WEIGHTS, SkillRegistry, type SkillRegistryOptions } from './registry';
 import { pathsInMessage } from './signals';
 import type { SkillInput } from './skill';
 
@@ -18,7 +18,8 @@ const DOCKER: SkillInput = {
 const PYTHON: SkillInput = {
   name: 'python',
   description: 'Python conventions: typing, pip and pytest',
-  content: '# Python\n- Type-annotate public functions\n- Install packages with pip in a virtualenv\n- Test with pytest',
+  content:
+    '# Python\n- Type-annotate public functions\n- Install packages with pip in a virtualenv\n- Test with pytest',
   globPatterns: ['**/*.py', 'pyproject.toml'],
   triggerKeywords: ['python', 'pip', 'pytest'],
 };
@@ -51,7 +52,9 @@ describe('activate: each signal alone', () => {
       },
       PYTHON,
     ]);
-    const [first, ...rest] = await skills.activate('scale the kubernetes deployment replicas and roll back the rollout');
+    const [first, ...rest] = await skills.activate(
+      'scale the kubernetes deployment replicas and roll back the rollout',
+    );
     expect(rest).toEqual([]);
     expect(first).toMatchObject({ skill: { name: 'kubernetes' }, activatedBy: 'semantic' });
     expect(first!.signals.keyword).toBeUndefined();
@@ -61,13 +64,19 @@ describe('activate: each signal alone', () => {
   it('keyword: whole words, plural tolerant; counts 0.25 of the score', async () => {
     const skills = await registry([DOCKER, PYTHON], NO_SEMANTIC);
     const [hit] = await skills.activate('start two more containers');
-    expect(hit).toMatchObject({ skill: { name: 'docker' }, activatedBy: 'keyword', signals: { keyword: { matched: ['container'] } } });
+    expect(hit).toMatchObject({
+      skill: { name: 'docker' },
+      activatedBy: 'keyword',
+      signals: { keyword: { matched: ['container'] } },
+    });
     expect(hit!.score).toBeCloseTo(SKILL_SCORE_WEIGHTS.keyword + SKILL_SCORE_WEIGHTS.importance * 0.8, 6);
   });
 
   it('keyword: pip does not fire on "pipeline", python does not fire on "pythonic"', async () => {
     const skills = await registry([PYTHON], NO_SEMANTIC);
-    expect(await skills.activate('speed up the pipeline and make it pythonic', { minScore: 0, gapRatio: 0 })).toEqual([]);
+    expect(await skills.activate('speed up the pipeline and make it pythonic', { minScore: 0, gapRatio: 0 })).toEqual(
+      [],
+    );
     expect(names(await skills.activate('pip install requests'))).toEqual(['python']);
     expect(names(await skills.activate('PIP is broken'))).toEqual(['python']);
   });
@@ -77,6 +86,14 @@ describe('activate: each signal alone', () => {
     expect(names(await skills.activate('the container is down'))).toEqual(['docker']);
     expect(names(await skills.activate('restart the Containers'))).toEqual(['docker']);
     expect(await skills.activate('this file contains a bug', { minScore: 0 })).toEqual([]);
+    const stage = await registry(
+      [{ name: 'release', content: 'Release steps', triggerKeywords: ['stage', 'ship'] }],
+      NO_SEMANTIC,
+    );
+    expect((await stage.activate('staging and shipping today'))[0]?.signals.keyword?.matched).toEqual([
+      'stage',
+      'ship',
+    ]);
   });
 
   it('keyword: a multi-word keyword matches as a phrase', async () => {
@@ -95,7 +112,9 @@ describe('activate: each signal alone', () => {
       signals: { glob: { paths: ['/home/me/repo/src/app/main.py'], patterns: ['**/*.py'] } },
     });
     expect(hit!.score).toBeCloseTo(SKILL_SCORE_WEIGHTS.glob + SKILL_SCORE_WEIGHTS.importance * 0.7, 6);
-    expect(names(await skills.activate('look at this', { filePath: 'deploy/docker-compose.prod.yml' }))).toEqual(['docker']);
+    expect(names(await skills.activate('look at this', { filePath: 'deploy/docker-compose.prod.yml' }))).toEqual([
+      'docker',
+    ]);
     expect(names(await skills.activate('and this', { filePath: '.github/workflows/ci.yml' }))).toEqual(['ci-cd']);
   });
 
@@ -133,7 +152,13 @@ describe('activate: combining', () => {
   });
 
   it('gap filter: drops skills below 75% of the top score', async () => {
-    const a: SkillInput = { name: 'a', content: 'alpha', triggerKeywords: ['deploy'], globPatterns: ['*.tf'], importance: 0.7 };
+    const a: SkillInput = {
+      name: 'a',
+      content: 'alpha',
+      triggerKeywords: ['deploy'],
+      globPatterns: ['*.tf'],
+      importance: 0.7,
+    };
     const b: SkillInput = { name: 'b', content: 'beta', triggerKeywords: ['deploy'], importance: 0.7 };
     const skills = await registry([a, b], NO_SEMANTIC);
     // a: 0.25 + 0.15 + 0.035 = 0.435; b: 0.285 < 0.75 × 0.435.
@@ -197,11 +222,9 @@ describe('activate: input', () => {
   });
 
   it('finds paths in a message', () => {
-    expect(pathsInMessage('edit src/app/main.py, then review the Dockerfile and "config/.env". See https://x.io/a.html')).toEqual([
-      'src/app/main.py',
-      'Dockerfile',
-      'config/.env',
-    ]);
+    expect(
+      pathsInMessage('edit src/app/main.py, then review the Dockerfile and "config/.env". See https://x.io/a.html'),
+    ).toEqual(['src/app/main.py', 'Dockerfile', 'config/.env']);
     expect(pathsInMessage('version 1.2 is out, e.g. today, i.e. now')).toEqual([]);
   });
 });

@@ -7,7 +7,13 @@ describe('AgentMemory.contextFor with skills', () => {
     const memory = await createAgentMemory({ backend: new InMemoryBackend() });
     await memory.remember({ content: 'Staging runs on the eu-west cluster', type: 'project' });
     await memory.skills.registerMany([
-      { name: 'docker', description: 'Docker best practices', content: '- Use multi-stage builds', triggerKeywords: ['container'], toolsAllowed: ['docker_build'] },
+      {
+        name: 'docker',
+        description: 'Docker best practices',
+        content: '- Use multi-stage builds',
+        triggerKeywords: ['container'],
+        toolsAllowed: ['docker_build'],
+      },
       { name: 'python', description: 'Python conventions', content: '- Use pytest', triggerKeywords: ['pip'] },
     ]);
     const context = await memory.contextFor('deploy the containers to staging');
@@ -15,7 +21,9 @@ describe('AgentMemory.contextFor with skills', () => {
     expect(context.memories.map((m) => m.memory.content)).toEqual(['Staging runs on the eu-west cluster']);
     const { block } = context;
     expect(block.indexOf('## Active skills')).toBeGreaterThan(0);
-    expect(block.indexOf('### docker\n**Allowed tools:** docker_build')).toBeGreaterThan(block.indexOf('## Active skills'));
+    expect(block.indexOf('### docker\n**Allowed tools:** docker_build')).toBeGreaterThan(
+      block.indexOf('## Active skills'),
+    );
     expect(block.indexOf('## Relevant memories')).toBeGreaterThan(block.indexOf('### docker'));
     expect(block).not.toContain('python');
   });

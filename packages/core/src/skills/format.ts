@@ -28,7 +28,8 @@ export function formatForPrompt(activated: readonly ActivatedSkill[], options: F
   if (activated.length > 0) {
     out = heading;
     for (const { skill } of activated) {
-      const head = `\n\n### ${sanitizeForPrompt(skill.name, { singleLine: true })}` +
+      const head =
+        `\n\n### ${sanitizeForPrompt(skill.name, { singleLine: true })}` +
         (skill.toolsAllowed.length > 0
           ? `\n**Allowed tools:** ${skill.toolsAllowed.map((t) => sanitizeForPrompt(t, { singleLine: true })).join(', ')}`
           : '');

@@ -20,8 +20,11 @@ async function put(rel: string, text: string): Promise<string> {
   return path;
 }
 
-const parse = (text: string, format: Parameters<typeof parseSkillFile>[1]['format'] = 'agentmem', defaultName = 'file') =>
-  parseSkillFile(text, { path: `/x/${defaultName}`, format, defaultName });
+const parse = (
+  text: string,
+  format: Parameters<typeof parseSkillFile>[1]['format'] = 'agentmem',
+  defaultName = 'file',
+) => parseSkillFile(text, { path: `/x/${defaultName}`, format, defaultName });
 
 describe('agentmem format (*.md)', () => {
   it('reads the snake_case fields of the design example', () => {
@@ -62,26 +65,41 @@ describe('agentmem format (*.md)', () => {
 
   it('keeps unknown fields in metadata, dates as ISO strings', () => {
     const { skill } = parse('---\nowner: platform-team\nreviewed: 2025-03-01\nextra: { a: [1, 2] }\n---\nBody');
-    expect(skill?.metadata).toEqual({ owner: 'platform-team', reviewed: '2025-03-01T00:00:00.000Z', extra: { a: [1, 2] } });
+    expect(skill?.metadata).toEqual({
+      owner: 'platform-team',
+      reviewed: '2025-03-01T00:00:00.000Z',
+      extra: { a: [1, 2] },
+    });
   });
 
   it('reads a file without frontmatter: name from the file, description from the first heading', () => {
     const { skill, problems } = parse('# Release checklist\n\n- Tag the release\n', 'agentmem', 'release');
     expect(problems).toEqual([]);
-    expect(skill).toMatchObject({ name: 'release', description: 'Release checklist', content: '# Release checklist\n\n- Tag the release' });
+    expect(skill).toMatchObject({
+      name: 'release',
+      description: 'Release checklist',
+      content: '# Release checklist\n\n- Tag the release',
+    });
   });
 
   it('tolerates a BOM and CRLF line endings', () => {
-    const text = '\uFEFF---\r\ndescription: Windows file\r\ntrigger_keywords: [deploy]\r\n---\r\nLine one\r\nLine two\r\n';
+    const text =
+      '\uFEFF---\r\ndescription: Windows file\r\ntrigger_keywords: [deploy]\r\n---\r\nLine one\r\nLine two\r\n';
     const { skill, problems } = parse(text);
     expect(problems).toEqual([]);
-    expect(skill).toMatchObject({ description: 'Windows file', triggerKeywords: ['deploy'], content: 'Line one\nLine two' });
+    expect(skill).toMatchObject({
+      description: 'Windows file',
+      triggerKeywords: ['deploy'],
+      content: 'Line one\nLine two',
+    });
   });
 
   it('reports an empty body and skips the file', () => {
     const { skill, problems } = parse('---\ndescription: nothing here\n---\n\n  \n');
     expect(skill).toBeUndefined();
-    expect(problems).toEqual([expect.objectContaining({ severity: 'error', line: 3, reason: expect.stringMatching(/empty/) })]);
+    expect(problems).toEqual([
+      expect.objectContaining({ severity: 'error', line: 3, reason: expect.stringMatching(/empty/) }),
+    ]);
   });
 
   it('reports invalid YAML with its line in the file', () => {
@@ -107,7 +125,9 @@ describe('agentmem format (*.md)', () => {
   it('warns about a wrong value and uses the default', () => {
     const { skill, problems } = parse('---\ndescription: d\nimportance: high\n---\nBody');
     expect(skill?.importance).toBeUndefined();
-    expect(problems).toEqual([expect.objectContaining({ severity: 'warning', line: 3, reason: expect.stringMatching(/importance/) })]);
+    expect(problems).toEqual([
+      expect.objectContaining({ severity: 'warning', line: 3, reason: expect.stringMatching(/importance/) }),
+    ]);
   });
 });
 
@@ -146,15 +166,13 @@ describe('Agent Skills (<name>/SKILL.md)', () => {
   });
 
   it('reads allowed-tools as a comma string or a list', () => {
-    expect(parse('---\nname: a\nallowed-tools: Read, Grep, Bash(git add:*)\n---\nx', 'agent-skills', 'a').skill?.toolsAllowed).toEqual([
-      'Read',
-      'Grep',
-      'Bash(git add:*)',
-    ]);
-    expect(parse('---\nname: a\nallowed-tools:\n  - Read\n  - Write\n---\nx', 'agent-skills', 'a').skill?.toolsAllowed).toEqual([
-      'Read',
-      'Write',
-    ]);
+    expect(
+      parse('---\nname: a\nallowed-tools: Read, Grep, Bash(git add:*)\n---\nx', 'agent-skills', 'a').skill
+        ?.toolsAllowed,
+    ).toEqual(['Read', 'Grep', 'Bash(git add:*)']);
+    expect(
+      parse('---\nname: a\nallowed-tools:\n  - Read\n  - Write\n---\nx', 'agent-skills', 'a').skill?.toolsAllowed,
+    ).toEqual(['Read', 'Write']);
   });
 
   it('warns when the name differs from the folder, and uses the folder when there is no name', () => {
@@ -167,12 +185,16 @@ describe('Agent Skills (<name>/SKILL.md)', () => {
 
 describe('Claude Code rules (.claude/rules/*.md)', () => {
   it('reads paths as a list or a string; legacy globs too', () => {
-    expect(parse('---\npaths:\n  - "src/api/**/*.ts"\n  - lib/**/*.ts\n---\nAPI rules', 'claude-rules', 'api').skill).toMatchObject({
+    expect(
+      parse('---\npaths:\n  - "src/api/**/*.ts"\n  - lib/**/*.ts\n---\nAPI rules', 'claude-rules', 'api').skill,
+    ).toMatchObject({
       name: 'api',
       globPatterns: ['src/api/**/*.ts', 'lib/**/*.ts'],
       description: 'API rules',
     });
-    expect(parse('---\npaths: src/**/*.{ts,tsx}\n---\nx', 'claude-rules').skill?.globPatterns).toEqual(['src/**/*.{ts,tsx}']);
+    expect(parse('---\npaths: src/**/*.{ts,tsx}\n---\nx', 'claude-rules').skill?.globPatterns).toEqual([
+      'src/**/*.{ts,tsx}',
+    ]);
     expect(parse('---\nglobs: "**/*.py"\n---\nx', 'claude-rules').skill?.globPatterns).toEqual(['**/*.py']);
   });
 
@@ -190,7 +212,11 @@ describe('Claude Code rules (.claude/rules/*.md)', () => {
 
 describe('Cursor rules (.cursor/rules/*.mdc)', () => {
   it('reads unquoted comma globs, which YAML alone cannot', () => {
-    const { skill, problems } = parse('---\ndescription: TS rules\nglobs: *.ts, src/**/*.{ts,tsx}\nalwaysApply: false\n---\nUse strict.', 'cursor-rules', 'ts');
+    const { skill, problems } = parse(
+      '---\ndescription: TS rules\nglobs: *.ts, src/**/*.{ts,tsx}\nalwaysApply: false\n---\nUse strict.',
+      'cursor-rules',
+      'ts',
+    );
     expect(problems).toEqual([]);
     expect(skill).toMatchObject({ name: 'ts', description: 'TS rules', globPatterns: ['*.ts', 'src/**/*.{ts,tsx}'] });
     expect(skill?.alwaysApply).toBeUndefined();
@@ -243,7 +269,18 @@ describe('loadSkills(dir)', () => {
     await put('.claude/rules/b.md', '---\npaths: "*.b"\n---\ny');
     expect((await loadSkills(join(dir, '.cursor/rules'))).skills.map((s) => s.name)).toEqual(['a']);
     expect((await loadSkills(join(dir, '.claude/rules'))).skills.map((s) => s.name)).toEqual(['b']);
-    expect((await loadSkills(join(dir, '.cursor/rules/a.mdc'))).skills[0]).toMatchObject({ name: 'a', source: { format: 'cursor-rules' } });
+    expect((await loadSkills(join(dir, '.cursor/rules/a.mdc'))).skills[0]).toMatchObject({
+      name: 'a',
+      source: { format: 'cursor-rules' },
+    });
+  });
+
+  it('finds Agent Skills under .claude/skills and a directory that is one skill folder', async () => {
+    await put('.claude/skills/deploy/SKILL.md', '---\nname: deploy\ndescription: Deploys\n---\nShip it.');
+    expect((await loadSkills(dir)).skills.map((s) => [s.name, s.source?.path])).toEqual([
+      ['deploy', '.claude/skills/deploy/SKILL.md'],
+    ]);
+    expect((await loadSkills(join(dir, '.claude/skills/deploy'))).skills.map((s) => s.name)).toEqual(['deploy']);
   });
 
   it('reports two files with the same skill name and keeps the first', async () => {

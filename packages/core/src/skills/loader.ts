@@ -44,11 +44,19 @@ export async function loadSkills(dir: string): Promise<LoadSkillsResult> {
     try {
       text = await readFile(file.path, 'utf8');
     } catch (error) {
-      result.problems.push({ path: file.path, severity: 'error', reason: `cannot be read: ${(error as Error).message}` });
+      result.problems.push({
+        path: file.path,
+        severity: 'error',
+        reason: `cannot be read: ${(error as Error).message}`,
+      });
       continue;
     }
     const rel = relative(root, file.path).split(sep).join('/') || basename(file.path);
-    const parsed = parseSkillFile(text, { path: file.path, format: file.format, defaultName: defaultName(file.path, file.format) });
+    const parsed = parseSkillFile(text, {
+      path: file.path,
+      format: file.format,
+      defaultName: defaultName(file.path, file.format),
+    });
     result.problems.push(...parsed.problems);
     if (!parsed.skill) continue;
     const earlier = seen.get(parsed.skill.name);
@@ -77,8 +85,10 @@ export function formatOfFile(path: string): SkillFormat {
 
 async function discover(dir: string): Promise<{ path: string; format: SkillFormat }[]> {
   const norm = dir.split(sep).join('/').replace(/\/+$/, '');
-  if (/(^|\/)\.claude\/rules$/.test(norm)) return (await walk(dir, '.md')).map((path) => ({ path, format: 'claude-rules' }));
-  if (/(^|\/)\.cursor\/rules$/.test(norm)) return (await walk(dir, '.mdc')).map((path) => ({ path, format: 'cursor-rules' }));
+  if (/(^|\/)\.claude\/rules$/.test(norm))
+    return (await walk(dir, '.md')).map((path) => ({ path, format: 'claude-rules' }));
+  if (/(^|\/)\.cursor\/rules$/.test(norm))
+    return (await walk(dir, '.mdc')).map((path) => ({ path, format: 'cursor-rules' }));
   const found: { path: string; format: SkillFormat }[] = [];
   const entries = await readdir(dir, { withFileTypes: true });
   if (entries.some((e) => e.isFile() && e.name === 'SKILL.md')) {
@@ -93,8 +103,12 @@ async function discover(dir: string): Promise<{ path: string; format: SkillForma
     }
   }
   found.push(...(await skillFolders(join(dir, '.claude', 'skills'), false)));
-  found.push(...(await walk(join(dir, '.claude', 'rules'), '.md')).map((path) => ({ path, format: 'claude-rules' as const })));
-  found.push(...(await walk(join(dir, '.cursor', 'rules'), '.mdc')).map((path) => ({ path, format: 'cursor-rules' as const })));
+  found.push(
+    ...(await walk(join(dir, '.claude', 'rules'), '.md')).map((path) => ({ path, format: 'claude-rules' as const })),
+  );
+  found.push(
+    ...(await walk(join(dir, '.cursor', 'rules'), '.mdc')).map((path) => ({ path, format: 'cursor-rules' as const })),
+  );
   return found;
 }
 
@@ -181,7 +195,11 @@ export function parseSkillFile(
     } catch (error) {
       const mark = (error as { mark?: { line?: number } }).mark;
       const reason = (error as { reason?: string }).reason ?? (error as Error).message.split('\n')[0];
-      problem('error', `invalid YAML frontmatter: ${reason}.`, typeof mark?.line === 'number' ? mark.line + 1 : undefined);
+      problem(
+        'error',
+        `invalid YAML frontmatter: ${reason}.`,
+        typeof mark?.line === 'number' ? mark.line + 1 : undefined,
+      );
       return { problems };
     }
     if (data === null || typeof data !== 'object' || Array.isArray(data)) {
@@ -190,10 +208,16 @@ export function parseSkillFile(
     }
   }
 
-  const fields = new Fields(toJson(data) as JsonObject, (reason, key) => problem('warning', reason, key ? keyLine(key) : undefined));
+  const fields = new Fields(toJson(data) as JsonObject, (reason, key) =>
+    problem('warning', reason, key ? keyLine(key) : undefined),
+  );
   const content = body.trim();
   if (content === '') {
-    problem('error', 'has no instructions (the body after the frontmatter is empty).', closeLine >= 0 ? closeLine + 1 : 1);
+    problem(
+      'error',
+      'has no instructions (the body after the frontmatter is empty).',
+      closeLine >= 0 ? closeLine + 1 : 1,
+    );
     return { problems };
   }
 
@@ -204,7 +228,11 @@ export function parseSkillFile(
   const name = fields.string('name');
   if (name !== undefined && name.trim() !== '') skill.name = name.trim();
   if (format === 'agent-skills' && name !== undefined && name.trim() !== options.defaultName) {
-    problem('warning', `name "${name}" differs from its folder "${options.defaultName}" (the Agent Skills spec wants them equal).`, keyLine('name'));
+    problem(
+      'warning',
+      `name "${name}" differs from its folder "${options.defaultName}" (the Agent Skills spec wants them equal).`,
+      keyLine('name'),
+    );
   }
   skill.description = fields.string('description')?.trim() || firstLine(content);
 
@@ -365,7 +393,8 @@ function quoteGlobValues(lines: string[], closeLine: number): void {
     if (keyed) {
       inList = GLOB_KEYS.includes(keyed[1]!);
       const value = keyed[3]!;
-      if (inList && value.trim() !== '' && needsQuotes(value)) lines[i] = `${keyed[1]}${keyed[2]}${quote(value.trim())}`;
+      if (inList && value.trim() !== '' && needsQuotes(value))
+        lines[i] = `${keyed[1]}${keyed[2]}${quote(value.trim())}`;
       continue;
     }
     const item = /^(\s*-\s+)(.*)$/.exec(line);

@@ -26,13 +26,21 @@ describe('SkillRegistry', () => {
       content: '## Docker\n- multi-stage builds',
       triggerKeywords: ['docker', 'container'],
     });
-    expect(skill).toMatchObject({ name: 'docker', importance: 0.7, alwaysApply: false, globPatterns: [], specificationVersion: 'v1' });
+    expect(skill).toMatchObject({
+      name: 'docker',
+      importance: 0.7,
+      alwaysApply: false,
+      globPatterns: [],
+      specificationVersion: 'v1',
+    });
     const page = await backend.scan({ filter: { tenant: '', namespaces: [SKILLS_NAMESPACE] }, withVectors: true });
     expect(page.records).toHaveLength(1);
     expect(page.records[0]!.attributes.kind).toBe('skill');
     expect(page.records[0]!.vector).toHaveLength(64);
     // The embedding covers name, description, keywords and the start of the content.
-    expect(embedder.calls[0]!.texts[0]).toBe('docker\nDocker best practices\ndocker, container\n## Docker\n- multi-stage builds');
+    expect(embedder.calls[0]!.texts[0]).toBe(
+      'docker\nDocker best practices\ndocker, container\n## Docker\n- multi-stage builds',
+    );
     expect(await skills.get('docker')).toEqual(skill);
   });
 
@@ -48,10 +56,16 @@ describe('SkillRegistry', () => {
 
   it('changes nothing when an identical skill is registered again (no write, no embedding)', async () => {
     const { skills, embedder } = await setup();
-    const first = await skills.registerMany([{ name: 'a', content: 'A' }, { name: 'b', content: 'B' }]);
+    const first = await skills.registerMany([
+      { name: 'a', content: 'A' },
+      { name: 'b', content: 'B' },
+    ]);
     expect(first.added).toEqual(['a', 'b']);
     const calls = embedder.calls.length;
-    const again = await skills.registerMany([{ name: 'a', content: 'A' }, { name: 'b', content: 'B changed' }]);
+    const again = await skills.registerMany([
+      { name: 'a', content: 'A' },
+      { name: 'b', content: 'B changed' },
+    ]);
     expect(again).toMatchObject({ added: [], updated: ['b'], unchanged: ['a'] });
     expect(embedder.calls.length).toBe(calls + 1);
     expect(embedder.calls.at(-1)!.texts).toEqual(['b\nB changed']);
@@ -59,7 +73,10 @@ describe('SkillRegistry', () => {
 
   it('unregisters, lists by name and returns undefined for unknown names', async () => {
     const { skills } = await setup();
-    await skills.registerMany([{ name: 'zeta', content: 'z' }, { name: 'alpha', content: 'a' }]);
+    await skills.registerMany([
+      { name: 'zeta', content: 'z' },
+      { name: 'alpha', content: 'a' },
+    ]);
     expect((await skills.list()).map((s) => s.name)).toEqual(['alpha', 'zeta']);
     expect(await skills.unregister('zeta')).toBe(true);
     expect(await skills.unregister('zeta')).toBe(false);
@@ -101,7 +118,9 @@ describe('SkillRegistry', () => {
       { name: 'a', content: 'x', alwaysApply: 'true' },
     ];
     for (const input of bad) {
-      const error = await skills.registerMany([{ name: 'ok', content: 'fine' }, input as never]).catch((e: unknown) => e);
+      const error = await skills
+        .registerMany([{ name: 'ok', content: 'fine' }, input as never])
+        .catch((e: unknown) => e);
       expect(AgentMemoryError.hasCode(error, 'INVALID_INPUT')).toBe(true);
     }
     expect(await skills.list()).toEqual([]);

@@ -1,12 +1,19 @@
-import type { BackendRecord, JsonObject, RecordFilter, SearchHit } from '../contracts';
 import { fuseRrf, RRF_K } from '../backends/rrf';
+import type { BackendRecord, JsonObject, RecordFilter, SearchHit } from '../contracts';
 import { AgentMemoryError, invalidInput } from '../errors';
 import { SKILLS_NAMESPACE } from '../scope';
 import { KIND } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { stableId, toMillis } from '../util';
-import { loadSkills, type LoadSkillsResult } from './loader';
-import { type CompiledKeyword, compileKeywords, GlobMatcher, matchKeywords, matchTerms, pathsInMessage } from './signals';
+import { type LoadSkillsResult, loadSkills } from './loader';
+import {
+  type CompiledKeyword,
+  compileKeywords,
+  GlobMatcher,
+  matchKeywords,
+  matchTerms,
+  pathsInMessage,
+} from './signals';
 import type { ActivatedSkill, ActivationSignal, Skill, SkillInput, SkillSignals } from './skill';
 import { skillHash, validateSkillInput, validateSkillName } from './validate';
 
@@ -87,7 +94,9 @@ export class SkillRegistry {
     if (!store?.backend) throw invalidInput('SkillRegistry needs a MemoryStore (or AgentMemory).');
     const range = options.semanticRange;
     if (range && !(Number.isFinite(range.floor) && Number.isFinite(range.ceiling) && range.ceiling > range.floor)) {
-      throw invalidInput('semanticRange needs finite numbers with ceiling > floor, e.g. { floor: 0.05, ceiling: 0.35 }.');
+      throw invalidInput(
+        'semanticRange needs finite numbers with ceiling > floor, e.g. { floor: 0.05, ceiling: 0.35 }.',
+      );
     }
     this.store = store;
     this.options = options;
@@ -192,8 +201,14 @@ export class SkillRegistry {
     const gapRatio = options.gapRatio ?? DEFAULT_SKILL_GAP_RATIO;
     if (!Number.isFinite(minScore)) throw invalidInput('minScore must be a number.');
     if (!(gapRatio >= 0 && gapRatio <= 1)) throw invalidInput(`gapRatio must be between 0 and 1, got ${gapRatio}.`);
-    const files = options.filePath === undefined ? [] : typeof options.filePath === 'string' ? [options.filePath] : [...options.filePath];
-    if (files.some((f) => typeof f !== 'string')) throw invalidInput('filePath must be a path string or a list of them.');
+    const files =
+      options.filePath === undefined
+        ? []
+        : typeof options.filePath === 'string'
+          ? [options.filePath]
+          : [...options.filePath];
+    if (files.some((f) => typeof f !== 'string'))
+      throw invalidInput('filePath must be a path string or a list of them.');
 
     const total = await this.store.backend.count(this.filter());
     if (total === 0) return [];
@@ -246,7 +261,8 @@ export class SkillRegistry {
     }
     for (const id of this.compiled.keys()) if (!live.has(id)) this.compiled.delete(id);
 
-    const byScore = (a: Candidate, b: Candidate) => b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    const byScore = (a: Candidate, b: Candidate) =>
+      b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     always.sort(byScore);
     // A trigger keyword or a matching glob was declared by the skill's author: it
     // makes the skill a candidate on its own. Semantic-only matches need minScore.
@@ -255,7 +271,10 @@ export class SkillRegistry {
       .sort(byScore);
     const top = passing[0]?.score ?? 0;
     const chosen = passing.filter((s) => s.score >= top * gapRatio).slice(0, k);
-    return [...always, ...chosen].map(({ record, name: _name, ...rest }) => ({ skill: recordToSkill(record), ...rest }));
+    return [...always, ...chosen].map(({ record, name: _name, ...rest }) => ({
+      skill: recordToSkill(record),
+      ...rest,
+    }));
   }
 
   // ---------------------------------------------------------------- internals
@@ -345,7 +364,10 @@ export class SkillRegistry {
       const cosine = hit.dense?.score ?? 0;
       const confidence = clamp01((cosine - range.floor) / (range.ceiling - range.floor));
       const relevance = Math.min(1, hit.score / maxFused);
-      const entry: NonNullable<SkillSignals['semantic']> = { score: round(confidence * relevance), cosine: round(cosine) };
+      const entry: NonNullable<SkillSignals['semantic']> = {
+        score: round(confidence * relevance),
+        cosine: round(cosine),
+      };
       if (hit.dense) entry.denseRank = hit.dense.rank;
       if (hit.keyword) entry.keywordRank = hit.keyword.rank;
       scores.set(hit.record.id, entry);
@@ -356,7 +378,12 @@ export class SkillRegistry {
 
 /** What a skill is found by: name, description, keywords and the start of its content. */
 export function embeddingText(skill: Pick<Skill, 'name' | 'description' | 'triggerKeywords' | 'content'>): string {
-  return [skill.name, skill.description, skill.triggerKeywords.join(', '), skill.content.slice(0, SKILL_EMBED_CONTENT_CHARS)]
+  return [
+    skill.name,
+    skill.description,
+    skill.triggerKeywords.join(', '),
+    skill.content.slice(0, SKILL_EMBED_CONTENT_CHARS),
+  ]
     .filter((part) => part !== '')
     .join('\n');
 }
@@ -378,7 +405,7 @@ export function recordToSkill(record: BackendRecord): Skill {
 }
 
 function clamp01(x: number): number {
-  return x <= 0 ? 0 : x >= 1 ? 1 : x;
+  return Math.max(0, Math.min(x, 1));
 }
 
 function round(x: number): number {

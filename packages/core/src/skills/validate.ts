@@ -23,6 +23,7 @@ export interface ValidSkillInput {
 }
 
 export function validateSkillName(name: unknown): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a name may not contain
   if (typeof name !== 'string' || name.trim() === '' || name.length > 128 || /[\u0000-\u001f]/.test(name)) {
     throw invalidInput(
       `Invalid skill name ${JSON.stringify(name)}: use a non-empty name of at most 128 characters without control characters.`,
@@ -41,7 +42,8 @@ function stringList(value: unknown, field: string, name: string): string[] {
 
 /** Checks a skill before anything is written; throws INVALID_INPUT saying what to fix. */
 export function validateSkillInput(input: SkillInput): ValidSkillInput {
-  if (input === null || typeof input !== 'object') throw invalidInput('register() takes a skill object { name, content }.');
+  if (input === null || typeof input !== 'object')
+    throw invalidInput('register() takes a skill object { name, content }.');
   const name = validateSkillName(input.name);
   if (typeof input.content !== 'string' || input.content.trim() === '') {
     throw invalidInput(`Skill ${name} has no content: give the instructions the agent should follow.`);
@@ -57,7 +59,10 @@ export function validateSkillInput(input: SkillInput): ValidSkillInput {
   if (input.alwaysApply !== undefined && typeof input.alwaysApply !== 'boolean') {
     throw invalidInput(`Skill ${name}: alwaysApply must be true or false.`);
   }
-  if (input.source !== undefined && (typeof input.source?.path !== 'string' || typeof input.source?.format !== 'string')) {
+  if (
+    input.source !== undefined &&
+    (typeof input.source?.path !== 'string' || typeof input.source?.format !== 'string')
+  ) {
     throw invalidInput(`Skill ${name}: source must be { path, format }.`);
   }
   return {
