@@ -157,7 +157,7 @@ export class GlobMatcher {
       if (hit === undefined) {
         let isMatch = this.compiled.get(pattern);
         if (!isMatch) {
-          isMatch = micromatch.matcher(pattern, GLOB_OPTIONS);
+          isMatch = compileGlob(pattern);
           this.compiled.set(pattern, isMatch);
         }
         hit = targets.filter((t) => t.forms.some((form) => isMatch!(form))).map((t) => t.path);
@@ -176,5 +176,14 @@ export class GlobMatcher {
       }
       return { paths: [...hitPaths], patterns: hitPatterns };
     };
+  }
+}
+
+/** A pattern micromatch refuses matches nothing, rather than failing every activation. */
+function compileGlob(pattern: string): (path: string) => boolean {
+  try {
+    return micromatch.matcher(pattern, GLOB_OPTIONS);
+  } catch {
+    return () => false;
   }
 }
