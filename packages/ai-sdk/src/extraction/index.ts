@@ -1,8 +1,1 @@
-export {
-  DEFAULT_EXTRACTION_INSTRUCTIONS,
-  type ExtractedFact,
-  type ExtractFactsOptions,
-  type ExtractionTokenUsage,
-  extractFacts,
-  extractionSchema,
-} from './extract-facts';
+export { type ExtractFactsOptions, extractFacts, extractionSchema } from './extract-facts';

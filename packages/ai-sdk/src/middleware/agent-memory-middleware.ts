@@ -1,10 +1,10 @@
 import {
   type AgentMemory,
+  BackgroundExtractor,
   CONFLICT_RESOLUTIONS,
-  type ConflictCheckResult,
   type ConflictResolution,
   type ContextOptions,
-  contentHash,
+  type ExtractionReport,
   invalidInput,
 } from '@agentmem/core';
 import type {
@@ -15,7 +15,7 @@ import type {
   LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
 import type { LanguageModel } from 'ai';
-import { type ExtractedFact, type ExtractionTokenUsage, extractFacts } from '../extraction/extract-facts';
+import { extractFacts } from '../extraction/extract-facts';
 import { type AgentMemoryCallOptions, readCallOptions } from './call-options';
 import { injectIntoPrompt, latestUserTurn } from './prompt';
 
@@ -31,25 +31,10 @@ export interface ExtractionSettings {
   minImportance?: number;
   /** What happens when a fact contradicts a stored memory; default: the store's `conflictResolution` (`supersede`, the newer fact wins). */
   resolution?: ConflictResolution;
-  /** Replaces the default extraction instructions. */
+  /** Replaces core's `EXTRACTION_INSTRUCTIONS`. */
   instructions?: string;
   /** Retries of the extraction call (AI SDK default 2). */
   maxRetries?: number;
-}
-
-/** What one background extraction did and cost. */
-export interface ExtractionReport {
-  tenant: string;
-  branch: string;
-  exchange: { user: string; assistant: string };
-  /** Everything the extraction model proposed. */
-  facts: ExtractedFact[];
-  /** Proposed facts below `minImportance`, not stored. */
-  skipped: ExtractedFact[];
-  /** One per stored fact: the conflict-checked write's outcome. */
-  outcomes: { fact: ExtractedFact; outcome: ConflictCheckResult }[];
-  /** Tokens of the extraction call. */
-  usage: ExtractionTokenUsage;
 }
 
 export interface AgentMemoryMiddlewareOptions extends Omit<ContextOptions, 'filePath'> {
@@ -72,12 +57,10 @@ export interface AgentMemoryMiddleware extends LanguageModelV3Middleware {
   /** Resolves when every extraction started so far has finished (tests, serverless `waitUntil`). */
   idle(): Promise<void>;
   /** Cumulative cost of the extraction calls of this middleware. */
-  readonly extractionUsage: Readonly<ExtractionTokenUsage & { calls: number }>;
+  readonly extractionUsage: Readonly<BackgroundExtractor['usage']>;
 }
 
 const OWN_OPTIONS = ['memory', 'filePath', 'extraction', 'onExtraction', 'onError'] as const;
-/** How many extracted exchanges are remembered for de-duplication (the oldest leave first). */
-const SEEN_EXCHANGES = 10_000;
 
 /**
  * Gives any AI SDK model long-term memory and skills:
@@ -103,10 +86,6 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
         `Unknown extraction.resolution ${JSON.stringify(extraction.resolution)}: use one of ${CONFLICT_RESOLUTIONS.join(', ')}.`,
       );
     }
-    const min = extraction.minImportance;
-    if (min !== undefined && !(typeof min === 'number' && min >= 0 && min <= 1)) {
-      throw invalidInput(`extraction.minImportance must be a number from 0 to 1, got ${String(min)}.`);
-    }
   }
   const contextOptions: ContextOptions = Object.fromEntries(
     Object.entries(options).filter(([key]) => !(OWN_OPTIONS as readonly string[]).includes(key)),
@@ -124,56 +103,28 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
   };
 
   const injected = new WeakSet<LanguageModelV3Prompt>();
-  const seen = new Set<string>();
-  const pending = new Set<Promise<void>>();
-  const usage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-
   const scoped = (call: AgentMemoryCallOptions): AgentMemory => {
     const tenant = call.tenant ?? call.userId;
     if (tenant === undefined && call.branch === undefined && call.agentId === undefined) return options.memory;
     return options.memory.withScope({ tenant, branch: call.branch, agentId: call.agentId });
   };
 
-  const extract = async (view: AgentMemory, exchange: { user: string; assistant: string }, key: string) => {
-    try {
-      const { facts, usage: cost } = await extractFacts(exchange, {
-        model: extraction!.model,
-        instructions: extraction!.instructions,
-        maxRetries: extraction!.maxRetries,
-      });
-      usage.calls++;
-      usage.inputTokens += cost.inputTokens;
-      usage.outputTokens += cost.outputTokens;
-      usage.totalTokens += cost.totalTokens;
-      const min = extraction!.minImportance ?? 0.3;
-      const skipped = facts.filter((f) => f.importance < min);
-      const outcomes: ExtractionReport['outcomes'] = [];
-      // One at a time, so that later facts are checked against earlier ones.
-      for (const fact of facts.filter((f) => f.importance >= min)) {
-        try {
-          const outcome = await view.rememberWithConflictCheck(
-            { ...fact, tags: ['extracted'], metadata: { source: 'ai-sdk-extraction' } },
-            extraction!.resolution ? { resolution: extraction!.resolution } : {},
-          );
-          outcomes.push({ fact, outcome });
-        } catch (error) {
-          report(error, 'extract'); // one bad fact does not lose the others
-        }
-      }
-      options.onExtraction?.({
-        tenant: view.tenant,
-        branch: view.branch,
-        exchange,
-        facts,
-        skipped,
-        outcomes,
-        usage: cost,
-      });
-    } catch (error) {
-      seen.delete(key); // not extracted: a retry of the same exchange may try again
-      report(error, 'extract');
-    }
-  };
+  // Core's background sub-agent (shared with the LangChain adapter); this adapter supplies the AI SDK model call.
+  const extractor =
+    extraction &&
+    new BackgroundExtractor({
+      extract: (exchange) =>
+        extractFacts(exchange, {
+          model: extraction.model,
+          instructions: extraction.instructions,
+          maxRetries: extraction.maxRetries,
+        }),
+      minImportance: extraction.minImportance,
+      resolution: extraction.resolution,
+      source: 'ai-sdk-extraction',
+      onExtraction: options.onExtraction,
+      onError: (error) => report(error, 'extract'),
+    });
 
   const afterResponse = (
     prompt: LanguageModelV3Prompt,
@@ -181,19 +132,11 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
     text: string,
     finish: unknown,
   ) => {
-    if (!extraction || call.extract === false || (extraction.auto === false && call.extract !== true)) return;
-    if (!['stop', 'length', 'other'].includes(unifiedFinishReason(finish)) || !text.trim()) return;
-    const user = latestUserTurn(prompt).text;
-    if (!user.trim()) return;
-    const view = scoped(call);
-    // Retries and a middleware applied twice see the same exchange: extract it once.
-    const key = contentHash(JSON.stringify([view.tenant, view.branch, user, text]));
-    if (seen.has(key)) return;
-    seen.add(key);
-    if (seen.size > SEEN_EXCHANGES) seen.delete(seen.values().next().value!);
-    const job = extract(view, { user, assistant: text }, key);
-    pending.add(job);
-    void job.finally(() => pending.delete(job));
+    if (!extractor || call.extract === false || (extraction?.auto === false && call.extract !== true)) return;
+    // Complete answers only: not a tool-call step, a failed or filtered response.
+    if (!['stop', 'length', 'other'].includes(unifiedFinishReason(finish))) return;
+    // Retries and a middleware applied twice see the same exchange: core extracts it once.
+    extractor.schedule(scoped(call), { user: latestUserTurn(prompt).text, assistant: text });
   };
 
   return {
@@ -232,7 +175,7 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
     async wrapStream({ doStream, params }) {
       const result = await doStream();
       const call = readCallOptions(params.providerOptions);
-      if (!extraction || call.extract === false) return result;
+      if (!extractor || call.extract === false) return result;
       let text = '';
       let finish: unknown;
       let failed = false;
@@ -252,11 +195,11 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
     },
 
     async idle() {
-      while (pending.size > 0) await Promise.all([...pending]);
+      await extractor?.idle();
     },
 
     get extractionUsage() {
-      return { ...usage };
+      return { ...(extractor?.usage ?? { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 }) };
     },
   };
 }

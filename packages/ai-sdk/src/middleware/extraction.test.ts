@@ -1,9 +1,9 @@
-import { AgentMemory, InMemoryBackend, type Memory } from '@agentmem/core';
+import { AgentMemory, type ExtractionReport, InMemoryBackend, type Memory } from '@agentmem/core';
 import { generateText, type LanguageModel, simulateReadableStream, streamText, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it, vi } from 'vitest';
 import { mockChatModel, mockExtractor, textChunks, textResult } from '../testing';
-import { agentMemoryMiddleware, type ExtractionReport } from './agent-memory-middleware';
+import { agentMemoryMiddleware } from './agent-memory-middleware';
 
 async function all(memory: AgentMemory, options?: Parameters<AgentMemory['memories']>[0]): Promise<Memory[]> {
   const out: Memory[] = [];
@@ -162,12 +162,12 @@ describe('agentMemoryMiddleware: extraction', () => {
     expect(await all(memory)).toEqual([]);
   });
 
-  it('survives an extractor that returns garbage or facts of the wrong shape', async () => {
+  it('survives an extractor that returns garbage: the call succeeds, onError hears about it, nothing is stored', async () => {
     for (const garbage of [
       'this is not JSON',
-      facts(['x', 'opinion', 0.5]),
-      { facts: [{ content: 'no type' }] },
+      'Sorry, I cannot help with that.',
       { facts: 'none' },
+      { memories: [] },
     ]) {
       const { memory, middleware, wrapped, errors } = setup(() => garbage);
       const { text } = await generateText({ model: wrapped, prompt: 'Use pnpm.' });
@@ -176,6 +176,27 @@ describe('agentMemoryMiddleware: extraction', () => {
       expect(errors.map(([phase]) => phase)).toEqual(['extract']);
       expect(await all(memory)).toEqual([]);
     }
+  });
+
+  it('keeps the well-formed facts of an answer that misses the schema and drops the rest', async () => {
+    const { memory, middleware, wrapped, errors, reports } = setup(
+      () =>
+        '```json\n' +
+        JSON.stringify({
+          facts: [
+            { content: 'The user prefers pnpm over npm', type: 'user', importance: 0.9 },
+            { content: 'x', type: 'opinion', importance: 0.5 },
+            { content: 'no type' },
+          ],
+        }) +
+        '\n```',
+    );
+    await generateText({ model: wrapped, prompt: 'Use pnpm.' });
+    await middleware.idle();
+    expect(errors).toEqual([]);
+    expect(reports[0]!.facts).toEqual([{ content: 'The user prefers pnpm over npm', type: 'user', importance: 0.9 }]);
+    expect(reports[0]!.usage.totalTokens).toBe(150); // the cost is reported from the failed structured parse too
+    expect((await all(memory)).map((m) => m.content)).toEqual(['The user prefers pnpm over npm']);
   });
 
   it('never extracts the same exchange twice (middleware applied twice, repeated call)', async () => {

@@ -2,7 +2,6 @@ export {
   type AgentMemoryMiddleware,
   type AgentMemoryMiddlewareOptions,
   agentMemoryMiddleware,
-  type ExtractionReport,
   type ExtractionSettings,
 } from './agent-memory-middleware';
 export { type AgentMemoryCallOptions, PROVIDER_OPTIONS_KEY, readCallOptions } from './call-options';
