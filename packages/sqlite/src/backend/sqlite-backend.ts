@@ -154,7 +154,7 @@ export class SqliteBackend implements MemoryBackend {
         if (found) {
           rowid = found.rowid;
           update.run(row.namespace, row.tenant, row.text, row.attributes, row.payload, rowid);
-          if (this.dimension !== undefined) this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
+          if (this.hasVectorTable()) this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
         } else {
           rowid = Number(
             insert.run(row.id, row.namespace, row.tenant, row.text, row.attributes, row.payload).lastInsertRowid,
@@ -220,7 +220,7 @@ export class SqliteBackend implements MemoryBackend {
       const deleted = this.stmt('DELETE FROM records WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid').all(
         JSON.stringify([...new Set(ids)]),
       ) as { rowid: number }[];
-      if (this.dimension !== undefined) {
+      if (this.hasVectorTable()) {
         const del = this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`);
         for (const { rowid } of deleted) del.run(BigInt(rowid));
       }
@@ -445,6 +445,12 @@ export class SqliteBackend implements MemoryBackend {
     return s;
   }
 
+  /** Whether the vector index exists; another process may have created it since this one opened. */
+  private hasVectorTable(): boolean {
+    this.dimension ??= this.readDimension();
+    return this.dimension !== undefined;
+  }
+
   private readDimension(): number | undefined {
     const row = this.db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?").get(VECTOR_TABLE) as
       | { sql: string }
@@ -528,7 +534,7 @@ export class SqliteBackend implements MemoryBackend {
       attributes: JSON.parse(row.attributes),
       payload: JSON.parse(row.payload),
     };
-    if (withVector && this.dimension !== undefined) {
+    if (withVector && this.hasVectorTable()) {
       const v = this.stmt(`SELECT embedding FROM ${VECTOR_TABLE} WHERE rowid = ?`).get(BigInt(row.rowid)) as
         | { embedding: Buffer }
         | undefined;
@@ -552,7 +558,7 @@ export class SqliteBackend implements MemoryBackend {
     let vector: Buffer | undefined;
     if (r.vector !== undefined) {
       if (!(r.vector instanceof Float32Array)) throw invalidInput(`Record ${r.id}: vector must be a Float32Array.`);
-      if (this.dimension === undefined) throw invalidInput('Call init({ dimension }) before writing vectors.');
+      if (!this.hasVectorTable()) throw invalidInput('Call init({ dimension }) before writing vectors.');
       this.checkDimension(r.vector);
       vector = vectorBlob(r.vector);
     }
