@@ -1,7 +1,7 @@
-import type { Memory, RecordFilter } from '../contracts';
+import type { JsonObject, Memory, RecordFilter } from '../contracts';
 import { invalidInput } from '../errors';
 import type { MemoryStore } from '../store/memory-store';
-import { KIND, recordToMemory } from '../store/codec';
+import { KIND, recordToMemory, statusOf } from '../store/codec';
 import { toMillis } from '../util';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor, pruneInstant, validateHalfLife } from './half-life';
 
@@ -107,10 +107,15 @@ export async function applyDecay(
 
   if (toPrune.length > 0) {
     const at = new Date(nowMs).toISOString();
+    const detail = `effective importance below ${threshold} at ${at}`;
     // Written after the scan so that no page is read while it is being rewritten; one transaction per batch.
     for (let i = 0; i < toPrune.length; i += WRITE_BATCH) {
       const batch = toPrune.slice(i, i + WRITE_BATCH);
-      await store.patchMemories(batch, 'prune', `effective importance below ${threshold} at ${at}`);
+      await store.transaction(async () => {
+        // Only `status` among the filterable attributes changes: patching just it keeps index updates cheap.
+        await store.backend.patch(batch.map((m) => ({ id: m.id, attributes: { status: statusOf(m) }, payload: m as unknown as JsonObject })));
+        await store.recordHistory(batch.map((memory) => ({ memory, action: 'prune' as const, detail })));
+      });
       progress?.({ phase: 'prune', done: i + batch.length, total: toPrune.length });
     }
   }
