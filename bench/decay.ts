@@ -95,16 +95,22 @@ export async function run(args: string[]): Promise<void> {
     await backend.upsert(batch);
 
     const row = (label: string, r: { durationMs: number }) =>
-      console.log(`${label.padEnd(22)} ${r.durationMs.toFixed(0).padStart(6)} ms  ${JSON.stringify({ ...r, durationMs: undefined, now: undefined })}`);
+      console.log(
+        `${label.padEnd(22)} ${r.durationMs.toFixed(0).padStart(6)} ms  ${JSON.stringify({ ...r, durationMs: undefined, now: undefined })}`,
+      );
     console.log(`decay bench: ${count} memories, backend ${values.backend}, default half-life 168 h, threshold 0.05`);
     const dry = await memory.applyDecay({ dryRun: true });
     row('applyDecay (dry run)', dry);
     const first = await memory.applyDecay();
     row('applyDecay', first);
-    console.log(`  of which writes       ${(first.durationMs - dry.durationMs).toFixed(0).padStart(6)} ms for ${first.pruned} pruned memories`);
+    console.log(
+      `  of which writes       ${(first.durationMs - dry.durationMs).toFixed(0).padStart(6)} ms for ${first.pruned} pruned memories`,
+    );
     row('applyDecay (again)', await memory.applyDecay());
     row('compact', await memory.compact());
-    console.log(`goal: one applyDecay pass over 100k memories <= 1000 ms -> ${first.durationMs <= 1000 ? 'met' : 'NOT met'}`);
+    console.log(
+      `goal: one applyDecay pass over 100k memories <= 1000 ms -> ${first.durationMs <= 1000 ? 'met' : 'NOT met'}`,
+    );
     await memory.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -26,11 +26,31 @@ describe('remember --on-conflict', () => {
 
   it('keep-existing writes nothing; keep-both keeps both; --json reports the conflicts', async () => {
     await cli('remember', 'The database is PostgreSQL 14', '--type', 'project');
-    const kept = (await cli('remember', 'The database is PostgreSQL 16', '--type', 'project', '--on-conflict', 'keep-existing', '--json')).json();
+    const kept = (
+      await cli(
+        'remember',
+        'The database is PostgreSQL 16',
+        '--type',
+        'project',
+        '--on-conflict',
+        'keep-existing',
+        '--json',
+      )
+    ).json();
     expect(kept).toMatchObject({ created: false, resolution: 'keep_existing', superseded: [] });
     expect(kept.memory).toBeUndefined();
     expect(kept.conflicts).toMatchObject([{ content: 'The database is PostgreSQL 14' }]);
-    const both = (await cli('remember', 'The database is PostgreSQL 16', '--type', 'project', '--on-conflict', 'keep-both', '--json')).json();
+    const both = (
+      await cli(
+        'remember',
+        'The database is PostgreSQL 16',
+        '--type',
+        'project',
+        '--on-conflict',
+        'keep-both',
+        '--json',
+      )
+    ).json();
     expect(both).toMatchObject({ created: true, resolution: 'keep_both', superseded: [] });
     expect((await cli('stats', '--json')).json().total).toBe(2);
   });
@@ -44,8 +64,10 @@ describe('remember --on-conflict', () => {
 
 describe('decay, restore, compact', () => {
   it('prunes weeks later, restores one, compacts the rest after confirmation', async () => {
-    const a = (await cli('remember', 'The release branch is cut on Mondays', '--type', 'project', '--json')).json().memory.id;
-    const b = (await cli('remember', 'Dana likes dark mode', '--type', 'user', '--importance', '0.9', '--json')).json().memory.id;
+    const a = (await cli('remember', 'The release branch is cut on Mondays', '--type', 'project', '--json')).json()
+      .memory.id;
+    const b = (await cli('remember', 'Dana likes dark mode', '--type', 'user', '--importance', '0.9', '--json')).json()
+      .memory.id;
     const later = weeksFromNow(6); // 0.5 and 0.9 halve six times: 0.008 and 0.014, both below 0.05
 
     const dry = await cli('decay', '--now', later, '--dry-run', '--json');

@@ -30,10 +30,16 @@ export async function conflictsSection(d: DemoContext): Promise<void> {
   d.print(`\n> recall "${QUESTION}"`);
   d.table(
     recalled.map((r) => ({ id: r.memory.id, score: r.score, content: r.memory.content })),
-    [{ key: 'id', max: 30 }, { key: 'score', align: 'right' }, { key: 'content', max: 70 }],
+    [
+      { key: 'id', max: 30 },
+      { key: 'score', align: 'right' },
+      { key: 'content', max: 70 },
+    ],
   );
   const entries = await memory.history(oldId);
-  d.print(`\n> history ${oldId} (the old fact: out of recall, still in history; \`agentmem restore\` brings it back)\n`);
+  d.print(
+    `\n> history ${oldId} (the old fact: out of recall, still in history; \`agentmem restore\` brings it back)\n`,
+  );
   d.table(historyRows(entries), HISTORY_COLUMNS);
 
   d.summary.conflicts = {

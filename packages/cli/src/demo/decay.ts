@@ -16,7 +16,12 @@ export async function decaySection(d: DemoContext): Promise<void> {
   active.sort((a, b) => b.importance - a.importance || a.content.localeCompare(b.content));
   d.print('effective importance = importance x 2^(-hours since last access / 168); below 0.05 a memory is pruned.\n');
   const at = (days: number, m: Memory) =>
-    effectiveImportance(m.importance, Date.parse(m.lastAccessedAt), start + days * DAY_MS, halfLifeFor(m.type, undefined));
+    effectiveImportance(
+      m.importance,
+      Date.parse(m.lastAccessedAt),
+      start + days * DAY_MS,
+      halfLifeFor(m.type, undefined),
+    );
   d.table(
     active.map((m) => ({
       content: m.content,

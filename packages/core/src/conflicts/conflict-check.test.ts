@@ -80,13 +80,19 @@ describe('rememberWithConflictCheck (default embedder)', () => {
   it('keep_existing stores nothing when there is a conflict', async () => {
     const { memory } = fresh();
     const a = await memory.rememberWithConflictCheck({ content: PG14, type: 'project' });
-    const b = await memory.rememberWithConflictCheck({ content: PG16, type: 'project' }, { resolution: 'keep_existing' });
+    const b = await memory.rememberWithConflictCheck(
+      { content: PG16, type: 'project' },
+      { resolution: 'keep_existing' },
+    );
     expect(b).toMatchObject({ stored: false, duplicate: false, resolution: 'keep_existing', superseded: [] });
     expect(b.memory).toBeUndefined();
     expect(b.conflicts.map((c) => c.memory.id)).toEqual([a.memory!.id]);
     expect((await memory.recall('database PostgreSQL')).map((r) => r.memory.content)).toEqual([PG14]);
     // Without a conflict keep_existing writes as usual.
-    const c = await memory.rememberWithConflictCheck({ content: 'Deploys run on Fridays', type: 'project' }, { resolution: 'keep_existing' });
+    const c = await memory.rememberWithConflictCheck(
+      { content: 'Deploys run on Fridays', type: 'project' },
+      { resolution: 'keep_existing' },
+    );
     expect(c.stored).toBe(true);
   });
 
@@ -122,13 +128,19 @@ describe('rememberWithConflictCheck (default embedder)', () => {
     await byDefault.rememberWithConflictCheck({ content: PG14, type: 'project' });
     expect((await byDefault.rememberWithConflictCheck({ content: PG16, type: 'project' })).conflicts).toEqual([]);
 
-    const bySetting = fresh({ embedder: new FakeEmbedder({ dimension: 384 }), conflictThreshold: similarity - 0.01 }).memory;
+    const bySetting = fresh({
+      embedder: new FakeEmbedder({ dimension: 384 }),
+      conflictThreshold: similarity - 0.01,
+    }).memory;
     await bySetting.rememberWithConflictCheck({ content: PG14, type: 'project' });
     expect((await bySetting.rememberWithConflictCheck({ content: PG16, type: 'project' })).conflicts).toHaveLength(1);
 
     const byOption = fresh().memory; // the hashing embedder's own threshold would find it; a stricter option does not
     await byOption.rememberWithConflictCheck({ content: PG14, type: 'project' });
-    const strict = await byOption.rememberWithConflictCheck({ content: PG16, type: 'project' }, { threshold: similarity + 0.01 });
+    const strict = await byOption.rememberWithConflictCheck(
+      { content: PG16, type: 'project' },
+      { threshold: similarity + 0.01 },
+    );
     expect(strict.conflicts).toEqual([]);
   });
 
@@ -136,10 +148,15 @@ describe('rememberWithConflictCheck (default embedder)', () => {
     const { memory } = fresh();
     const versions = Array.from({ length: 20 }, (_, i) => `The database is PostgreSQL ${i + 1}`);
     await memory.rememberMany(versions.map((content) => ({ content, type: 'project' as const })));
-    const result = await memory.rememberWithConflictCheck({ content: 'The database is PostgreSQL 42', type: 'project' }, { threshold: 0.5 });
+    const result = await memory.rememberWithConflictCheck(
+      { content: 'The database is PostgreSQL 42', type: 'project' },
+      { threshold: 0.5 },
+    );
     expect(result.conflicts).toHaveLength(20);
     expect(result.superseded).toHaveLength(20);
-    expect(result.conflicts.map((c) => c.similarity)).toEqual([...result.conflicts.map((c) => c.similarity)].sort((a, b) => b - a));
+    expect(result.conflicts.map((c) => c.similarity)).toEqual(
+      [...result.conflicts.map((c) => c.similarity)].sort((a, b) => b - a),
+    );
   });
 
   it('writes the new memory and the supersede all or nothing', async () => {
@@ -160,11 +177,19 @@ describe('rememberWithConflictCheck (default embedder)', () => {
     const { memory } = fresh();
     await memory.rememberWithConflictCheck({ content: PG14, type: 'project' });
     const isInvalid = (e: unknown) => AgentMemoryError.hasCode(e, 'INVALID_INPUT');
-    await expect(memory.rememberWithConflictCheck({ content: PG16, type: 'project' }, { resolution: 'overwrite' as never })).rejects.toSatisfy(isInvalid);
-    await expect(memory.rememberWithConflictCheck({ content: PG16, type: 'project' }, { threshold: 2 })).rejects.toSatisfy(isInvalid);
+    await expect(
+      memory.rememberWithConflictCheck({ content: PG16, type: 'project' }, { resolution: 'overwrite' as never }),
+    ).rejects.toSatisfy(isInvalid);
+    await expect(
+      memory.rememberWithConflictCheck({ content: PG16, type: 'project' }, { threshold: 2 }),
+    ).rejects.toSatisfy(isInvalid);
     await expect(memory.rememberWithConflictCheck({ content: '', type: 'project' })).rejects.toSatisfy(isInvalid);
-    await expect(memory.rememberWithConflictCheck({ content: PG16, type: 'projects' as never })).rejects.toSatisfy(isInvalid);
-    await expect(memory.rememberWithConflictCheck({ content: PG16, type: 'project', namespace: '_history' })).rejects.toSatisfy(isInvalid);
+    await expect(memory.rememberWithConflictCheck({ content: PG16, type: 'projects' as never })).rejects.toSatisfy(
+      isInvalid,
+    );
+    await expect(
+      memory.rememberWithConflictCheck({ content: PG16, type: 'project', namespace: '_history' }),
+    ).rejects.toSatisfy(isInvalid);
     await expect(
       fresh({ maxContentLength: 10 }).memory.rememberWithConflictCheck({ content: PG16, type: 'project' }),
     ).rejects.toSatisfy(isInvalid);

@@ -50,16 +50,21 @@ export interface ConflictCheckResult {
 }
 
 export function conflictThreshold(embedder: Embedder, settings: ConflictSettings, options: ConflictCheckOptions = {}) {
-  const threshold = options.threshold ?? settings.conflictThreshold ?? embedder.conflictThreshold ?? DEFAULT_CONFLICT_THRESHOLD;
+  const threshold =
+    options.threshold ?? settings.conflictThreshold ?? embedder.conflictThreshold ?? DEFAULT_CONFLICT_THRESHOLD;
   if (typeof threshold !== 'number' || !Number.isFinite(threshold) || threshold <= 0 || threshold > 1) {
-    throw invalidInput(`The conflict threshold is a cosine similarity above 0 and at most 1, got ${JSON.stringify(threshold)}.`);
+    throw invalidInput(
+      `The conflict threshold is a cosine similarity above 0 and at most 1, got ${JSON.stringify(threshold)}.`,
+    );
   }
   return threshold;
 }
 
 function assertResolution(resolution: unknown): ConflictResolution {
   if (!(CONFLICT_RESOLUTIONS as readonly unknown[]).includes(resolution)) {
-    throw invalidInput(`Unknown conflict resolution ${JSON.stringify(resolution)}: use one of ${CONFLICT_RESOLUTIONS.join(', ')}.`);
+    throw invalidInput(
+      `Unknown conflict resolution ${JSON.stringify(resolution)}: use one of ${CONFLICT_RESOLUTIONS.join(', ')}.`,
+    );
   }
   return resolution as ConflictResolution;
 }
@@ -100,24 +105,32 @@ export async function rememberWithConflictCheck(
   options: ConflictCheckOptions,
   nowMs: number,
 ): Promise<ConflictCheckResult> {
-  if (input === null || typeof input !== 'object') throw invalidInput('rememberWithConflictCheck() takes { content, type }.');
-  if (options === null || typeof options !== 'object') throw invalidInput('Options must be { resolution?, threshold? }.');
+  if (input === null || typeof input !== 'object')
+    throw invalidInput('rememberWithConflictCheck() takes { content, type }.');
+  if (options === null || typeof options !== 'object')
+    throw invalidInput('Options must be { resolution?, threshold? }.');
   const content = validateContent(input.content, Number.POSITIVE_INFINITY); // the length limit is checked by remember()
   const type = assertMemoryType(input.type);
   const resolution = assertResolution(options.resolution ?? settings.conflictResolution ?? 'supersede');
   const threshold = conflictThreshold(store.embedder, settings, options);
   await store.init();
-  const namespace = input.namespace === undefined ? namespaceFor(type, store.branch) : validateNamespace(input.namespace);
+  const namespace =
+    input.namespace === undefined ? namespaceFor(type, store.branch) : validateNamespace(input.namespace);
 
   const [existingRecord] = (
     await store.backend.scan({
-      filter: { tenant: store.tenant, namespaces: [namespace], where: { kind: KIND.memory, contentHash: contentHash(content) } },
+      filter: {
+        tenant: store.tenant,
+        namespaces: [namespace],
+        where: { kind: KIND.memory, contentHash: contentHash(content) },
+      },
       limit: 1,
     })
   ).records;
   const existing = existingRecord ? recordToMemory(existingRecord) : undefined;
   const active = existing && !existing.prunedAt && !existing.supersededBy;
-  if (existing && active) return { memory: existing, stored: false, duplicate: true, conflicts: [], resolution, superseded: [] };
+  if (existing && active)
+    return { memory: existing, stored: false, duplicate: true, conflicts: [], resolution, superseded: [] };
 
   const conflicts = await findConflicts(store, content, { type, namespace, threshold });
   const duplicate = existing !== undefined;

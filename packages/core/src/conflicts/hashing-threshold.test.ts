@@ -59,7 +59,9 @@ describe('HashingEmbedder conflictThreshold', () => {
   const above = (pairs: [string, string][]) => pairs.filter((p) => similarity(p) >= threshold);
 
   it('flags the seed example as a conflict', () => {
-    expect(similarity(['The database is PostgreSQL 14', 'The database is PostgreSQL 16'])).toBeGreaterThanOrEqual(threshold);
+    expect(similarity(['The database is PostgreSQL 14', 'The database is PostgreSQL 16'])).toBeGreaterThanOrEqual(
+      threshold,
+    );
   });
 
   it('flags most changed values, few related facts and no unrelated ones', () => {

@@ -47,15 +47,20 @@ const PROGRESS_EVERY = 1000;
 
 export function validatePruneThreshold(threshold: unknown): number {
   if (typeof threshold !== 'number' || !Number.isFinite(threshold) || threshold < 0 || threshold >= 1) {
-    throw invalidInput(`pruneThreshold must be a number from 0 (never prune) to below 1, got ${JSON.stringify(threshold)}.`);
+    throw invalidInput(
+      `pruneThreshold must be a number from 0 (never prune) to below 1, got ${JSON.stringify(threshold)}.`,
+    );
   }
   return threshold;
 }
 
 export function parseInstant(value: Date | number | string, name = 'now'): number {
-  const ms = value instanceof Date || typeof value === 'number' || typeof value === 'string' ? toMillis(value) : Number.NaN;
+  const ms =
+    value instanceof Date || typeof value === 'number' || typeof value === 'string' ? toMillis(value) : Number.NaN;
   if (!Number.isFinite(ms)) {
-    throw invalidInput(`${name} must be a Date, epoch milliseconds or an ISO 8601 string, got ${JSON.stringify(value)}.`);
+    throw invalidInput(
+      `${name} must be a Date, epoch milliseconds or an ISO 8601 string, got ${JSON.stringify(value)}.`,
+    );
   }
   return ms;
 }
@@ -99,7 +104,9 @@ export async function applyDecay(
       report.pruned++;
       if (options.dryRun) continue;
       const memory = recordToMemory(record);
-      memory.prunedAt = new Date(Math.min(nowMs, pruneInstant(importance, lastAccess, halfLife, threshold))).toISOString();
+      memory.prunedAt = new Date(
+        Math.min(nowMs, pruneInstant(importance, lastAccess, halfLife, threshold)),
+      ).toISOString();
       toPrune.push(memory);
     } else if (effective < importance) report.decayed++;
     else report.untouched++;
@@ -113,7 +120,9 @@ export async function applyDecay(
       const batch = toPrune.slice(i, i + WRITE_BATCH);
       await store.transaction(async () => {
         // Only `status` among the filterable attributes changes: patching just it keeps index updates cheap.
-        await store.backend.patch(batch.map((m) => ({ id: m.id, attributes: { status: statusOf(m) }, payload: m as unknown as JsonObject })));
+        await store.backend.patch(
+          batch.map((m) => ({ id: m.id, attributes: { status: statusOf(m) }, payload: m as unknown as JsonObject })),
+        );
         await store.recordHistory(batch.map((memory) => ({ memory, action: 'prune' as const, detail })));
       });
       progress?.({ phase: 'prune', done: i + batch.length, total: toPrune.length });

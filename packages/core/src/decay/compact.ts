@@ -35,7 +35,9 @@ export async function compactPruned(store: MemoryStore, options: CompactOptions 
       const batch = pruned.slice(i, i + WRITE_BATCH);
       await store.transaction(async () => {
         await store.backend.delete(batch.map((m) => m.id));
-        await store.recordHistory(batch.map((memory) => ({ memory, action: 'compact' as const, detail: 'removed for good' })));
+        await store.recordHistory(
+          batch.map((memory) => ({ memory, action: 'compact' as const, detail: 'removed for good' })),
+        );
       });
     }
   }

@@ -51,7 +51,9 @@ describe('applyDecay', () => {
     expect((await memory.get(mid.id))!.importance).toBe(0.5);
     expect((await memory.get(fresh_.id))!.importance).toBe(0.5);
     // prunedAt is when it crossed the threshold (0.5 -> 0.05: log2(10) half-lives), not when the job ran.
-    expect((await memory.get(old.id))!.prunedAt).toBe(new Date(Math.floor(T0 + 168 * Math.log2(10) * HOUR)).toISOString());
+    expect((await memory.get(old.id))!.prunedAt).toBe(
+      new Date(Math.floor(T0 + 168 * Math.log2(10) * HOUR)).toISOString(),
+    );
     const history = await memory.history(old.id);
     expect(history.map((h) => h.action)).toEqual(['create', 'prune']);
   });
@@ -69,7 +71,11 @@ describe('applyDecay', () => {
   it('honours a half-life per memory type', async () => {
     const { memory, clock } = fresh({ halfLifeHours: { user: 24 * 365, project: 24 } });
     const user = await memory.remember({ content: 'Prefers concise answers', type: 'user', importance: 0.5 });
-    const project = await memory.remember({ content: 'Current sprint goal is billing', type: 'project', importance: 0.5 });
+    const project = await memory.remember({
+      content: 'Current sprint goal is billing',
+      type: 'project',
+      importance: 0.5,
+    });
     const feedback = await memory.remember({ content: 'Do not add emojis', type: 'feedback', importance: 0.5 });
     clock.now = T0 + 14 * 24 * HOUR; // two weeks: 14 project half-lives, 2 default (168 h) ones for feedback
     const report = await memory.applyDecay();
@@ -122,12 +128,19 @@ describe('applyDecay', () => {
     expect(await memory.applyDecay()).toMatchObject({ scanned: 4, pruned: 4 });
     const all = [];
     for await (const m of memory.memories({ includeInactive: true, allTenants: true })) all.push(m);
-    expect(all.filter((m) => m.prunedAt).map((m) => m.id).sort()).toEqual([...ids].sort());
+    expect(
+      all
+        .filter((m) => m.prunedAt)
+        .map((m) => m.id)
+        .sort(),
+    ).toEqual([...ids].sort());
   });
 
   it('pages through more memories than one batch', async () => {
     const { memory, clock } = fresh();
-    await memory.rememberMany(Array.from({ length: 1100 }, (_, i) => ({ content: `fact number ${i}`, type: 'project' as const })));
+    await memory.rememberMany(
+      Array.from({ length: 1100 }, (_, i) => ({ content: `fact number ${i}`, type: 'project' as const })),
+    );
     clock.now = T0 + 5000 * HOUR;
     expect(await memory.applyDecay()).toMatchObject({ scanned: 1100, pruned: 1100 });
     expect(await memory.applyDecay()).toMatchObject({ scanned: 0, pruned: 0 });

@@ -49,7 +49,12 @@ export function effectiveImportance(
  * `lastAccess + halfLife * log2(importance / threshold)` hours, never before
  * the last access. Infinity when the memory never decays.
  */
-export function pruneInstant(importance: number, lastAccessMs: number, halfLifeHours: number, threshold: number): number {
+export function pruneInstant(
+  importance: number,
+  lastAccessMs: number,
+  halfLifeHours: number,
+  threshold: number,
+): number {
   if (!Number.isFinite(halfLifeHours) || halfLifeHours <= 0) return Number.POSITIVE_INFINITY;
   if (importance <= threshold) return lastAccessMs;
   return Math.floor(lastAccessMs + halfLifeHours * Math.log2(importance / threshold) * 3_600_000);

@@ -32,7 +32,12 @@ async function storeWith(seeds: readonly Seed[]) {
   const ids: string[] = [];
   for (const [i, s] of seeds.entries()) {
     clock.now = T0 + s.createdHours * HOUR;
-    const m = await memory.remember({ content: content(i), type: s.type, importance: s.importance, namespace: `prop-${i}` });
+    const m = await memory.remember({
+      content: content(i),
+      type: s.type,
+      importance: s.importance,
+      namespace: `prop-${i}`,
+    });
     ids.push(m.id);
   }
   return { memory, clock, ids };
