@@ -44,6 +44,7 @@ import {
   undoMerge,
 } from '../merge';
 import { assertBranchName, recallNamespaces } from '../scope';
+import { sessionSummaryId } from '../sessions';
 import { type ActivatedSkill, formatForPrompt, type SkillSettings, SkillRegistry } from '../skills';
 import { MemoryStore, type MemoryStoreOptions, type RecallResult } from '../store/memory-store';
 
@@ -69,6 +70,8 @@ export interface ContextOptions extends ContextBlockOptions {
   discloseSkills?: boolean;
   /** Budget of the skills section in characters; default 60% of `maxChars`. */
   skillsMaxChars?: number;
+  /** Put this session's latest summary first in the block (see SessionSummary). */
+  sessionId?: string;
 }
 
 export interface PromptContext {
@@ -101,7 +104,8 @@ export class AgentMemory extends MemoryStore {
       maxChars: options.skillsMaxChars ?? Math.floor((options.maxChars ?? 6000) * 0.6),
       ...(options.discloseSkills ? { inactive: await this.skills.list() } : {}),
     });
-    return { memories, skills, block: renderContextBlock({ skills: rendered, memories }, options) };
+    const summary = options.sessionId ? (await this.get(sessionSummaryId(this.tenant, options.sessionId)))?.content : undefined;
+    return { memories, skills, block: renderContextBlock({ summary, skills: rendered, memories }, options) };
   }
 
   /**

@@ -1,1 +1,1 @@
-export { SessionSummary, type SessionSummaryOptions, type SummaryUpdate, type Summarizer, sessionNamespace } from './session-summary';
+export { SessionSummary, type SessionSummaryOptions, type SummaryUpdate, type Summarizer, sessionNamespace, sessionSummaryId } from './session-summary';

@@ -67,7 +67,10 @@ describe('SessionSummary', () => {
     expect((await next.latest())?.content).toBe('Alice is writing the release notes');
     const bob = new SessionSummary(later.withScope({ tenant: 'bob' }), { sessionId: 'thread-9', summarize: async () => 'unused' });
     expect(await bob.latest()).toBeUndefined();
-    // Summaries stay out of ordinary recall.
+    // Summaries stay out of ordinary recall, and lead the prompt block of the same session.
     expect(await later.recall('release notes')).toEqual([]);
+    const { block } = await later.contextFor('what was I doing?', { sessionId: 'thread-9' });
+    expect(block).toMatch(/## Session summary\nAlice is writing the release notes/);
+    expect((await later.contextFor('what was I doing?', { sessionId: 'other' })).block).not.toContain('Session summary');
   });
 });

@@ -5,6 +5,11 @@ import { approximateTokens, countMessages, type TokenCounter } from '../compacti
 import type { MemoryStore } from '../store/memory-store';
 import { stableId } from '../util';
 
+/** The id of a session's summary memory (one per tenant and session). */
+export function sessionSummaryId(tenant: string, sessionId: string): string {
+  return stableId('session', tenant, sessionId);
+}
+
 /** Session summaries live here, one memory per session, outside normal recall. */
 export function sessionNamespace(sessionId: string): string {
   return `session:${sessionId}`;
@@ -64,7 +69,7 @@ export class SessionSummary {
   }
 
   get id(): string {
-    return stableId('session', this.store.tenant, this.options.sessionId);
+    return sessionSummaryId(this.store.tenant, this.options.sessionId);
   }
 
   /** The latest summary of this session, if any. */
