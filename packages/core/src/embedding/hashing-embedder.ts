@@ -32,9 +32,9 @@ export class HashingEmbedder implements Embedder {
   readonly lexical = true;
   /**
    * Lower than the 0.8 default because lexical cosine is lower for the same
-   * edit: on short facts, one changed value ("PostgreSQL 14" vs "16") scores
-   * 0.66-0.84 (the seed example 0.73), related facts mostly below 0.61,
-   * unrelated ones below 0.15. Measurements in docs/decay-and-conflicts.md.
+   * edit: on short facts, one changed value ("PostgreSQL 14" vs "16": 0.80)
+   * scores 0.45-0.85, related facts mostly below 0.60, unrelated ones below
+   * 0.11. Measurements in docs/decay-and-conflicts.md.
    */
   readonly conflictThreshold = 0.65;
   private readonly bigramWeight: number;
