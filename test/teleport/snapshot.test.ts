@@ -112,6 +112,22 @@ describe('teleport round trip (SQLite files)', () => {
     await expect(source.snapshot(join(dir, 'from-memory.db'))).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
+  it('the SQLite fast path (VACUUM INTO) and the contract copy give the same snapshot', async () => {
+    const a = await seeded('a.db', clock(), 50);
+    const fast = await a.snapshot(join(dir, 'fast.db'));
+    const slow = await a.snapshot(join(dir, 'slow.db'), { viaContract: true });
+    expect(fast.manifest.counts).toEqual(slow.manifest.counts);
+    const contents = async (name: string) => {
+      const backend = await sqliteSnapshotFormat.open(join(dir, name));
+      try {
+        return await fullState(backend);
+      } finally {
+        await backend.close();
+      }
+    };
+    expect(await contents('fast.db')).toEqual(await contents('slow.db'));
+  });
+
   it('without a snapshot format, snapshot() says how to configure one', async () => {
     const memory = await createAgentMemory({ backend: new InMemoryBackend(), embedder: new FakeEmbedder() });
     await expect(memory.snapshot(join(dir, 'x.db'))).rejects.toThrow(/sqliteSnapshotFormat/);

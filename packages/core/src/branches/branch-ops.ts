@@ -60,8 +60,11 @@ export async function diffBranch(store: MemoryStore, source: string, options: Br
  * twice imports nothing the second time. Undo with `undoMerge(result.mergeId)`.
  */
 export async function mergeBranch(store: MemoryStore, source: string, options: BranchMergeOptions = {}): Promise<MergeResult> {
+  const started = performance.now();
   const plan = await branchPlan(store, source, options);
-  return applyMerge(store, branchSource(store, source), plan, { strategy: options.strategy, onProgress: options.onProgress });
+  const result = await applyMerge(store, branchSource(store, source), plan, { strategy: options.strategy, onProgress: options.onProgress });
+  result.cost.durationMs = performance.now() - started;
+  return result;
 }
 
 /** Every branch with scoped memories in this tenant, with counts (the current one even when empty). */

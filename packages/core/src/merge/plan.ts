@@ -39,9 +39,10 @@ export async function planMerge(store: MemoryStore, source: MergeSource, options
   };
   if (namespaces.length === 0) return plan;
 
-  // Local content index of the target namespaces: tenant + namespace + hash -> id.
+  // Content index (tenant + namespace + hash -> id) of what is planned and of the local skills
+  // (few); local memories are looked up by their indexed content hash, page by page.
   const byContent = new Map<string, string>();
-  for await (const record of store.scanRecords(kindFilter(tenant, targets))) {
+  for await (const record of store.scanRecords({ tenant, namespaces: targets, where: { kind: { in: OTHER_KINDS } } })) {
     const entry = toEntry(record);
     byContent.set(contentKey(entry.tenant, entry.namespace, entry.hash), entry.id);
   }
@@ -55,6 +56,8 @@ export async function planMerge(store: MemoryStore, source: MergeSource, options
     const sameIds = new Map(
       (await store.backend.get(remotes.map((r) => r.id), { tenant: null, withVectors: false })).map((r) => [r.id, r]),
     );
+    const unmatched = remotes.filter((r) => r.kind === KIND.memory && sameIds.get(r.id)?.namespace !== map(r.namespace));
+    await indexLocalByHash(store, tenant, unmatched.map((r) => ({ namespace: map(r.namespace), hash: r.hash })), byContent);
     for (const remote of remotes) {
       plan.scanned++;
       const targetNamespace = map(remote.namespace);
@@ -115,10 +118,30 @@ export function idPrefix(kind: string): string {
   return kind === KIND.memory ? 'mem' : kind;
 }
 
+/** Adds the local memories with these (namespace, hash) pairs to the content index. */
+async function indexLocalByHash(
+  store: MemoryStore,
+  tenant: string | null,
+  wanted: readonly { namespace: string; hash: string }[],
+  byContent: Map<string, string>,
+): Promise<void> {
+  if (wanted.length === 0) return;
+  const filter: RecordFilter = {
+    tenant,
+    namespaces: [...new Set(wanted.map((w) => w.namespace))],
+    where: { kind: KIND.memory, contentHash: { in: [...new Set(wanted.map((w) => w.hash))] } },
+  };
+  for await (const record of store.scanRecords(filter)) {
+    const key = contentKey(record.tenant, record.namespace, String(record.attributes.contentHash));
+    if (!byContent.has(key)) byContent.set(key, record.id);
+  }
+}
+
 function kindFilter(tenant: string | null, namespaces: readonly string[]): RecordFilter {
   return { tenant, namespaces, where: { kind: { in: MEMORY_AND_SKILL } } };
 }
 const MEMORY_AND_SKILL = [...MERGEABLE_KINDS];
+const OTHER_KINDS = MERGEABLE_KINDS.filter((k) => k !== KIND.memory);
 
 function contentKey(tenant: string, namespace: string, hash: string): string {
   return `${tenant}\u0000${namespace}\u0000${hash}`;

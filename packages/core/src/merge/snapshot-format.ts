@@ -44,6 +44,12 @@ export interface SnapshotFormat {
    * NOT_A_DATABASE / CORRUPT_SNAPSHOT and is left untouched.
    */
   open(path: string): Promise<MemoryBackend>;
+  /**
+   * Optional fast path: a point-in-time copy of `source` made by the storage
+   * itself (SQLite: `VACUUM INTO`) when the format recognises the backend;
+   * `undefined` means "copy through the MemoryBackend contract".
+   */
+  copyOf?(source: MemoryBackend, path: string, options: { dimension: number; overwrite?: boolean }): Promise<SnapshotWriter | undefined>;
 }
 
 /** Options of `createAgentMemory` for teleport. */

@@ -18,6 +18,8 @@ const PAGE = 1000;
 export interface SnapshotOptions {
   /** Replace an existing file at the path. Default false. */
   overwrite?: boolean;
+  /** Copy record by record through the MemoryBackend contract even when the format has a native fast path. */
+  viaContract?: boolean;
   onProgress?: (progress: MergeProgress) => void;
 }
 
@@ -48,30 +50,16 @@ export async function createSnapshot(
   const source = store.backend;
   const dimension = store.embedder.dimension;
   const counts: SnapshotManifest['counts'] = { total: 0, memories: 0, skills: 0, history: 0, merges: 0 };
-  const writer = await fmt.create(path, { dimension, overwrite: options.overwrite });
+  const fast = options.viaContract ? undefined : await fmt.copyOf?.(source, path, { dimension, overwrite: options.overwrite });
+  const writer = fast ?? (await fmt.create(path, { dimension, overwrite: options.overwrite }));
   try {
     await writer.backend.init({ dimension });
-    const copy = async () => {
-      const total = await source.count({ tenant: null });
-      let cursor: string | undefined;
-      do {
-        const page = await source.scan({ filter: { tenant: null }, cursor, limit: PAGE, withVectors: true });
-        cursor = page.cursor;
-        if (page.records.length > 0) await writer.backend.upsert(page.records);
-        for (const r of page.records) {
-          counts.total++;
-          const kind = r.attributes.kind;
-          if (kind === KIND.memory) counts.memories++;
-          else if (kind === KIND.skill) counts.skills++;
-          else if (kind === KIND.history) counts.history++;
-          else if (kind === MERGE_KIND) counts.merges++;
-        }
-        options.onProgress?.({ phase: 'snapshot', done: counts.total, total });
-      } while (cursor !== undefined);
-    };
-    // A transaction gives a consistent read where the backend isolates it (SQLite).
-    if (source.capabilities.transactions && source.transaction) await source.transaction(copy);
-    else await copy();
+    if (fast) {
+      options.onProgress?.({ phase: 'snapshot', done: 1, total: 1 });
+      Object.assign(counts, await countKinds(writer.backend));
+    } else {
+      await copyRecords(source, writer.backend, counts, options);
+    }
     const manifest: SnapshotManifest = {
       format: SNAPSHOT_FORMAT_NAME,
       formatVersion: SNAPSHOT_FORMAT_VERSION,
@@ -98,6 +86,47 @@ export async function createSnapshot(
     await writer.abort().catch(() => {});
     throw error;
   }
+}
+
+/** Copies every record page by page, in one read transaction where the backend has them. */
+async function copyRecords(
+  source: MemoryBackend,
+  target: MemoryBackend,
+  counts: SnapshotManifest['counts'],
+  options: SnapshotOptions,
+): Promise<void> {
+  const copy = async () => {
+    const total = await source.count({ tenant: null });
+    let cursor: string | undefined;
+    do {
+      const page = await source.scan({ filter: { tenant: null }, cursor, limit: PAGE, withVectors: true });
+      cursor = page.cursor;
+      if (page.records.length > 0) await target.upsert(page.records);
+      for (const r of page.records) {
+        counts.total++;
+        const kind = r.attributes.kind;
+        if (kind === KIND.memory) counts.memories++;
+        else if (kind === KIND.skill) counts.skills++;
+        else if (kind === KIND.history) counts.history++;
+        else if (kind === MERGE_KIND) counts.merges++;
+      }
+      options.onProgress?.({ phase: 'snapshot', done: counts.total, total });
+    } while (cursor !== undefined);
+  };
+  // A transaction gives a consistent read where the backend isolates it (SQLite).
+  if (source.capabilities.transactions && source.transaction) await source.transaction(copy);
+  else await copy();
+}
+
+async function countKinds(backend: MemoryBackend): Promise<SnapshotManifest['counts']> {
+  const kind = (k: string) => backend.count({ tenant: null, where: { kind: k } });
+  return {
+    total: await backend.count({ tenant: null }),
+    memories: await kind(KIND.memory),
+    skills: await kind(KIND.skill),
+    history: await kind(KIND.history),
+    merges: await kind(MERGE_KIND),
+  };
 }
 
 export interface OpenedSnapshot {

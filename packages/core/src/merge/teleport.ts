@@ -40,8 +40,11 @@ export async function mergeSnapshot(
   format: SnapshotFormat | undefined,
   options: TeleportMergeOptions = {},
 ): Promise<MergeResult> {
+  const started = performance.now();
   return withSnapshot(path, format, async (source) => {
     const plan = await planMerge(store, source, options);
-    return applyMerge(store, source, plan, options);
+    const result = await applyMerge(store, source, plan, options);
+    result.cost.durationMs = performance.now() - started; // the whole merge: open, plan and apply
+    return result;
   });
 }

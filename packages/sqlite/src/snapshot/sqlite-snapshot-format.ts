@@ -17,6 +17,38 @@ function snapshotError(code: 'NOT_A_DATABASE' | 'CORRUPT_SNAPSHOT', path: string
   );
 }
 
+/** Checks the destination; returns it and the temporary file the snapshot is written to first. */
+function prepareTarget(path: string, overwrite: boolean | undefined): { target: string; temp: string } {
+  const target = resolve(path);
+  if (existsSync(target)) {
+    if (!overwrite) {
+      throw new AgentMemoryError('INVALID_INPUT', `${target} already exists. Choose another path, or overwrite it ({ overwrite: true }, CLI: --force).`, {
+        details: { path: target },
+      });
+    }
+    if (statSync(target).isDirectory()) throw new AgentMemoryError('INVALID_INPUT', `${target} is a directory; give a file path.`);
+  }
+  mkdirSync(dirname(target), { recursive: true });
+  return { target, temp: `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}` };
+}
+
+function writerFor(backend: SqliteBackend, target: string, temp: string): SnapshotWriter {
+  return {
+    backend,
+    async commit() {
+      // One self-contained file: no -wal beside it.
+      backend.database.pragma('journal_mode = DELETE');
+      await backend.close();
+      removeFiles(target);
+      renameSync(temp, target);
+    },
+    async abort() {
+      await backend.close();
+      removeFiles(temp);
+    },
+  };
+}
+
 /**
  * Snapshots as one SQLite file in the schema of `SqliteBackend`, so a
  * snapshot also opens as an ordinary store (`createSqliteMemory({ path })`);
@@ -28,31 +60,22 @@ export const sqliteSnapshotFormat: SnapshotFormat = {
   id: 'sqlite',
 
   async create(path, options): Promise<SnapshotWriter> {
-    const target = resolve(path);
-    if (existsSync(target)) {
-      if (!options.overwrite) {
-        throw new AgentMemoryError('INVALID_INPUT', `${target} already exists. Choose another path, or overwrite it ({ overwrite: true }, CLI: --force).`, {
-          details: { path: target },
-        });
-      }
-      if (statSync(target).isDirectory()) throw new AgentMemoryError('INVALID_INPUT', `${target} is a directory; give a file path.`);
+    const { target, temp } = prepareTarget(path, options.overwrite);
+    return writerFor(new SqliteBackend({ path: temp }), target, temp);
+  },
+
+  /** SQLite to SQLite: `VACUUM INTO` copies the whole file in one consistent read, far faster than record by record. */
+  async copyOf(source, path, options): Promise<SnapshotWriter | undefined> {
+    // Another caller's transaction is open on this connection: copy through the contract instead (it waits for it).
+    if (!(source instanceof SqliteBackend) || source.database.inTransaction) return undefined;
+    const { target, temp } = prepareTarget(path, options.overwrite);
+    try {
+      source.database.prepare('VACUUM INTO ?').run(temp);
+    } catch (error) {
+      removeFiles(temp);
+      throw error;
     }
-    mkdirSync(dirname(target), { recursive: true });
-    const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-    const backend = new SqliteBackend({ path: temp });
-    return {
-      backend,
-      async commit() {
-        backend.database.pragma('journal_mode = DELETE');
-        await backend.close();
-        removeFiles(target);
-        renameSync(temp, target);
-      },
-      async abort() {
-        await backend.close();
-        removeFiles(temp);
-      },
-    };
+    return writerFor(new SqliteBackend({ path: temp }), target, temp);
   },
 
   async open(path): Promise<MemoryBackend> {
