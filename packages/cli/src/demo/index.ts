@@ -4,8 +4,12 @@ import { join } from 'node:path';
 import type { AgentMemory } from '@agentmem/core';
 import type { CliContext } from '../context';
 import { type Column, type Row, renderTable, toJson } from '../output';
+import { branchesSection } from './branches';
+import { conflictsSection } from './conflicts';
+import { decaySection } from './decay';
 import { memoriesSection } from './memories';
 import { skillsSection } from './skills';
+import { teleportSection } from './teleport';
 
 /** What a demo section gets. Sections print through it so that `demo --json` stays one JSON document. */
 export interface DemoContext {
@@ -28,7 +32,7 @@ export interface DemoContext {
 export type DemoSection = (d: DemoContext) => Promise<void>;
 
 // The tour, in order. Adding a section: a new file in ./ and one entry here.
-const sections: DemoSection[] = [skillsSection, memoriesSection];
+const sections: DemoSection[] = [skillsSection, memoriesSection, conflictsSection, decaySection, branchesSection, teleportSection];
 
 export async function runDemo(cli: CliContext): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'agentmem-demo-'));
