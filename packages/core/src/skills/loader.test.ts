@@ -165,6 +165,16 @@ describe('Agent Skills (<name>/SKILL.md)', () => {
     });
   });
 
+  it('reads unquoted globs inside metadata', () => {
+    const { skill, problems } = parse(
+      '---\nname: a\nmetadata:\n  glob_patterns: **/*.py, *.pyi\n---\nx',
+      'agent-skills',
+      'a',
+    );
+    expect(problems).toEqual([]);
+    expect(skill?.globPatterns).toEqual(['**/*.py', '*.pyi']);
+  });
+
   it('reads allowed-tools as a comma string or a list', () => {
     expect(
       parse('---\nname: a\nallowed-tools: Read, Grep, Bash(git add:*)\n---\nx', 'agent-skills', 'a').skill
@@ -233,6 +243,14 @@ describe('Cursor rules (.cursor/rules/*.mdc)', () => {
     expect(problems).toEqual([
       expect.objectContaining({ severity: 'warning', line: 3, reason: expect.stringMatching(/not the boolean true/) }),
     ]);
+  });
+
+  it('reads a flow list with unquoted globs', () => {
+    expect(parse('---\nglobs: [*.ts, "src/**/*.tsx"]\n---\nx', 'cursor-rules').skill?.globPatterns).toEqual([
+      '*.ts',
+      'src/**/*.tsx',
+    ]);
+    expect(parse("---\nglobs: ['*.md']\n---\nx", 'cursor-rules').skill?.globPatterns).toEqual(['*.md']);
   });
 
   it('accepts an empty globs field', () => {

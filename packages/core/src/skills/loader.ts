@@ -384,27 +384,33 @@ class Fields {
   }
 }
 
-/** Quotes unquoted values of glob keys (`globs: *.ts, *.tsx`, `- **\/*.py`) so YAML does not read `*` as an alias. */
+/**
+ * Quotes the values of glob keys (`globs: *.ts, *.tsx`, `- **\/*.py`,
+ * `globs: [*.ts]`) so that YAML does not read `*` as an alias; the list
+ * readers split the quoted string again. Line numbers do not change.
+ */
 function quoteGlobValues(lines: string[], closeLine: number): void {
-  let inList = false;
+  let listIndent = -1;
   for (let i = 1; i < closeLine; i++) {
     const line = lines[i]!;
-    const keyed = /^([A-Za-z_-]+)(\s*:\s*)(.*)$/.exec(line);
-    if (keyed) {
-      inList = GLOB_KEYS.includes(keyed[1]!);
-      const value = keyed[3]!;
-      if (inList && value.trim() !== '' && needsQuotes(value))
-        lines[i] = `${keyed[1]}${keyed[2]}${quote(value.trim())}`;
+    const keyed = /^(\s*)([A-Za-z_-]+)(\s*:\s*)(.*)$/.exec(line);
+    if (keyed && !/^\s*-/.test(line)) {
+      const [, indent, key, colon, value] = keyed as unknown as [string, string, string, string, string];
+      listIndent = GLOB_KEYS.includes(key) ? indent.length : -1;
+      if (listIndent >= 0 && needsQuotes(value)) lines[i] = `${indent}${key}${colon}${quote(value.trim())}`;
       continue;
     }
     const item = /^(\s*-\s+)(.*)$/.exec(line);
-    if (inList && item && needsQuotes(item[2]!)) lines[i] = `${item[1]}${quote(item[2]!.trim())}`;
-    else if (!item && line.trim() !== '') inList = false;
+    if (listIndent >= 0 && item && needsQuotes(item[2]!)) lines[i] = `${item[1]}${quote(item[2]!.trim())}`;
+    else if (!item && line.trim() !== '') listIndent = -1;
   }
 }
 
+/** Plain values, and flow lists closed on the same line; not already quoted or block scalars. */
 function needsQuotes(value: string): boolean {
-  return !/^\s*["'[{|>]/.test(value);
+  const v = value.trim();
+  if (v === '' || /^["'|>]/.test(v)) return false;
+  return !v.startsWith('[') || v.endsWith(']');
 }
 
 function quote(value: string): string {
