@@ -1,0 +1,1 @@
+export { AgentMemoryClassic, type AgentMemoryClassicOptions } from './agent-memory-classic';

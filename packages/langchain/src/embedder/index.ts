@@ -1,0 +1,1 @@
+export { LangChainEmbedder, type LangChainEmbedderOptions, langchainEmbedder } from './langchain-embedder';

@@ -1,0 +1,5 @@
+export * from './classic-memory';
+export * from './embedder';
+export * from './middleware';
+export * from './retriever';
+export * from './store';

@@ -1,0 +1,1 @@
+export { AgentMemoryRetriever, type AgentMemoryRetrieverInput } from './agent-memory-retriever';
