@@ -2,9 +2,9 @@
  * Teleport at scale: snapshot a 100k-memory SQLite store (goal: snapshot +
  * merge <= 5 s on 2 cores), another agent adds and rewords memories in the
  * file, then diff and merge it back (100k compared on both sides), undo it,
- * and a full import of the snapshot into an empty store.
+ * and (with --full-import) an import of the whole snapshot into an empty store.
  *
- *   npm run bench -- teleport [--count 100000]
+ *   npm run bench -- teleport [--count 100000] [--full-import]
  *
  * Setup writes memories through the engine helper (`writeMemories`, with
  * history) and precomputed hashing vectors, so only the measured steps count.
@@ -56,7 +56,7 @@ async function fill(memory: AgentMemory, count: number): Promise<void> {
 }
 
 export async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { count: { type: 'string', default: '100000' } } });
+  const { values } = parseArgs({ args, options: { count: { type: 'string', default: '100000' }, 'full-import': { type: 'boolean', default: false } } });
   const count = Number(values.count);
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-teleport-bench-'));
   const embedder = new HashingEmbedder();
@@ -84,6 +84,7 @@ export async function run(args: string[]): Promise<void> {
     await time('undo the merge', () => a.undoMerge(merged.mergeId));
     await a.close();
 
+    if (!values['full-import']) return;
     const fresh = await createSqliteMemory({ path: join(dir, 'fresh.db'), embedder, agentId: 'agent-c', branch: 'main' });
     const full = await time(`full import into an empty store`, () => fresh.merge(path));
     console.log(`  ${full.summary()}`);
