@@ -118,3 +118,22 @@ describe('agentmem branch', () => {
     );
   });
 });
+
+describe('demo: teleport and branches sections', () => {
+  it('shows the two-agent round trip and the branch life cycle', async () => {
+    const run = await runCli(['demo', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const { teleport, branches } = run.json();
+    expect(teleport.snapshot.manifest).toMatchObject({ formatVersion: 1, sourceAgentId: 'demo-agent' });
+    expect(teleport.diff).toMatchObject({ new: 1, conflicts: 1 });
+    expect(teleport.merge.summary).toMatch(/^Imported: 1 new memories \/ Skipped: \d+ duplicates \/ Conflicts: 1 \(newer_wins: 1 overwritten\)$/);
+    expect(teleport.remerge).toMatch(/^Imported: 0 new memories/);
+    expect(teleport.undo).toMatchObject({ removed: 1, restored: 1 });
+    // On feature/auth recall sees the globals and the feature branch only, never main's project memories.
+    expect(branches.featureRecall).toContain('project:feature/auth');
+    for (const ns of branches.featureRecall) expect(['user', 'feedback', 'project:feature/auth', 'reference:feature/auth']).toContain(ns);
+    expect(branches.merge.summary).toBe('Imported: 2 new memories / Skipped: 0 duplicates / Conflicts: 0');
+    expect(branches.deleted).toBe(2);
+    expect(branches.branches.map((b: { branch: string }) => b.branch)).toEqual(['main']);
+  });
+});
