@@ -1,0 +1,35 @@
+import { AgentMemoryError, type AgentMemory } from '@agentmem/core';
+import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
+import type { McpServerConfig } from './server-config';
+
+type QdrantModule = typeof import('@agentmem/qdrant');
+
+/**
+ * Opens the store the config names: the SQLite file (created when missing) or
+ * a Qdrant collection. Without a fixed branch, project and reference memories
+ * follow the git branch of the client's working directory.
+ */
+export async function openMemory(config: McpServerConfig): Promise<AgentMemory> {
+  const scope = {
+    ...(config.tenant !== undefined ? { tenant: config.tenant } : {}),
+    ...(config.agentId !== undefined ? { agentId: config.agentId } : {}),
+    ...(config.branch !== undefined ? { branch: config.branch } : { detectBranch: { cwd: config.cwd } }),
+  };
+  if (!config.qdrant) return createSqliteMemory({ path: config.db, ...scope });
+  const { createQdrantMemory } = await loadQdrant();
+  // Snapshots are SQLite files whatever the backend (teleport between backends).
+  return createQdrantMemory({ ...config.qdrant, ...scope, snapshotFormat: sqliteSnapshotFormat });
+}
+
+// Optional: only Qdrant users install it.
+async function loadQdrant(): Promise<QdrantModule> {
+  try {
+    return await import('@agentmem/qdrant');
+  } catch (error) {
+    throw new AgentMemoryError(
+      'MISSING_DEPENDENCY',
+      '--qdrant-url needs the Qdrant backend: run `npm i @agentmem/qdrant` next to @agentmem/mcp, or drop --qdrant-url to use the embedded SQLite store.',
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,138 @@
+import { type ActivatedSkill, formatForPrompt, type Skill } from '@agentmem/core';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as z from 'zod';
+import { defineTool } from '../server/define-tool';
+import type { ServerContext } from '../server/server-context';
+import { skillUri } from '../server/uris';
+
+const skillOut = z.object({
+  name: z.string(),
+  description: z.string(),
+  uri: z.string().describe('Read the full skill as this resource.'),
+  globPatterns: z.array(z.string()),
+  triggerKeywords: z.array(z.string()),
+  toolsAllowed: z.array(z.string()),
+  importance: z.number(),
+  tags: z.array(z.string()),
+  alwaysApply: z.boolean(),
+});
+
+const activatedOut = z.object({
+  name: z.string(),
+  score: z.number(),
+  activatedBy: z.string().describe('semantic, keyword, glob, combined or always.'),
+  signals: z.object({
+    semantic: z
+      .object({
+        score: z.number(),
+        cosine: z.number(),
+        denseRank: z.number().optional(),
+        keywordRank: z.number().optional(),
+      })
+      .optional(),
+    keyword: z.object({ score: z.number(), matched: z.array(z.string()) }).optional(),
+    glob: z.object({ score: z.number(), paths: z.array(z.string()), patterns: z.array(z.string()) }).optional(),
+  }),
+});
+
+export function toSkillOut(s: Skill): z.output<typeof skillOut> {
+  return {
+    name: s.name,
+    description: s.description,
+    uri: skillUri(s.name),
+    globPatterns: s.globPatterns,
+    triggerKeywords: s.triggerKeywords,
+    toolsAllowed: s.toolsAllowed,
+    importance: s.importance,
+    tags: s.tags,
+    alwaysApply: s.alwaysApply,
+  };
+}
+
+function toActivatedOut(a: ActivatedSkill): z.output<typeof activatedOut> {
+  const { semantic, keyword, glob } = a.signals;
+  return {
+    name: a.skill.name,
+    score: a.score,
+    activatedBy: a.activatedBy,
+    signals: {
+      ...(semantic
+        ? {
+            semantic: {
+              score: semantic.score,
+              cosine: semantic.cosine,
+              ...(semantic.denseRank !== undefined ? { denseRank: semantic.denseRank } : {}),
+              ...(semantic.keywordRank !== undefined ? { keywordRank: semantic.keywordRank } : {}),
+            },
+          }
+        : {}),
+      ...(keyword ? { keyword: { score: keyword.score, matched: keyword.matched } } : {}),
+      ...(glob ? { glob: { score: glob.score, paths: glob.paths, patterns: glob.patterns } } : {}),
+    },
+  };
+}
+
+export function registerSkillTools(server: McpServer, ctx: ServerContext): void {
+  const { memory } = ctx;
+
+  defineTool(
+    server,
+    ctx,
+    'activate_skills',
+    {
+      title: 'Activate skills',
+      description:
+        'The skills that apply to a task: give the user message and the file being worked on; returns the matching skills (why each fired) and their instructions rendered as Markdown to follow.',
+      inputSchema: {
+        message: z.string().describe('The task or user message.'),
+        filePath: z.string().optional().describe('The file being worked on (activates skills by glob).'),
+        k: z
+          .number()
+          .int()
+          .min(0)
+          .max(20)
+          .optional()
+          .describe('At most this many skills besides always-on ones; default 3.'),
+      },
+      outputSchema: {
+        skills: z.array(activatedOut),
+        rendered: z.string().describe('The active skills as Markdown ("## Active skills"), empty when none apply.'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args) => {
+      const activated = await memory.skills.activate(args.message, {
+        ...(args.filePath !== undefined ? { filePath: args.filePath } : {}),
+        ...(args.k !== undefined ? { k: args.k } : {}),
+      });
+      return {
+        summary:
+          activated.length === 0
+            ? 'No skill applies.'
+            : `Active: ${activated.map((a) => `${a.skill.name} (${a.activatedBy})`).join(', ')}.`,
+        structured: { skills: activated.map(toActivatedOut), rendered: formatForPrompt(activated) },
+      };
+    },
+  );
+
+  defineTool(
+    server,
+    ctx,
+    'list_skills',
+    {
+      title: 'List skills',
+      description:
+        'Every registered skill with its description and triggers; read one in full as its skill:// resource.',
+      inputSchema: {},
+      outputSchema: { skills: z.array(skillOut) },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async () => {
+      const skills = await memory.skills.list();
+      return {
+        summary: skills.length === 0 ? 'No skills registered.' : `${skills.length} skills.`,
+        structured: { skills: skills.map(toSkillOut) },
+      };
+    },
+  );
+}
