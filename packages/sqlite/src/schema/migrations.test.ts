@@ -114,6 +114,16 @@ describe('schema migrations', () => {
           .join(' ');
       const scoped = "r.tenant = '' AND r.namespace = 'user' AND json_extract(r.attributes, '$.kind') = 'memory'";
       expect(plan(`${scoped} AND json_extract(r.attributes, '$.contentHash') = 'h1'`)).toMatch(/records_content_hash/);
+      const count = (
+        db
+          .prepare(
+            `EXPLAIN QUERY PLAN SELECT count(*) FROM records r WHERE ${scoped} AND json_extract(r.attributes, '$.status') = 'active'`,
+          )
+          .all() as { detail: string }[]
+      )
+        .map((p) => p.detail)
+        .join(' ');
+      expect(count).toMatch(/COVERING INDEX records_kind_status/);
       expect(
         plan(`r.tenant = '' AND r.namespace = '_history' AND json_extract(r.attributes, '$.memoryId') = 'm1'`),
       ).toMatch(/records_memory_id/);

@@ -44,9 +44,12 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    description: 'indexes on the attributes core filters on (kind/status, type, contentHash, memoryId)',
+    description: 'indexes on the attributes core filters on (kind/status per scope, type, contentHash, memoryId)',
     sql: `
-      CREATE INDEX records_kind_status ON records (json_extract(attributes, '$.kind'), json_extract(attributes, '$.status'));
+      -- Covers counts per scope and status (stats, recall filters) without reading rows.
+      CREATE INDEX records_kind_status ON records (
+        json_extract(attributes, '$.kind'), json_extract(attributes, '$.status'), tenant, namespace
+      );
       CREATE INDEX records_type ON records (json_extract(attributes, '$.type'));
       CREATE INDEX records_content_hash ON records (json_extract(attributes, '$.contentHash'));
       CREATE INDEX records_memory_id ON records (json_extract(attributes, '$.memoryId'));
@@ -57,7 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
         ('records', 'sqlite_autoindex_records_1', '1000000 1'),
         ('records', 'records_scope', '1000000 100000 10000 1'),
-        ('records', 'records_kind_status', '1000000 300000 100000'),
+        ('records', 'records_kind_status', '1000000 300000 100000 50000 10000'),
         ('records', 'records_type', '1000000 250000'),
         ('records', 'records_content_hash', '1000000 2'),
         ('records', 'records_memory_id', '1000000 5');
