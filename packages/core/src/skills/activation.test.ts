@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createAgentMemory } from '../agent-memory';
 import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
-import { SKILL_SCORE_WEIGHTS, SkillRegistry, type SkillRegistryOptions } from './registry';
+import { FakeEmbedder } from '../testing';
+import { DENSE_SEMANTIC_RANGE, SKILL_SCORE_WEIGHTS, SkillRegistry, type SkillRegistryOptions } from './registry';
 import { pathsInMessage } from './signals';
 import type { SkillInput } from './skill';
 
@@ -210,6 +212,24 @@ describe('activate: semantic scores are absolute', () => {
     expect(names(await skills.activate('optimize the CI/CD pipeline for faster builds'))).toEqual(['ci-cd']);
     expect(names(await skills.activate('edit src/app/main.py'))).toEqual(['python']);
     expect(await skills.activate("what's the weather like")).toEqual([]);
+  });
+});
+
+describe('activate: embedders and options', () => {
+  it('uses the dense range and equal fusion weights for a non-lexical embedder', async () => {
+    const store = new MemoryStore({ backend: new InMemoryBackend(), embedder: new FakeEmbedder({ dimension: 256 }) });
+    const skills = new SkillRegistry(store);
+    await skills.registerMany([DOCKER, PYTHON]);
+    const [hit] = await skills.activate('docker\nDocker best practices for images, containers and compose files');
+    expect(hit?.skill.name).toBe('docker');
+    expect(hit!.signals.semantic!.cosine).toBeGreaterThan(DENSE_SEMANTIC_RANGE.ceiling);
+    expect(await skills.activate("what's the weather like")).toEqual([]);
+  });
+
+  it('takes skillActivation options through createAgentMemory', async () => {
+    const memory = await createAgentMemory({ backend: new InMemoryBackend(), skillActivation: NO_SEMANTIC });
+    await memory.skills.register({ name: 'k8s', content: 'Scale deployments with kubectl and watch the rollout.' });
+    expect(await memory.skills.activate('scale deployments with kubectl and watch the rollout')).toEqual([]);
   });
 });
 

@@ -37,7 +37,7 @@ export const SKILL_EMBED_CONTENT_CHARS = 1000;
  * `semanticRange`.
  */
 export const LEXICAL_SEMANTIC_RANGE = { floor: 0.2, ceiling: 0.45 } as const;
-export const DENSE_SEMANTIC_RANGE = { floor: 0.3, ceiling: 0.7 } as const;
+export const DENSE_SEMANTIC_RANGE = { floor: 0.25, ceiling: 0.6 } as const;
 
 export interface SkillRegistryOptions {
   /** Override the cosine range of the semantic score (see `LEXICAL_SEMANTIC_RANGE`). */
