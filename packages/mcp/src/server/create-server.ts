@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { detectGitBranch } from '@agentmem/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import pkg from '../../package.json';
@@ -43,7 +44,7 @@ async function followClientRoot(server: McpServer, ctx: ServerContext): Promise<
     const { roots } = await server.server.listRoots();
     const root = roots.find((r) => r.uri.startsWith('file://'));
     if (!root || ctx.branchPinned) return;
-    const branch = await detectGitBranch({ cwd: new URL(root.uri).pathname, fallback: ctx.memory.branch });
+    const branch = await detectGitBranch({ cwd: fileURLToPath(root.uri), fallback: ctx.memory.branch });
     if (!ctx.branchPinned && branch !== ctx.memory.branch) {
       ctx.memory.switchBranch(branch);
       ctx.log(`branch ${branch} (git branch of the client's root ${root.uri})`);
