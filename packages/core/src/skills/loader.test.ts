@@ -167,7 +167,7 @@ describe('Agent Skills (<name>/SKILL.md)', () => {
 
   it('reads unquoted globs inside metadata', () => {
     const { skill, problems } = parse(
-      '---\nname: a\nmetadata:\n  glob_patterns: **/*.py, *.pyi\n---\nx',
+      '---\nname: a\ndescription: d\nmetadata:\n  glob_patterns: **/*.py, *.pyi\n---\nx',
       'agent-skills',
       'a',
     );
@@ -190,6 +190,11 @@ describe('Agent Skills (<name>/SKILL.md)', () => {
     expect(named.skill?.name).toBe('other');
     expect(named.problems[0]).toMatchObject({ severity: 'warning', line: 2 });
     expect(parse('---\ndescription: d\n---\nx', 'agent-skills', 'folder').skill?.name).toBe('folder');
+    const undescribed = parse('---\nname: folder\n---\n# Does things\nx', 'agent-skills', 'folder');
+    expect(undescribed.skill?.description).toBe('Does things');
+    expect(undescribed.problems).toEqual([
+      expect.objectContaining({ severity: 'warning', reason: expect.stringMatching(/no description/) }),
+    ]);
   });
 });
 

@@ -234,7 +234,15 @@ export function parseSkillFile(
       keyLine('name'),
     );
   }
-  skill.description = fields.string('description')?.trim() || firstLine(content);
+  const description = fields.string('description')?.trim();
+  skill.description = description || firstLine(content);
+  if (format === 'agent-skills' && !description) {
+    problem(
+      'warning',
+      'has no description (Agent Skills require one: it says when to use the skill); the first line is used.',
+      opensMatter ? 1 : undefined,
+    );
+  }
 
   if (format === 'agent-skills') {
     const tools = fields.toolList('allowed-tools');
