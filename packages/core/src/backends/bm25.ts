@@ -20,10 +20,12 @@ export class Bm25Index {
 
   constructor(private readonly params: { k1: number; b: number } = { k1: BM25_K1, b: BM25_B }) {}
 
+  /** Indexes a document's text; text without terms (e.g. history records) is not a document, as in FTS5. */
   set(id: string, text: string): void {
     this.remove(id);
-    const tf = new Map<string, number>();
     const terms = tokenize(text);
+    if (terms.length === 0) return;
+    const tf = new Map<string, number>();
     for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
     this.docs.set(id, { tf, length: terms.length });
     for (const t of tf.keys()) {
@@ -46,30 +48,38 @@ export class Bm25Index {
 
   /** Scores of every admitted document that shares a term with the query. */
   search(query: string, admit: (id: string) => boolean): Map<string, number> {
-    const terms = [...new Set(tokenize(query))];
     const scores = new Map<string, number>();
-    if (terms.length === 0) return scores;
-    // Corpus statistics over the admitted documents only.
+    const postings: [string, Set<string>][] = [];
+    for (const term of new Set(tokenize(query))) {
+      const posting = this.postings.get(term);
+      if (posting) postings.push([term, posting]);
+    }
+    if (postings.length === 0) return scores;
+    // Corpus statistics over the admitted documents only; admit is asked once per document.
+    const candidates = new Set<string>();
+    for (const [, posting] of postings) for (const id of posting) candidates.add(id);
+    const admitted = new Set<string>();
     let n = 0;
     let totalLength = 0;
     for (const [id, doc] of this.docs) {
       if (!admit(id)) continue;
       n++;
       totalLength += doc.length;
+      if (candidates.has(id)) admitted.add(id);
     }
-    if (n === 0) return scores;
+    if (admitted.size === 0) return scores;
     const avgdl = totalLength / n;
     const { k1, b } = this.params;
-    for (const term of terms) {
-      const posting = this.postings.get(term);
-      if (!posting) continue;
-      const admitted = [...posting].filter(admit);
-      if (admitted.length === 0) continue;
-      const idf = Math.log(1 + (n - admitted.length + 0.5) / (admitted.length + 0.5));
-      for (const id of admitted) {
+    for (const [term, posting] of postings) {
+      let df = 0;
+      for (const id of posting) if (admitted.has(id)) df++;
+      if (df === 0) continue;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (const id of posting) {
+        if (!admitted.has(id)) continue;
         const doc = this.docs.get(id)!;
         const f = doc.tf.get(term)!;
-        const s = (idf * (f * (k1 + 1))) / (f + k1 * (1 - b + (b * doc.length) / (avgdl || 1)));
+        const s = (idf * (f * (k1 + 1))) / (f + k1 * (1 - b + (b * doc.length) / avgdl));
         scores.set(id, (scores.get(id) ?? 0) + s);
       }
     }
