@@ -1,6 +1,8 @@
 /**
- * Decay at scale: one `applyDecay` pass over 100k memories (goal: about 1 s),
- * then the same pass again (idempotent: prunes nothing), then `compact`.
+ * Decay at scale: one `applyDecay` pass over 100k memories (goal: about 1 s)
+ * with eight weeks of backlog (more than half get pruned), the same pass again
+ * (idempotent: prunes nothing), the next day's run (what a daily job does in
+ * steady state), then `compact`.
  *
  *   npm run bench -- decay [--count 100000] [--backend sqlite|memory]
  *
@@ -107,9 +109,14 @@ export async function run(args: string[]): Promise<void> {
       `  of which writes       ${(first.durationMs - dry.durationMs).toFixed(0).padStart(6)} ms for ${first.pruned} pruned memories`,
     );
     row('applyDecay (again)', await memory.applyDecay());
+    row('applyDecay (+1 day)', await memory.applyDecay({ now: NOW + 24 * HOUR }));
     row('compact', await memory.compact());
+    const verdict =
+      count < 100_000 ? 'not judged: run with --count 100000' : first.durationMs <= 1000 ? 'met' : 'NOT met';
+    console.log(`goal: the backlog run over 100k memories in <= 1000 ms: ${verdict}`);
     console.log(
-      `goal: one applyDecay pass over 100k memories <= 1000 ms -> ${first.durationMs <= 1000 ? 'met' : 'NOT met'}`,
+      `cost: ${((dry.durationMs / Math.max(1, dry.scanned)) * 1000).toFixed(1)} µs per scanned memory, ` +
+        `${(((first.durationMs - dry.durationMs) / Math.max(1, first.pruned)) * 1000).toFixed(0)} µs per pruned memory (patch + history row)`,
     );
     await memory.close();
   } finally {
