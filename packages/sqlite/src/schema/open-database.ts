@@ -96,6 +96,20 @@ function loadVectorExtension(db: Database.Database): void {
   }
 }
 
+let extensionAvailable = false;
+
+/** Fails before any file or directory is created when the extension cannot load (checked once per process). */
+function checkVectorExtension(): void {
+  if (extensionAvailable) return;
+  const probe = new Database(':memory:');
+  try {
+    loadVectorExtension(probe);
+    extensionAvailable = true;
+  } finally {
+    probe.close();
+  }
+}
+
 export interface SchemaInfo {
   applicationId: number;
   version: number;
@@ -169,6 +183,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   const readonly = options.readonly ?? false;
   const memory = isInMemoryPath(path);
   const shown = memory ? ':memory:' : resolve(path);
+  checkVectorExtension();
   if (!memory) checkPath(shown, readonly);
   let db: Database.Database;
   try {
