@@ -8,6 +8,7 @@ import * as exportCommand from './commands/export';
 import * as forget from './commands/forget';
 import * as history from './commands/history';
 import * as importCommand from './commands/import';
+import * as mcp from './commands/mcp';
 import * as recall from './commands/recall';
 import * as remember from './commands/remember';
 import * as restore from './commands/restore';
@@ -37,6 +38,7 @@ const commands: CommandModule[] = [
   importCommand,
   teleport,
   branch,
+  mcp,
 ];
 
 /** The `agentmem` program: global options, then every command of the list above. */

@@ -1,0 +1,141 @@
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { request } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, root, startServer, tempDir } from './helpers';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+describe('agentmem mcp (the CLI command)', () => {
+  it('serves the --db store over stdio with the global tenant and branch', async () => {
+    const server = await startServer(
+      ['--db', tmp.path('cli.db'), '--tenant', 'dana', '--branch', 'release/1.2', 'mcp'],
+      { script: 'packages/cli/src/bin.ts' },
+    );
+    try {
+      const written = await call(server.client, 'remember', { content: 'Release 1.2 ships on Friday.', type: 'project' });
+      expect(written.memory).toMatchObject({ tenant: 'dana', namespace: 'project:release/1.2' });
+      expect((await call(server.client, 'recall', { query: 'when does release 1.2 ship' })).results[0].memory.id).toBe(
+        written.memory.id,
+      );
+      expect(server.errors).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('branch from the client working directory', () => {
+  it("follows the git branch of the client's first root", async () => {
+    const repo = tmp.path('repo');
+    mkdirSync(repo);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
+    git('init', '-q', '-b', 'feature/roots');
+    git('-c', 'user.email=a@b.c', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'one');
+    const elsewhere = tmp.path('not-a-repo');
+    mkdirSync(elsewhere);
+    const server = await startServer(['--db', tmp.path('roots.db'), '--cwd', elsewhere], {
+      client: { capabilities: { roots: {} } },
+      setup: (client) =>
+        client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(repo).href, name: 'repo' }] })),
+    });
+    try {
+      let current = '';
+      for (let i = 0; i < 100 && current !== 'feature/roots'; i++) {
+        current = (await call(server.client, 'branch_list')).current;
+        if (current !== 'feature/roots') await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(current).toBe('feature/roots');
+      const written = await call(server.client, 'remember', { content: 'Roots decide the branch.', type: 'project' });
+      expect(written.memory.namespace).toBe('project:feature/roots');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('agentmem-mcp --http (Streamable HTTP on loopback)', () => {
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    if (child?.exitCode === null) child.kill();
+  });
+
+  it('serves MCP sessions at /mcp, refuses foreign Host headers, stops on SIGTERM', async () => {
+    child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'packages/mcp/src/bin.ts', '--http', '--port', '0', '--db', tmp.path('http.db'), '--branch', 'main'],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    child.stdout!.on('data', (chunk) => {
+      stdout += String(chunk);
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let log = '';
+      child!.stderr!.on('data', (chunk) => {
+        log += String(chunk);
+        const found = /Streamable HTTP at (\S+)/.exec(log);
+        if (found) resolve(found[1]!);
+      });
+      child!.once('exit', (code) => reject(new Error(`server exited with ${code}: ${log}`)));
+    });
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+
+    const client = new Client({ name: 'agentmem-http-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await client.listTools();
+    const written = await call(client, 'remember', { content: 'HTTP clients share the store.', type: 'user' });
+    expect((await call(client, 'recall', { query: 'HTTP clients store' })).results[0].memory.id).toBe(written.memory.id);
+    const stats = JSON.parse(String((await client.readResource({ uri: 'agentmem://stats' })).contents[0]!.text));
+    expect(stats.total).toBe(1);
+    await client.close();
+
+    const status = await new Promise<number>((resolve, reject) => {
+      const target = new URL(url);
+      const req = request(
+        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { host: 'attacker.example', 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.once('error', reject);
+      req.end('{}');
+    });
+    expect(status).toBe(403);
+
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stdout).toBe('');
+  });
+});
+
+describe('agentmem-mcp start-up errors', () => {
+  const run = async (...args: string[]) => {
+    try {
+      await promisify(execFile)(process.execPath, ['--import', 'tsx', 'packages/mcp/src/bin.ts', ...args], {
+        cwd: root,
+        timeout: 30_000,
+      });
+      return { code: 0, stdout: '', stderr: '' };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it('refuses a non-loopback host and unknown flags with a usage error on stderr', async () => {
+    const [host, flag] = await Promise.all([run('--http', '--host', '0.0.0.0'), run('--bogus')]);
+    expect(host).toMatchObject({ code: 2, stdout: '' });
+    expect(host.stderr).toContain('--host 0.0.0.0 is not a loopback address');
+    expect(flag).toMatchObject({ code: 2, stdout: '' });
+    expect(flag.stderr).toMatch(/Unknown option '--bogus'.*agentmem-mcp --help/s);
+  });
+});
