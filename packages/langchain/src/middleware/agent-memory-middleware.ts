@@ -11,7 +11,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { chatModelExtractor } from './chat-model-extractor';
 import { isAi, isHuman, latestHumanText, textOf, withContextBlock } from './messages';
-import { defaultScope, type ScopeResolver, scopedMemory } from './scope';
+import { defaultScope, RunContexts, type ScopeResolver, scopedMemory, threadOf } from './scope';
 
 export interface AgentMemoryMiddlewareOptions extends Omit<ContextOptions, 'filePath'> {
   memory: AgentMemory;
@@ -58,16 +58,18 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions) {
       })
     : undefined;
 
+  const runs = new RunContexts();
   const middleware = createMiddleware({
     name: 'AgentMemoryMiddleware',
     wrapModelCall: async (request, handler) => {
       const message = latestHumanText(request.messages as BaseMessage[]);
       if (!message.trim()) return handler(request);
       const context = request.runtime?.context as Record<string, unknown> | undefined;
+      if (extractor) runs.remember(request.messages as BaseMessage[], context);
       try {
         const view = scopedMemory(memory, scope(context));
         const file = typeof context?.filePath === 'string' ? context.filePath : filePath;
-        const session = context?.sessionId ?? context?.threadId;
+        const session = threadOf(context, (request.runtime as { configurable?: unknown })?.configurable);
         const { block } = await view.contextFor(message, {
           ...contextOptions,
           ...(file ? { filePath: file } : {}),
@@ -79,14 +81,15 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions) {
         return handler(request);
       }
     },
-    afterAgent: async (state, runtime) => {
+    afterAgent: async (state) => {
       if (!extractor) return undefined;
       const messages = (state as { messages?: BaseMessage[] }).messages ?? [];
+      const context = runs.take(messages);
       const lastAi = [...messages].reverse().find(isAi);
       const user = latestHumanText(messages);
       const assistant = lastAi ? textOf(lastAi) : '';
       if (user && assistant && messages.some(isHuman)) {
-        extractor.schedule(scopedMemory(memory, scope((runtime as { context?: unknown })?.context)), { user, assistant });
+        extractor.schedule(scopedMemory(memory, scope(context)), { user, assistant });
       }
       return undefined;
     },

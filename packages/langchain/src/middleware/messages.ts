@@ -32,7 +32,7 @@ export function withContextBlock(system: SystemMessage | undefined, block: strin
   const content = system?.content ?? '';
   if (typeof content === 'string') return new SystemMessage(injectContextBlock(content, block));
   const kept = content.filter((p) => !(typeof p === 'object' && p.type === 'text' && String(p.text).includes(CONTEXT_OPEN)));
-  return new SystemMessage({ content: block ? [...kept, { type: 'text', text: block }] : kept });
+  return new SystemMessage({ content: block ? [...kept, { type: 'text', text: `\n\n${block}` }] : kept });
 }
 
 /** LangChain messages as core's runtime-neutral chat messages (for compaction and summaries). */

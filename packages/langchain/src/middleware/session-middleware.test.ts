@@ -1,0 +1,64 @@
+import { AgentMemory, InMemoryBackend } from '@agentmem/core';
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+import { fakeModel } from '@langchain/core/testing';
+import { createAgent } from 'langchain';
+import { describe, expect, it } from 'vitest';
+import { agentMemoryMiddleware } from './agent-memory-middleware';
+import { textOf } from './messages';
+import { sessionMiddleware } from './session-middleware';
+
+/** A long history with tool calls: each turn a request, a tool call, a big result, an answer. */
+function history(turns: number): BaseMessage[] {
+  const out: BaseMessage[] = [];
+  for (let i = 0; i < turns; i++) {
+    out.push(new HumanMessage(`Turn ${i}: please check the logs of service ${i}`));
+    out.push(new AIMessage({ content: '', tool_calls: [{ id: `call-${i}`, name: 'read_logs', args: { service: i } }] }));
+    out.push(new ToolMessage({ content: `log line ${i}\n`.repeat(400), tool_call_id: `call-${i}`, name: 'read_logs' }));
+    out.push(new AIMessage(`Service ${i} looks healthy.`));
+  }
+  return out;
+}
+
+function pairsIntact(messages: BaseMessage[]) {
+  const calls = messages.flatMap((m) => (AIMessage.isInstance(m) ? (m.tool_calls ?? []).map((c) => c.id) : []));
+  const results = messages.flatMap((m) => (ToolMessage.isInstance(m) ? [m.tool_call_id] : []));
+  return calls.length === results.length && calls.every((c) => results.includes(c!));
+}
+
+describe('sessionMiddleware in createAgent', () => {
+  it('compacts a long conversation under the budget without breaking tool calls, with no model call for deterministic levels', async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    const summaries = fakeModel();
+    const reports: unknown[] = [];
+    const agentModel = fakeModel().respond(new AIMessage('All services are healthy.'));
+    const agent = createAgent({
+      model: agentModel,
+      middleware: [sessionMiddleware({ memory, model: summaries, maxTokens: 3000, keepRecentTurns: 2, onCompaction: (r) => reports.push(r) })],
+    });
+    await agent.invoke({ messages: [...history(20), new HumanMessage('summarise the health of all services')] });
+    const received = agentModel.calls[0]!.messages;
+    const tokens = received.reduce((n, m) => n + Math.ceil(textOf(m).length / 4) + 4, 0);
+    expect(tokens).toBeLessThanOrEqual(3000);
+    expect(pairsIntact(received)).toBe(true);
+    expect(textOf(received.at(-1)!)).toBe('summarise the health of all services');
+    expect(reports[0]).toMatchObject({ level: expect.stringMatching(/snip|micro|collapse/) });
+    expect(summaries.callCount).toBe(0);
+  });
+
+  it('keeps a session summary that the next session of the thread starts with', async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend(), tenant: 'alice' });
+    const summaries = fakeModel().respond(new AIMessage('Alice is migrating the billing service to Postgres 16.'));
+    const first = createAgent({
+      model: fakeModel().respond(new AIMessage('Started the migration plan.')),
+      middleware: [sessionMiddleware({ memory, model: summaries, maxTokens: 100_000, everyTurns: 1 })],
+    });
+    await first.invoke({ messages: [{ role: 'user', content: 'help me migrate billing to Postgres 16' }] }, { configurable: { thread_id: 't-1' } });
+    expect(summaries.callCount).toBe(1);
+
+    const nextModel = fakeModel().respond(new AIMessage('We were migrating billing.'));
+    const next = createAgent({ model: nextModel, middleware: [agentMemoryMiddleware({ memory })] });
+    await next.invoke({ messages: [{ role: 'user', content: 'where were we?' }] }, { context: { threadId: 't-1' } } as never);
+    const system = textOf(nextModel.calls[0]!.messages[0]!);
+    expect(system).toContain('## Session summary\nAlice is migrating the billing service to Postgres 16.');
+  });
+});
