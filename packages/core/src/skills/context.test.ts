@@ -41,11 +41,14 @@ describe('AgentMemory.contextFor with skills', () => {
     expect((await memory.contextFor('tidy this up', { filePath: 'src/app/main.py', skillK: 0 })).skills).toEqual([]);
   });
 
-  it('skills follow the tenant of a scoped view', async () => {
-    const memory = await createAgentMemory({ backend: new InMemoryBackend(), tenant: 'alice' });
-    await memory.skills.register({ name: 'docker', content: '- builds', triggerKeywords: ['docker'] });
-    const bob = memory.withScope({ tenant: 'bob' });
-    expect((await bob.contextFor('docker please')).skills).toEqual([]);
-    expect((await memory.contextFor('docker please')).skills).toHaveLength(1);
+  it('app skills reach every tenant; per-tenant skills follow the scoped view', async () => {
+    const shared = await createAgentMemory({ backend: new InMemoryBackend(), tenant: 'alice' });
+    await shared.skills.register({ name: 'docker', content: '- builds', triggerKeywords: ['docker'] });
+    expect((await shared.withScope({ tenant: 'bob' }).contextFor('docker please')).skills).toHaveLength(1);
+
+    const perTenant = await createAgentMemory({ backend: new InMemoryBackend(), tenant: 'alice', skillActivation: { shared: false } });
+    await perTenant.skills.register({ name: 'docker', content: '- builds', triggerKeywords: ['docker'] });
+    expect((await perTenant.withScope({ tenant: 'bob' }).contextFor('docker please')).skills).toEqual([]);
+    expect((await perTenant.contextFor('docker please')).skills).toHaveLength(1);
   });
 });

@@ -90,9 +90,18 @@ describe('SkillRegistry', () => {
     expect(await skills.list()).toHaveLength(1205);
   });
 
-  it('keeps tenants apart', async () => {
+  it('shares skills with every tenant by default', async () => {
     const { store, skills } = await setup('alice');
+    await skills.register({ name: 'docker', content: 'App docker rules', triggerKeywords: ['docker'] });
     const bob = new SkillRegistry(store.withScope({ tenant: 'bob' }));
+    expect((await bob.get('docker'))?.content).toBe('App docker rules');
+    expect((await bob.activate('docker please')).map((a) => a.skill.name)).toEqual(['docker']);
+  });
+
+  it('keeps tenants apart with shared: false', async () => {
+    const { store } = await setup('alice');
+    const skills = new SkillRegistry(store, { shared: false });
+    const bob = new SkillRegistry(store.withScope({ tenant: 'bob' }), { shared: false });
     await skills.register({ name: 'docker', content: 'Alice docker', triggerKeywords: ['docker'] });
     expect(await bob.list()).toEqual([]);
     expect(await bob.get('docker')).toBeUndefined();

@@ -44,6 +44,11 @@ export interface SkillRegistryOptions {
   semanticRange?: { floor: number; ceiling: number };
   /** RRF weights of the dense and keyword lists; default as recall (lexical: 0.25/1, else 1/1). */
   fusionWeights?: { dense: number; keyword: number };
+  /**
+   * Skills are the application's, shared by every tenant (stored under the
+   * default tenant) — default true. `false`: each tenant has its own skills.
+   */
+  shared?: boolean;
 }
 
 /** The `skillActivation` option of AgentMemory. */
@@ -79,7 +84,7 @@ interface Compiled {
 }
 
 /**
- * Skills of one tenant, stored through the backend in the `_skills`
+ * Skills of the application (or of one tenant, with `shared: false`), stored through the backend in the `_skills`
  * namespace (so they travel with snapshots), and the engine that decides
  * which of them a message activates.
  */
@@ -102,6 +107,11 @@ export class SkillRegistry {
     this.options = options;
   }
 
+  /** The tenant skills are stored under: the default one unless skills are per tenant. */
+  get tenant(): string {
+    return this.options.shared === false ? this.store.tenant : '';
+  }
+
   /** Adds a skill, or replaces the skill of the same name. */
   async register(input: SkillInput): Promise<Skill> {
     const result = await this.registerMany([input]);
@@ -121,7 +131,7 @@ export class SkillRegistry {
     if (byName.size === 0) return result;
     const ids = [...byName.keys()].map((name) => this.idFor(name));
     const existing = new Map(
-      (await this.store.backend.get(ids, { tenant: this.store.tenant, withVectors: false }))
+      (await this.store.backend.get(ids, { tenant: this.tenant, withVectors: false }))
         .filter((r) => r.attributes.kind === KIND.skill)
         .map((r) => [r.id, recordToSkill(r)]),
     );
@@ -165,7 +175,7 @@ export class SkillRegistry {
   async unregister(name: string): Promise<boolean> {
     await this.store.init();
     const id = this.idFor(validateSkillName(name));
-    const [record] = await this.store.backend.get([id], { tenant: this.store.tenant, withVectors: false });
+    const [record] = await this.store.backend.get([id], { tenant: this.tenant, withVectors: false });
     if (!record || record.attributes.kind !== KIND.skill) return false;
     await this.store.backend.delete([id]);
     this.compiled.delete(id);
@@ -175,7 +185,7 @@ export class SkillRegistry {
   async get(name: string): Promise<Skill | undefined> {
     await this.store.init();
     const id = this.idFor(validateSkillName(name));
-    const [record] = await this.store.backend.get([id], { tenant: this.store.tenant, withVectors: false });
+    const [record] = await this.store.backend.get([id], { tenant: this.tenant, withVectors: false });
     return record && record.attributes.kind === KIND.skill ? recordToSkill(record) : undefined;
   }
 
@@ -280,11 +290,11 @@ export class SkillRegistry {
   // ---------------------------------------------------------------- internals
 
   private idFor(name: string): string {
-    return stableId('skill', this.store.tenant, name);
+    return stableId('skill', this.tenant, name);
   }
 
   private filter(): RecordFilter {
-    return { tenant: this.store.tenant, namespaces: [SKILLS_NAMESPACE], where: { kind: KIND.skill } };
+    return { tenant: this.tenant, namespaces: [SKILLS_NAMESPACE], where: { kind: KIND.skill } };
   }
 
   private compile(id: string, skill: Skill): CompiledKeyword[] {
@@ -299,7 +309,7 @@ export class SkillRegistry {
     return {
       id: this.idFor(skill.name),
       namespace: SKILLS_NAMESPACE,
-      tenant: this.store.tenant,
+      tenant: this.tenant,
       text: embeddingText(skill),
       vector,
       attributes: {
