@@ -67,3 +67,10 @@ export function tempDir(): { dir: string; path: (name: string) => string; cleanu
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-mcp-test-'));
   return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** Reads a resource and returns its first content as text (with its mime type). */
+export async function readText(client: Client, uri: string): Promise<{ text: string; mimeType?: string }> {
+  const [content] = (await client.readResource({ uri })).contents;
+  if (!content || !('text' in content)) throw new Error(`${uri} has no text content`);
+  return { text: content.text, ...(content.mimeType ? { mimeType: content.mimeType } : {}) };
+}

@@ -4,7 +4,7 @@ import { createSqliteMemory } from '@agentmem/sqlite';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, callError, type Started, startServer, tempDir, textOf } from './helpers';
+import { call, callError, readText, type Started, startServer, tempDir, textOf } from './helpers';
 
 const DOCKER_SKILL = `---
 description: Docker best practices
@@ -258,18 +258,18 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['session://{id}', 'skill://{name}']);
 
-    const stats = JSON.parse(String((await client.readResource({ uri: 'agentmem://stats' })).contents[0]!.text));
+    const stats = JSON.parse((await readText(client, 'agentmem://stats')).text);
     expect(stats).toMatchObject({ branch: 'main', tenant: '', skills: 1, embedder: { dimension: 384 } });
     expect(stats.total).toBeGreaterThan(0);
 
-    const skill = (await client.readResource({ uri: 'skill://docker' })).contents[0]!;
+    const skill = await readText(client, 'skill://docker');
     expect(skill.mimeType).toBe('text/markdown');
     expect(skill.text).toContain('description: "Docker best practices"');
     expect(skill.text).toContain('- Always use multi-stage builds');
 
-    const session = (await client.readResource({ uri: 'session://current' })).contents[0]!;
+    const session = await readText(client, 'session://current');
     expect(session.text).toBe('Dana is migrating the orders service to PostgreSQL 16.');
-    expect((await client.readResource({ uri: 'session://thread-7' })).contents[0]!.text).toBe(session.text);
+    expect((await readText(client, 'session://thread-7')).text).toBe(session.text);
 
     await expect(client.readResource({ uri: 'skill://kubernetes' })).rejects.toThrow(/No skill named "kubernetes"/);
     await expect(client.readResource({ uri: 'session://thread-unknown' })).rejects.toThrow(/No summary for session/);

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, root, startServer, tempDir } from './helpers';
+import { call, readText, root, startServer, tempDir } from './helpers';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -92,7 +92,7 @@ describe('agentmem-mcp --http (Streamable HTTP on loopback)', () => {
     await client.listTools();
     const written = await call(client, 'remember', { content: 'HTTP clients share the store.', type: 'user' });
     expect((await call(client, 'recall', { query: 'HTTP clients store' })).results[0].memory.id).toBe(written.memory.id);
-    const stats = JSON.parse(String((await client.readResource({ uri: 'agentmem://stats' })).contents[0]!.text));
+    const stats = JSON.parse((await readText(client, 'agentmem://stats')).text);
     expect(stats.total).toBe(1);
     await client.close();
 
