@@ -84,6 +84,8 @@ export class SqliteBackend implements MemoryBackend {
   private readonly gateKey: string | undefined;
   private readonly statements = new Map<string, Database.Statement>();
   private dimension: number | undefined;
+  /** A read-only file without vectors cannot get a vector index: the dimension init() asked for. */
+  private readonlyDimension: number | undefined;
   private closed = false;
   private savepoints = 0;
 
@@ -126,6 +128,10 @@ export class SqliteBackend implements MemoryBackend {
           { details: { path: this.path, expected: existing, actual: dimension } },
         );
       }
+      return;
+    }
+    if (this.readonly) {
+      this.readonlyDimension = dimension; // nothing to search; writes are refused anyway
       return;
     }
     await this.write(() => {
@@ -262,12 +268,12 @@ export class SqliteBackend implements MemoryBackend {
       if (!(request.vector instanceof Float32Array))
         throw invalidInput('A dense search needs `vector` (a Float32Array).');
       if (this.dimension === undefined) this.dimension = await this.read(() => this.readDimension());
-      if (this.dimension === undefined) {
+      if (this.dimension === undefined && this.readonlyDimension === undefined) {
         throw invalidInput('Call init({ dimension }) before searching vectors.');
       }
       this.checkDimension(request.vector);
       compileFilter(request.filter, new SqlBuilder()); // validates before waiting
-      if (k === 0) return [];
+      if (k === 0 || this.dimension === undefined) return [];
       return this.read(() => this.denseSearch(request.vector!, request.filter, k));
     }
     if (request.mode !== 'keyword')
@@ -574,11 +580,12 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   private checkDimension(v: Float32Array): void {
-    if (v.length !== this.dimension) {
+    const dimension = this.dimension ?? this.readonlyDimension;
+    if (v.length !== dimension) {
       throw new AgentMemoryError(
         'DIMENSION_MISMATCH',
-        `Vector has ${v.length} dimensions but ${this.path} holds ${this.dimension}. Use the embedder the store was built with, or re-embed into a new store.`,
-        { details: { path: this.path, expected: this.dimension, actual: v.length } },
+        `Vector has ${v.length} dimensions but ${this.path} holds ${dimension}. Use the embedder the store was built with, or re-embed into a new store.`,
+        { details: { path: this.path, expected: dimension, actual: v.length } },
       );
     }
   }

@@ -122,6 +122,32 @@ describe('opening something that is not an agentmem database', () => {
     }
     expect(fingerprint(path)).toBe(before);
   });
+
+  it('read-only: a file without a vector index still opens, searches and refuses other dimensions', async () => {
+    const path = join(dir, 'readonly-novectors.db');
+    const writer = new SqliteBackend({ path });
+    await writer.upsert([
+      { id: 'h', namespace: '_history', tenant: '', text: 'history note', attributes: {}, payload: {} },
+    ]);
+    await writer.close();
+    const before = fingerprint(path);
+    const backend = new SqliteBackend({ path, readonly: true });
+    try {
+      await backend.init({ dimension: 8 });
+      expect(
+        await backend.search({ mode: 'dense', vector: new Float32Array(8), filter: { tenant: '' }, k: 3 }),
+      ).toEqual([]);
+      await expectCode(
+        () => backend.search({ mode: 'dense', vector: new Float32Array(4), filter: { tenant: '' }, k: 3 }),
+        'DIMENSION_MISMATCH',
+      );
+      const kw = await backend.search({ mode: 'keyword', text: 'history', filter: { tenant: '' }, k: 3 });
+      expect(kw.map((h) => h.record.id)).toEqual(['h']);
+    } finally {
+      await backend.close();
+    }
+    expect(fingerprint(path)).toBe(before);
+  });
 });
 
 describe('creating a store', () => {
