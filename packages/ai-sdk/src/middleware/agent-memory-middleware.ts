@@ -16,7 +16,7 @@ import type {
 } from '@ai-sdk/provider';
 import type { LanguageModel } from 'ai';
 import { extractFacts } from '../extraction/extract-facts';
-import { type AgentMemoryCallOptions, readCallOptions } from './call-options';
+import { type AgentMemoryCallOptions, readCallOptions, scopedMemory } from './call-options';
 import { injectIntoPrompt, latestUserTurn } from './prompt';
 
 export interface ExtractionSettings {
@@ -103,11 +103,7 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
   };
 
   const injected = new WeakSet<LanguageModelV3Prompt>();
-  const scoped = (call: AgentMemoryCallOptions): AgentMemory => {
-    const tenant = call.tenant ?? call.userId;
-    if (tenant === undefined && call.branch === undefined && call.agentId === undefined) return options.memory;
-    return options.memory.withScope({ tenant, branch: call.branch, agentId: call.agentId });
-  };
+  const scoped = (call: AgentMemoryCallOptions): AgentMemory => scopedMemory(options.memory, call);
 
   // Core's background sub-agent (shared with the LangChain adapter); this adapter supplies the AI SDK model call.
   const extractor =
@@ -148,10 +144,17 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
       if (call.inject === false) return params;
       const turn = latestUserTurn(params.prompt);
       const filePath = call.filePath ?? options.filePath ?? turn.fileNames[0];
+      // The session's latest summary leads the block, so a new session of the thread starts from it.
+      const sessionId = call.sessionId ?? options.sessionId;
       let block: string;
       try {
-        block = (await scoped(call).contextFor(turn.text, { ...contextOptions, ...(filePath ? { filePath } : {}) }))
-          .block;
+        block = (
+          await scoped(call).contextFor(turn.text, {
+            ...contextOptions,
+            ...(filePath ? { filePath } : {}),
+            ...(sessionId ? { sessionId } : {}),
+          })
+        ).block;
       } catch (error) {
         report(error, 'inject');
         return params;

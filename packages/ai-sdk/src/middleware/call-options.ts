@@ -1,4 +1,4 @@
-import { invalidInput } from '@agentmem/core';
+import { type AgentMemory, invalidInput } from '@agentmem/core';
 
 /** The provider-options key the middleware reads per call: `providerOptions: { agentmem: { ... } }`. */
 export const PROVIDER_OPTIONS_KEY = 'agentmem';
@@ -15,13 +15,18 @@ export interface AgentMemoryCallOptions {
   agentId?: string;
   /** A file the user is working on (activates skills by glob). */
   filePath?: string;
-  /** `false`: no context block for this call. */
+  /** The thread or conversation: its latest session summary leads the context block, and `sessionMiddleware` keeps it up to date. */
+  sessionId?: string;
+  /** `false`: the prompt is passed as is (no context block, no compaction). */
   inject?: boolean;
-  /** `false`: no extraction after this call; `true`: extract even if `extraction.auto` is off. */
+  /**
+   * `false`: nothing is learned from this call (no extraction, no session
+   * summary update); `true`: extract even if `extraction.auto` is off.
+   */
   extract?: boolean;
 }
 
-const STRING_KEYS = ['tenant', 'userId', 'branch', 'agentId', 'filePath'] as const;
+const STRING_KEYS = ['tenant', 'userId', 'branch', 'agentId', 'filePath', 'sessionId'] as const;
 const BOOLEAN_KEYS = ['inject', 'extract'] as const;
 
 /** Reads and checks `providerOptions.agentmem`; unknown keys and wrong types are refused. */
@@ -58,4 +63,11 @@ export function readCallOptions(providerOptions: Record<string, unknown> | undef
     );
   }
   return options;
+}
+
+/** The memory a call works in: the middleware's, narrowed to the call's tenant, branch and agent. */
+export function scopedMemory(memory: AgentMemory, call: AgentMemoryCallOptions): AgentMemory {
+  const tenant = call.tenant ?? call.userId;
+  if (tenant === undefined && call.branch === undefined && call.agentId === undefined) return memory;
+  return memory.withScope({ tenant, branch: call.branch, agentId: call.agentId });
 }

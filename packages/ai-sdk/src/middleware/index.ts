@@ -4,5 +4,5 @@ export {
   agentMemoryMiddleware,
   type ExtractionSettings,
 } from './agent-memory-middleware';
-export { type AgentMemoryCallOptions, PROVIDER_OPTIONS_KEY, readCallOptions } from './call-options';
+export { type AgentMemoryCallOptions, PROVIDER_OPTIONS_KEY, readCallOptions, scopedMemory } from './call-options';
 export { injectIntoPrompt, type LatestUserTurn, latestUserTurn } from './prompt';
