@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BackendRecord } from '@agentmem/core';
+import { AgentMemoryError, type BackendRecord } from '@agentmem/core';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SqliteBackend } from './sqlite-backend';
 
@@ -147,5 +148,26 @@ describe('SqliteBackend.transaction', () => {
     const dense = await b.search({ mode: 'dense', vector: new Float32Array([1, 0]), filter: { tenant: '' }, k: 5 });
     expect(dense.map((h) => h.record.id)).toEqual(['k']);
     expect(await b.transaction(async () => 'value')).toBe('value');
+  });
+
+  it('a write that cannot get the lock within busyTimeoutMs fails with TIMEOUT and writes nothing', async () => {
+    const path = join(dir, 'locked.db');
+    const b = await backendOn(path);
+    const slow = new SqliteBackend({ path, busyTimeoutMs: 30 });
+    open.push(slow);
+    const other = new Database(path); // another process, as far as SQLite is concerned
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const error = await slow.upsert([rec('blocked')]).catch((e: unknown) => e);
+      expect(AgentMemoryError.hasCode(error, 'TIMEOUT')).toBe(true);
+      expect((error as Error).message).toMatch(/busyTimeoutMs/);
+      await expect(slow.transaction(async () => 1)).rejects.toThrow(/busy timeout/);
+      other.exec('ROLLBACK');
+    } finally {
+      other.close();
+    }
+    expect(await ids(b)).toEqual([]);
+    await slow.upsert([rec('later')]);
+    expect(await ids(b)).toEqual(['later']);
   });
 });
