@@ -8,6 +8,8 @@ import {
   type BackendRecord,
   createAgentMemory,
   InMemoryBackend,
+  openSnapshot,
+  planMerge,
   SNAPSHOT_MANIFEST_KEY,
 } from '@agentmem/core';
 import { FakeEmbedder } from '@agentmem/core/testing';
@@ -126,6 +128,33 @@ describe('teleport round trip (SQLite files)', () => {
       }
     };
     expect(await contents('fast.db')).toEqual(await contents('slow.db'));
+  });
+
+  it('the SQLite key reader and the contract scan give the same plan', async () => {
+    const now = clock();
+    const a = await seeded('a.db', now, 30);
+    await a.snapshot(join(dir, 'h.db'));
+    const b = await sqliteMemory('h.db', { now: clock(Date.parse('2026-03-01T00:00:00Z')) });
+    await b.remember({ content: 'A new finding', type: 'reference' });
+    await b.update('mem_pref', { content: 'User prefers detailed answers' });
+    await b.close();
+    const opened = await openSnapshot(join(dir, 'h.db'), sqliteSnapshotFormat);
+    try {
+      const source = { backend: opened.backend, label: 'h', kind: 'snapshot' as const, embedder: opened.manifest.embedder };
+      const fast = await planMerge(a, source, { keyReader: sqliteSnapshotFormat.readMemoryKeys });
+      const slow = await planMerge(a, source);
+      const shape = (p: typeof fast) => ({
+        imports: p.imports.map((i) => [i.remote.id, i.targetId, i.targetNamespace]),
+        duplicates: p.duplicates,
+        conflicts: p.conflicts.map((c) => [c.id, c.newer, c.local.hash, c.remote.hash]),
+        scanned: p.scanned,
+      });
+      expect(shape(fast)).toEqual(shape(slow));
+      expect(fast.imports).toHaveLength(1);
+      expect(fast.conflicts).toHaveLength(1);
+    } finally {
+      await opened.backend.close();
+    }
   });
 
   it('without a snapshot format, snapshot() says how to configure one', async () => {

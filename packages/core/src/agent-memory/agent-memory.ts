@@ -155,11 +155,11 @@ export class AgentMemory extends MemoryStore {
 
   /** Imports a branch's project and reference memories into `into` (default: current), deduplicated. */
   mergeBranch(source: string, options: BranchMergeOptions = {}): Promise<MergeResult> {
-    return mergeBranch(this, source, options);
+    return mergeBranch(this, source, { keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys, ...options });
   }
 
   diffBranch(source: string, options: BranchMergeOptions = {}): Promise<DiffResult> {
-    return diffBranch(this, source, options);
+    return diffBranch(this, source, { keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys, ...options });
   }
 
   /** Deletes a branch's scoped memories (globals stay); refuses the current branch unless `force`. */

@@ -2,7 +2,7 @@ import { AgentMemoryError } from '../errors';
 import { applyMerge } from '../merge/apply';
 import { planMerge } from '../merge/plan';
 import { DiffResult, type MergeResult } from '../merge/results';
-import type { MergeProgress, MergeSource, MergeStrategy } from '../merge/types';
+import type { MemoryKeyReader, MergeProgress, MergeSource, MergeStrategy } from '../merge/types';
 import { assertBranchName, BRANCH_SCOPED_TYPES, branchOfNamespace, namespaceFor } from '../scope';
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
@@ -24,6 +24,8 @@ export interface BranchMergeOptions {
   /** Only used when ids collide, which branch merges never do; kept for symmetry with teleport. */
   strategy?: MergeStrategy;
   onProgress?: (progress: MergeProgress) => void;
+  /** Fast key reader of the store's backend (AgentMemory passes its snapshot format's). */
+  keyReader?: MemoryKeyReader;
 }
 
 /** The namespaces that belong to a branch. */
@@ -44,6 +46,7 @@ function branchPlan(store: MemoryStore, source: string, options: BranchMergeOpti
     namespaces: branchNamespaces(from),
     mapNamespace: map,
     onProgress: options.onProgress,
+    keyReader: options.keyReader,
   });
 }
 

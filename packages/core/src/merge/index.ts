@@ -15,6 +15,7 @@ export {
 export { diffSnapshot, mergeSnapshot, type TeleportDiffOptions, type TeleportMergeOptions } from './teleport';
 export type {
   ApplyOptions,
+  MemoryKeyReader,
   MergeEntry,
   MergePlan,
   MergeProgress,
@@ -24,6 +25,7 @@ export type {
   PlannedDuplicate,
   PlannedImport,
   PlanOptions,
+  RecordKey,
 } from './types';
 export { MERGE_STRATEGIES } from './types';
 export { listMerges, type MergeInfo, undoMerge } from './undo';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { BackendRecord, RecordFilter } from '../contracts';
-import { invalidInput } from '../errors';
+import type { BackendRecord, MemoryBackend } from '../contracts';
+import { AgentMemoryError, invalidInput } from '../errors';
 import { HISTORY_NAMESPACE, SKILLS_NAMESPACE, SYSTEM_NAMESPACE_PREFIX } from '../scope';
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { newId, toMillis } from '../util';
-import type { MergeEntry, MergePlan, MergeSource, PlannedConflict, PlanOptions } from './types';
+import type { MemoryKeyReader, MergeEntry, MergePlan, MergeSource, PlannedConflict, PlanOptions, RecordKey } from './types';
 
 /** Reserved namespace of merge records (what each merge imported and overwrote, for undo). */
 export const MERGES_NAMESPACE = '_merges';
@@ -19,7 +19,9 @@ const PAGE = 1000;
  * Compares a source with the local store and says what a merge would do:
  * import, skip as duplicate (same id and content, or same content under
  * another id in the target namespace) or conflict (same id, other content).
- * Reads both sides page by page, whatever their size; writes nothing.
+ * Compares record keys (id, namespace, content hash, updatedAt) of both
+ * sides, read page by page whatever their size, then loads the full records
+ * of what is imported or in conflict. Writes nothing.
  */
 export async function planMerge(store: MemoryStore, source: MergeSource, options: PlanOptions = {}): Promise<MergePlan> {
   await store.init();
@@ -39,65 +41,107 @@ export async function planMerge(store: MemoryStore, source: MergeSource, options
   };
   if (namespaces.length === 0) return plan;
 
-  // Content index (tenant + namespace + hash -> id) of what is planned and of the local skills
-  // (few); local memories are looked up by their indexed content hash, page by page.
+  const locals = await readKeys(store.backend, { tenant, namespaces: targets }, options.keyReader);
+  const byId = new Map(locals.map((k) => [k.id, k]));
   const byContent = new Map<string, string>();
-  for await (const record of store.scanRecords({ tenant, namespaces: targets, where: { kind: { in: OTHER_KINDS } } })) {
-    const entry = toEntry(record);
-    byContent.set(contentKey(entry.tenant, entry.namespace, entry.hash), entry.id);
+  for (const k of locals) {
+    const key = contentKey(k.tenant, k.namespace, k.hash);
+    if (!byContent.has(key)) byContent.set(key, k.id);
   }
-  const total = await source.backend.count(kindFilter(tenant, namespaces));
-  const claimedIds = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const page = await source.backend.scan({ filter: kindFilter(tenant, namespaces), cursor, limit: PAGE });
-    cursor = page.cursor;
-    const remotes = page.records.map(toEntry);
-    const sameIds = new Map(
-      (await store.backend.get(remotes.map((r) => r.id), { tenant: null, withVectors: false })).map((r) => [r.id, r]),
-    );
-    const unmatched = remotes.filter((r) => r.kind === KIND.memory && sameIds.get(r.id)?.namespace !== map(r.namespace));
-    await indexLocalByHash(store, tenant, unmatched.map((r) => ({ namespace: map(r.namespace), hash: r.hash })), byContent);
-    for (const remote of remotes) {
-      plan.scanned++;
-      const targetNamespace = map(remote.namespace);
-      const key = contentKey(remote.tenant, targetNamespace, remote.hash);
-      const local = sameIds.get(remote.id);
-      if (local && local.tenant === remote.tenant && local.namespace === targetNamespace) {
-        // The same record on both sides (a snapshot merged back, or a record edited on one side).
-        const localEntry = toEntry(local);
-        if (localEntry.hash === remote.hash) {
-          plan.duplicates.push({ remoteId: remote.id, localId: local.id, namespace: targetNamespace, reason: 'same-id' });
-        } else {
-          plan.conflicts.push(conflict(localEntry, remote, targetNamespace));
-        }
-        continue;
-      }
-      const sameContent = byContent.get(key);
-      if (sameContent !== undefined) {
-        plan.duplicates.push({ remoteId: remote.id, localId: sameContent, namespace: targetNamespace, reason: 'same-content' });
-        continue;
-      }
-      // Keep the source id when it is free (a later merge then matches by id); otherwise a new one.
-      const keepId = targetNamespace === remote.namespace && !local && !claimedIds.has(remote.id);
-      const targetId = keepId ? remote.id : derivedId(remote, targetNamespace);
-      claimedIds.add(targetId);
-      byContent.set(key, targetId);
-      plan.imports.push({ remote, targetNamespace, targetId });
-    }
-    options.onProgress?.({ phase: 'plan', done: plan.scanned, total });
-  } while (cursor !== undefined);
+  const remotes = await readKeys(source.backend, { tenant, namespaces }, options.keyReader);
+  remotes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // deterministic: the first of equal contents wins
 
-  // Derived ids may already exist locally (e.g. a memory since edited); give those a fresh one.
-  const derived = plan.imports.filter((i) => i.targetId !== i.remote.id);
-  for (let i = 0; i < derived.length; i += PAGE) {
-    const batch = derived.slice(i, i + PAGE);
+  const imports: { remote: RecordKey; targetNamespace: string; targetId: string }[] = [];
+  const conflicts: { local: RecordKey; remote: RecordKey; targetNamespace: string }[] = [];
+  const claimedIds = new Set<string>();
+  for (const remote of remotes) {
+    const targetNamespace = map(remote.namespace);
+    const local = byId.get(remote.id);
+    if (local && local.tenant === remote.tenant && local.namespace === targetNamespace) {
+      // The same record on both sides (a snapshot merged back, or a record edited on one side).
+      if (local.hash === remote.hash) {
+        plan.duplicates.push({ remoteId: remote.id, localId: local.id, namespace: targetNamespace, reason: 'same-id' });
+      } else {
+        conflicts.push({ local, remote, targetNamespace });
+      }
+      continue;
+    }
+    const key = contentKey(remote.tenant, targetNamespace, remote.hash);
+    const sameContent = byContent.get(key);
+    if (sameContent !== undefined) {
+      plan.duplicates.push({ remoteId: remote.id, localId: sameContent, namespace: targetNamespace, reason: 'same-content' });
+      continue;
+    }
+    // Keep the source id when it is free (a later merge then matches by id); otherwise a derived one.
+    const keepId = targetNamespace === remote.namespace && !claimedIds.has(remote.id);
+    const targetId = keepId ? remote.id : derivedId(remote, targetNamespace);
+    claimedIds.add(targetId);
+    byContent.set(key, targetId);
+    imports.push({ remote, targetNamespace, targetId });
+  }
+  plan.scanned = remotes.length;
+
+  // Full records of what moves (and of both sides of each conflict).
+  const remoteEntries = await entries(source.backend, [...imports.map((i) => i.remote.id), ...conflicts.map((c) => c.remote.id)], source.label);
+  const localEntries = await entries(store.backend, conflicts.map((c) => c.local.id), 'this store');
+  for (const c of conflicts) {
+    plan.conflicts.push(conflict(localEntries.get(c.local.id)!, remoteEntries.get(c.remote.id)!, c.targetNamespace));
+  }
+  // An id may be taken locally outside the compared namespaces (or by an edited memory): use a fresh one.
+  for (let i = 0; i < imports.length; i += PAGE) {
+    const batch = imports.slice(i, i + PAGE);
     const taken = new Set(
       (await store.backend.get(batch.map((d) => d.targetId), { tenant: null, withVectors: false })).map((r) => r.id),
     );
-    for (const item of batch) if (taken.has(item.targetId)) item.targetId = newId(idPrefix(item.remote.kind));
+    for (const item of batch) {
+      plan.imports.push({
+        remote: remoteEntries.get(item.remote.id)!,
+        targetNamespace: item.targetNamespace,
+        targetId: taken.has(item.targetId) ? newId(idPrefix(item.remote.kind)) : item.targetId,
+      });
+    }
   }
+  options.onProgress?.({ phase: 'plan', done: plan.scanned, total: plan.scanned });
   return plan;
+}
+
+/** Keys of the memories and skills under a filter: the fast reader where it applies, else from full records. */
+async function readKeys(
+  backend: MemoryBackend,
+  filter: { tenant: string | null; namespaces: readonly string[] },
+  reader: MemoryKeyReader | undefined,
+): Promise<RecordKey[]> {
+  const fast = reader ? await reader(backend, filter) : undefined;
+  const kinds = fast ? OTHER_KINDS : MERGEABLE_KINDS;
+  const keys: RecordKey[] = fast ? [...fast] : [];
+  let cursor: string | undefined;
+  do {
+    const page = await backend.scan({
+      filter: { tenant: filter.tenant, namespaces: filter.namespaces, where: { kind: { in: kinds } } },
+      cursor,
+      limit: PAGE,
+    });
+    for (const record of page.records) keys.push(toKey(toEntry(record)));
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return keys;
+}
+
+/** Full records by id, as plan entries. */
+async function entries(backend: MemoryBackend, ids: readonly string[], label: string): Promise<Map<string, MergeEntry>> {
+  const out = new Map<string, MergeEntry>();
+  for (let i = 0; i < ids.length; i += PAGE) {
+    for (const r of await backend.get(ids.slice(i, i + PAGE), { tenant: null, withVectors: false })) out.set(r.id, toEntry(r));
+  }
+  const missing = ids.find((id) => !out.has(id));
+  if (missing !== undefined) {
+    throw new AgentMemoryError('CONFLICT', `Record ${missing} of ${label} changed while the merge was planned; nothing was written. Try again.`);
+  }
+  return out;
+}
+
+function toKey(e: MergeEntry): RecordKey {
+  return { id: e.id, kind: e.kind, namespace: e.namespace, tenant: e.tenant, hash: e.hash, updatedAt: e.updatedAt };
 }
 
 function conflict(local: MergeEntry, remote: MergeEntry, targetNamespace: string): PlannedConflict {
@@ -106,7 +150,7 @@ function conflict(local: MergeEntry, remote: MergeEntry, targetNamespace: string
 }
 
 /** Deterministic, so that merging the same source twice derives the same ids. */
-function derivedId(remote: MergeEntry, targetNamespace: string): string {
+function derivedId(remote: RecordKey, targetNamespace: string): string {
   const digest = createHash('sha256')
     .update([remote.tenant, targetNamespace, remote.hash].join('\u0000'))
     .digest('hex')
@@ -118,29 +162,6 @@ export function idPrefix(kind: string): string {
   return kind === KIND.memory ? 'mem' : kind;
 }
 
-/** Adds the local memories with these (namespace, hash) pairs to the content index. */
-async function indexLocalByHash(
-  store: MemoryStore,
-  tenant: string | null,
-  wanted: readonly { namespace: string; hash: string }[],
-  byContent: Map<string, string>,
-): Promise<void> {
-  if (wanted.length === 0) return;
-  const filter: RecordFilter = {
-    tenant,
-    namespaces: [...new Set(wanted.map((w) => w.namespace))],
-    where: { kind: KIND.memory, contentHash: { in: [...new Set(wanted.map((w) => w.hash))] } },
-  };
-  for await (const record of store.scanRecords(filter)) {
-    const key = contentKey(record.tenant, record.namespace, String(record.attributes.contentHash));
-    if (!byContent.has(key)) byContent.set(key, record.id);
-  }
-}
-
-function kindFilter(tenant: string | null, namespaces: readonly string[]): RecordFilter {
-  return { tenant, namespaces, where: { kind: { in: MEMORY_AND_SKILL } } };
-}
-const MEMORY_AND_SKILL = [...MERGEABLE_KINDS];
 const OTHER_KINDS = MERGEABLE_KINDS.filter((k) => k !== KIND.memory);
 
 function contentKey(tenant: string, namespace: string, hash: string): string {

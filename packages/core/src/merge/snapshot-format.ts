@@ -1,4 +1,5 @@
 import type { MemoryBackend } from '../contracts';
+import type { MemoryKeyReader } from './types';
 
 /** Meta key under which a snapshot file keeps its manifest (JSON). */
 export const SNAPSHOT_MANIFEST_KEY = 'snapshot.manifest';
@@ -50,6 +51,8 @@ export interface SnapshotFormat {
    * `undefined` means "copy through the MemoryBackend contract".
    */
   copyOf?(source: MemoryBackend, path: string, options: { dimension: number; overwrite?: boolean }): Promise<SnapshotWriter | undefined>;
+  /** Optional fast path for merge plans: memory keys read without payloads, from backends of this format. */
+  readMemoryKeys?: MemoryKeyReader;
 }
 
 /** Options of `createAgentMemory` for teleport. */

@@ -28,7 +28,7 @@ export async function diffSnapshot(
 ): Promise<DiffResult> {
   const started = performance.now();
   return withSnapshot(path, format, async (source) => {
-    const plan = await planMerge(store, source, options);
+    const plan = await planMerge(store, source, { ...options, keyReader: format?.readMemoryKeys });
     return new DiffResult(plan, { durationMs: performance.now() - started, embeddingCalls: 0 });
   });
 }
@@ -42,7 +42,7 @@ export async function mergeSnapshot(
 ): Promise<MergeResult> {
   const started = performance.now();
   return withSnapshot(path, format, async (source) => {
-    const plan = await planMerge(store, source, options);
+    const plan = await planMerge(store, source, { ...options, keyReader: format?.readMemoryKeys });
     const result = await applyMerge(store, source, plan, options);
     result.cost.durationMs = performance.now() - started; // the whole merge: open, plan and apply
     return result;

@@ -23,9 +23,33 @@ export interface PlanOptions {
   mapNamespace?: (namespace: string) => string;
   /** Every tenant of the source instead of the local store's tenant (administrative merges). */
   allTenants?: boolean;
-  /** Called after each page of the source. */
+  /** Called when the plan is complete. */
   onProgress?: (progress: MergeProgress) => void;
+  /** Fast reader of memory keys for backends it recognises (`SnapshotFormat.readMemoryKeys`). */
+  keyReader?: MemoryKeyReader;
 }
+
+/** What the plan compares of a record: no payload, no vector. */
+export interface RecordKey {
+  id: string;
+  kind: string;
+  namespace: string;
+  tenant: string;
+  /** Content hash (memories) or hash of text and payload (skills). */
+  hash: string;
+  /** Last change, epoch ms (0 when unknown). */
+  updatedAt: number;
+}
+
+/**
+ * Reads the keys of every memory record (kind `memory`) under a filter much
+ * faster than full records, for a backend it recognises; `undefined` for
+ * others (the plan then reads full records).
+ */
+export type MemoryKeyReader = (
+  backend: MemoryBackend,
+  filter: { tenant: string | null; namespaces: readonly string[] },
+) => Promise<RecordKey[] | undefined>;
 
 export interface MergeProgress {
   phase: 'snapshot' | 'plan' | 'apply' | 'undo';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { AgentMemoryError, type MemoryBackend, type SnapshotFormat, type SnapshotWriter } from '@agentmem/core';
+import { AgentMemoryError, type MemoryBackend, type MemoryKeyReader, type RecordKey, type SnapshotFormat, type SnapshotWriter } from '@agentmem/core';
 import { SqliteBackend } from '../backend';
 import { isAgentmemDatabase, isSqliteError } from '../schema';
 
@@ -49,6 +49,37 @@ function writerFor(backend: SqliteBackend, target: string, temp: string): Snapsh
   };
 }
 
+const KEY_PAGE = 20_000;
+
+/**
+ * Memory keys straight from the records table: the JSON attributes already
+ * hold the content hash and updatedAt, so payloads are never parsed. Rowid
+ * order over the table itself (`+` keeps SQLite from choosing an index that
+ * would need a sort per page).
+ */
+const readMemoryKeys: MemoryKeyReader = async (backend, filter) => {
+  // Another caller's transaction on this connection: let the contract path wait for it.
+  if (!(backend instanceof SqliteBackend) || backend.database.inTransaction) return undefined;
+  if (filter.namespaces.length === 0) return [];
+  const tenant = filter.tenant === null ? '' : ' AND +tenant = ?';
+  const statement = backend.database.prepare(
+    `SELECT rowid, id, namespace, tenant, json_extract(attributes, '$.contentHash') AS hash, json_extract(attributes, '$.updatedAt') AS updatedAt
+     FROM records
+     WHERE rowid > ? AND +json_extract(attributes, '$.kind') = 'memory' AND +namespace IN (${filter.namespaces.map(() => '?').join(', ')})${tenant}
+     ORDER BY rowid LIMIT ${KEY_PAGE}`,
+  );
+  const keys: RecordKey[] = [];
+  let after = 0;
+  for (;;) {
+    const params: unknown[] = [after, ...filter.namespaces, ...(filter.tenant === null ? [] : [filter.tenant])];
+    const rows = statement.all(...params) as { rowid: number; id: string; namespace: string; tenant: string; hash: string; updatedAt: number | null }[];
+    for (const r of rows) keys.push({ id: r.id, kind: 'memory', namespace: r.namespace, tenant: r.tenant, hash: r.hash, updatedAt: r.updatedAt ?? 0 });
+    if (rows.length < KEY_PAGE) return keys;
+    after = rows[rows.length - 1]!.rowid;
+    await new Promise((resolve) => setImmediate(resolve)); // let other work run between pages
+  }
+};
+
 /**
  * Snapshots as one SQLite file in the schema of `SqliteBackend`, so a
  * snapshot also opens as an ordinary store (`createSqliteMemory({ path })`);
@@ -58,6 +89,7 @@ function writerFor(backend: SqliteBackend, target: string, temp: string): Snapsh
  */
 export const sqliteSnapshotFormat: SnapshotFormat = {
   id: 'sqlite',
+  readMemoryKeys,
 
   async create(path, options): Promise<SnapshotWriter> {
     const { target, temp } = prepareTarget(path, options.overwrite);
