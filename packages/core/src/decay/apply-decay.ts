@@ -32,7 +32,7 @@ export interface DecayReport {
   decayed: number;
   /** Fell below the threshold: pruned by this run (or would be, in a dry run). */
   pruned: number;
-  /** No time elapsed since the last access, or decay is off for their type. */
+  /** No time elapsed since the last access, or decay is off for their type (or another writer changed them during the run). */
   untouched: number;
   durationMs: number;
   dryRun: boolean;
@@ -86,7 +86,20 @@ export async function applyDecay(
   await store.init();
 
   const report = { scanned: 0, decayed: 0, pruned: 0, untouched: 0 };
-  const toPrune: Memory[] = [];
+  /** A memory's effective importance at `now`, from its attributes, and since when it is below the threshold. */
+  const assess = (attributes: Record<string, unknown>) => {
+    const importance = attributes.importance as number;
+    const lastAccess = attributes.lastAccessedAt as number;
+    const halfLife = halfLifeFor(attributes.type as Memory['type'], settings.halfLifeHours);
+    const effective = effectiveImportance(importance, lastAccess, nowMs, halfLife);
+    const below = Number.isFinite(halfLife) && effective < threshold;
+    return {
+      importance,
+      effective,
+      prunedAt: below ? Math.min(nowMs, pruneInstant(importance, lastAccess, halfLife, threshold)) : undefined,
+    };
+  };
+  const toPrune: string[] = [];
   // Administrative pass: every tenant (tenant: null), active memories only.
   const filter: RecordFilter = { tenant: null, where: { kind: KIND.memory, status: 'active' } };
   const progress = options.onProgress;
@@ -96,36 +109,38 @@ export async function applyDecay(
     if (progress && (report.scanned % PROGRESS_EVERY === 0 || report.scanned === total)) {
       progress({ phase: 'scan', done: report.scanned, total });
     }
-    const importance = record.attributes.importance as number;
-    const lastAccess = record.attributes.lastAccessedAt as number;
-    const halfLife = halfLifeFor(record.attributes.type as Memory['type'], settings.halfLifeHours);
-    const effective = effectiveImportance(importance, lastAccess, nowMs, halfLife);
-    if (Number.isFinite(halfLife) && effective < threshold) {
+    const { importance, effective, prunedAt } = assess(record.attributes);
+    if (prunedAt !== undefined) {
       report.pruned++;
-      if (options.dryRun) continue;
-      const memory = recordToMemory(record);
-      memory.prunedAt = new Date(
-        Math.min(nowMs, pruneInstant(importance, lastAccess, halfLife, threshold)),
-      ).toISOString();
-      toPrune.push(memory);
+      toPrune.push(record.id);
     } else if (effective < importance) report.decayed++;
     else report.untouched++;
   }
 
-  if (toPrune.length > 0) {
-    const at = new Date(nowMs).toISOString();
-    const detail = `effective importance below ${threshold} at ${at}`;
+  if (toPrune.length > 0 && !options.dryRun) {
+    const detail = `effective importance below ${threshold} at ${new Date(nowMs).toISOString()}`;
     // Written after the scan so that no page is read while it is being rewritten; one transaction per batch.
     for (let i = 0; i < toPrune.length; i += WRITE_BATCH) {
-      const batch = toPrune.slice(i, i + WRITE_BATCH);
+      const ids = toPrune.slice(i, i + WRITE_BATCH);
       await store.transaction(async () => {
+        // Read again inside the transaction: a recall, update or supersede since the scan wins over the prune.
+        const fresh = await store.backend.get(ids, { tenant: null, withVectors: false });
+        const batch: Memory[] = [];
+        for (const record of fresh) {
+          const at = record.attributes.status === 'active' ? assess(record.attributes).prunedAt : undefined;
+          if (at === undefined) continue;
+          batch.push({ ...recordToMemory(record), prunedAt: new Date(at).toISOString() });
+        }
+        // Changed by another writer since the scan so that it no longer qualifies: left alone.
+        report.pruned -= ids.length - batch.length;
+        report.untouched += ids.length - batch.length;
         // Only `status` among the filterable attributes changes: patching just it keeps index updates cheap.
         await store.backend.patch(
           batch.map((m) => ({ id: m.id, attributes: { status: statusOf(m) }, payload: m as unknown as JsonObject })),
         );
         await store.recordHistory(batch.map((memory) => ({ memory, action: 'prune' as const, detail })));
       });
-      progress?.({ phase: 'prune', done: i + batch.length, total: toPrune.length });
+      progress?.({ phase: 'prune', done: i + ids.length, total: toPrune.length });
     }
   }
   return {

@@ -1,4 +1,3 @@
-import type { Memory } from '../contracts';
 import { invalidInput } from '../errors';
 import type { MemoryStore } from '../store/memory-store';
 import { KIND, recordToMemory } from '../store/codec';
@@ -26,20 +25,24 @@ export async function compactPruned(store: MemoryStore, options: CompactOptions 
   const started = performance.now();
   if (options === null || typeof options !== 'object') throw invalidInput('compact() takes { dryRun? }.');
   await store.init();
-  const pruned: Memory[] = [];
+  const ids: string[] = [];
   for await (const record of store.scanRecords({ tenant: null, where: { kind: KIND.memory, status: 'pruned' } })) {
-    pruned.push(recordToMemory(record));
+    ids.push(record.id);
   }
+  let removed = options.dryRun ? ids.length : 0;
   if (!options.dryRun) {
-    for (let i = 0; i < pruned.length; i += WRITE_BATCH) {
-      const batch = pruned.slice(i, i + WRITE_BATCH);
+    for (let i = 0; i < ids.length; i += WRITE_BATCH) {
       await store.transaction(async () => {
+        // Read again inside the transaction: a memory restored since the scan stays.
+        const fresh = await store.backend.get(ids.slice(i, i + WRITE_BATCH), { tenant: null, withVectors: false });
+        const batch = fresh.filter((r) => r.attributes.status === 'pruned').map(recordToMemory);
         await store.backend.delete(batch.map((m) => m.id));
         await store.recordHistory(
           batch.map((memory) => ({ memory, action: 'compact' as const, detail: 'removed for good' })),
         );
+        removed += batch.length;
       });
     }
   }
-  return { removed: pruned.length, durationMs: performance.now() - started, dryRun: options.dryRun === true };
+  return { removed, durationMs: performance.now() - started, dryRun: options.dryRun === true };
 }

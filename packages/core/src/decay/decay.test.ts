@@ -167,6 +167,45 @@ describe('applyDecay', () => {
   });
 });
 
+/** Runs `before` once, just before the next `get` (the re-read of a decay or compact batch): another writer. */
+class InterleavingBackend extends InMemoryBackend {
+  before: (() => Promise<unknown>) | undefined;
+  override async get(...args: Parameters<InMemoryBackend['get']>) {
+    const before = this.before;
+    this.before = undefined;
+    await before?.();
+    return super.get(...args);
+  }
+}
+
+describe('another writer during a run', () => {
+  it('a recall between the scan and the write keeps that memory', async () => {
+    const backend = new InterleavingBackend();
+    const { memory, clock } = fresh({ backend });
+    const recalled = await memory.remember({ content: 'The build cache lives in S3', type: 'project' });
+    const other = await memory.remember({ content: 'Lunch is at noon', type: 'user' });
+    clock.now = T0 + 1000 * HOUR;
+    backend.before = () => memory.recall('build cache S3', { types: ['project'] });
+    const report = await memory.applyDecay();
+    expect(report).toMatchObject({ scanned: 2, pruned: 1, untouched: 1 });
+    expect(await statusOf(memory, recalled.id)).toBe('active');
+    expect(await statusOf(memory, other.id)).toBe('pruned');
+  });
+
+  it('a restore between the scan and the delete keeps that memory', async () => {
+    const backend = new InterleavingBackend();
+    const { memory, clock } = fresh({ backend });
+    const a = await memory.remember({ content: 'Fact A', type: 'project' });
+    const b = await memory.remember({ content: 'Fact B', type: 'project' });
+    clock.now = T0 + 1000 * HOUR;
+    await memory.applyDecay();
+    backend.before = () => memory.restore(a.id);
+    expect(await memory.compact()).toMatchObject({ removed: 1 });
+    expect(await statusOf(memory, a.id)).toBe('active');
+    expect(await statusOf(memory, b.id)).toBe('gone');
+  });
+});
+
 describe('restore and compact', () => {
   it('restores a pruned memory into recall and restarts its clock', async () => {
     const { memory, clock } = fresh();
