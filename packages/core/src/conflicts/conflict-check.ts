@@ -141,14 +141,21 @@ export async function rememberWithConflictCheck(
   return store.transaction(async () => {
     // Stating an old fact again brings it back rather than keeping a superseded copy out of recall.
     const memory = existing ? await restoreMemory(store, existing.id, nowMs) : await store.remember(input);
-    const superseded = resolution === 'supersede' ? conflicts.map((c) => c.memory.id) : [];
-    if (superseded.length > 0) {
+    let superseded: string[] = [];
+    if (resolution === 'supersede' && conflicts.length > 0) {
+      // Read again inside the transaction, so that a change by another writer since the search is not undone.
+      const current = await store.backend.get(
+        conflicts.map((c) => c.memory.id),
+        { tenant: store.tenant, withVectors: false },
+      );
       const at = new Date(nowMs).toISOString();
+      const stillActive = current.map(recordToMemory).filter((m) => !m.supersededBy && !m.prunedAt);
       await store.patchMemories(
-        conflicts.map((c) => ({ ...c.memory, supersededBy: memory.id, updatedAt: at })),
+        stillActive.map((m) => ({ ...m, supersededBy: memory.id, updatedAt: at })),
         'supersede',
         `superseded by ${memory.id}`,
       );
+      superseded = stillActive.map((m) => m.id);
     }
     return { memory, stored: true, duplicate, conflicts, resolution, superseded };
   });
