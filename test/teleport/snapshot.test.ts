@@ -6,8 +6,10 @@ import {
   type AgentMemory,
   AgentMemoryError,
   type BackendRecord,
+  contentHash,
   createAgentMemory,
   InMemoryBackend,
+  type Memory,
   openSnapshot,
   planMerge,
   SNAPSHOT_MANIFEST_KEY,
@@ -155,6 +157,30 @@ describe('teleport round trip (SQLite files)', () => {
     } finally {
       await opened.backend.close();
     }
+  });
+
+  it('merges more memories than any page size (key reader pages of 2,000)', async () => {
+    const a = await sqliteMemory('big.db', { branch: 'main' });
+    const now = new Date('2026-01-01T00:00:00Z').toISOString();
+    const memories: Memory[] = Array.from({ length: 2100 }, (_, i) => {
+      const content = `Bulk fact ${i}`;
+      return {
+        specificationVersion: 'v1', id: `mem_bulk_${i}`, content, type: 'project', importance: 0.5, tags: [],
+        namespace: 'project:main', tenant: '', createdAt: now, updatedAt: now, lastAccessedAt: now, accessCount: 0,
+        contentHash: contentHash(content), metadata: {},
+      };
+    });
+    const vectors = await a.embedDocuments(memories.map((m) => m.content));
+    await a.writeMemories(memories.map((m, i) => ({ memory: m, vector: vectors[i]! })), 'create');
+    await a.snapshot(join(dir, 'big-snap.db'));
+    const b = await sqliteMemory('big-snap.db');
+    await b.remember({ content: 'One more', type: 'project' });
+    await b.close();
+    const merged = await a.merge(join(dir, 'big-snap.db'));
+    expect(merged.counts).toMatchObject({ imported: 1, duplicates: 2100, conflicts: 0 });
+    const fresh = await sqliteMemory('fresh.db');
+    const all = await fresh.diff(join(dir, 'big-snap.db'));
+    expect(all.newMemories).toBe(2101);
   });
 
   it('without a snapshot format, snapshot() says how to configure one', async () => {

@@ -49,7 +49,7 @@ function writerFor(backend: SqliteBackend, target: string, temp: string): Snapsh
   };
 }
 
-const KEY_PAGE = 20_000;
+const KEY_PAGE = 2_000;
 
 /**
  * Memory keys straight from the records table: the JSON attributes already
