@@ -13,7 +13,14 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type AgentMemory, contentHash, HashingEmbedder, type Memory, MEMORY_TYPES, namespaceFor } from '@agentmem/core';
+import {
+  type AgentMemory,
+  contentHash,
+  HashingEmbedder,
+  type Memory,
+  MEMORY_TYPES,
+  namespaceFor,
+} from '@agentmem/core';
 import { createSqliteMemory } from '@agentmem/sqlite';
 
 const BATCH = 5_000;
@@ -51,17 +58,25 @@ async function fill(memory: AgentMemory, count: number): Promise<void> {
       });
     }
     const vectors = await memory.embedDocuments(memories.map((m) => m.content));
-    await memory.writeMemories(memories.map((m, i) => ({ memory: m, vector: vectors[i]! })), 'create');
+    await memory.writeMemories(
+      memories.map((m, i) => ({ memory: m, vector: vectors[i]! })),
+      'create',
+    );
   }
 }
 
 export async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { count: { type: 'string', default: '100000' }, 'full-import': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    args,
+    options: { count: { type: 'string', default: '100000' }, 'full-import': { type: 'boolean', default: false } },
+  });
   const count = Number(values.count);
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-teleport-bench-'));
   const embedder = new HashingEmbedder();
   try {
-    console.log(`teleport bench: ${count} memories, SQLite, embedder ${embedder.id}, ${process.platform} node ${process.version}\n`);
+    console.log(
+      `teleport bench: ${count} memories, SQLite, embedder ${embedder.id}, ${process.platform} node ${process.version}\n`,
+    );
     const a = await createSqliteMemory({ path: join(dir, 'a.db'), embedder, agentId: 'agent-a', branch: 'main' });
     await time(`setup: ${count} memories (+ history)`, () => fill(a, count));
 
@@ -70,8 +85,11 @@ export async function run(args: string[]): Promise<void> {
     console.log(`  ${snap.manifest.counts.total} records, ${(statSync(path).size / 1e6).toFixed(1)} MB`);
 
     const b = await createSqliteMemory({ path, embedder, agentId: 'agent-b', branch: 'main' });
-    await b.rememberMany(Array.from({ length: 100 }, (_, i) => ({ content: `Finding ${i} of agent B`, type: 'project' as const })));
-    for (let i = 0; i < 50; i++) await b.update(`mem_bench_${String(i * 7).padStart(7, '0')}`, { content: `Reworded fact ${i} by agent B` });
+    await b.rememberMany(
+      Array.from({ length: 100 }, (_, i) => ({ content: `Finding ${i} of agent B`, type: 'project' as const })),
+    );
+    for (let i = 0; i < 50; i++)
+      await b.update(`mem_bench_${String(i * 7).padStart(7, '0')}`, { content: `Reworded fact ${i} by agent B` });
     await b.close();
 
     const diff = await time('diff (plan, writes nothing)', () => a.diff(path));
@@ -85,7 +103,12 @@ export async function run(args: string[]): Promise<void> {
     await a.close();
 
     if (!values['full-import']) return;
-    const fresh = await createSqliteMemory({ path: join(dir, 'fresh.db'), embedder, agentId: 'agent-c', branch: 'main' });
+    const fresh = await createSqliteMemory({
+      path: join(dir, 'fresh.db'),
+      embedder,
+      agentId: 'agent-c',
+      branch: 'main',
+    });
     const full = await time(`full import into an empty store`, () => fresh.merge(path));
     console.log(`  ${full.summary()}`);
     await fresh.close();

@@ -27,7 +27,20 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('--force');
 
-    await ok(runCli(['--db', tmp.path('handoff.db'), '--branch', 'main', '--agent', 'agent-b', 'remember', 'Stripe retries webhooks for 3 days', '--type', 'project']));
+    await ok(
+      runCli([
+        '--db',
+        tmp.path('handoff.db'),
+        '--branch',
+        'main',
+        '--agent',
+        'agent-b',
+        'remember',
+        'Stripe retries webhooks for 3 days',
+        '--type',
+        'project',
+      ]),
+    );
 
     const diff = await ok(on('a.db', 'diff', tmp.path('handoff.db')));
     expect(diff.stdout).toContain('New: 1 memories / Duplicates: 2 / Conflicts: 0');
@@ -43,10 +56,16 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
     expect((await ok(on('a.db', 'stats', '--json'))).json().total).toBe(2);
 
     // On a terminal, "n" declines and "y" merges.
-    const declined = await runCli(['--db', tmp.path('a.db'), '--branch', 'main', 'merge', tmp.path('handoff.db')], { isTTY: true, stdin: 'n\n' });
+    const declined = await runCli(['--db', tmp.path('a.db'), '--branch', 'main', 'merge', tmp.path('handoff.db')], {
+      isTTY: true,
+      stdin: 'n\n',
+    });
     expect(declined.code).toBe(1);
     expect((await ok(on('a.db', 'stats', '--json'))).json().total).toBe(2);
-    const merged = await runCli(['--db', tmp.path('a.db'), '--branch', 'main', 'merge', tmp.path('handoff.db')], { isTTY: true, stdin: 'y\n' });
+    const merged = await runCli(['--db', tmp.path('a.db'), '--branch', 'main', 'merge', tmp.path('handoff.db')], {
+      isTTY: true,
+      stdin: 'y\n',
+    });
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stdout).toContain('Imported: 1 new memories / Skipped: 2 duplicates / Conflicts: 0');
 
@@ -96,10 +115,16 @@ describe('agentmem branch', () => {
       { branch: 'main', project: 0, reference: 0, total: 0, current: true },
     ]);
     const sw = (await ok(on('m.db', 'branch', 'switch', 'feature/auth', '--json'))).json();
-    expect(sw).toEqual({ previous: 'main', current: 'feature/auth', recallNamespaces: ['user', 'feedback', 'project:feature/auth', 'reference:feature/auth'] });
+    expect(sw).toEqual({
+      previous: 'main',
+      current: 'feature/auth',
+      recallNamespaces: ['user', 'feedback', 'project:feature/auth', 'reference:feature/auth'],
+    });
     const diff = (await ok(on('m.db', 'branch', 'diff', 'feature/auth', '--json'))).json();
     expect(diff.counts.new).toBe(2);
-    const merged = (await ok(on('m.db', 'branch', 'merge', 'feature/auth', '--into', 'main', '--yes', '--json'))).json();
+    const merged = (
+      await ok(on('m.db', 'branch', 'merge', 'feature/auth', '--into', 'main', '--yes', '--json'))
+    ).json();
     expect(merged.summary).toBe('Imported: 2 new memories / Skipped: 0 duplicates / Conflicts: 0');
     const noop = await ok(on('m.db', 'branch', 'merge', 'feature/auth'));
     expect(noop.stdout).toContain('Nothing to merge.');
@@ -126,12 +151,15 @@ describe('demo: teleport and branches sections', () => {
     const { teleport, branches } = run.json();
     expect(teleport.snapshot.manifest).toMatchObject({ formatVersion: 1, sourceAgentId: 'demo-agent' });
     expect(teleport.diff).toMatchObject({ new: 1, conflicts: 1 });
-    expect(teleport.merge.summary).toMatch(/^Imported: 1 new memories \/ Skipped: \d+ duplicates \/ Conflicts: 1 \(newer_wins: 1 overwritten\)$/);
+    expect(teleport.merge.summary).toMatch(
+      /^Imported: 1 new memories \/ Skipped: \d+ duplicates \/ Conflicts: 1 \(newer_wins: 1 overwritten\)$/,
+    );
     expect(teleport.remerge).toMatch(/^Imported: 0 new memories/);
     expect(teleport.undo).toMatchObject({ removed: 1, restored: 1 });
     // On feature/auth recall sees the globals and the feature branch only, never main's project memories.
     expect(branches.featureRecall).toContain('project:feature/auth');
-    for (const ns of branches.featureRecall) expect(['user', 'feedback', 'project:feature/auth', 'reference:feature/auth']).toContain(ns);
+    for (const ns of branches.featureRecall)
+      expect(['user', 'feedback', 'project:feature/auth', 'reference:feature/auth']).toContain(ns);
     expect(branches.merge.summary).toBe('Imported: 2 new memories / Skipped: 0 duplicates / Conflicts: 0');
     expect(branches.deleted).toBe(2);
     expect(branches.branches.map((b: { branch: string }) => b.branch)).toEqual(['main']);

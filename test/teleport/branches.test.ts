@@ -29,7 +29,9 @@ describe('branch-scoped memory', () => {
     memory.switchBranch('feature/auth');
     await memory.remember({ content: 'Shared fact on both branches', type: 'project' });
     // More records than any page size, so the merge must page through them.
-    await memory.rememberMany(Array.from({ length: 1203 }, (_, i) => ({ content: `Auth finding ${i}`, type: 'project' as const })));
+    await memory.rememberMany(
+      Array.from({ length: 1203 }, (_, i) => ({ content: `Auth finding ${i}`, type: 'project' as const })),
+    );
     await memory.remember({ content: 'RFC 7636 describes PKCE', type: 'reference' });
     memory.switchBranch('main');
     const before = await fullState(memory.backend);
@@ -43,7 +45,12 @@ describe('branch-scoped memory', () => {
     const merged = await memory.mergeBranch('feature/auth', { into: 'main' });
     expect(merged.summary()).toBe('Imported: 1204 new memories / Skipped: 1 duplicates / Conflicts: 0');
     const pkce = (await memory.recall('PKCE RFC', { k: 1, types: ['reference'] }))[0]!.memory;
-    expect(pkce).toMatchObject({ namespace: 'reference:main', branch: 'main', mergedFrom: 'feature/auth', mergeId: merged.mergeId });
+    expect(pkce).toMatchObject({
+      namespace: 'reference:main',
+      branch: 'main',
+      mergedFrom: 'feature/auth',
+      mergeId: merged.mergeId,
+    });
 
     const again = await memory.mergeBranch('feature/auth');
     expect(again.counts.imported).toBe(0);
@@ -63,7 +70,9 @@ describe('branch-scoped memory', () => {
   it('deleteBranch removes scoped memories only, keeps globals and refuses the current branch unless forced', async () => {
     const memory = await memoryStore({ branch: 'feature/x' });
     await memory.remember({ content: 'Global preference', type: 'feedback' });
-    await memory.rememberMany(Array.from({ length: 1100 }, (_, i) => ({ content: `Scoped note ${i}`, type: 'project' as const })));
+    await memory.rememberMany(
+      Array.from({ length: 1100 }, (_, i) => ({ content: `Scoped note ${i}`, type: 'project' as const })),
+    );
     await expect(memory.deleteBranch('feature/x')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     memory.switchBranch('main');
     const result = await memory.deleteBranch('feature/x');
@@ -92,7 +101,11 @@ describe('git branch detection', () => {
     git(dir, 'init', '-q', '-b', 'feature/auth');
     git(dir, '-c', 'user.email=a@b.c', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'one');
     expect(await detectGitBranch({ cwd: dir })).toBe('feature/auth');
-    const memory = await createAgentMemory({ backend: new InMemoryBackend(), embedder: new FakeEmbedder(), detectBranch: { cwd: dir } });
+    const memory = await createAgentMemory({
+      backend: new InMemoryBackend(),
+      embedder: new FakeEmbedder(),
+      detectBranch: { cwd: dir },
+    });
     expect(memory.branch).toBe('feature/auth');
     git(dir, 'checkout', '-q', '--detach');
     expect(await detectGitBranch({ cwd: dir })).toBe('main');

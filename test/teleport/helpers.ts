@@ -33,8 +33,16 @@ export async function memoryStore(options: Partial<AgentMemoryOptions> = {}) {
   return createAgentMemory({ backend: new InMemoryBackend(), embedder: new FakeEmbedder(), ...options });
 }
 
-export function sourceOf(store: { backend: MemoryBackend; embedder: { id: string; dimension: number } }, label = 'remote'): MergeSource {
-  return { backend: store.backend, label, kind: 'store', embedder: { id: store.embedder.id, dimension: store.embedder.dimension } };
+export function sourceOf(
+  store: { backend: MemoryBackend; embedder: { id: string; dimension: number } },
+  label = 'remote',
+): MergeSource {
+  return {
+    backend: store.backend,
+    label,
+    kind: 'store',
+    embedder: { id: store.embedder.id, dimension: store.embedder.dimension },
+  };
 }
 
 /** Passes everything through, but the n-th upsert (1-based) throws: a failure midway through a write. */

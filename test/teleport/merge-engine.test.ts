@@ -60,12 +60,17 @@ describe('merge engine: plan', () => {
     const plan = await planMerge(local, sourceOf(remote), { namespaces: ['project:*'] });
     expect(plan.namespaces).toEqual(['project:main']);
     expect(plan.duplicates).toHaveLength(0);
-    await expect(planMerge(local, sourceOf(remote), { namespaces: ['_history'] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(planMerge(local, sourceOf(remote), { namespaces: ['_history'] })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
   });
 });
 
 describe('merge engine: strategies', () => {
-  const expected: Record<MergeStrategy, { shared1: string; shared2: string; overwritten: number; keptLocal: number; keptBoth: number }> = {
+  const expected: Record<
+    MergeStrategy,
+    { shared1: string; shared2: string; overwritten: number; keptLocal: number; keptBoth: number }
+  > = {
     local_wins: {
       shared1: 'The API uses session cookies for auth',
       shared2: 'Deploys run any weekday after review',
@@ -73,7 +78,13 @@ describe('merge engine: strategies', () => {
       keptLocal: 2,
       keptBoth: 0,
     },
-    remote_wins: { shared1: 'The API uses OAuth2 with PKCE for auth', shared2: 'Deploys run on Mondays', overwritten: 2, keptLocal: 0, keptBoth: 0 },
+    remote_wins: {
+      shared1: 'The API uses OAuth2 with PKCE for auth',
+      shared2: 'Deploys run on Mondays',
+      overwritten: 2,
+      keptLocal: 0,
+      keptBoth: 0,
+    },
     newer_wins: {
       shared1: 'The API uses OAuth2 with PKCE for auth',
       shared2: 'Deploys run any weekday after review',
@@ -154,9 +165,13 @@ describe('merge engine: strategies', () => {
 
   it('re-merging the same source imports nothing the second time', async () => {
     const { local, remote } = await scenario();
-    const first = await applyMerge(local, sourceOf(remote), await planMerge(local, sourceOf(remote)), { strategy: 'remote_wins' });
+    const first = await applyMerge(local, sourceOf(remote), await planMerge(local, sourceOf(remote)), {
+      strategy: 'remote_wins',
+    });
     expect(first.counts.imported).toBe(1);
-    const second = await applyMerge(local, sourceOf(remote), await planMerge(local, sourceOf(remote)), { strategy: 'remote_wins' });
+    const second = await applyMerge(local, sourceOf(remote), await planMerge(local, sourceOf(remote)), {
+      strategy: 'remote_wins',
+    });
     expect(second.counts).toMatchObject({ imported: 0, conflicts: 0, overwritten: 0 });
     expect(second.summary()).toBe('Imported: 0 new memories / Skipped: 5 duplicates / Conflicts: 0');
   });
@@ -165,7 +180,9 @@ describe('merge engine: strategies', () => {
     const { local, remote } = await scenario();
     const before = await fullState(local.backend);
     const plan = await planMerge(local, sourceOf(remote));
-    await expect(applyMerge(local, sourceOf(remote), plan, { strategy: 'mine' as MergeStrategy })).rejects.toMatchObject({
+    await expect(
+      applyMerge(local, sourceOf(remote), plan, { strategy: 'mine' as MergeStrategy }),
+    ).rejects.toMatchObject({
       code: 'INVALID_INPUT',
     });
     expect(await fullState(local.backend)).toEqual(before);
@@ -179,12 +196,16 @@ describe('merge engine: all or nothing', () => {
     await local.rememberMany([{ id: 'mem_shared', content: 'Local version', type: 'user' }]);
     const remote = await memoryStore();
     await remote.rememberMany([{ id: 'mem_shared', content: 'Remote version', type: 'user' }]);
-    await remote.rememberMany(Array.from({ length: 1250 }, (_, i) => ({ content: `Remote fact number ${i}`, type: 'project' as const })));
+    await remote.rememberMany(
+      Array.from({ length: 1250 }, (_, i) => ({ content: `Remote fact number ${i}`, type: 'project' as const })),
+    );
     const before = await fullState(backend);
     const plan = await planMerge(local, sourceOf(remote));
     expect(plan.imports).toHaveLength(1250);
     backend.failOn = backend.upserts + 3; // merge record, first batch, then the failure
-    await expect(applyMerge(local, sourceOf(remote), plan, { strategy: 'remote_wins' })).rejects.toThrow(/injected failure/);
+    await expect(applyMerge(local, sourceOf(remote), plan, { strategy: 'remote_wins' })).rejects.toThrow(
+      /injected failure/,
+    );
     expect(await fullState(backend)).toEqual(before);
     expect(await local.listMerges()).toEqual([]);
   });
@@ -196,10 +217,14 @@ describe('merge engine: all or nothing', () => {
     await local.rememberMany([{ id: 'mem_shared', content: 'Local version', type: 'user' }]);
     const remote = await memoryStore();
     await remote.rememberMany([{ id: 'mem_shared', content: 'Remote version', type: 'user' }]);
-    await remote.rememberMany(Array.from({ length: 600 }, (_, i) => ({ content: `Remote fact number ${i}`, type: 'project' as const })));
+    await remote.rememberMany(
+      Array.from({ length: 600 }, (_, i) => ({ content: `Remote fact number ${i}`, type: 'project' as const })),
+    );
     const plan = await planMerge(local, sourceOf(remote));
     backend.failOn = backend.upserts + 4; // the conflict overwrite lands in the second batch
-    await expect(applyMerge(local, sourceOf(remote), plan, { strategy: 'remote_wins' })).rejects.toThrow(/injected failure/);
+    await expect(applyMerge(local, sourceOf(remote), plan, { strategy: 'remote_wins' })).rejects.toThrow(
+      /injected failure/,
+    );
     expect((await local.get('mem_shared'))!.content).toBe('Local version');
     const left = [];
     for await (const m of local.memories()) left.push(m.id);

@@ -46,9 +46,15 @@ const fileHash = (path: string) => createHash('sha256').update(readFileSync(path
 
 async function seeded(name = 'a.db', now = clock(), count = 1100) {
   const a = await sqliteMemory(name, { agentId: 'agent-a', now });
-  await a.rememberMany(Array.from({ length: count }, (_, i) => ({ content: `Known fact ${i}`, type: 'project' as const })));
+  await a.rememberMany(
+    Array.from({ length: count }, (_, i) => ({ content: `Known fact ${i}`, type: 'project' as const })),
+  );
   await a.remember({ content: 'User prefers concise answers', type: 'user', id: 'mem_pref' });
-  await new SkillRegistry(a).register({ name: 'docker', description: 'Docker practices', content: 'Use multi-stage builds.' });
+  await new SkillRegistry(a).register({
+    name: 'docker',
+    description: 'Docker practices',
+    content: 'Use multi-stage builds.',
+  });
   return a;
 }
 
@@ -78,7 +84,9 @@ describe('teleport round trip (SQLite files)', () => {
     const fileBefore = fileHash(join(dir, 'handoff.db'));
     const diff = await a.diff(join(dir, 'handoff.db'));
     expect(diff.summary()).toBe('New: 1 memories / Duplicates: 1102 / Conflicts: 0');
-    expect(diff.toJSON().imports).toEqual([expect.objectContaining({ id: finding.id, content: finding.content, agentId: 'agent-b' })]);
+    expect(diff.toJSON().imports).toEqual([
+      expect.objectContaining({ id: finding.id, content: finding.content, agentId: 'agent-b' }),
+    ]);
     expect(await fullState(a.backend)).toEqual(before);
     expect(fileHash(join(dir, 'handoff.db'))).toBe(fileBefore);
 
@@ -142,7 +150,12 @@ describe('teleport round trip (SQLite files)', () => {
     await b.close();
     const opened = await openSnapshot(join(dir, 'h.db'), sqliteSnapshotFormat);
     try {
-      const source = { backend: opened.backend, label: 'h', kind: 'snapshot' as const, embedder: opened.manifest.embedder };
+      const source = {
+        backend: opened.backend,
+        label: 'h',
+        kind: 'snapshot' as const,
+        embedder: opened.manifest.embedder,
+      };
       const fast = await planMerge(a, source, { keyReader: sqliteSnapshotFormat.readMemoryKeys });
       const slow = await planMerge(a, source);
       const shape = (p: typeof fast) => ({
@@ -165,13 +178,27 @@ describe('teleport round trip (SQLite files)', () => {
     const memories: Memory[] = Array.from({ length: 2100 }, (_, i) => {
       const content = `Bulk fact ${i}`;
       return {
-        specificationVersion: 'v1', id: `mem_bulk_${i}`, content, type: 'project', importance: 0.5, tags: [],
-        namespace: 'project:main', tenant: '', createdAt: now, updatedAt: now, lastAccessedAt: now, accessCount: 0,
-        contentHash: contentHash(content), metadata: {},
+        specificationVersion: 'v1',
+        id: `mem_bulk_${i}`,
+        content,
+        type: 'project',
+        importance: 0.5,
+        tags: [],
+        namespace: 'project:main',
+        tenant: '',
+        createdAt: now,
+        updatedAt: now,
+        lastAccessedAt: now,
+        accessCount: 0,
+        contentHash: contentHash(content),
+        metadata: {},
       };
     });
     const vectors = await a.embedDocuments(memories.map((m) => m.content));
-    await a.writeMemories(memories.map((m, i) => ({ memory: m, vector: vectors[i]! })), 'create');
+    await a.writeMemories(
+      memories.map((m, i) => ({ memory: m, vector: vectors[i]! })),
+      'create',
+    );
     await a.snapshot(join(dir, 'big-snap.db'));
     const b = await sqliteMemory('big-snap.db');
     await b.remember({ content: 'One more', type: 'project' });
@@ -195,13 +222,17 @@ describe('teleport: embedder mismatch', () => {
     [16, 32],
   ] as const) {
     it(`refuses a ${remoteDim}-dim snapshot in a ${localDim}-dim store unless re-embedding, and never mixes vectors`, async () => {
-      const remote = await sqliteMemory('remote.db', { embedder: new FakeEmbedder({ id: 'remote-model', dimension: remoteDim }) });
+      const remote = await sqliteMemory('remote.db', {
+        embedder: new FakeEmbedder({ id: 'remote-model', dimension: remoteDim }),
+      });
       await remote.rememberMany([
         { content: 'The cache is invalidated on deploy', type: 'project' },
         { content: 'Prefers British spelling', type: 'user' },
       ]);
       await remote.snapshot(join(dir, 'remote-snap.db'));
-      const local = await sqliteMemory('local.db', { embedder: new FakeEmbedder({ id: 'local-model', dimension: localDim }) });
+      const local = await sqliteMemory('local.db', {
+        embedder: new FakeEmbedder({ id: 'local-model', dimension: localDim }),
+      });
       await local.remember({ content: 'Local only', type: 'user' });
       const before = await fullState(local.backend);
 
@@ -239,7 +270,9 @@ describe('teleport: bad files change nothing', () => {
 
   async function goodSnapshot(name = 'good.db') {
     const source = await sqliteMemory('source.db');
-    await source.rememberMany(Array.from({ length: 100 }, (_, i) => ({ content: `Snapshot fact ${i}`, type: 'project' as const })));
+    await source.rememberMany(
+      Array.from({ length: 100 }, (_, i) => ({ content: `Snapshot fact ${i}`, type: 'project' as const })),
+    );
     await source.snapshot(join(dir, name));
     await source.close();
     return join(dir, name);
@@ -254,7 +287,7 @@ describe('teleport: bad files change nothing', () => {
   it('a foreign SQLite database', async () => {
     const path = join(dir, 'foreign.db');
     const db = new Database(path);
-    db.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES (\'x\')');
+    db.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES ('x')");
     db.close();
     await expectRefused(path, 'NOT_A_DATABASE', /not an agentmem SQLite file/);
   });
@@ -276,7 +309,9 @@ describe('teleport: bad files change nothing', () => {
   it('a snapshot missing records its manifest counts', async () => {
     const path = await goodSnapshot();
     const db = new Database(path);
-    db.prepare("DELETE FROM records WHERE id IN (SELECT id FROM records WHERE json_extract(attributes, '$.kind') = 'memory' LIMIT 5)").run();
+    db.prepare(
+      "DELETE FROM records WHERE id IN (SELECT id FROM records WHERE json_extract(attributes, '$.kind') = 'memory' LIMIT 5)",
+    ).run();
     db.close();
     await expectRefused(path, 'CORRUPT_SNAPSHOT', /manifest says/);
   });
@@ -284,8 +319,13 @@ describe('teleport: bad files change nothing', () => {
   it('a snapshot of a newer format version', async () => {
     const path = await goodSnapshot();
     const db = new Database(path);
-    const { value } = db.prepare('SELECT value FROM meta WHERE key = ?').get(SNAPSHOT_MANIFEST_KEY) as { value: string };
-    db.prepare('UPDATE meta SET value = ? WHERE key = ?').run(JSON.stringify({ ...JSON.parse(value), formatVersion: 99 }), SNAPSHOT_MANIFEST_KEY);
+    const { value } = db.prepare('SELECT value FROM meta WHERE key = ?').get(SNAPSHOT_MANIFEST_KEY) as {
+      value: string;
+    };
+    db.prepare('UPDATE meta SET value = ? WHERE key = ?').run(
+      JSON.stringify({ ...JSON.parse(value), formatVersion: 99 }),
+      SNAPSHOT_MANIFEST_KEY,
+    );
     db.close();
     await expectRefused(path, 'UNSUPPORTED_FORMAT', /format version 99/);
   });
@@ -310,15 +350,23 @@ describe('teleport: all or nothing on SQLite', () => {
   it('a merge that fails midway leaves the store file exactly as it was', async () => {
     const remote = await sqliteMemory('remote.db');
     await remote.remember({ id: 'mem_same', content: 'Remote wording', type: 'user' });
-    await remote.rememberMany(Array.from({ length: 1200 }, (_, i) => ({ content: `Remote finding ${i}`, type: 'project' as const })));
+    await remote.rememberMany(
+      Array.from({ length: 1200 }, (_, i) => ({ content: `Remote finding ${i}`, type: 'project' as const })),
+    );
     await remote.snapshot(join(dir, 'remote-snap.db'));
     const backend = new FailingSqliteBackend({ path: join(dir, 'local.db') });
-    const local = await createAgentMemory({ backend, embedder: new FakeEmbedder(), snapshotFormat: sqliteSnapshotFormat });
+    const local = await createAgentMemory({
+      backend,
+      embedder: new FakeEmbedder(),
+      snapshotFormat: sqliteSnapshotFormat,
+    });
     open.push(local);
     await local.remember({ id: 'mem_same', content: 'Local wording', type: 'user' });
     const before = await fullState(backend);
     backend.failOn = backend.upserts + 3;
-    await expect(local.merge(join(dir, 'remote-snap.db'), { strategy: 'remote_wins' })).rejects.toThrow(/injected disk failure/);
+    await expect(local.merge(join(dir, 'remote-snap.db'), { strategy: 'remote_wins' })).rejects.toThrow(
+      /injected disk failure/,
+    );
     expect(await fullState(backend)).toEqual(before);
     expect(await local.listMerges()).toEqual([]);
     // The failure did not poison the store: the same merge then succeeds.

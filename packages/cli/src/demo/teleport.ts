@@ -12,7 +12,9 @@ export async function teleportSection(d: DemoContext): Promise<void> {
   d.heading('Teleport: agent A snapshots its memory');
   const snap = await a.snapshot(path);
   d.print(snap.summary());
-  d.print(`manifest: format v${snap.manifest.formatVersion}, embedder ${snap.manifest.embedder.id}, source agent ${snap.manifest.sourceAgentId ?? '-'}`);
+  d.print(
+    `manifest: format v${snap.manifest.formatVersion}, embedder ${snap.manifest.embedder.id}, source agent ${snap.manifest.sourceAgentId ?? '-'}`,
+  );
 
   d.heading('Teleport: agent B opens the file and works in it');
   const b = await d.cli.openMemory({ path, branch: a.branch, agentId: 'agent-b' });
@@ -21,10 +23,14 @@ export async function teleportSection(d: DemoContext): Promise<void> {
     content: 'The flaky checkout test fails because it assumes the Europe/Berlin time zone; pin TZ=UTC in CI.',
     importance: 0.8,
   });
-  const [freeze] = (await b.recall('release freeze', { k: 1, types: ['project'], reinforce: false })).map((r) => r.memory);
+  const [freeze] = (await b.recall('release freeze', { k: 1, types: ['project'], reinforce: false })).map(
+    (r) => r.memory,
+  );
   // A moment after A's last change, so newer_wins takes B's wording.
   await new Promise((r) => setTimeout(r, 5));
-  const reworded = freeze ? await b.update(freeze.id, { content: 'Release 2.4 is frozen: only bug fixes until the tag.' }) : undefined;
+  const reworded = freeze
+    ? await b.update(freeze.id, { content: 'Release 2.4 is frozen: only bug fixes until the tag.' })
+    : undefined;
   d.print(`B remembered: ${finding.content}`);
   if (reworded) d.print(`B reworded ${reworded.id}: ${reworded.content}`);
   await b.close(); // hand the file back
@@ -33,7 +39,9 @@ export async function teleportSection(d: DemoContext): Promise<void> {
   const diff = await a.diff(path);
   d.print(diff.summary());
   for (const c of diff.plan.conflicts) {
-    d.print(`conflict ${c.id}: local "${c.local.memory?.content}" vs remote "${c.remote.memory?.content}" (newer: ${c.newer})`);
+    d.print(
+      `conflict ${c.id}: local "${c.local.memory?.content}" vs remote "${c.remote.memory?.content}" (newer: ${c.newer})`,
+    );
   }
 
   d.heading('Teleport: A merges (newer_wins), then merges again');

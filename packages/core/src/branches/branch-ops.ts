@@ -34,13 +34,22 @@ export function branchNamespaces(branch: string): string[] {
 }
 
 function branchSource(store: MemoryStore, source: string): MergeSource {
-  return { backend: store.backend, label: source, kind: 'branch', embedder: { id: store.embedder.id, dimension: store.embedder.dimension } };
+  return {
+    backend: store.backend,
+    label: source,
+    kind: 'branch',
+    embedder: { id: store.embedder.id, dimension: store.embedder.dimension },
+  };
 }
 
 function branchPlan(store: MemoryStore, source: string, options: BranchMergeOptions) {
   const from = assertBranchName(source);
   const into = assertBranchName(options.into ?? store.branch);
-  if (from === into) throw new AgentMemoryError('INVALID_INPUT', `Cannot merge branch ${from} into itself; pass { into: <other branch> }.`);
+  if (from === into)
+    throw new AgentMemoryError(
+      'INVALID_INPUT',
+      `Cannot merge branch ${from} into itself; pass { into: <other branch> }.`,
+    );
   const map = (ns: string) => ns.replace(/:.*$/, `:${into}`);
   return planMerge(store, branchSource(store, from), {
     namespaces: branchNamespaces(from),
@@ -51,7 +60,11 @@ function branchPlan(store: MemoryStore, source: string, options: BranchMergeOpti
 }
 
 /** What merging `source` into a branch would import; writes nothing. */
-export async function diffBranch(store: MemoryStore, source: string, options: BranchMergeOptions = {}): Promise<DiffResult> {
+export async function diffBranch(
+  store: MemoryStore,
+  source: string,
+  options: BranchMergeOptions = {},
+): Promise<DiffResult> {
   const started = performance.now();
   const plan = await branchPlan(store, source, options);
   return new DiffResult(plan, { durationMs: performance.now() - started, embeddingCalls: 0 });
@@ -62,10 +75,17 @@ export async function diffBranch(store: MemoryStore, source: string, options: Br
  * (default: the current one), skipping content already there, so merging
  * twice imports nothing the second time. Undo with `undoMerge(result.mergeId)`.
  */
-export async function mergeBranch(store: MemoryStore, source: string, options: BranchMergeOptions = {}): Promise<MergeResult> {
+export async function mergeBranch(
+  store: MemoryStore,
+  source: string,
+  options: BranchMergeOptions = {},
+): Promise<MergeResult> {
   const started = performance.now();
   const plan = await branchPlan(store, source, options);
-  const result = await applyMerge(store, branchSource(store, source), plan, { strategy: options.strategy, onProgress: options.onProgress });
+  const result = await applyMerge(store, branchSource(store, source), plan, {
+    strategy: options.strategy,
+    onProgress: options.onProgress,
+  });
   result.cost.durationMs = performance.now() - started;
   return result;
 }
@@ -121,7 +141,9 @@ export async function deleteBranch(
       const records = await store.backend.get(ids.slice(i, i + BATCH), { tenant: store.tenant, withVectors: false });
       const memories = records.filter((r) => r.attributes.kind === KIND.memory).map(recordToMemory);
       deleted += await store.backend.delete(records.map((r) => r.id));
-      await store.recordHistory(memories.map((memory) => ({ memory, action: 'forget', detail: `delete branch ${name}` })));
+      await store.recordHistory(
+        memories.map((memory) => ({ memory, action: 'forget', detail: `delete branch ${name}` })),
+      );
       options.onProgress?.({ phase: 'apply', done: Math.min(i + BATCH, ids.length), total: ids.length });
     }
   });

@@ -7,7 +7,14 @@ import { newId, toMillis } from '../util';
 import { type SerializedRecord, serializeRecord } from './codec';
 import { MERGE_KIND, MERGES_NAMESPACE } from './plan';
 import { MergeResult, type MergeCounts } from './results';
-import { type ApplyOptions, MERGE_STRATEGIES, type MergeEntry, type MergePlan, type MergeSource, type MergeStrategy } from './types';
+import {
+  type ApplyOptions,
+  MERGE_STRATEGIES,
+  type MergeEntry,
+  type MergePlan,
+  type MergeSource,
+  type MergeStrategy,
+} from './types';
 
 const BATCH = 500;
 
@@ -41,7 +48,9 @@ interface Write {
 
 export function assertStrategy(strategy: unknown): MergeStrategy {
   if (!MERGE_STRATEGIES.includes(strategy as MergeStrategy)) {
-    throw invalidInput(`Unknown merge strategy ${JSON.stringify(strategy)}: use one of ${MERGE_STRATEGIES.join(', ')}.`);
+    throw invalidInput(
+      `Unknown merge strategy ${JSON.stringify(strategy)}: use one of ${MERGE_STRATEGIES.join(', ')}.`,
+    );
   }
   return strategy as MergeStrategy;
 }
@@ -81,7 +90,13 @@ export async function applyMerge(
     const effective = strategy === 'keep_both' && !isMemory ? 'newer_wins' : strategy;
     const takeRemote = effective === 'remote_wins' || (effective === 'newer_wins' && c.newer === 'remote');
     if (effective === 'keep_both') {
-      writes.push({ remote: c.remote, targetId: newId('mem'), targetNamespace: c.targetNamespace, overwrite: false, linkTo: c.id });
+      writes.push({
+        remote: c.remote,
+        targetId: newId('mem'),
+        targetNamespace: c.targetNamespace,
+        overwrite: false,
+        linkTo: c.id,
+      });
       counts.keptBoth++;
     } else if (takeRemote) {
       writes.push({ remote: c.remote, targetId: c.id, targetNamespace: c.targetNamespace, overwrite: true });
@@ -98,7 +113,11 @@ export async function applyMerge(
 
   const nowMs = Date.now();
   const mergeId = newId('merge', nowMs);
-  const overwritten = await getAll(store, writes.filter((w) => w.overwrite).map((w) => w.targetId), true);
+  const overwritten = await getAll(
+    store,
+    writes.filter((w) => w.overwrite).map((w) => w.targetId),
+    true,
+  );
   const record: MergeRecordPayload = {
     id: mergeId,
     at: new Date(nowMs).toISOString(),
@@ -121,12 +140,20 @@ export async function applyMerge(
       for (let i = 0; i < writes.length; i += BATCH) {
         const batch = writes.slice(i, i + BATCH);
         const remote = new Map(
-          (await source.backend.get(batch.map((w) => w.remote.id), { tenant: null, withVectors: !reembed })).map((r) => [r.id, r]),
+          (
+            await source.backend.get(
+              batch.map((w) => w.remote.id),
+              { tenant: null, withVectors: !reembed },
+            )
+          ).map((r) => [r.id, r]),
         );
         const fresh = batch.map((w) => {
           const r = remote.get(w.remote.id);
           if (!r) {
-            throw new AgentMemoryError('CONFLICT', `Record ${w.remote.id} vanished from ${source.label} during the merge; nothing was merged. Try again.`);
+            throw new AgentMemoryError(
+              'CONFLICT',
+              `Record ${w.remote.id} vanished from ${source.label} during the merge; nothing was merged. Try again.`,
+            );
           }
           return r;
         });
@@ -204,7 +231,11 @@ export function mergeRecordToBackend(payload: MergeRecordPayload, tenant: string
 }
 
 /** Runs `fn` in a transaction, or with a compensating action when the backend has none. */
-export async function allOrNothing(store: MemoryStore, fn: () => Promise<void>, compensate: () => Promise<void>): Promise<void> {
+export async function allOrNothing(
+  store: MemoryStore,
+  fn: () => Promise<void>,
+  compensate: () => Promise<void>,
+): Promise<void> {
   if (store.backend.capabilities.transactions && store.backend.transaction) {
     await store.transaction(fn);
     return;
@@ -217,7 +248,11 @@ export async function allOrNothing(store: MemoryStore, fn: () => Promise<void>, 
   }
 }
 
-export async function getAll(store: MemoryStore, ids: readonly string[], withVectors: boolean): Promise<BackendRecord[]> {
+export async function getAll(
+  store: MemoryStore,
+  ids: readonly string[],
+  withVectors: boolean,
+): Promise<BackendRecord[]> {
   const out: BackendRecord[] = [];
   for (let i = 0; i < ids.length; i += BATCH) {
     out.push(...(await store.backend.get(ids.slice(i, i + BATCH), { tenant: null, withVectors })));

@@ -2,7 +2,13 @@ export { type MergeRecordPayload, applyMerge, assertStrategy } from './apply';
 export { type SerializedRecord, deserializeRecord, serializeRecord } from './codec';
 export { MERGE_KIND, MERGEABLE_KINDS, MERGES_NAMESPACE, planMerge } from './plan';
 export { DiffResult, type MergeCounts, MergeResult, UndoResult } from './results';
-export { createSnapshot, type OpenedSnapshot, openSnapshot, type SnapshotOptions, type SnapshotResult } from './snapshot';
+export {
+  createSnapshot,
+  type OpenedSnapshot,
+  openSnapshot,
+  type SnapshotOptions,
+  type SnapshotResult,
+} from './snapshot';
 export {
   SNAPSHOT_FORMAT_NAME,
   SNAPSHOT_FORMAT_VERSION,

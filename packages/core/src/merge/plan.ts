@@ -5,7 +5,15 @@ import { HISTORY_NAMESPACE, SKILLS_NAMESPACE, SYSTEM_NAMESPACE_PREFIX } from '..
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { newId, toMillis } from '../util';
-import type { MemoryKeyReader, MergeEntry, MergePlan, MergeSource, PlannedConflict, PlanOptions, RecordKey } from './types';
+import type {
+  MemoryKeyReader,
+  MergeEntry,
+  MergePlan,
+  MergeSource,
+  PlannedConflict,
+  PlanOptions,
+  RecordKey,
+} from './types';
 
 /** Reserved namespace of merge records (what each merge imported and overwrote, for undo). */
 export const MERGES_NAMESPACE = '_merges';
@@ -23,7 +31,11 @@ const PAGE = 1000;
  * sides, read page by page whatever their size, then loads the full records
  * of what is imported or in conflict. Writes nothing.
  */
-export async function planMerge(store: MemoryStore, source: MergeSource, options: PlanOptions = {}): Promise<MergePlan> {
+export async function planMerge(
+  store: MemoryStore,
+  source: MergeSource,
+  options: PlanOptions = {},
+): Promise<MergePlan> {
   await store.init();
   const tenant = options.allTenants ? null : store.tenant;
   const map = options.mapNamespace ?? ((ns: string) => ns);
@@ -69,7 +81,12 @@ export async function planMerge(store: MemoryStore, source: MergeSource, options
     const key = contentKey(remote.tenant, targetNamespace, remote.hash);
     const sameContent = byContent.get(key);
     if (sameContent !== undefined) {
-      plan.duplicates.push({ remoteId: remote.id, localId: sameContent, namespace: targetNamespace, reason: 'same-content' });
+      plan.duplicates.push({
+        remoteId: remote.id,
+        localId: sameContent,
+        namespace: targetNamespace,
+        reason: 'same-content',
+      });
       continue;
     }
     // Keep the source id when it is free (a later merge then matches by id); otherwise a derived one.
@@ -82,8 +99,16 @@ export async function planMerge(store: MemoryStore, source: MergeSource, options
   plan.scanned = remotes.length;
 
   // Full records of what moves (and of both sides of each conflict).
-  const remoteEntries = await entries(source.backend, [...imports.map((i) => i.remote.id), ...conflicts.map((c) => c.remote.id)], source.label);
-  const localEntries = await entries(store.backend, conflicts.map((c) => c.local.id), 'this store');
+  const remoteEntries = await entries(
+    source.backend,
+    [...imports.map((i) => i.remote.id), ...conflicts.map((c) => c.remote.id)],
+    source.label,
+  );
+  const localEntries = await entries(
+    store.backend,
+    conflicts.map((c) => c.local.id),
+    'this store',
+  );
   for (const c of conflicts) {
     plan.conflicts.push(conflict(localEntries.get(c.local.id)!, remoteEntries.get(c.remote.id)!, c.targetNamespace));
   }
@@ -91,7 +116,12 @@ export async function planMerge(store: MemoryStore, source: MergeSource, options
   for (let i = 0; i < imports.length; i += PAGE) {
     const batch = imports.slice(i, i + PAGE);
     const taken = new Set(
-      (await store.backend.get(batch.map((d) => d.targetId), { tenant: null, withVectors: false })).map((r) => r.id),
+      (
+        await store.backend.get(
+          batch.map((d) => d.targetId),
+          { tenant: null, withVectors: false },
+        )
+      ).map((r) => r.id),
     );
     for (const item of batch) {
       plan.imports.push({
@@ -128,14 +158,22 @@ async function readKeys(
 }
 
 /** Full records by id, as plan entries. */
-async function entries(backend: MemoryBackend, ids: readonly string[], label: string): Promise<Map<string, MergeEntry>> {
+async function entries(
+  backend: MemoryBackend,
+  ids: readonly string[],
+  label: string,
+): Promise<Map<string, MergeEntry>> {
   const out = new Map<string, MergeEntry>();
   for (let i = 0; i < ids.length; i += PAGE) {
-    for (const r of await backend.get(ids.slice(i, i + PAGE), { tenant: null, withVectors: false })) out.set(r.id, toEntry(r));
+    for (const r of await backend.get(ids.slice(i, i + PAGE), { tenant: null, withVectors: false }))
+      out.set(r.id, toEntry(r));
   }
   const missing = ids.find((id) => !out.has(id));
   if (missing !== undefined) {
-    throw new AgentMemoryError('CONFLICT', `Record ${missing} of ${label} changed while the merge was planned; nothing was written. Try again.`);
+    throw new AgentMemoryError(
+      'CONFLICT',
+      `Record ${missing} of ${label} changed while the merge was planned; nothing was written. Try again.`,
+    );
   }
   return out;
 }
@@ -222,7 +260,5 @@ async function sourceNamespaces(
   for (const n of wanted) {
     if (blocked.has(n)) throw invalidInput(`Namespace ${n} is agentmem's own bookkeeping and is never merged.`);
   }
-  return existing
-    .filter((n) => wanted.some((w) => (w.endsWith('*') ? n.startsWith(w.slice(0, -1)) : n === w)))
-    .sort();
+  return existing.filter((n) => wanted.some((w) => (w.endsWith('*') ? n.startsWith(w.slice(0, -1)) : n === w))).sort();
 }

@@ -63,8 +63,17 @@ export class DiffResult {
       namespaces: this.plan.namespaces,
       scanned: this.plan.scanned,
       embedderMismatch: this.plan.embedderMismatch,
-      counts: { new: this.newMemories, newSkills: this.newSkills, duplicates: this.duplicates, conflicts: this.conflicts },
-      imports: this.plan.imports.map((i) => ({ ...describeEntry(i.remote), targetNamespace: i.targetNamespace, targetId: i.targetId })),
+      counts: {
+        new: this.newMemories,
+        newSkills: this.newSkills,
+        duplicates: this.duplicates,
+        conflicts: this.conflicts,
+      },
+      imports: this.plan.imports.map((i) => ({
+        ...describeEntry(i.remote),
+        targetNamespace: i.targetNamespace,
+        targetId: i.targetId,
+      })),
       duplicates: this.plan.duplicates,
       conflicts: this.plan.conflicts.map((c) => ({
         id: c.id,
@@ -123,7 +132,13 @@ export class MergeResult {
   }
 
   toJSON() {
-    return { mergeId: this.mergeId, strategy: this.strategy, source: this.plan.source, counts: this.counts, cost: this.cost };
+    return {
+      mergeId: this.mergeId,
+      strategy: this.strategy,
+      source: this.plan.source,
+      counts: this.counts,
+      cost: this.cost,
+    };
   }
 }
 

@@ -50,7 +50,11 @@ export interface SnapshotFormat {
    * itself (SQLite: `VACUUM INTO`) when the format recognises the backend;
    * `undefined` means "copy through the MemoryBackend contract".
    */
-  copyOf?(source: MemoryBackend, path: string, options: { dimension: number; overwrite?: boolean }): Promise<SnapshotWriter | undefined>;
+  copyOf?(
+    source: MemoryBackend,
+    path: string,
+    options: { dimension: number; overwrite?: boolean },
+  ): Promise<SnapshotWriter | undefined>;
   /** Optional fast path for merge plans: memory keys read without payloads, from backends of this format. */
   readMemoryKeys?: MemoryKeyReader;
 }

@@ -50,7 +50,9 @@ export async function createSnapshot(
   const source = store.backend;
   const dimension = store.embedder.dimension;
   const counts: SnapshotManifest['counts'] = { total: 0, memories: 0, skills: 0, history: 0, merges: 0 };
-  const fast = options.viaContract ? undefined : await fmt.copyOf?.(source, path, { dimension, overwrite: options.overwrite });
+  const fast = options.viaContract
+    ? undefined
+    : await fmt.copyOf?.(source, path, { dimension, overwrite: options.overwrite });
   const writer = fast ?? (await fmt.create(path, { dimension, overwrite: options.overwrite }));
   try {
     await writer.backend.init({ dimension });
@@ -150,7 +152,11 @@ export async function openSnapshot(path: string, format: SnapshotFormat | undefi
     if (raw === undefined) throw corrupt(path, 'it has no snapshot manifest (it is not an agentmem snapshot)');
     const manifest = parseManifest(path, raw);
     await backend.init({ dimension: manifest.embedder.dimension });
-    const history = await backend.count({ tenant: null, namespaces: [HISTORY_NAMESPACE], where: { kind: KIND.history } });
+    const history = await backend.count({
+      tenant: null,
+      namespaces: [HISTORY_NAMESPACE],
+      where: { kind: KIND.history },
+    });
     const modified = history > manifest.counts.history;
     if (history < manifest.counts.history) {
       throw corrupt(path, `it holds ${history} history entries, its manifest says ${manifest.counts.history}`);
@@ -159,7 +165,11 @@ export async function openSnapshot(path: string, format: SnapshotFormat | undefi
       const memories = await backend.count({ tenant: null, where: { kind: KIND.memory } });
       const skills = await backend.count({ tenant: null, namespaces: [SKILLS_NAMESPACE], where: { kind: KIND.skill } });
       const total = await backend.count({ tenant: null });
-      if (memories !== manifest.counts.memories || skills !== manifest.counts.skills || total !== manifest.counts.total) {
+      if (
+        memories !== manifest.counts.memories ||
+        skills !== manifest.counts.skills ||
+        total !== manifest.counts.total
+      ) {
         throw corrupt(
           path,
           `it holds ${memories} memories, ${skills} skills and ${total} records; its manifest says ${manifest.counts.memories}, ${manifest.counts.skills} and ${manifest.counts.total}`,

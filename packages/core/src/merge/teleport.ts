@@ -10,7 +10,11 @@ import type { ApplyOptions, MergeSource, PlanOptions } from './types';
 export interface TeleportDiffOptions extends Pick<PlanOptions, 'namespaces' | 'allTenants' | 'onProgress'> {}
 export interface TeleportMergeOptions extends TeleportDiffOptions, Omit<ApplyOptions, 'onProgress'> {}
 
-async function withSnapshot<T>(path: string, format: SnapshotFormat | undefined, fn: (source: MergeSource) => Promise<T>) {
+async function withSnapshot<T>(
+  path: string,
+  format: SnapshotFormat | undefined,
+  fn: (source: MergeSource) => Promise<T>,
+) {
   const { backend, manifest } = await openSnapshot(path, format);
   try {
     return await fn({ backend, label: resolve(path), kind: 'snapshot', embedder: manifest.embedder });

@@ -40,7 +40,11 @@ export async function undoMerge(
         const memories = present.filter((r) => r.attributes.kind === KIND.memory).map(recordToMemory);
         removed += await store.backend.delete(present.map((r) => r.id));
         await store.recordHistory(memories.map((memory) => ({ memory, action: 'undo', detail })));
-        options.onProgress?.({ phase: 'undo', done: Math.min(i + BATCH, merge.imported.length), total: merge.imported.length });
+        options.onProgress?.({
+          phase: 'undo',
+          done: Math.min(i + BATCH, merge.imported.length),
+          total: merge.imported.length,
+        });
       }
       await restore(store, overwritten);
       await store.recordHistory(
@@ -58,15 +62,22 @@ export async function undoMerge(
       );
     },
   );
-  return new UndoResult(mergeId, removed, overwritten.length, { durationMs: performance.now() - started, embeddingCalls: 0 });
+  return new UndoResult(mergeId, removed, overwritten.length, {
+    durationMs: performance.now() - started,
+    embeddingCalls: 0,
+  });
 }
 
 async function readMerge(store: MemoryStore, mergeId: string): Promise<MergeRecordPayload> {
   const [record] = await store.backend.get([mergeId], { tenant: store.tenant, withVectors: false });
   if (!record || record.attributes.kind !== MERGE_KIND) {
-    throw new AgentMemoryError('NOT_FOUND', `No merge with id ${mergeId} in this store. List merges with listMerges() (CLI: agentmem merges).`, {
-      details: { mergeId },
-    });
+    throw new AgentMemoryError(
+      'NOT_FOUND',
+      `No merge with id ${mergeId} in this store. List merges with listMerges() (CLI: agentmem merges).`,
+      {
+        details: { mergeId },
+      },
+    );
   }
   return record.payload as unknown as MergeRecordPayload;
 }
@@ -87,7 +98,11 @@ export interface MergeInfo {
 export async function listMerges(store: MemoryStore): Promise<MergeInfo[]> {
   await store.init();
   const out: MergeInfo[] = [];
-  for await (const r of store.scanRecords({ tenant: store.tenant, namespaces: [MERGES_NAMESPACE], where: { kind: MERGE_KIND } })) {
+  for await (const r of store.scanRecords({
+    tenant: store.tenant,
+    namespaces: [MERGES_NAMESPACE],
+    where: { kind: MERGE_KIND },
+  })) {
     const p = r.payload as unknown as MergeRecordPayload;
     out.push({
       id: p.id,

@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { AgentMemoryError, type MemoryBackend, type MemoryKeyReader, type RecordKey, type SnapshotFormat, type SnapshotWriter } from '@agentmem/core';
+import {
+  AgentMemoryError,
+  type MemoryBackend,
+  type MemoryKeyReader,
+  type RecordKey,
+  type SnapshotFormat,
+  type SnapshotWriter,
+} from '@agentmem/core';
 import { SqliteBackend } from '../backend';
 import { isAgentmemDatabase, isSqliteError } from '../schema';
 
@@ -22,11 +29,16 @@ function prepareTarget(path: string, overwrite: boolean | undefined): { target: 
   const target = resolve(path);
   if (existsSync(target)) {
     if (!overwrite) {
-      throw new AgentMemoryError('INVALID_INPUT', `${target} already exists. Choose another path, or overwrite it ({ overwrite: true }, CLI: --force).`, {
-        details: { path: target },
-      });
+      throw new AgentMemoryError(
+        'INVALID_INPUT',
+        `${target} already exists. Choose another path, or overwrite it ({ overwrite: true }, CLI: --force).`,
+        {
+          details: { path: target },
+        },
+      );
     }
-    if (statSync(target).isDirectory()) throw new AgentMemoryError('INVALID_INPUT', `${target} is a directory; give a file path.`);
+    if (statSync(target).isDirectory())
+      throw new AgentMemoryError('INVALID_INPUT', `${target} is a directory; give a file path.`);
   }
   mkdirSync(dirname(target), { recursive: true });
   return { target, temp: `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}` };
@@ -72,8 +84,23 @@ const readMemoryKeys: MemoryKeyReader = async (backend, filter) => {
   let after = 0;
   for (;;) {
     const params: unknown[] = [after, ...filter.namespaces, ...(filter.tenant === null ? [] : [filter.tenant])];
-    const rows = statement.all(...params) as { rowid: number; id: string; namespace: string; tenant: string; hash: string; updatedAt: number | null }[];
-    for (const r of rows) keys.push({ id: r.id, kind: 'memory', namespace: r.namespace, tenant: r.tenant, hash: r.hash, updatedAt: r.updatedAt ?? 0 });
+    const rows = statement.all(...params) as {
+      rowid: number;
+      id: string;
+      namespace: string;
+      tenant: string;
+      hash: string;
+      updatedAt: number | null;
+    }[];
+    for (const r of rows)
+      keys.push({
+        id: r.id,
+        kind: 'memory',
+        namespace: r.namespace,
+        tenant: r.tenant,
+        hash: r.hash,
+        updatedAt: r.updatedAt ?? 0,
+      });
     if (rows.length < KEY_PAGE) return keys;
     after = rows[rows.length - 1]!.rowid;
     await new Promise((resolve) => setImmediate(resolve)); // let other work run between pages
@@ -113,9 +140,13 @@ export const sqliteSnapshotFormat: SnapshotFormat = {
   async open(path): Promise<MemoryBackend> {
     const target = resolve(path);
     if (!existsSync(target)) {
-      throw new AgentMemoryError('NOT_FOUND', `No snapshot at ${target}. Check the path (snapshots are made with agentmem snapshot PATH).`, {
-        details: { path: target },
-      });
+      throw new AgentMemoryError(
+        'NOT_FOUND',
+        `No snapshot at ${target}. Check the path (snapshots are made with agentmem snapshot PATH).`,
+        {
+          details: { path: target },
+        },
+      );
     }
     if (statSync(target).isDirectory()) throw snapshotError('NOT_A_DATABASE', target, 'it is a directory');
     let backend: SqliteBackend;
@@ -124,7 +155,8 @@ export const sqliteSnapshotFormat: SnapshotFormat = {
     } catch (error) {
       if (!AgentMemoryError.hasCode(error, 'NOT_A_DATABASE')) throw error;
       // Our header but unreadable pages: a damaged (e.g. truncated) snapshot; anything else is a foreign file.
-      if (isAgentmemDatabase(target)) throw snapshotError('CORRUPT_SNAPSHOT', target, `the file is damaged (${error.message})`, error);
+      if (isAgentmemDatabase(target))
+        throw snapshotError('CORRUPT_SNAPSHOT', target, `the file is damaged (${error.message})`, error);
       throw snapshotError('NOT_A_DATABASE', target, 'it is not an agentmem SQLite file', error);
     }
     try {
