@@ -7,6 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FakeQdrant } from '../qdrant/fake-qdrant';
+import { describeWithSpec } from '../qdrant/helpers';
 import { call, readText, root, startServer, tempDir } from './helpers';
 
 const tmp = tempDir();
@@ -56,6 +58,29 @@ describe('branch from the client working directory', () => {
       expect(written.memory.namespace).toBe('project:feature/roots');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describeWithSpec('agentmem-mcp --qdrant-url (fake Qdrant validated against the OpenAPI spec)', () => {
+  it('keeps memories and skills in the Qdrant collection and snapshots it to a SQLite file', async () => {
+    const fake = await FakeQdrant.start();
+    const server = await startServer(['--qdrant-url', fake.url, '--qdrant-collection', 'mcp_test', '--branch', 'main'], {
+      env: { AGENTMEM_TENANT: 'team-a' },
+    });
+    try {
+      const written = await call(server.client, 'remember', { content: 'Staging runs on Kubernetes 1.29.', type: 'project' });
+      expect(written.memory.tenant).toBe('team-a');
+      const { results } = await call(server.client, 'recall', { query: 'which kubernetes version on staging' });
+      expect(results[0].memory.id).toBe(written.memory.id);
+      const stats = JSON.parse((await readText(server.client, 'agentmem://stats')).text);
+      expect(stats.store).toEqual({ qdrant: fake.url, collection: 'mcp_test' });
+      const snap = await call(server.client, 'snapshot', { path: tmp.path('from-qdrant.db') });
+      expect(snap.manifest).toMatchObject({ sourceBackend: expect.stringContaining('qdrant'), counts: { memories: 1 } });
+      expect(fake.violations).toEqual([]);
+    } finally {
+      await server.close();
+      await fake.stop();
     }
   });
 });
@@ -131,11 +156,17 @@ describe('agentmem-mcp start-up errors', () => {
     }
   };
 
-  it('refuses a non-loopback host and unknown flags with a usage error on stderr', async () => {
-    const [host, flag] = await Promise.all([run('--http', '--host', '0.0.0.0'), run('--bogus')]);
+  it('refuses a non-loopback host and unknown flags (usage, exit 2) and an unreachable Qdrant (exit 1), on stderr', async () => {
+    const [host, flag, qdrant] = await Promise.all([
+      run('--http', '--host', '0.0.0.0'),
+      run('--bogus'),
+      run('--qdrant-url', 'http://127.0.0.1:1', '--branch', 'main'),
+    ]);
     expect(host).toMatchObject({ code: 2, stdout: '' });
     expect(host.stderr).toContain('--host 0.0.0.0 is not a loopback address');
     expect(flag).toMatchObject({ code: 2, stdout: '' });
     expect(flag.stderr).toMatch(/Unknown option '--bogus'.*agentmem-mcp --help/s);
+    expect(qdrant).toMatchObject({ code: 1, stdout: '' });
+    expect(qdrant.stderr).toContain('error [BACKEND_UNAVAILABLE]: Cannot reach Qdrant at http://127.0.0.1:1');
   });
 });

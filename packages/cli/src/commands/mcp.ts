@@ -4,6 +4,8 @@ import type { CliContext } from '../context';
 import { parsePositiveInt } from '../parse';
 
 type McpModule = typeof import('@agentmem/mcp');
+// A variable, so that bundlers leave the optional server package out of the CLI.
+const MCP_PACKAGE = '@agentmem/mcp';
 
 interface McpCommandOptions {
   qdrantUrl?: string;
@@ -58,7 +60,7 @@ function collect(value: string, previous: string[]): string[] {
 // Optional: only people who serve MCP from the CLI need the server package.
 async function loadMcp(): Promise<McpModule> {
   try {
-    return await import('@agentmem/mcp');
+    return (await import(MCP_PACKAGE)) as McpModule;
   } catch (error) {
     throw new AgentMemoryError(
       'MISSING_DEPENDENCY',

@@ -3,6 +3,8 @@ import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { McpServerConfig } from './server-config';
 
 type QdrantModule = typeof import('@agentmem/qdrant');
+// A variable, so that bundlers leave the optional package out of this one.
+const QDRANT_PACKAGE = '@agentmem/qdrant';
 
 /**
  * Opens the store the config names: the SQLite file (created when missing) or
@@ -24,7 +26,7 @@ export async function openMemory(config: McpServerConfig): Promise<AgentMemory> 
 // Optional: only Qdrant users install it.
 async function loadQdrant(): Promise<QdrantModule> {
   try {
-    return await import('@agentmem/qdrant');
+    return (await import(QDRANT_PACKAGE)) as QdrantModule;
   } catch (error) {
     throw new AgentMemoryError(
       'MISSING_DEPENDENCY',
