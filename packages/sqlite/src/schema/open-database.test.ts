@@ -230,12 +230,24 @@ describe('embedder and dimension checks', () => {
     } finally {
       await backend.close();
     }
+    const before = fingerprint(path);
     const reopened = new SqliteBackend({ path });
     try {
       await expectCode(() => reopened.init({ dimension: 8 }), 'DIMENSION_MISMATCH', /4-dimensional/);
       await reopened.init({ dimension: 4 });
+      const bad = {
+        id: 'bad',
+        namespace: 'user',
+        tenant: '',
+        text: 'x',
+        attributes: {},
+        payload: {},
+        vector: new Float32Array(8),
+      };
+      await expectCode(() => reopened.upsert([bad]), 'DIMENSION_MISMATCH');
     } finally {
       await reopened.close();
     }
+    expect(fingerprint(path)).toBe(before);
   });
 });
