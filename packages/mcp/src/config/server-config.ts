@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { delimiter, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AgentMemoryError, assertBranchName, invalidInput } from '@agentmem/core';
 
@@ -43,7 +43,7 @@ Options (environment variable in brackets; flags win):
   --cwd <dir>               the client's working directory [AGENTMEM_CWD] (default: current directory)
   --agent <id>              agent id recorded as provenance on writes [AGENTMEM_AGENT_ID]
   --session <id>            session whose summary is the session://current resource [AGENTMEM_SESSION]
-  --skills <dir>            load skills from this directory at start; repeatable [AGENTMEM_SKILLS, ':'-separated]
+  --skills <dir>            load skills from this directory at start; repeatable [AGENTMEM_SKILLS, a path list]
   --http                    serve Streamable HTTP on loopback instead of stdio
   --port <n>                HTTP port (default ${DEFAULT_HTTP_PORT}); implies --http
   --host <host>             HTTP host, loopback only: ${LOOPBACK_HOSTS.join(', ')} (default 127.0.0.1)
@@ -133,7 +133,7 @@ export function resolveConfig(flags: ServerFlags, env: NodeJS.ProcessEnv = proce
   if (branch !== undefined) assertBranchName(branch);
   const skills = flags.skills?.length
     ? flags.skills
-    : (env.AGENTMEM_SKILLS ?? '').split(':').filter((dir) => dir.trim() !== '');
+    : (env.AGENTMEM_SKILLS ?? '').split(delimiter).filter((dir) => dir.trim() !== '');
   const port = flags.port ?? (flags.http || flags.host ? DEFAULT_HTTP_PORT : undefined);
   const config: McpServerConfig = {
     db: resolve(cwd, pick(flags.db, 'AGENTMEM_DB') ?? DEFAULT_DB_PATH),
