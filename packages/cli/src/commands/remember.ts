@@ -90,14 +90,17 @@ export async function rememberOne(
 
 export function printOutcome(ctx: CliContext, outcome: RememberOutcome): void {
   if (outcome.conflicts.length > 0) {
-    ctx.print(`Conflicts with ${outcome.conflicts.length} similar ${outcome.conflicts.length === 1 ? 'memory' : 'memories'}:`);
+    ctx.print(
+      `Conflicts with ${outcome.conflicts.length} similar ${outcome.conflicts.length === 1 ? 'memory' : 'memories'}:`,
+    );
     for (const c of outcome.conflicts) ctx.print(`  ${c.id}  similarity ${c.similarity.toFixed(3)}  ${c.content}`);
   }
   if (!outcome.memory) {
     ctx.print('Kept the existing memory (--on-conflict keep-existing): nothing written.');
     return;
   }
-  if (outcome.superseded.length > 0) ctx.print(`Superseded ${outcome.superseded.join(', ')} (out of recall; agentmem restore ID undoes it).`);
+  if (outcome.superseded.length > 0)
+    ctx.print(`Superseded ${outcome.superseded.join(', ')} (out of recall; agentmem restore ID undoes it).`);
   ctx.print(
     outcome.created
       ? 'Remembered:'
