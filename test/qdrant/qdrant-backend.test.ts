@@ -269,6 +269,25 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
     expect(hits).toEqual(fuseRrf(dense, keyword, weights, 5));
   });
 
+  it('hybrid search leaves dense hits under minDenseScore out of the fusion, in both fusion paths', async () => {
+    const b = ctx.backend();
+    await b.init({ dimension: DIM });
+    await b.upsert([
+      rec('close', { text: 'nothing shared', vector: unit(DIM, 1, 0.1, 0) }),
+      rec('far', { text: 'nothing either', vector: unit(DIM, 0, 0, 1) }),
+      rec('word', { text: 'postgres', vector: unit(DIM, 0, 1, 0) }),
+    ]);
+    const filter: RecordFilter = { tenant: '' };
+    for (const weights of [
+      { dense: 1, keyword: 1 },
+      { dense: 0.25, keyword: 1 },
+    ]) {
+      const hits = await b.search({ mode: 'hybrid', vector: unit(DIM, 1, 0, 0), text: 'postgres', filter, k: 5, weights, minDenseScore: 0.5 });
+      expect(hits.map((h) => h.record.id).sort(), JSON.stringify(weights)).toEqual(['close', 'word']);
+      expect(hits.find((h) => h.record.id === 'word')?.dense).toBeUndefined();
+    }
+  });
+
   it('keyword search weighs rare terms higher (idf over the collection)', async () => {
     const b = ctx.backend();
     await b.init({ dimension: DIM });

@@ -418,6 +418,8 @@ export class QdrantBackend implements MemoryBackend {
     }
 
     const weights = request.weights ?? { dense: 1, keyword: 1 };
+    // Weak dense hits take no part in the fusion (core's minDenseSimilarity).
+    const threshold = request.minDenseScore === undefined ? {} : { score_threshold: request.minDenseScore };
     if (keyword && weights.dense === weights.keyword && weights.dense > 0) {
       // Server-side fusion; the two plain lists ride in the same batch (ids only) to report each signal.
       const lite = { ...base, with_payload: [FIELD.id] };
@@ -427,14 +429,14 @@ export class QdrantBackend implements MemoryBackend {
             {
               // Qdrant applies a top-level filter to the fused result only, so each prefetch carries it too.
               prefetch: [
-                { ...dense!, filter, limit: k },
+                { ...dense!, ...threshold, filter, limit: k },
                 { ...keyword, filter, limit: k },
               ],
               query: { rrf: { k: QDRANT_RRF_K } },
               ...base,
               with_payload: true,
             },
-            { ...dense!, ...lite },
+            { ...dense!, ...threshold, ...lite },
             { ...keyword, ...lite },
           ],
         }),
@@ -455,7 +457,7 @@ export class QdrantBackend implements MemoryBackend {
       return hits.sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
     }
     // Unequal weights: Qdrant's weighted RRF is a different formula from core's, so fuse here.
-    const searches: Schemas['QueryRequest'][] = [{ ...dense!, ...base, with_payload: true }];
+    const searches: Schemas['QueryRequest'][] = [{ ...dense!, ...threshold, ...base, with_payload: true }];
     if (keyword) searches.push({ ...keyword, ...base, with_payload: true });
     const [d, kw] = await this.call('hybrid search', () => this.client.queryBatch(this.collection, { searches }));
     return fuseRrf(toHits(d!.points as Point[]), kw ? toHits(keywordMatches(kw.points as Point[])) : [], weights, k);

@@ -12,4 +12,9 @@ export interface SearchRequest {
   text?: string;
   /** Weights of each list in a native hybrid fusion (reciprocal rank fusion). */
   weights?: { dense: number; keyword: number };
+  /**
+   * Native hybrid: dense hits below this cosine similarity take no part in
+   * the fusion (core drops them itself when it fuses).
+   */
+  minDenseScore?: number;
 }

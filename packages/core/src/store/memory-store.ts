@@ -568,7 +568,7 @@ export class MemoryStore {
     if (mode === 'keyword') return asList(await keyword(), 'keyword');
     const weights = this.fusionWeights();
     if (caps.nativeHybrid) {
-      return this.backend.search({ mode: 'hybrid', vector, text: query, filter, k: pool, weights });
+      return this.backend.search({ mode: 'hybrid', vector, text: query, filter, k: pool, weights, minDenseScore: minDense });
     }
     const [d, kw] = await Promise.all([dense(), keyword()]);
     return fuseRrf(d, kw, weights, pool);
