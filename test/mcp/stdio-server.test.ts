@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { SessionSummary } from '@agentmem/core';
 import { createSqliteMemory } from '@agentmem/sqlite';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -156,12 +156,22 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
     const restore = await callError(client, 'restore', { id: 'mem_does_not_exist' });
     expect(restore.code).toBe('NOT_FOUND');
 
-    writeFileSync(tmp.path('corrupt.db'), 'this is not a snapshot, just text that ends early');
+    writeFileSync(tmp.path('foreign.db'), 'this is not a snapshot, just text');
+    const foreign = await callError(client, 'diff_snapshot', { path: tmp.path('foreign.db') });
+    expect(foreign.code).toBe('NOT_A_DATABASE');
+    expect(foreign.message).toContain(`${tmp.path('foreign.db')} is not a usable agentmem snapshot`);
+    // A real snapshot cut in half: refused, and the store is as it was.
+    await call(client, 'snapshot', { path: 'whole.db' });
+    const whole = readFileSync(tmp.path('whole.db'));
+    writeFileSync(tmp.path('truncated.db'), whole.subarray(0, Math.floor(whole.length / 2)));
+    const before = JSON.parse((await readText(client, 'agentmem://stats')).text);
     for (const tool of ['diff_snapshot', 'merge_snapshot']) {
-      const corrupt = await callError(client, tool, { path: tmp.path('corrupt.db'), dryRun: false });
-      expect(corrupt.code).toMatch(/CORRUPT_SNAPSHOT|NOT_A_DATABASE/);
-      expect(corrupt.message).toContain('corrupt.db');
+      const corrupt = await callError(client, tool, { path: 'truncated.db', dryRun: false });
+      expect(corrupt.code).toBe('CORRUPT_SNAPSHOT');
+      expect(corrupt.message).toContain('the file is damaged');
+      expect(corrupt.message).toContain('Nothing was changed');
     }
+    expect(JSON.parse((await readText(client, 'agentmem://stats')).text)).toEqual(before);
     const absent = await callError(client, 'diff_snapshot', { path: 'no-such-snapshot.db' });
     expect(absent.code).toBe('NOT_FOUND');
 

@@ -22,7 +22,7 @@ const INSTRUCTIONS = `agentmem is this user's long-term memory and skill library
 export function createMcpServer(ctx: ServerContext): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, title: 'agentmem memory and skills', version: SERVER_VERSION },
-    { instructions: INSTRUCTIONS, capabilities: { logging: {} } },
+    { instructions: INSTRUCTIONS },
   );
   registerTools(server, ctx);
   registerResources(server, ctx);
