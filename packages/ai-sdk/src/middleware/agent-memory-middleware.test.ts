@@ -1,4 +1,11 @@
-import { AgentMemory, AgentMemoryError, CONTEXT_CLOSE, CONTEXT_OPEN, InMemoryBackend } from '@agentmem/core';
+import {
+  AgentMemory,
+  AgentMemoryError,
+  CONTEXT_CLOSE,
+  CONTEXT_OPEN,
+  InMemoryBackend,
+  SessionSummary,
+} from '@agentmem/core';
 import type { LanguageModelV3CallOptions, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { generateText, streamText, wrapLanguageModel } from 'ai';
 import { describe, expect, it } from 'vitest';
@@ -205,6 +212,32 @@ describe('agentMemoryMiddleware: injection', () => {
       generateText({ model: wrapped, prompt: 'hi', providerOptions: { agentmem: { tenantId: 'x' } }, maxRetries: 0 }),
     ).rejects.toThrow(/Unknown option providerOptions\.agentmem\.tenantId/);
     expect(model.doGenerateCalls).toHaveLength(0);
+  });
+
+  it('puts the session summary first, for the session of the options or of the call', async () => {
+    const memory = await memoryWith(['The user prefers pnpm as package manager', 'user']);
+    for (const [sessionId, content] of [
+      ['thread-1', 'The user is setting up CI.'],
+      ['thread-2', 'The user is migrating to ESM.'],
+    ]) {
+      await new SessionSummary(memory, { sessionId: sessionId!, summarize: async () => content! }).update([
+        { role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+      ]);
+    }
+    const model = mockChatModel();
+    const wrapped = wrapLanguageModel({ model, middleware: agentMemoryMiddleware({ memory, sessionId: 'thread-1' }) });
+    await generateText({ model: wrapped, prompt: 'Which package manager?' });
+    await generateText({
+      model: wrapped,
+      prompt: 'Which package manager?',
+      providerOptions: { agentmem: { sessionId: 'thread-2' } },
+    });
+    const [first, second] = model.doGenerateCalls.map((c) => c.prompt[0]!.content as string);
+    expect(first).toMatch(
+      /## Session summary\nThe user is setting up CI\.\n\n## Relevant memories\n- \[user\] The user prefers pnpm/,
+    );
+    expect(second).toContain('## Session summary\nThe user is migrating to ESM.');
+    expect(second).not.toContain('setting up CI');
   });
 
   it('activates a matching skill into the same block, skills before memories', async () => {

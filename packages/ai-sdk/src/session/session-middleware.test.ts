@@ -242,6 +242,14 @@ describe('sessionMiddleware: compaction levels through generateText', () => {
     expect(stored?.content).toBe('Earlier: the user set up CI.');
   });
 
+  it('leaves the prompt of a call with inject: false as it is', async () => {
+    const messages = conversation(12, 3000);
+    const s = setup({ maxTokens: 4000 });
+    await generateText({ model: s.model, messages, providerOptions: { agentmem: { inject: false } } });
+    expect(s.chat.doGenerateCalls[0]!.prompt).toEqual(await baseline(messages));
+    expect(s.reports).toEqual([]);
+  });
+
   it('compacts streamText prompts and passes the stream through unchanged', async () => {
     const messages = conversation(12, 3000);
     const s = setup({ maxTokens: 4000 });
@@ -313,6 +321,17 @@ describe('sessionMiddleware: session summary', () => {
     await s.middleware.idle();
     expect(s.summaries.at(-1)!.reason).toBe('below-threshold');
     expect(s.summarizer.doGenerateCalls).toHaveLength(1);
+  });
+
+  it('summarises the conversation as the application sent it, not the compacted prompt', async () => {
+    const messages = conversation(30, 300, 600);
+    const s = setup({ maxTokens: 2500, collapseLineChars: 60, sessionId: 'thread-c', everyTurns: 1 });
+    await generateText({ model: s.model, messages });
+    await s.middleware.idle();
+    expect(s.reports[0]!.levelsRun).toEqual(['snip', 'micro', 'collapse']);
+    expect(s.summaries.map((u) => u.reason)).toEqual(['threshold']);
+    // The whole conversation (121 messages) plus the answer is covered, not the 7 messages the model saw.
+    expect(s.summaries[0]!.summary?.metadata.messagesCovered).toBe(messages.length + 1);
   });
 
   it('updates on the token threshold too, after a streamed answer', async () => {
@@ -393,7 +412,7 @@ describe('sessionMiddleware: session summary', () => {
     await s.middleware.idle();
     await memoryMw.idle();
     expect(s.summaries.map((u) => u.reason)).toEqual(['threshold']);
-    expect(inner.doGenerateCalls).toHaveLength(1); // not compacted to 10 tokens, no nested summary
+    expect(inner.doGenerateCalls).toHaveLength(1); // the summary call is not itself summarised
     expect(JSON.stringify(inner.doGenerateCalls[0]!.prompt)).not.toContain(CONTEXT_OPEN);
     expect(extractor.doGenerateCalls).toHaveLength(0);
   });
