@@ -23,7 +23,12 @@ export interface Started {
  */
 export async function startServer(
   args: string[],
-  options: { script?: string; env?: Record<string, string>; client?: ClientOptions; setup?: (client: Client) => void } = {},
+  options: {
+    script?: string;
+    env?: Record<string, string>;
+    client?: ClientOptions;
+    setup?: (client: Client) => void;
+  } = {},
 ): Promise<Started> {
   const transport = new StdioClientTransport({
     command: process.execPath,

@@ -83,7 +83,15 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
       // Destructive tools preview unless told otherwise.
       expect(byName[name]!.inputSchema.properties?.dryRun).toMatchObject({ type: 'boolean', default: true });
     }
-    for (const name of ['recall', 'history', 'activate_skills', 'list_skills', 'branch_list', 'branch_diff', 'diff_snapshot']) {
+    for (const name of [
+      'recall',
+      'history',
+      'activate_skills',
+      'list_skills',
+      'branch_list',
+      'branch_diff',
+      'diff_snapshot',
+    ]) {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true });
     }
     expect(byName.remember!.inputSchema.required).toEqual(['content', 'type']);
@@ -100,7 +108,10 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
     expect(written.memory).toMatchObject({ type: 'user', importance: 0.9, tags: ['style'], agentId: 'claude-code' });
     const id = written.memory.id;
 
-    const again = await call(client, 'remember', { content: 'Dana prefers tabs over spaces in every repository.', type: 'user' });
+    const again = await call(client, 'remember', {
+      content: 'Dana prefers tabs over spaces in every repository.',
+      type: 'user',
+    });
     expect(again).toMatchObject({ stored: false, duplicate: true, memory: { id } });
 
     const { results } = await call(client, 'recall', { query: 'tabs or spaces?', k: 3 });
@@ -109,7 +120,11 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
 
     const preview = await call(client, 'forget', { id });
     expect(preview).toMatchObject({ dryRun: true, forgotten: false, memory: { id } });
-    expect((await call(client, 'recall', { query: 'tabs or spaces?' })).results.map((r: { memory: { id: string } }) => r.memory.id)).toContain(id);
+    expect(
+      (await call(client, 'recall', { query: 'tabs or spaces?' })).results.map(
+        (r: { memory: { id: string } }) => r.memory.id,
+      ),
+    ).toContain(id);
 
     expect(await call(client, 'forget', { id, dryRun: false })).toMatchObject({ dryRun: false, forgotten: true });
     expect((await call(client, 'recall', { query: 'tabs or spaces?' })).results).toEqual([]);
@@ -134,7 +149,9 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
     expect(refused).toMatchObject({ stored: false, duplicate: false, resolution: 'keep_existing' });
     expect(refused.memory).toBeUndefined();
     const { results } = await call(client, 'recall', { query: 'Which PostgreSQL version is the database?', k: 3 });
-    expect(results.map((r: { memory: { content: string } }) => r.memory.content)).toEqual(['The database is PostgreSQL 16']);
+    expect(results.map((r: { memory: { content: string } }) => r.memory.content)).toEqual([
+      'The database is PostgreSQL 16',
+    ]);
 
     const restored = await call(client, 'restore', { id: old.memory.id });
     expect(restored.memory.supersededBy).toBeUndefined();
@@ -190,9 +207,16 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
   it('activates and lists skills loaded with --skills', async () => {
     const { skills } = await call(client, 'list_skills');
     expect(skills).toEqual([
-      expect.objectContaining({ name: 'docker', uri: 'skill://docker', globPatterns: ['Dockerfile', 'docker-compose*.yml'] }),
+      expect.objectContaining({
+        name: 'docker',
+        uri: 'skill://docker',
+        globPatterns: ['Dockerfile', 'docker-compose*.yml'],
+      }),
     ]);
-    const active = await call(client, 'activate_skills', { message: 'Make this image smaller', filePath: 'services/api/Dockerfile' });
+    const active = await call(client, 'activate_skills', {
+      message: 'Make this image smaller',
+      filePath: 'services/api/Dockerfile',
+    });
     expect(active.skills.map((s: { name: string }) => s.name)).toEqual(['docker']);
     expect(active.skills[0].signals.glob.paths).toContain('services/api/Dockerfile');
     expect(active.rendered).toContain('## Active skills');
@@ -208,7 +232,10 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
       current: 'feature/cache',
       recallNamespaces: ['user', 'feedback', 'project:feature/cache', 'reference:feature/cache'],
     });
-    const feature = await call(client, 'remember', { content: 'The cache layer uses Redis 7 with a 5 minute TTL.', type: 'project' });
+    const feature = await call(client, 'remember', {
+      content: 'The cache layer uses Redis 7 with a 5 minute TTL.',
+      type: 'project',
+    });
     expect(feature.memory.namespace).toBe('project:feature/cache');
     await call(client, 'branch_switch', { branch: 'main' });
     const redis = async () => (await call(client, 'recall', { query: 'redis cache TTL' })).results;
@@ -234,13 +261,18 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
 
     expect(await call(client, 'undo_merge', { mergeId: merged.merge.mergeId })).toMatchObject({ dryRun: true });
     expect((await redis()).length).toBe(1);
-    expect(await call(client, 'undo_merge', { mergeId: merged.merge.mergeId, dryRun: false })).toMatchObject({ removed: 1 });
+    expect(await call(client, 'undo_merge', { mergeId: merged.merge.mergeId, dryRun: false })).toMatchObject({
+      removed: 1,
+    });
     expect(await redis()).toEqual([]);
     expect((await callError(client, 'undo_merge', { mergeId: 'merge_unknown' })).code).toBe('NOT_FOUND');
   });
 
   it('snapshots the store, diffs and merges the snapshot back (preview first)', async () => {
-    const kept = await call(client, 'remember', { content: 'Invoices are rounded half-even to the cent.', type: 'project' });
+    const kept = await call(client, 'remember', {
+      content: 'Invoices are rounded half-even to the cent.',
+      type: 'project',
+    });
     const snap = await call(client, 'snapshot', { path: 'handoff.db' }); // relative to --cwd
     expect(snap.path).toBe(tmp.path('handoff.db'));
     expect(snap.manifest.counts.memories).toBeGreaterThan(0);
@@ -290,7 +322,8 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
     const dry = await call(client, 'decay', { now: later });
     expect(dry.dryRun).toBe(true);
     expect(dry.pruned).toBeGreaterThan(0);
-    const db = async () => (await call(client, 'recall', { query: 'Which PostgreSQL version is the database?', k: 1 })).results;
+    const db = async () =>
+      (await call(client, 'recall', { query: 'Which PostgreSQL version is the database?', k: 1 })).results;
     const [before] = await db();
     expect(before.memory.content).toMatch(/^The database is PostgreSQL 1[46]$/);
 
@@ -310,7 +343,10 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
     ]);
     const prompt = await client.getPrompt({
       name: 'context_for_task',
-      arguments: { message: 'Which PostgreSQL version does the database run? Also fix the Dockerfile.', filePath: 'Dockerfile' },
+      arguments: {
+        message: 'Which PostgreSQL version does the database run? Also fix the Dockerfile.',
+        filePath: 'Dockerfile',
+      },
     });
     const text = prompt.messages[0]!.content.type === 'text' ? prompt.messages[0]!.content.text : '';
     expect(prompt.messages[0]!.role).toBe('user');

@@ -21,7 +21,10 @@ describe('agentmem mcp (the CLI command)', () => {
       { script: 'packages/cli/src/bin.ts' },
     );
     try {
-      const written = await call(server.client, 'remember', { content: 'Release 1.2 ships on Friday.', type: 'project' });
+      const written = await call(server.client, 'remember', {
+        content: 'Release 1.2 ships on Friday.',
+        type: 'project',
+      });
       expect(written.memory).toMatchObject({ tenant: 'dana', namespace: 'project:release/1.2' });
       expect((await call(server.client, 'recall', { query: 'when does release 1.2 ship' })).results[0].memory.id).toBe(
         written.memory.id,
@@ -45,7 +48,9 @@ describe('branch from the client working directory', () => {
     const server = await startServer(['--db', tmp.path('roots.db'), '--cwd', elsewhere], {
       client: { capabilities: { roots: {} } },
       setup: (client) =>
-        client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(repo).href, name: 'repo' }] })),
+        client.setRequestHandler(ListRootsRequestSchema, () => ({
+          roots: [{ uri: pathToFileURL(repo).href, name: 'repo' }],
+        })),
     });
     try {
       let current = '';
@@ -65,18 +70,27 @@ describe('branch from the client working directory', () => {
 describeWithSpec('agentmem-mcp --qdrant-url (fake Qdrant validated against the OpenAPI spec)', () => {
   it('keeps memories and skills in the Qdrant collection and snapshots it to a SQLite file', async () => {
     const fake = await FakeQdrant.start();
-    const server = await startServer(['--qdrant-url', fake.url, '--qdrant-collection', 'mcp_test', '--branch', 'main'], {
-      env: { AGENTMEM_TENANT: 'team-a' },
-    });
+    const server = await startServer(
+      ['--qdrant-url', fake.url, '--qdrant-collection', 'mcp_test', '--branch', 'main'],
+      {
+        env: { AGENTMEM_TENANT: 'team-a' },
+      },
+    );
     try {
-      const written = await call(server.client, 'remember', { content: 'Staging runs on Kubernetes 1.29.', type: 'project' });
+      const written = await call(server.client, 'remember', {
+        content: 'Staging runs on Kubernetes 1.29.',
+        type: 'project',
+      });
       expect(written.memory.tenant).toBe('team-a');
       const { results } = await call(server.client, 'recall', { query: 'which kubernetes version on staging' });
       expect(results[0].memory.id).toBe(written.memory.id);
       const stats = JSON.parse((await readText(server.client, 'agentmem://stats')).text);
       expect(stats.store).toEqual({ qdrant: fake.url, collection: 'mcp_test' });
       const snap = await call(server.client, 'snapshot', { path: tmp.path('from-qdrant.db') });
-      expect(snap.manifest).toMatchObject({ sourceBackend: expect.stringContaining('qdrant'), counts: { memories: 1 } });
+      expect(snap.manifest).toMatchObject({
+        sourceBackend: expect.stringContaining('qdrant'),
+        counts: { memories: 1 },
+      });
       expect(fake.violations).toEqual([]);
     } finally {
       await server.close();
@@ -94,7 +108,18 @@ describe('agentmem-mcp --http (Streamable HTTP on loopback)', () => {
   it('serves MCP sessions at /mcp, refuses foreign Host headers, stops on SIGTERM', async () => {
     child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'packages/mcp/src/bin.ts', '--http', '--port', '0', '--db', tmp.path('http.db'), '--branch', 'main'],
+      [
+        '--import',
+        'tsx',
+        'packages/mcp/src/bin.ts',
+        '--http',
+        '--port',
+        '0',
+        '--db',
+        tmp.path('http.db'),
+        '--branch',
+        'main',
+      ],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -116,7 +141,9 @@ describe('agentmem-mcp --http (Streamable HTTP on loopback)', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     await client.listTools();
     const written = await call(client, 'remember', { content: 'HTTP clients share the store.', type: 'user' });
-    expect((await call(client, 'recall', { query: 'HTTP clients store' })).results[0].memory.id).toBe(written.memory.id);
+    expect((await call(client, 'recall', { query: 'HTTP clients store' })).results[0].memory.id).toBe(
+      written.memory.id,
+    );
     const stats = JSON.parse((await readText(client, 'agentmem://stats')).text);
     expect(stats.total).toBe(1);
     await client.close();
@@ -124,7 +151,13 @@ describe('agentmem-mcp --http (Streamable HTTP on loopback)', () => {
     const status = await new Promise<number>((resolve, reject) => {
       const target = new URL(url);
       const req = request(
-        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { host: 'attacker.example', 'content-type': 'application/json' } },
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: { host: 'attacker.example', 'content-type': 'application/json' },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
