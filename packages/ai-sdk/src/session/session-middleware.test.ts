@@ -10,9 +10,10 @@ import {
   type SummaryUpdate,
 } from '@agentmem/core';
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
-import { generateText, type ModelMessage, streamText, wrapLanguageModel } from 'ai';
+import { generateText, type ModelMessage, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { agentMemoryMiddleware } from '../middleware/agent-memory-middleware';
 import { mockChatModel, textResult } from '../testing';
 import { toChatMessages } from './prompt-messages';
@@ -240,6 +241,57 @@ describe('sessionMiddleware: compaction levels through generateText', () => {
     expect(pairsIntact(received)).toBe(true);
     const stored = await new SessionSummary(s.memory, { sessionId: 'thread-1', summarize: async () => '' }).latest();
     expect(stored?.content).toBe('Earlier: the user set up CI.');
+  });
+
+  it('keeps the current tool call and its result together across the steps of a tool loop', async () => {
+    const messages = conversation(12, 3000);
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    const chat = new MockLanguageModelV3({
+      doGenerate: async ({ prompt }) =>
+        prompt.at(-1)!.role === 'tool'
+          ? textResult('src/next.ts has the bug.')
+          : {
+              ...textResult(''),
+              content: [
+                { type: 'tool-call', toolCallId: 'call-now', toolName: 'read_file', input: '{"path":"src/next.ts"}' },
+              ],
+              finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+            },
+    });
+    const reports: CompactionReport[] = [];
+    const model = wrapLanguageModel({
+      model: chat,
+      middleware: sessionMiddleware({
+        memory,
+        model: summaryModel(),
+        maxTokens: 4000,
+        keepRecentTurns: 1,
+        onCompaction: (r) => reports.push(r),
+      }),
+    });
+    const result = await generateText({
+      model,
+      messages,
+      tools: {
+        read_file: tool({
+          inputSchema: z.object({ path: z.string() }),
+          execute: async ({ path }) => `${path}\n`.repeat(500),
+        }),
+      },
+      stopWhen: stepCountIs(2),
+    });
+    expect(result.text).toBe('src/next.ts has the bug.');
+    const second = chat.doGenerateCalls[1]!.prompt;
+    expect(second.slice(-3).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(JSON.stringify(second.at(-1))).toContain('src/next.ts\\nsrc/next.ts'); // the fresh result, in full
+    expect(reports.map((r) => r.levelsRun)).toEqual([
+      ['snip', 'micro'],
+      ['snip', 'micro'],
+    ]);
+    for (const call of chat.doGenerateCalls) {
+      expect(pairsIntact(call.prompt)).toBe(true);
+      expect(tokens(call.prompt)).toBeLessThanOrEqual(4000);
+    }
   });
 
   it('leaves the prompt of a call with inject: false as it is', async () => {
