@@ -90,7 +90,7 @@ export class SqliteBackend implements MemoryBackend {
   private savepoints = 0;
 
   constructor(options: SqliteBackendOptions) {
-    if (!options || typeof options.path !== 'string') {
+    if (!options || typeof options.path !== 'string' || options.path.trim() === '') {
       throw invalidInput("SqliteBackend needs { path }: a file such as './.agentmem/memory.db', or ':memory:'.");
     }
     const memory = isInMemoryPath(options.path);

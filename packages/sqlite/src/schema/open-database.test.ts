@@ -52,6 +52,11 @@ describe('opening something that is not an agentmem database', () => {
     expect(isAgentmemDatabase(path)).toBe(false);
   });
 
+  it('refuses an empty path instead of opening a temporary database', async () => {
+    await expectCode(() => new SqliteBackend({ path: '' }), 'INVALID_INPUT', /memory\.db/);
+    await expectCode(() => createSqliteMemory({ path: '  ' }), 'INVALID_INPUT');
+  });
+
   it('refuses a text file and leaves it unchanged', async () => {
     const path = join(dir, 'notes.txt');
     writeFileSync(path, 'these are my notes, not a database\n'.repeat(20));

@@ -15,7 +15,7 @@ const SQLITE_MAGIC = 'SQLite format 3\u0000';
 const MMAP_BYTES = 1 << 30;
 
 export function isInMemoryPath(path: string): boolean {
-  return path === ':memory:' || path === '';
+  return path === ':memory:';
 }
 
 /** Reads the 100-byte SQLite header; undefined when the file is missing, empty or too short. */
@@ -232,6 +232,13 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
       throw new AgentMemoryError(
         'TIMEOUT',
         `${shown} stayed locked by another process for longer than the busy timeout while opening. Retry, or raise busyTimeoutMs.`,
+        { cause: error, details: { path: shown } },
+      );
+    }
+    if (isSqliteError(error, 'SQLITE')) {
+      throw new AgentMemoryError(
+        'BACKEND_UNAVAILABLE',
+        `Cannot open ${shown}: ${(error as Error).message}. Check that the file and its directory are readable and writable (a read-only open still needs its -shm file).`,
         { cause: error, details: { path: shown } },
       );
     }
