@@ -175,6 +175,54 @@ describe('agentmem-mcp --http (Streamable HTTP on loopback)', () => {
   });
 });
 
+describe('agentmem-mcp on a raw stdio pipe', () => {
+  it('survives lines that are not JSON-RPC, answers the next request and exits 0 when stdin closes', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'packages/mcp/src/bin.ts', '--db', tmp.path('raw.db'), '--branch', 'main'],
+      { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    const lines: string[] = [];
+    let buffer = '';
+    let waiting: (() => void) | undefined;
+    child.stdout!.on('data', (chunk) => {
+      buffer += String(chunk);
+      const parts = buffer.split('\n');
+      buffer = parts.pop()!;
+      lines.push(...parts.filter((line) => line.trim() !== ''));
+      waiting?.();
+    });
+    const nextLine = async () => {
+      while (lines.length === 0) await new Promise<void>((resolve) => (waiting = resolve));
+      return JSON.parse(lines.shift()!);
+    };
+    const send = (message: unknown) =>
+      child.stdin!.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+    send('this is not json');
+    send({ jsonrpc: '2.0', id: 1, method: 'no/such/method' });
+    expect(await nextLine()).toMatchObject({ id: 1, error: { code: -32601 } });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    expect(await nextLine()).toMatchObject({ id: 2, result: { serverInfo: { name: 'agentmem' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'remember', arguments: 'not an object' } });
+    // Refused by the SDK's request validation: an error response, not a dead server.
+    const bad = await nextLine();
+    expect(bad).toMatchObject({ id: 3, error: { message: expect.stringContaining('expected record') } });
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'recall', arguments: { query: 'anything' } } });
+    expect(await nextLine()).toMatchObject({ id: 4, result: { structuredContent: { results: [] } } });
+
+    child.stdin!.end();
+    expect(await exited).toBe(0);
+  });
+});
+
 describe('agentmem-mcp start-up errors', () => {
   const run = async (...args: string[]) => {
     try {
