@@ -57,8 +57,8 @@ export interface AgentMemoryOptions
     SkillSettings {}
 
 export interface ContextOptions extends ContextBlockOptions {
-  /** A file the user is working on (activates skills by glob). */
-  filePath?: string;
+  /** The file (or files) the user is working on (activates skills by glob). */
+  filePath?: string | readonly string[];
   /** How many memories to recall; default 5. */
   k?: number;
   types?: readonly MemoryType[];

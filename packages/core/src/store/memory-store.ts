@@ -166,6 +166,8 @@ export class MemoryStore {
     const defined = Object.fromEntries(Object.entries(scope).filter(([, v]) => v !== undefined));
     const view = new Ctor({ ...this.options, branch: this.branchName, ...defined });
     view.ready = this.ready;
+    // One cost counter for the store and all its views.
+    (view as { usage: MemoryStore['usage'] }).usage = this.usage;
     return view;
   }
 
