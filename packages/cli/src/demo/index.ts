@@ -69,6 +69,9 @@ export async function runDemo(cli: CliContext): Promise<void> {
     } else {
       const calls = memory.usage.calls > 0 ? `${memory.usage.calls} embedding calls` : 'no embedding API calls';
       human(`\nDone in ${elapsedMs} ms (${calls}; embedder ${memory.embedder.id}).`);
+      human(
+        'The offline hashing embedder matches words, not meaning. For semantic recall pass another embedder to createSqliteMemory({ embedder }): cohereEmbedder() from @agentmem/cohere, aiSdkEmbedder(model) from @agentmem/ai-sdk, or langchainEmbedder(embeddings) from @agentmem/langchain (docs/cohere.md, docs/ai-sdk.md, docs/langchain.md).',
+      );
     }
   } finally {
     await cli.close(); // before removing its directory
