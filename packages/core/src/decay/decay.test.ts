@@ -146,6 +146,22 @@ describe('applyDecay', () => {
     expect(await memory.applyDecay()).toMatchObject({ scanned: 0, pruned: 0 });
   });
 
+  it('reports progress of the scan and of the writes', async () => {
+    const { memory, clock } = fresh();
+    await memory.rememberMany(
+      Array.from({ length: 1500 }, (_, i) => ({ content: `note ${i}`, type: 'user' as const })),
+    );
+    await memory.remember({ content: 'important', type: 'user', importance: 1 });
+    clock.now = T0 + 600 * HOUR; // 0.5 is pruned after 558 h, 1.0 after 726 h
+    const seen: { phase: string; done: number; total: number }[] = [];
+    await memory.applyDecay({ onProgress: (p) => seen.push(p) });
+    expect(seen.filter((p) => p.phase === 'scan').at(-1)).toEqual({ phase: 'scan', done: 1501, total: 1501 });
+    expect(seen.filter((p) => p.phase === 'prune')).toEqual([
+      { phase: 'prune', done: 1000, total: 1500 },
+      { phase: 'prune', done: 1500, total: 1500 },
+    ]);
+  });
+
   it('skips superseded memories', async () => {
     const { memory, clock } = fresh();
     const a = await memory.remember({ content: 'The database is PostgreSQL 14', type: 'project' });
