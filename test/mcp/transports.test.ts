@@ -148,25 +148,22 @@ describe('agentmem-mcp --http (Streamable HTTP on loopback)', () => {
     expect(stats.total).toBe(1);
     await client.close();
 
-    const status = await new Promise<number>((resolve, reject) => {
-      const target = new URL(url);
-      const req = request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: 'POST',
-          headers: { host: 'attacker.example', 'content-type': 'application/json' },
-        },
-        (res) => {
+    const post = (path: string, host: string, body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const target = new URL(url);
+        const headers = { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+        const req = request({ host: target.hostname, port: target.port, path, method: 'POST', headers }, (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
-        },
-      );
-      req.once('error', reject);
-      req.end('{}');
-    });
-    expect(status).toBe(403);
+        });
+        req.once('error', reject);
+        req.end(body);
+      });
+    const toolsList = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(await post('/mcp', 'attacker.example', toolsList)).toBe(403); // DNS rebinding
+    expect(await post('/mcp', `localhost:${new URL(url).port}`, toolsList)).toBe(400); // no session
+    expect(await post('/mcp', 'localhost', 'not json')).toBe(400);
+    expect(await post('/elsewhere', 'localhost', toolsList)).toBe(404);
 
     const exited = new Promise<number | null>((resolve) => child!.once('exit', resolve));
     child.kill('SIGTERM');
