@@ -138,6 +138,8 @@ describe('teleport round trip (SQLite files)', () => {
       }
     };
     expect(await contents('fast.db')).toEqual(await contents('slow.db'));
+    await expect(a.snapshot(join(dir, 'a.db'), { overwrite: true })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect((await a.stats()).total).toBe(51);
   });
 
   it('the SQLite key reader and the contract scan give the same plan', async () => {

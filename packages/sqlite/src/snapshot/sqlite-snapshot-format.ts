@@ -127,6 +127,15 @@ export const sqliteSnapshotFormat: SnapshotFormat = {
   async copyOf(source, path, options): Promise<SnapshotWriter | undefined> {
     // Another caller's transaction is open on this connection: copy through the contract instead (it waits for it).
     if (!(source instanceof SqliteBackend) || source.database.inTransaction) return undefined;
+    if (resolve(path) === source.path) {
+      throw new AgentMemoryError(
+        'INVALID_INPUT',
+        `${source.path} is this store's own file; write the snapshot to another path.`,
+        {
+          details: { path: source.path },
+        },
+      );
+    }
     const { target, temp } = prepareTarget(path, options.overwrite);
     try {
       source.database.prepare('VACUUM INTO ?').run(temp);
