@@ -319,7 +319,7 @@ describe('agentMemoryMiddleware: injection', () => {
 
   it('uses a filePath from the options and from attached files', async () => {
     const memory = await memoryWith(['The user prefers pnpm as package manager', 'user']);
-    const seen: (string | undefined)[] = [];
+    const seen: (string | readonly string[] | undefined)[] = [];
     const contextFor = memory.contextFor.bind(memory);
     memory.contextFor = (message, options) => {
       seen.push(options?.filePath);
@@ -346,10 +346,11 @@ describe('agentMemoryMiddleware: injection', () => {
               mediaType: 'text/plain',
               filename: 'docker/Dockerfile',
             },
+            { type: 'file', data: new TextEncoder().encode('x = 1'), mediaType: 'text/plain', filename: 'app/main.py' },
           ],
         },
       ],
     });
-    expect(seen).toEqual(['src/default.ts', 'Dockerfile', 'docker/Dockerfile']);
+    expect(seen).toEqual(['src/default.ts', 'Dockerfile', ['docker/Dockerfile', 'app/main.py']]);
   });
 });

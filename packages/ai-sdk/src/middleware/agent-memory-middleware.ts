@@ -143,7 +143,7 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
       const call = readCallOptions(params.providerOptions);
       if (call.inject === false) return params;
       const turn = latestUserTurn(params.prompt);
-      const filePath = call.filePath ?? options.filePath ?? turn.fileNames[0];
+      const filePath = call.filePath ?? options.filePath ?? (turn.fileNames.length > 0 ? turn.fileNames : undefined);
       // The session's latest summary leads the block, so a new session of the thread starts from it.
       const sessionId = call.sessionId ?? options.sessionId;
       let block: string;
