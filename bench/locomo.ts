@@ -199,7 +199,9 @@ async function fts5Retriever(conversation: LocomoConversation): Promise<{ retrie
   const db = new Database(':memory:');
   db.exec("CREATE VIRTUAL TABLE turns USING fts5(content, tokenize='porter')");
   const insert = db.prepare('INSERT INTO turns(rowid, content) VALUES (?, ?)');
-  db.transaction(() => conversation.turns.forEach((t, i) => insert.run(i + 1, t.content)))();
+  db.transaction(() => {
+    for (const [i, t] of conversation.turns.entries()) insert.run(i + 1, t.content);
+  })();
   const query = db.prepare('SELECT rowid FROM turns WHERE turns MATCH ? ORDER BY bm25(turns) LIMIT ?');
   const retriever: Retriever = async (question, k) => {
     const terms = [...new Set(words(question).filter((w) => !STOPWORDS.has(w)))];
@@ -220,10 +222,13 @@ export async function backendFactories(): Promise<Record<string, StoreFactory>> 
   };
   if (existsSync(resolve(REPO_ROOT, 'packages/sqlite/src/index.ts'))) {
     try {
-      const sqlite = (await import('@agentmem/sqlite')) as { SqliteBackend?: new (o: { path: string }) => MemoryBackend };
+      const sqlite = (await import('@agentmem/sqlite')) as {
+        SqliteBackend?: new (o: { path: string }) => MemoryBackend;
+      };
       if (sqlite.SqliteBackend) {
         const Backend = sqlite.SqliteBackend;
-        factories.sqlite = async (o) => MemoryStore.open({ backend: new Backend({ path: ':memory:' }), now: fixedClock, ...o });
+        factories.sqlite = async (o) =>
+          MemoryStore.open({ backend: new Backend({ path: ':memory:' }), now: fixedClock, ...o });
       }
     } catch (error) {
       console.warn(`@agentmem/sqlite is present but did not load (${(error as Error).message}); skipping it.`);
@@ -268,7 +273,10 @@ export async function run(args: string[]): Promise<void> {
         continue;
       }
       const factory = factories[backend];
-      if (!factory) throw new Error(`Unknown or unavailable backend "${backend}"; have ${Object.keys(factories).join(', ')}, fts5.`);
+      if (!factory)
+        throw new Error(
+          `Unknown or unavailable backend "${backend}"; have ${Object.keys(factories).join(', ')}, fts5.`,
+        );
       const store = await factory({ embedder, ...storeOptions });
       scores.push(...(await scoreQuestions(conversation, await storeRetrievers(store, conversation))));
       await store.close();

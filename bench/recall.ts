@@ -4,7 +4,9 @@
  * the naive reference on the same SQLite file: raw sqlite-vec `MATCH` + FTS5
  * `MATCH` + reciprocal rank fusion in JS. Goal: p50 <= 5 ms at 100k on 2 cores.
  *
- *   npm run bench -- recall [--sizes 10000,100000] [--queries 200] [--backends sqlite,naive,memory]
+ *   npm run bench -- recall [--sizes 10000,100000] [--queries 200] [--backends sqlite,naive,memory,parts]
+ *
+ * (`parts` adds the naive path's two queries timed alone.)
  *
  * Memories are generated deterministically: sentences of 8-20 words drawn from
  * a Zipf-distributed vocabulary of 5,000 pronounceable pseudo-words plus
@@ -52,13 +54,17 @@ function textGenerator(seed: number) {
   while (vocabulary.size < 5000) {
     let w = '';
     const syllables = 2 + Math.floor(random() * 3);
-    for (let s = 0; s < syllables; s++) w += onsets[Math.floor(random() * onsets.length)]! + vowels[Math.floor(random() * vowels.length)]!;
+    for (let s = 0; s < syllables; s++)
+      w += onsets[Math.floor(random() * onsets.length)]! + vowels[Math.floor(random() * vowels.length)]!;
     vocabulary.add(w);
   }
   const vocab = [...vocabulary];
   const cdf: number[] = [];
   let total = 0;
-  for (let i = 0; i < vocab.length; i++) cdf.push((total += 1 / (i + 1)));
+  for (let i = 0; i < vocab.length; i++) {
+    total += 1 / (i + 1);
+    cdf.push(total);
+  }
   const stop = [...STOPWORDS].slice(0, 60);
   const word = () => {
     if (random() < 0.25) return stop[Math.floor(random() * stop.length)]!;
@@ -98,7 +104,8 @@ async function time(queries: readonly string[], fn: (q: string) => Promise<unkno
     wall.push(performance.now() - start);
     cpu.push((used.user + used.system) / 1000);
   }
-  const at = (ms: number[], p: number) => [...ms].sort((a, b) => a - b)[Math.min(ms.length - 1, Math.floor(p * ms.length))]!;
+  const at = (ms: number[], p: number) =>
+    [...ms].sort((a, b) => a - b)[Math.min(ms.length - 1, Math.floor(p * ms.length))]!;
   return { p50: at(wall, 0.5), p95: at(wall, 0.95), cpuP50: at(cpu, 0.5), cpuP95: at(cpu, 0.95) };
 }
 
@@ -119,22 +126,29 @@ function naiveRecall(db: Database.Database, embedder: HashingEmbedder, weights: 
   const knn = db.prepare(
     "SELECT rowid, distance FROM vectors WHERE embedding MATCH ? AND k = 50 AND tenant = '' AND namespace = 'user'",
   );
-  const fts = db.prepare('SELECT rowid, -bm25(records_fts) AS score FROM records_fts WHERE records_fts MATCH ? ORDER BY bm25(records_fts) LIMIT 50');
+  const fts = db.prepare(
+    'SELECT rowid, -bm25(records_fts) AS score FROM records_fts WHERE records_fts MATCH ? ORDER BY bm25(records_fts) LIMIT 50',
+  );
   const fetch = db.prepare('SELECT id, text FROM records WHERE rowid IN (SELECT value FROM json_each(?))');
   const hit = (rowid: number, score: number): SearchHit => ({
     record: { id: String(rowid) } as BackendRecord,
     score,
   });
-  return (query: string) => {
-    const vector = embedder.embedOne(query);
-    const dense = (knn.all(Buffer.from(vector.buffer)) as { rowid: number; distance: number }[]).map((r) => hit(r.rowid, 1 - r.distance));
+  const denseOnly = (query: string) =>
+    (knn.all(Buffer.from(embedder.embedOne(query).buffer)) as { rowid: number; distance: number }[]).map((r) =>
+      hit(r.rowid, 1 - r.distance),
+    );
+  const keywordOnly = (query: string) => {
     const terms = [...new Set(words(query).filter((w) => !STOPWORDS.has(w)))];
-    const keyword = terms.length
-      ? (fts.all(terms.map((t) => `"${t}"`).join(' OR ')) as { rowid: number; score: number }[]).map((r) => hit(r.rowid, r.score))
-      : [];
-    const top = fuseRrf(dense, keyword, weights, 10).map((h) => Number(h.record.id));
+    if (terms.length === 0) return [];
+    const rows = fts.all(terms.map((t) => `"${t}"`).join(' OR ')) as { rowid: number; score: number }[];
+    return rows.map((r) => hit(r.rowid, r.score));
+  };
+  const hybrid = (query: string) => {
+    const top = fuseRrf(denseOnly(query), keywordOnly(query), weights, 10).map((h) => Number(h.record.id));
     return fetch.all(JSON.stringify(top));
   };
+  return { hybrid, denseOnly, keywordOnly };
 }
 
 function flag(args: string[], name: string): string | undefined {
@@ -176,11 +190,35 @@ export async function run(args: string[]): Promise<void> {
       const built = `${seconds.toFixed(1)} s (rememberMany)`;
       console.error(`sqlite ${n}: built in ${built}`);
       if (backends.includes('sqlite')) {
-        rows.push({ backend: 'SQLite: MemoryStore.recall', n, build: built, timing: await time(queries, recallOf(store)) });
+        rows.push({
+          backend: 'SQLite: MemoryStore.recall',
+          n,
+          build: built,
+          timing: await time(queries, recallOf(store)),
+        });
       }
+      const naive = naiveRecall(backend.database, embedder, store.fusionWeights());
       if (backends.includes('naive')) {
-        const naive = naiveRecall(backend.database, embedder, store.fusionWeights());
-        rows.push({ backend: 'naive: raw vec0 MATCH + FTS5, RRF in JS', n, build: 'same file', timing: await time(queries, naive) });
+        rows.push({
+          backend: 'naive: raw vec0 MATCH + FTS5, RRF in JS',
+          n,
+          build: 'same file',
+          timing: await time(queries, naive.hybrid),
+        });
+      }
+      if (backends.includes('parts')) {
+        rows.push({
+          backend: 'part: raw vec0 MATCH k=50 only',
+          n,
+          build: 'same file',
+          timing: await time(queries, naive.denseOnly),
+        });
+        rows.push({
+          backend: 'part: raw FTS5 bm25 LIMIT 50 only',
+          n,
+          build: 'same file',
+          timing: await time(queries, naive.keywordOnly),
+        });
       }
       if (backends.includes('memory')) {
         // rememberMany on InMemoryBackend is quadratic (each duplicate check scans every record), so the
@@ -190,7 +228,12 @@ export async function run(args: string[]): Promise<void> {
         const start = performance.now();
         await copyRecords(store, memoryBackend);
         const copied = `${((performance.now() - start) / 1000).toFixed(1)} s (copied)`;
-        rows.push({ backend: 'in-memory: MemoryStore.recall', n, build: copied, timing: await time(queries, recallOf(memory)) });
+        rows.push({
+          backend: 'in-memory: MemoryStore.recall',
+          n,
+          build: copied,
+          timing: await time(queries, recallOf(memory)),
+        });
         await memory.close();
       }
       await store.close();

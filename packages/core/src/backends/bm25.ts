@@ -29,9 +29,9 @@ export class Bm25Index {
     for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
     this.docs.set(id, { tf, length: terms.length });
     for (const t of tf.keys()) {
-      let set = this.postings.get(t);
-      if (!set) this.postings.set(t, (set = new Set()));
-      set.add(id);
+      const set = this.postings.get(t);
+      if (set) set.add(id);
+      else this.postings.set(t, new Set([id]));
     }
   }
 

@@ -43,19 +43,14 @@ export function stem(word: string): string {
   return w;
 }
 
-const STEP2: readonly (readonly [string, string])[] = [
-  ['ational', 'ate'], ['tional', 'tion'], ['enci', 'ence'], ['anci', 'ance'], ['izer', 'ize'], ['bli', 'ble'],
-  ['alli', 'al'], ['entli', 'ent'], ['eli', 'e'], ['ousli', 'ous'], ['ization', 'ize'], ['ation', 'ate'],
-  ['ator', 'ate'], ['alism', 'al'], ['iveness', 'ive'], ['fulness', 'ful'], ['ousness', 'ous'], ['aliti', 'al'],
-  ['iviti', 'ive'], ['biliti', 'ble'], ['logi', 'log'],
-];
-const STEP3: readonly (readonly [string, string])[] = [
-  ['icate', 'ic'], ['ative', ''], ['alize', 'al'], ['iciti', 'ic'], ['ical', 'ic'], ['ful', ''], ['ness', ''],
-];
-const STEP4 = [
-  'al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent', 'ion', 'ou', 'ism', 'ate',
-  'iti', 'ous', 'ive', 'ize',
-];
+/** `suffix:replacement` pairs of Porter's steps 2 and 3, tried in this order. */
+const rules = (spec: string) => spec.split(' ').map((pair) => pair.split(':') as [string, string]);
+const STEP2 = rules(
+  'ational:ate tional:tion enci:ence anci:ance izer:ize bli:ble alli:al entli:ent eli:e ousli:ous ization:ize ' +
+    'ation:ate ator:ate alism:al iveness:ive fulness:ful ousness:ous aliti:al iviti:ive biliti:ble logi:log',
+);
+const STEP3 = rules('icate:ic ative: alize:al iciti:ic ical:ic ful: ness:');
+const STEP4 = 'al ance ence er ic able ible ant ement ment ent ion ou ism ate iti ous ive ize'.split(' ');
 
 /** Replaces the first matching suffix when the stem before it has m > 0. */
 function replaceSuffix(w: string, rules: readonly (readonly [string, string])[]): string {
