@@ -37,7 +37,7 @@ describe('agentmem mcp (the CLI command)', () => {
 });
 
 describe('branch from the client working directory', () => {
-  it("follows the git branch of the client's first root", async () => {
+  it("follows the git branch of the client's first root, again when its roots change", async () => {
     const repo = tmp.path('repo');
     mkdirSync(repo);
     const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
@@ -46,7 +46,7 @@ describe('branch from the client working directory', () => {
     const elsewhere = tmp.path('not-a-repo');
     mkdirSync(elsewhere);
     const server = await startServer(['--db', tmp.path('roots.db'), '--cwd', elsewhere], {
-      client: { capabilities: { roots: {} } },
+      client: { capabilities: { roots: { listChanged: true } } },
       setup: (client) =>
         client.setRequestHandler(ListRootsRequestSchema, () => ({
           roots: [{ uri: pathToFileURL(repo).href, name: 'repo' }],
@@ -61,6 +61,15 @@ describe('branch from the client working directory', () => {
       expect(current).toBe('feature/roots');
       const written = await call(server.client, 'remember', { content: 'Roots decide the branch.', type: 'project' });
       expect(written.memory.namespace).toBe('project:feature/roots');
+
+      // The user checks out another branch and the client says its roots changed.
+      git('checkout', '-q', '-b', 'fix/typo');
+      await server.client.sendRootsListChanged();
+      for (let i = 0; i < 100 && current !== 'fix/typo'; i++) {
+        current = (await call(server.client, 'branch_list')).current;
+        if (current !== 'fix/typo') await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(current).toBe('fix/typo');
     } finally {
       await server.close();
     }

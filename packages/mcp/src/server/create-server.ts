@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { detectGitBranch } from '@agentmem/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import pkg from '../../package.json';
 import { registerPrompts } from '../prompts';
 import { registerResources } from '../resources';
@@ -30,13 +31,14 @@ export function createMcpServer(ctx: ServerContext): McpServer {
   server.server.oninitialized = () => {
     void followClientRoot(server, ctx);
   };
+  server.server.setNotificationHandler(RootsListChangedNotificationSchema, () => followClientRoot(server, ctx));
   return server;
 }
 
 /**
  * Without a fixed branch, the branch follows git in the client's working
  * directory: the first file:// root the client declares, when it declares
- * roots (the server's own cwd was used until then).
+ * roots (the server's own cwd was used until then), again when the roots change.
  */
 async function followClientRoot(server: McpServer, ctx: ServerContext): Promise<void> {
   if (ctx.branchPinned || !server.server.getClientCapabilities()?.roots) return;
