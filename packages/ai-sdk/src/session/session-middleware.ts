@@ -159,13 +159,14 @@ export function sessionMiddleware(options: SessionMiddlewareOptions): SessionMid
       if (!sessionId) return (await summarize({ messages: input.messages })).text;
       const old = nonSystem(input.messages);
       return inSession(memory, sessionId, async () => {
-        const session = summaryOf(memory, sessionId);
-        const latest = await session.latest();
-        if (latest && Number(latest.metadata.messagesCovered ?? 0) >= old.length) return latest.content;
-        const update = await session.update(old);
-        notify(options.onSummary, update, { sessionId, trigger: 'compaction' as const });
-        if (!update.updated || !update.summary) throw update.error ?? new Error('the session summary was not updated');
-        return update.summary.content;
+        try {
+          const { text, update } = await summaryOf(memory, sessionId).summarizeOld(old);
+          if (update) notify(options.onSummary, update, { sessionId, trigger: 'compaction' as const });
+          return text;
+        } catch (error) {
+          notify(options.onSummary, { updated: false, reason: 'failed', error }, { sessionId, trigger: 'compaction' as const });
+          throw error;
+        }
       });
     };
 

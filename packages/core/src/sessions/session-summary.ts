@@ -89,6 +89,20 @@ export class SessionSummary {
     return this.running;
   }
 
+  /**
+   * The summary of `old`, the part of a conversation the auto compaction level
+   * folds away: the stored summary while it covers at least as many messages,
+   * else a fresh update (which throws when the summariser fails).
+   */
+  async summarizeOld(old: readonly ChatMessage[]): Promise<{ text: string; update?: SummaryUpdate }> {
+    const part = old.filter((m) => m.role !== 'system');
+    const latest = await this.latest();
+    if (latest && Number(latest.metadata.messagesCovered ?? 0) >= part.length) return { text: latest.content };
+    const update = await this.update(part);
+    if (!update.updated || !update.summary) throw update.error ?? new Error('the session summary was not updated');
+    return { text: update.summary.content, update };
+  }
+
   /** Updates now, whatever the thresholds say. */
   async update(messages: readonly ChatMessage[]): Promise<SummaryUpdate> {
     return this.run(messages, true);

@@ -2,7 +2,7 @@ import { AgentMemory, InMemoryBackend } from '@agentmem/core';
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { agentMemoryMiddleware } from './agent-memory-middleware';
 import { textOf } from './messages';
 import { sessionMiddleware } from './session-middleware';
@@ -60,5 +60,30 @@ describe('sessionMiddleware in createAgent', () => {
     await next.invoke({ messages: [{ role: 'user', content: 'where were we?' }] }, { context: { threadId: 't-1' } } as never);
     const system = textOf(nextModel.calls[0]!.messages[0]!);
     expect(system).toContain('## Session summary\nAlice is migrating the billing service to Postgres 16.');
+  });
+
+  it('stores the auto level summary as the session summary, and falls back to collapse when the model fails', async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    const summaries = fakeModel().respond(new AIMessage('Checked the logs of services 0 to 58: all healthy.'));
+    const agentModel = fakeModel().respond(new AIMessage('ok'));
+    const agent = createAgent({
+      model: agentModel,
+      middleware: [sessionMiddleware({ memory, model: summaries, maxTokens: 800, keepRecentTurns: 1, everyTurns: 1000, everyTokens: 1e9 })],
+    });
+    await agent.invoke({ messages: [...history(60), new HumanMessage('and now?')] }, { configurable: { thread_id: 'ops' } });
+    expect(summaries.callCount).toBe(1);
+    const received = agentModel.calls[0]!.messages.map(textOf);
+    expect(received.some((t) => t.includes('Checked the logs of services 0 to 58: all healthy.'))).toBe(true);
+    const { block } = await memory.contextFor('what happened?', { sessionId: 'ops' });
+    expect(block).toContain('Checked the logs of services 0 to 58: all healthy.');
+
+    const onError = vi.fn();
+    const failing = createAgent({
+      model: fakeModel().respond(new AIMessage('still ok')),
+      middleware: [sessionMiddleware({ memory, model: fakeModel().alwaysThrow(new Error('summary model down')), maxTokens: 800, keepRecentTurns: 1, onError })],
+    });
+    const result = await failing.invoke({ messages: [...history(80), new HumanMessage('again?')] }, { configurable: { thread_id: 'other' } });
+    expect(textOf(result.messages.at(-1)!)).toBe('still ok');
+    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'summary model down' }));
   });
 });
