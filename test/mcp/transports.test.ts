@@ -37,39 +37,55 @@ describe('agentmem mcp (the CLI command)', () => {
 });
 
 describe('branch from the client working directory', () => {
-  it("follows the git branch of the client's first root, again when its roots change", async () => {
-    const repo = tmp.path('repo');
-    mkdirSync(repo);
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, stdio: 'ignore' });
-    git('init', '-q', '-b', 'feature/roots');
+  const repo = (name: string, branch: string) => {
+    const dir = tmp.path(name);
+    mkdirSync(dir);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
+    git('init', '-q', '-b', branch);
     git('-c', 'user.email=a@b.c', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'one');
+    return { dir, git };
+  };
+
+  it("follows git in the client's first root: checkouts during the session, and a new root when roots change", async () => {
+    const app = repo('app', 'feature/roots');
+    const other = repo('other', 'release/2');
     const elsewhere = tmp.path('not-a-repo');
     mkdirSync(elsewhere);
+    let root = app.dir;
     const server = await startServer(['--db', tmp.path('roots.db'), '--cwd', elsewhere], {
       client: { capabilities: { roots: { listChanged: true } } },
       setup: (client) =>
-        client.setRequestHandler(ListRootsRequestSchema, () => ({
-          roots: [{ uri: pathToFileURL(repo).href, name: 'repo' }],
-        })),
+        client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(root).href }] })),
     });
-    try {
+    // The server asks for the roots once the session is initialized, in the background.
+    const eventually = async (branch: string) => {
       let current = '';
-      for (let i = 0; i < 100 && current !== 'feature/roots'; i++) {
+      for (let i = 0; i < 100 && current !== branch; i++) {
         current = (await call(server.client, 'branch_list')).current;
-        if (current !== 'feature/roots') await new Promise((resolve) => setTimeout(resolve, 50));
+        if (current !== branch) await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      expect(current).toBe('feature/roots');
+      return current;
+    };
+    try {
+      expect(await eventually('feature/roots')).toBe('feature/roots');
       const written = await call(server.client, 'remember', { content: 'Roots decide the branch.', type: 'project' });
       expect(written.memory.namespace).toBe('project:feature/roots');
 
-      // The user checks out another branch and the client says its roots changed.
-      git('checkout', '-q', '-b', 'fix/typo');
+      // A checkout in the terminal: the next call already sees it.
+      app.git('checkout', '-q', '-b', 'fix/typo');
+      expect((await call(server.client, 'branch_list')).current).toBe('fix/typo');
+      const recalled = await call(server.client, 'recall', { query: 'roots decide the branch' });
+      expect(recalled.results).toEqual([]); // project memories of feature/roots stay there
+
+      // The client opens another folder.
+      root = other.dir;
       await server.client.sendRootsListChanged();
-      for (let i = 0; i < 100 && current !== 'fix/typo'; i++) {
-        current = (await call(server.client, 'branch_list')).current;
-        if (current !== 'fix/typo') await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(current).toBe('fix/typo');
+      expect(await eventually('release/2')).toBe('release/2');
+
+      // Once the agent picks a branch, git no longer moves it.
+      await call(server.client, 'branch_switch', { branch: 'feature/roots' });
+      other.git('checkout', '-q', '-b', 'hotfix');
+      expect((await call(server.client, 'branch_list')).current).toBe('feature/roots');
     } finally {
       await server.close();
     }

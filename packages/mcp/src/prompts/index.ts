@@ -21,6 +21,7 @@ export function registerPrompts(server: McpServer, ctx: ServerContext): void {
       },
     },
     async ({ message, filePath }) => {
+      await ctx.syncBranch();
       const context = await ctx.memory.contextFor(message, filePath ? { filePath } : {});
       const text = context.block === '' ? message : `${context.block}\n\n${message}`;
       return {

@@ -29,6 +29,7 @@ export function registerResources(server: McpServer, ctx: ServerContext): void {
       mimeType: 'application/json',
     },
     async (uri) => {
+      await ctx.syncBranch();
       const stats = await memory.stats();
       const body = {
         store: config.qdrant

@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import { detectGitBranch } from '@agentmem/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import pkg from '../../package.json';
@@ -37,20 +36,15 @@ export function createMcpServer(ctx: ServerContext): McpServer {
 
 /**
  * Without a fixed branch, the branch follows git in the client's working
- * directory: the first file:// root the client declares, when it declares
- * roots (the server's own cwd was used until then), again when the roots change.
+ * directory: `--cwd` at first, then the first file:// root the client
+ * declares, when it declares roots (asked again when they change).
  */
 async function followClientRoot(server: McpServer, ctx: ServerContext): Promise<void> {
   if (ctx.branchPinned || !server.server.getClientCapabilities()?.roots) return;
   try {
     const { roots } = await server.server.listRoots();
     const root = roots.find((r) => r.uri.startsWith('file://'));
-    if (!root || ctx.branchPinned) return;
-    const branch = await detectGitBranch({ cwd: fileURLToPath(root.uri), fallback: ctx.memory.branch });
-    if (!ctx.branchPinned && branch !== ctx.memory.branch) {
-      ctx.memory.switchBranch(branch);
-      ctx.log(`branch ${branch} (git branch of the client's root ${root.uri})`);
-    }
+    if (root) await ctx.followWorkTree(fileURLToPath(root.uri));
   } catch (error) {
     ctx.log(`could not read the client's roots, staying on branch ${ctx.memory.branch}: ${(error as Error).message}`);
   }

@@ -32,6 +32,7 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
 ): void {
   const handler = async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
     try {
+      await ctx.syncBranch();
       const { structured, summary } = await run(args);
       return {
         content: [{ type: 'text', text: `${summary}\n\n${JSON.stringify(structured, null, 2)}` }],
