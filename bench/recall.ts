@@ -45,9 +45,9 @@ function prng(seed: number): () => number {
   };
 }
 
-/** A vocabulary and a sampler: Zipf (s = 1) over pseudo-words, a stop word one time in four. */
-function textGenerator(seed: number) {
-  const random = prng(seed);
+/** Pseudo-words of 2-4 syllables, the same for every seed (memories and queries share them). */
+function vocabulary(): string[] {
+  const random = prng(1);
   const onsets = ['b', 'c', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z', 'br', 'st', 'tr'];
   const vowels = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou'];
   const vocabulary = new Set<string>();
@@ -58,7 +58,13 @@ function textGenerator(seed: number) {
       w += onsets[Math.floor(random() * onsets.length)]! + vowels[Math.floor(random() * vowels.length)]!;
     vocabulary.add(w);
   }
-  const vocab = [...vocabulary];
+  return [...vocabulary];
+}
+
+/** Sentences of min..max words: Zipf (s = 1) over the vocabulary, a stop word one time in four. */
+function textGenerator(seed: number) {
+  const random = prng(seed);
+  const vocab = vocabulary();
   const cdf: number[] = [];
   let total = 0;
   for (let i = 0; i < vocab.length; i++) {
@@ -198,6 +204,14 @@ export async function run(args: string[]): Promise<void> {
         });
       }
       const naive = naiveRecall(backend.database, embedder, store.fusionWeights());
+      const matching = backend.database.prepare('SELECT count(*) AS n FROM records_fts WHERE records_fts MATCH ?');
+      const matched = queries.map((q) => {
+        const terms = [...new Set(words(q).filter((w) => !STOPWORDS.has(w)))];
+        return terms.length ? (matching.get(terms.map((t) => `"${t}"`).join(' OR ')) as { n: number }).n : 0;
+      });
+      console.error(
+        `${n}: a query's words match ${Math.round(matched.reduce((a, b) => a + b, 0) / matched.length)} memories on average`,
+      );
       if (backends.includes('naive')) {
         rows.push({
           backend: 'naive: raw vec0 MATCH + FTS5, RRF in JS',
