@@ -12,7 +12,7 @@ interface McpCommandOptions {
   qdrantCollection?: string;
   cwd?: string;
   session?: string;
-  skills: string[];
+  skills?: string[];
   http?: boolean;
   port?: number;
   host?: string;
@@ -26,7 +26,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--qdrant-collection <name>', 'Qdrant collection (default agentmem)')
     .option('--cwd <dir>', "the client's working directory: git branch and relative paths (default: here)")
     .option('--session <id>', 'session whose summary is the session://current resource')
-    .option('--skills <dir>', 'load skills from this directory at start (repeatable)', collect, [])
+    .option('--skills <dir>', 'load skills from this directory at start (repeatable)', collect)
     .option('--http', 'serve Streamable HTTP on 127.0.0.1 instead of stdio')
     .option('--port <n>', 'HTTP port (default 3917); implies --http', parsePositiveInt)
     .option('--host <host>', 'HTTP host, loopback only (default 127.0.0.1)')
@@ -53,8 +53,8 @@ export function register(program: Command, ctx: CliContext): void {
     });
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 // Optional: only people who serve MCP from the CLI need the server package.
