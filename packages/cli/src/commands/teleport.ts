@@ -82,7 +82,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--all-tenants', 'every tenant of the snapshot, not only --tenant')
     .action(async (path: string, options: Omit<MergeOptions, 'strategy' | 'reembed'>) => {
-      const memory = await ctx.openMemory();
+      const memory = await ctx.openMemory({ mustExist: true });
       const diff = await memory.diff(path, {
         namespaces: options.namespaces,
         allTenants: options.allTenants,
