@@ -96,7 +96,7 @@ export class FakeCohereServer {
     return send(404, { message: `no route for ${path}` });
   }
 
-  private embed(body: Record<string, unknown>, send: (s: number, b: unknown) => void): void {
+  private embed(body: Record<string, unknown>, send: (s: number, b: unknown) => void) {
     const { model, texts, input_type: inputType, embedding_types: types, output_dimension: outputDimension } = body;
     if (typeof model !== 'string' || !(model in MODEL_DIMENSIONS)) return send(400, { message: `model '${String(model)}' not found` });
     if (!INPUT_TYPES.includes(inputType as string)) return send(400, { message: 'input_type is required for embed-v3 and newer models' });
@@ -122,7 +122,7 @@ export class FakeCohereServer {
     });
   }
 
-  private rerank(body: Record<string, unknown>, send: (s: number, b: unknown) => void): void {
+  private rerank(body: Record<string, unknown>, send: (s: number, b: unknown) => void) {
     const { model, query, documents, top_n: topN } = body;
     if (typeof model !== 'string' || !model.startsWith('rerank')) return send(400, { message: `model '${String(model)}' not found` });
     if (typeof query !== 'string' || query === '') return send(400, { message: 'query is required' });

@@ -1,6 +1,6 @@
 import { invalidInput } from '../errors';
 import type { ChatMessage, ChatPart } from './chat-message';
-import { approximateTokens, countMessages, messageText, safeJson, type TokenCounter } from './token-counter';
+import { approximateTokens, countMessages, safeJson, type TokenCounter } from './token-counter';
 
 export type CompactionLevel = 'none' | 'snip' | 'micro' | 'collapse' | 'auto';
 

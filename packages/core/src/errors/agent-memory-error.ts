@@ -8,7 +8,6 @@ const marker = Symbol.for('agentmem.error');
  * happened and what to do about it.
  */
 export class AgentMemoryError extends Error {
-  private readonly [marker] = true;
   readonly code: AgentMemoryErrorCode;
   /** Structured context (paths, ids, expected vs actual). */
   readonly details: Readonly<Record<string, unknown>>;
@@ -20,6 +19,7 @@ export class AgentMemoryError extends Error {
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AgentMemoryError';
+    Object.defineProperty(this, marker, { value: true });
     this.code = code;
     this.details = options.details ?? {};
   }

@@ -44,7 +44,7 @@ export function branchOfNamespace(namespace: string): string | undefined {
 }
 
 export function assertBranchName(branch: unknown): string {
-  if (typeof branch !== 'string' || branch.trim() === '' || branch.length > 255 || /[\u0000-\u001f]/.test(branch)) {
+  if (typeof branch !== 'string' || branch.trim() === '' || branch.length > 255 || /\p{Cc}/u.test(branch)) {
     throw invalidInput(`Invalid branch name ${JSON.stringify(branch)}: use a non-empty git branch name.`);
   }
   return branch;

@@ -53,7 +53,7 @@ export function validateNamespace(namespace: unknown): string {
 }
 
 export function validateId(id: unknown): string {
-  if (typeof id !== 'string' || id === '' || id.length > 256 || /[\u0000-\u001f]/.test(id)) {
+  if (typeof id !== 'string' || id === '' || id.length > 256 || /\p{Cc}/u.test(id)) {
     throw invalidInput(`Invalid memory id ${JSON.stringify(id)}: ids are non-empty strings of at most 256 characters.`);
   }
   return id;

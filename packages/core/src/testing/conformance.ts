@@ -57,12 +57,11 @@ function rec(id: string, overrides: Partial<BackendRecord> = {}): BackendRecord 
 
 async function withBackend(options: ConformanceOptions, fn: (b: MemoryBackend) => Promise<void>): Promise<void> {
   const backend = await options.create();
-  let current = backend;
   try {
     await backend.init({ dimension: DIM });
     await fn(backend);
   } finally {
-    await current.close().catch(() => {});
+    await backend.close().catch(() => {});
   }
 }
 
