@@ -12,7 +12,7 @@ export interface ServeOptions {
   stdout?: Writable;
   /** HTTP mode: called once listening, with the endpoint URL. */
   onListening?: (handle: HttpServerHandle) => void;
-  /** HTTP mode: the server stops when this aborts (default: SIGINT/SIGTERM). */
+  /** The server stops when this aborts (default: on SIGINT/SIGTERM). */
   signal?: AbortSignal;
 }
 
@@ -30,15 +30,23 @@ export async function serve(config: McpServerConfig, options: ServeOptions = {})
     log(
       `store ${config.qdrant ? `${config.qdrant.url} (${config.qdrant.collection})` : config.db}, tenant ${memory.tenant || '(default)'}, branch ${memory.branch}`,
     );
-    if (!config.http) {
-      await serveStdio(ctx, options);
-      return;
+    const stop = stopSignal(options.signal);
+    try {
+      if (!config.http) {
+        await serveStdio(ctx, { stdin: options.stdin, stdout: options.stdout, signal: stop.signal });
+        return;
+      }
+      const handle = await serveHttp(ctx, config.http);
+      log(`Streamable HTTP at ${handle.url}`);
+      options.onListening?.(handle);
+      await new Promise<void>((resolve) => {
+        if (stop.signal.aborted) resolve();
+        else stop.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await handle.close();
+    } finally {
+      stop.dispose();
     }
-    const handle = await serveHttp(ctx, config.http);
-    log(`Streamable HTTP at ${handle.url}`);
-    options.onListening?.(handle);
-    await untilStopped(options.signal);
-    await handle.close();
   } finally {
     await memory.close();
   }
@@ -54,19 +62,18 @@ async function loadSkillDirs(memory: AgentMemory, dirs: readonly string[], log: 
   }
 }
 
-function untilStopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal) {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-      return;
-    }
-    const stop = () => {
+/** The caller's signal, or SIGINT/SIGTERM: the store is closed cleanly either way. */
+function stopSignal(signal: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
+  if (signal) return { signal, dispose: () => {} };
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    dispose: () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+    },
+  };
 }
