@@ -220,11 +220,14 @@ describe('merge engine: all or nothing', () => {
     await remote.rememberMany(
       Array.from({ length: 600 }, (_, i) => ({ content: `Remote fact number ${i}`, type: 'project' as const })),
     );
+    const before = await fullState(backend);
     const plan = await planMerge(local, sourceOf(remote));
     backend.failOn = backend.upserts + 4; // the conflict overwrite lands in the second batch
     await expect(applyMerge(local, sourceOf(remote), plan, { strategy: 'remote_wins' })).rejects.toThrow(
       /injected failure/,
     );
+    // Exactly as before: no imported memory, no merge record, no history entry of the failed merge.
+    expect(await fullState(backend)).toEqual(before);
     expect((await local.get('mem_shared'))!.content).toBe('Local version');
     const left = [];
     for await (const m of local.memories()) left.push(m.id);

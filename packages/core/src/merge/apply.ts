@@ -1,6 +1,6 @@
 import type { BackendRecord, Memory } from '../contracts';
 import { AgentMemoryError, invalidInput } from '../errors';
-import { branchOfNamespace } from '../scope';
+import { branchOfNamespace, HISTORY_NAMESPACE } from '../scope';
 import { KIND, memoryToRecord, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { newId, toMillis } from '../util';
@@ -183,6 +183,7 @@ export async function applyMerge(
     async () => {
       await store.backend.delete([...record.imported, mergeId]);
       await restore(store, overwritten);
+      await deleteHistory(store, [...record.imported, ...overwritten.map((r) => r.id)], detail);
     },
   );
   const cost = {
@@ -245,6 +246,21 @@ export async function allOrNothing(
   } catch (error) {
     await compensate();
     throw error;
+  }
+}
+
+/** Removes the history entries a failed merge wrote (found by memory id and the merge's detail). */
+async function deleteHistory(store: MemoryStore, memoryIds: readonly string[], detail: string): Promise<void> {
+  for (let i = 0; i < memoryIds.length; i += BATCH) {
+    const ids: string[] = [];
+    for await (const r of store.scanRecords({
+      tenant: null,
+      namespaces: [HISTORY_NAMESPACE],
+      where: { kind: KIND.history, action: 'merge_import', memoryId: { in: memoryIds.slice(i, i + BATCH) } },
+    })) {
+      if ((r.payload as { detail?: unknown }).detail === detail) ids.push(r.id);
+    }
+    if (ids.length > 0) await store.backend.delete(ids);
   }
 }
 
