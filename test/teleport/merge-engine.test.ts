@@ -176,6 +176,22 @@ describe('merge engine: strategies', () => {
     expect(second.summary()).toBe('Imported: 0 new memories / Skipped: 5 duplicates / Conflicts: 0');
   });
 
+  it('keep_both: re-merging the same source does not copy the remote version again', async () => {
+    const { local, remote } = await scenario();
+    const first = await applyMerge(local, sourceOf(remote), await planMerge(local, sourceOf(remote)), {
+      strategy: 'keep_both',
+    });
+    expect(first.counts.keptBoth).toBe(2);
+    const before = await fullState(local.backend);
+    const second = await applyMerge(local, sourceOf(remote), await planMerge(local, sourceOf(remote)), {
+      strategy: 'keep_both',
+    });
+    expect(second.counts).toMatchObject({ imported: 0, conflicts: 0, keptBoth: 0 });
+    const visible = (s: typeof before) =>
+      (s.records as { namespace: string }[]).filter((r) => r.namespace !== '_history' && r.namespace !== '_merges');
+    expect(visible(await fullState(local.backend))).toEqual(visible(before));
+  });
+
   it('rejects an unknown strategy before writing anything', async () => {
     const { local, remote } = await scenario();
     const before = await fullState(local.backend);

@@ -69,17 +69,25 @@ export async function planMerge(
   for (const remote of remotes) {
     const targetNamespace = map(remote.namespace);
     const local = byId.get(remote.id);
+    const key = contentKey(remote.tenant, targetNamespace, remote.hash);
+    const sameContent = byContent.get(key);
     if (local && local.tenant === remote.tenant && local.namespace === targetNamespace) {
       // The same record on both sides (a snapshot merged back, or a record edited on one side).
       if (local.hash === remote.hash) {
         plan.duplicates.push({ remoteId: remote.id, localId: local.id, namespace: targetNamespace, reason: 'same-id' });
+      } else if (sameContent !== undefined) {
+        // The remote version is already here under another id (e.g. the copy an earlier keep_both merge made).
+        plan.duplicates.push({
+          remoteId: remote.id,
+          localId: sameContent,
+          namespace: targetNamespace,
+          reason: 'same-content',
+        });
       } else {
         conflicts.push({ local, remote, targetNamespace });
       }
       continue;
     }
-    const key = contentKey(remote.tenant, targetNamespace, remote.hash);
-    const sameContent = byContent.get(key);
     if (sameContent !== undefined) {
       plan.duplicates.push({
         remoteId: remote.id,
