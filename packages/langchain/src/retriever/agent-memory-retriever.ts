@@ -52,6 +52,7 @@ export class AgentMemoryRetriever extends BaseRetriever {
             importance: r.memory.importance,
             score: r.score,
             relevance: r.relevance,
+            ...(r.rerankScore !== undefined ? { rerankScore: r.rerankScore } : {}),
             branch: r.memory.branch ?? null,
             namespace: r.memory.namespace,
             tags: r.memory.tags,
