@@ -8,6 +8,11 @@
  *   AI_GATEWAY_API_KEY=... npx tsx examples/ai-sdk/chat.ts   # a real model through the AI Gateway
  *
  * AGENTMEM_EXAMPLE_MODEL picks the gateway model (default openai/gpt-4o-mini).
+ *
+ * Recall here uses core's offline hashing embedder (it matches words, not
+ * meaning). To switch embedder, pass one to the store, e.g.
+ * `new AgentMemory({ backend, embedder: cohereEmbedder(), reranker: cohereReranker() })`
+ * from @agentmem/cohere (CO_API_KEY; docs/cohere.md), or `aiSdkEmbedder(model, { dimension })`.
  */
 import { pathToFileURL } from 'node:url';
 import { agentMemoryMiddleware } from '@agentmem/ai-sdk';

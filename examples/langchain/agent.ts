@@ -6,6 +6,11 @@
  * instances share one SQLite file, as two processes would.
  *
  *   npx tsx examples/langchain/agent.ts
+ *
+ * The store uses core's offline hashing embedder (words, not meaning). To
+ * switch embedder, pass one to createSqliteMemory: `embedder: cohereEmbedder()`
+ * from @agentmem/cohere (CO_API_KEY; docs/cohere.md) or
+ * `await langchainEmbedder(embeddings)` over any LangChain Embeddings.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
