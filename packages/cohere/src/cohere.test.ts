@@ -1,4 +1,5 @@
 import { AgentMemory, AgentMemoryError, InMemoryBackend } from '@agentmem/core';
+import { CohereError, type CohereClientV2 } from 'cohere-ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeCohereServer } from '../../../test/cohere/fake-cohere-server';
 import { cohereEmbedder, cohereReranker } from './index';
@@ -94,6 +95,21 @@ describe('cohereEmbedder', () => {
     const error = await slow.embed(['x'], { purpose: 'document' }).catch((e) => e);
     expect(AgentMemoryError.hasCode(error, 'TIMEOUT')).toBe(true);
     expect(error.message).toMatch(/timed out/);
+  });
+
+  it('also maps the plain CohereError("timeout") some cohere-ai releases throw to TIMEOUT, after retrying', async () => {
+    let calls = 0;
+    const client = {
+      embed: async () => {
+        calls++;
+        throw new CohereError({ message: 'timeout' });
+      },
+    } as unknown as CohereClientV2;
+    const error = await cohereEmbedder({ client, model: 'embed-english-light-v3.0', retry: { retries: 1, minDelayMs: 1 } })
+      .embed(['x'], { purpose: 'document' })
+      .catch((e) => e);
+    expect(AgentMemoryError.hasCode(error, 'TIMEOUT')).toBe(true);
+    expect(calls).toBe(2);
   });
 
   it('stores nothing when one batch of a larger write fails', async () => {
