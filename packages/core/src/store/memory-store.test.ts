@@ -66,6 +66,27 @@ describe('MemoryStore.remember', () => {
     expect((await memory.stats()).total).toBe(0);
   });
 
+  it('refuses an explicit id that another record holds, in any tenant, and changes nothing', async () => {
+    const backend = new InMemoryBackend();
+    const alice = new AgentMemory({ backend, tenant: 'alice' });
+    const bob = alice.withScope({ tenant: 'bob' });
+    await alice.remember({ id: 'x', content: 'The vault code is 1234', type: 'user' });
+    await expect(bob.remember({ id: 'x', content: 'Bob likes tea', type: 'user' })).rejects.toSatisfy(code('CONFLICT'));
+    await expect(alice.remember({ id: 'x', content: 'Something else', type: 'user' })).rejects.toThrow(/update\(\)/);
+    await expect(
+      alice.rememberMany([
+        { id: 'y', content: 'first', type: 'user' },
+        { id: 'y', content: 'second', type: 'user' },
+      ]),
+    ).rejects.toSatisfy(code('CONFLICT'));
+    expect((await alice.get('x'))?.content).toBe('The vault code is 1234');
+    expect(await alice.get('y')).toBeUndefined();
+    expect((await alice.history('x')).map((h) => h.action)).toEqual(['create']);
+    expect((await bob.stats()).total).toBe(0);
+    // The same content again with its own id is still the one memory.
+    expect((await alice.remember({ id: 'x', content: 'The vault code is 1234', type: 'user' })).id).toBe('x');
+  });
+
   it('refuses an embedder whose vectors do not match its declared dimension', async () => {
     const inner = new FakeEmbedder({ dimension: 16 });
     const liar: Embedder = { specificationVersion: 'v1', id: 'liar', dimension: 8, embed: (t, o) => inner.embed(t, o) };

@@ -233,9 +233,18 @@ export class MemoryStore {
         continue;
       }
       let id = v.id ?? stableId('mem', this.tenant, namespace, hash);
-      if (!v.id && (await this.backend.get([id], { tenant: null, withVectors: false })).length > 0) {
-        id = newId('mem'); // the derived id is taken by a memory whose content has since changed
+      const taken =
+        fresh.some((f) => f.memory.id === id) ||
+        (await this.backend.get([id], { tenant: null, withVectors: false })).length > 0;
+      if (taken && v.id) {
+        // Records are keyed by id alone: writing would overwrite another memory, maybe another tenant's.
+        throw new AgentMemoryError(
+          'CONFLICT',
+          `The id ${v.id} is already taken (by a record in this batch or in the store). Change a memory with update(), or remember it without an id.`,
+          { details: { id: v.id } },
+        );
       }
+      if (taken) id = newId('mem'); // the derived id is taken by a memory whose content has since changed
       const memory: Memory = {
         specificationVersion: 'v1',
         id,
