@@ -45,6 +45,41 @@ describe('sessionMiddleware in createAgent', () => {
     expect(summaries.callCount).toBe(0);
   });
 
+  it('counts the system prompt (with the memory block) in the budget', async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    await memory.remember({ content: `The services are listed in the ops runbook ${'(details) '.repeat(200)}`, type: 'project' });
+    const agentModel = fakeModel().respond(new AIMessage('ok'));
+    const agent = createAgent({
+      model: agentModel,
+      systemPrompt: `You are the ops agent. ${'Follow the runbook. '.repeat(300)}`,
+      middleware: [
+        agentMemoryMiddleware({ memory, maxChars: 3000 }),
+        sessionMiddleware({ memory, model: fakeModel(), maxTokens: 8000, keepRecentTurns: 1 }),
+      ],
+    });
+    await agent.invoke({ messages: [...history(20), new HumanMessage('which services are listed in the ops runbook?')] });
+    const received = agentModel.calls[0]!.messages;
+    expect(textOf(received[0]!)).toContain('<agentmem-context>');
+    const tokens = received.reduce((n, m) => n + Math.ceil(textOf(m).length / 4) + 4, 0);
+    expect(tokens).toBeLessThanOrEqual(8000); // the messages alone fit after snip; with the system prompt they need micro
+    expect(pairsIntact(received)).toBe(true);
+  });
+
+  it('never fails the run when the summary cannot be read or stored, and reports it', async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    memory.get = async () => {
+      throw new Error('backend down');
+    };
+    const onError = vi.fn();
+    const agent = createAgent({
+      model: fakeModel().respond(new AIMessage('fine')),
+      middleware: [sessionMiddleware({ memory, model: fakeModel(), maxTokens: 100_000, everyTurns: 1, onError })],
+    });
+    const result = await agent.invoke({ messages: [{ role: 'user', content: 'hello' }] }, { configurable: { thread_id: 't' } });
+    expect(textOf(result.messages.at(-1)!)).toBe('fine');
+    expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'backend down' }));
+  });
+
   it('keeps a session summary that the next session of the thread starts with', async () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend(), tenant: 'alice' });
     const summaries = fakeModel().respond(new AIMessage('Alice is migrating the billing service to Postgres 16.'));

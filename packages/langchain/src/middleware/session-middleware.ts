@@ -45,6 +45,14 @@ export function sessionMiddleware(options: SessionMiddlewareOptions) {
     throw invalidInput('sessionMiddleware needs { memory, model, maxTokens }.');
   }
   const scope = options.scope ?? defaultScope;
+  // Failures never fail the run; without onError they are logged.
+  const reportError = (error: unknown) => {
+    try {
+      (options.onError ?? ((e) => console.warn('[agentmem] session summary or compaction failed; the run went on:', e)))(error);
+    } catch {
+      // a throwing handler must not fail the run
+    }
+  };
   const summarize = async (input: { previousSummary?: string; messages: ChatMessage[] }) => {
     const answer = await options.model.invoke([
       new SystemMessage(SESSION_SUMMARY_INSTRUCTIONS),
@@ -62,7 +70,7 @@ export function sessionMiddleware(options: SessionMiddlewareOptions) {
       everyTurns: options.everyTurns,
       everyTokens: options.everyTokens,
       countTokens: options.countTokens,
-      onError: options.onError,
+      onError: reportError,
     });
   };
 
@@ -72,8 +80,14 @@ export function sessionMiddleware(options: SessionMiddlewareOptions) {
       const configurable = (request.runtime as { configurable?: unknown })?.configurable;
       runs.remember(request.messages as BaseMessage[], request.runtime?.context);
       const session = sessionFor(request.runtime?.context, configurable);
-      const previous = await session?.latest().catch(() => undefined);
-      const chat = toChatMessages(request.messages as BaseMessage[]);
+      const previous = await session?.latest().catch((error) => {
+        reportError(error);
+        return undefined;
+      });
+      // The system prompt (with the memory block of an outer agentMemoryMiddleware) counts against the
+      // budget; as the leading system message compaction never changes it, and it goes back as is.
+      const system = request.systemMessage ? toChatMessages([request.systemMessage]) : [];
+      const chat = [...system, ...toChatMessages(request.messages as BaseMessage[])];
       const settings = {
         maxTokens: options.maxTokens,
         countTokens: options.countTokens,
@@ -93,19 +107,23 @@ export function sessionMiddleware(options: SessionMiddlewareOptions) {
           },
         });
       } catch (error) {
-        options.onError?.(error);
+        reportError(error);
         result = await compactMessages(chat, settings); // snip, micro and collapse make no model call
       }
       const { messages, report } = result;
       if (report.level !== 'none') options.onCompaction?.(report);
-      return handler({ ...request, messages: fromChatMessages(messages) as typeof request.messages });
+      return handler({ ...request, messages: fromChatMessages(messages.slice(system.length)) as typeof request.messages });
     },
     afterAgent: async (state, runtime) => {
       const messages = ((state as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];
       const session = sessionFor(runs.take(messages), (runtime as { configurable?: unknown })?.configurable);
       if (!session) return undefined;
-      const update = await session.observe(toChatMessages(messages));
-      options.onSummary?.(update);
+      try {
+        const update = await session.observe(toChatMessages(messages));
+        options.onSummary?.(update);
+      } catch (error) {
+        reportError(error); // the run's answer stands; the previous summary stays
+      }
       return undefined;
     },
   });
