@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAgentMemory, detectGitBranch, InMemoryBackend } from '@agentmem/core';
@@ -109,6 +109,23 @@ describe('git branch detection', () => {
     expect(memory.branch).toBe('feature/auth');
     git(dir, 'checkout', '-q', '--detach');
     expect(await detectGitBranch({ cwd: dir })).toBe('main');
+  });
+
+  it('falls back when git hangs longer than the timeout', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'agentmem-slow-git-'));
+    // A "git" that would answer a branch, but only after 5 s.
+    writeFileSync(
+      join(bin, 'git'),
+      `#!${process.execPath}\nsetTimeout(() => console.log('feature/slow'), 5000);\n`,
+      { mode: 0o755 },
+    );
+    const path = process.env.PATH;
+    process.env.PATH = bin;
+    try {
+      expect(await detectGitBranch({ cwd: tmpdir(), timeoutMs: 100, fallback: 'develop' })).toBe('develop');
+    } finally {
+      process.env.PATH = path;
+    }
   });
 
   it('falls back when git itself is missing', async () => {
