@@ -7,12 +7,12 @@ export function matchesValueFilter(value: Record<string, unknown>, filter: Recor
   return Object.entries(filter).every(([key, condition]) => compare(value[key], condition));
 }
 
+const OPERATORS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin'];
+
+/** As LangGraph decides it: an object whose keys are all operators (so `{}` matches anything). */
 function isOperators(condition: unknown): condition is Record<string, unknown> {
   return (
-    typeof condition === 'object' &&
-    condition !== null &&
-    !Array.isArray(condition) &&
-    Object.keys(condition).some((k) => k.startsWith('$'))
+    typeof condition === 'object' && condition !== null && Object.keys(condition).every((k) => OPERATORS.includes(k))
   );
 }
 
