@@ -67,6 +67,31 @@ describe('branch-scoped memory', () => {
     ]);
   });
 
+  it('a memory edited after a branch merge is not brought back by the next merge of that branch', async () => {
+    const now = clock();
+    const memory = await memoryStore({ branch: 'feature/a', now });
+    await memory.remember({ content: 'Auth uses PKCE', type: 'project' });
+    memory.switchBranch('main');
+    const first = await memory.mergeBranch('feature/a');
+    const copy = (await memory.memories({ namespaces: ['project:main'] }).next()).value as { id: string };
+    now.set('2026-01-02T00:00:00Z');
+    await memory.update(copy!.id, { content: 'Auth uses PKCE with S256 only' });
+
+    const diff = await memory.diffBranch('feature/a');
+    expect(diff.conflicts).toBe(1);
+    expect(diff.plan.conflicts[0]).toMatchObject({ id: copy!.id, newer: 'local' });
+    const second = await memory.mergeBranch('feature/a');
+    expect(second.counts).toMatchObject({ imported: 0, conflicts: 1, keptLocal: 1 });
+    const onMain = [];
+    for await (const m of memory.memories({ namespaces: ['project:main'] })) onMain.push(m.content);
+    expect(onMain).toEqual(['Auth uses PKCE with S256 only']);
+    // remote_wins takes the branch's version back over the edit, under the same id.
+    const third = await memory.mergeBranch('feature/a', { strategy: 'remote_wins' });
+    expect(third.counts).toMatchObject({ imported: 0, overwritten: 1 });
+    expect((await memory.get(copy!.id))!.content).toBe('Auth uses PKCE');
+    expect(first.counts.imported).toBe(1);
+  });
+
   it('deleteBranch removes scoped memories only, keeps globals and refuses the current branch unless forced', async () => {
     const memory = await memoryStore({ branch: 'feature/x' });
     await memory.remember({ content: 'Global preference', type: 'feedback' });

@@ -21,7 +21,11 @@ export interface BranchInfo {
 export interface BranchMergeOptions {
   /** Target branch; default the current one. */
   into?: string;
-  /** Only used when ids collide, which branch merges never do; kept for symmetry with teleport. */
+  /**
+   * How a conflict is resolved: a memory an earlier merge brought in and that
+   * was edited since in the target (the source still has the old version).
+   * Default `newer_wins`, which keeps the local edit.
+   */
   strategy?: MergeStrategy;
   onProgress?: (progress: MergeProgress) => void;
   /** Fast key reader of the store's backend (AgentMemory passes its snapshot format's). */

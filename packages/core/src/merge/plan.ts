@@ -68,7 +68,9 @@ export async function planMerge(
   const claimedIds = new Set<string>();
   for (const remote of remotes) {
     const targetNamespace = map(remote.namespace);
-    const local = byId.get(remote.id);
+    // Across namespaces (branch merges) a record lands under a derived id, where a later merge finds it again.
+    const mappedId = targetNamespace === remote.namespace ? remote.id : derivedId(remote, targetNamespace);
+    const local = byId.get(mappedId);
     const key = contentKey(remote.tenant, targetNamespace, remote.hash);
     const sameContent = byContent.get(key);
     if (local && local.tenant === remote.tenant && local.namespace === targetNamespace) {
