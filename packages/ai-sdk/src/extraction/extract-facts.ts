@@ -60,7 +60,12 @@ export async function extractFacts(
     return { facts: parseFacts(result.output), usage: tokens(result.usage) };
   } catch (error) {
     if (!NoObjectGeneratedError.isInstance(error) || error.text === undefined) throw error;
-    return { facts: parseFactsFromText(error.text), usage: tokens(error.usage) };
+    const usage = tokens(error.usage);
+    try {
+      return { facts: parseFactsFromText(error.text), usage };
+    } catch (garbage) {
+      throw Object.assign(garbage as Error, { usage }); // unusable, but paid for: the cost is still reported
+    }
   }
 }
 

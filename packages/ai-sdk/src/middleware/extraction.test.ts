@@ -175,6 +175,8 @@ describe('agentMemoryMiddleware: extraction', () => {
       await middleware.idle();
       expect(errors.map(([phase]) => phase)).toEqual(['extract']);
       expect(await all(memory)).toEqual([]);
+      // The unusable answer was still paid for.
+      expect(middleware.extractionUsage).toEqual({ calls: 1, inputTokens: 120, outputTokens: 30, totalTokens: 150 });
     }
   });
 

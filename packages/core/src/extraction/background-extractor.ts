@@ -15,7 +15,11 @@ export interface ExtractionUsage {
   totalTokens: number;
 }
 
-/** Runs the extraction model on one exchange (any runtime). */
+/**
+ * Runs the extraction model on one exchange (any runtime). When the model
+ * answered but the answer is unusable, throw an error carrying `usage`, so the
+ * cost is still counted.
+ */
 export type FactExtractor = (exchange: Exchange) => Promise<{ facts: ExtractedFact[]; usage?: Partial<ExtractionUsage> }>;
 
 export interface ExtractionReport {
@@ -91,15 +95,7 @@ export class BackgroundExtractor {
   private async run(memory: AgentMemory, exchange: Exchange, key: string): Promise<void> {
     try {
       const { facts, usage = {} } = await this.options.extract(exchange);
-      const cost: ExtractionUsage = {
-        inputTokens: usage.inputTokens ?? 0,
-        outputTokens: usage.outputTokens ?? 0,
-        totalTokens: usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0),
-      };
-      this.usage.calls++;
-      this.usage.inputTokens += cost.inputTokens;
-      this.usage.outputTokens += cost.outputTokens;
-      this.usage.totalTokens += cost.totalTokens;
+      const cost = this.spend(usage);
       const min = this.options.minImportance ?? 0.3;
       const source = this.options.source ?? 'extraction';
       const outcomes: ExtractionReport['outcomes'] = [];
@@ -126,7 +122,23 @@ export class BackgroundExtractor {
       });
     } catch (error) {
       this.seen.delete(key); // not extracted: a retry of the same exchange may try again
+      // An answer that could not be used was still paid for: extractors attach its `usage` to the error.
+      const usage = (error as { usage?: Partial<ExtractionUsage> } | null)?.usage;
+      if (usage && typeof usage === 'object') this.spend(usage);
       this.report(error);
     }
+  }
+
+  private spend(usage: Partial<ExtractionUsage>): ExtractionUsage {
+    const cost: ExtractionUsage = {
+      inputTokens: usage.inputTokens ?? 0,
+      outputTokens: usage.outputTokens ?? 0,
+      totalTokens: usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0),
+    };
+    this.usage.calls++;
+    this.usage.inputTokens += cost.inputTokens;
+    this.usage.outputTokens += cost.outputTokens;
+    this.usage.totalTokens += cost.totalTokens;
+    return cost;
   }
 }

@@ -19,12 +19,14 @@ export function chatModelExtractor(model: BaseChatModel, instructions = EXTRACTI
       new SystemMessage(`${instructions}\n\n${EXTRACTION_JSON_FORMAT}`),
       new HumanMessage(formatExchange(exchange)),
     ]);
-    const usage = answer.usage_metadata;
-    return {
-      facts: parseFactsFromText(textOf(answer)),
-      usage: usage
-        ? { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, totalTokens: usage.total_tokens }
-        : {},
-    };
+    const meta = answer.usage_metadata;
+    const usage = meta
+      ? { inputTokens: meta.input_tokens, outputTokens: meta.output_tokens, totalTokens: meta.total_tokens }
+      : {};
+    try {
+      return { facts: parseFactsFromText(textOf(answer)), usage };
+    } catch (garbage) {
+      throw Object.assign(garbage as Error, { usage }); // unusable, but paid for: the cost is still reported
+    }
   };
 }
