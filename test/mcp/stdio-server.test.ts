@@ -83,6 +83,9 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
       // Destructive tools preview unless told otherwise.
       expect(byName[name]!.inputSchema.properties?.dryRun).toMatchObject({ type: 'boolean', default: true });
     }
+    // snapshot replaces a file only when asked to.
+    expect(byName.snapshot!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(byName.snapshot!.inputSchema.properties?.overwrite).toMatchObject({ type: 'boolean', default: false });
     for (const name of [
       'recall',
       'history',

@@ -24,7 +24,7 @@ export function registerTeleportTools(server: McpServer, ctx: ServerContext): vo
         'Write the whole store (memories, skills, history) into one self-describing file that another agent can open, work in and send back for merge_snapshot.',
       inputSchema: {
         path,
-        overwrite: z.boolean().optional().describe('Replace an existing file; default false (refuse).'),
+        overwrite: z.boolean().default(false).describe('Replace an existing file; default false (refuse).'),
       },
       outputSchema: {
         path: z.string(),
@@ -45,7 +45,8 @@ export function registerTeleportTools(server: McpServer, ctx: ServerContext): vo
         }),
         durationMs: z.number(),
       },
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      // With overwrite: true it replaces an existing file, so clients should confirm it.
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     async (args) => {
       const result = await memory.snapshot(ctx.resolvePath(args.path), { overwrite: args.overwrite === true });
