@@ -90,6 +90,10 @@ describe('compactMessages', () => {
     expect(out[1]!.parts[0]).toEqual({ type: 'text', text: '[Summary of the earlier conversation]\nUser asked for 232 things.' });
     expect(pairsIntact(out)).toBe(true);
     expect(report.tokensBefore).toBeGreaterThan(report.tokensAfter);
+    expect(report.tokensAfter).toBeLessThanOrEqual(900);
+    expect(report.overBudget).toBe(false);
+    expect(out[0]).toEqual(messages[0]); // system prompt kept
+    expect(out.slice(2)).toEqual(messages.slice(-8)); // the recent turns untouched
   });
 
   it('says when even the last level cannot reach the budget (recent turns are never cut)', async () => {

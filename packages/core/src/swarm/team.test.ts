@@ -37,6 +37,18 @@ describe('Team (swarm memory)', () => {
     ]);
   });
 
+  it('a private note never supersedes another agent\'s note or a team fact, and team memory stays out of plain recall', async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    const t = createTeam(memory, { teamId: 'release', members: ['planner', 'coder'] });
+    const shared = await t.member('planner').remember({ content: 'The release version is 2.3.0', type: 'project' }, { to: 'team' });
+    const note = await t.member('planner').remember({ content: 'The release version is 2.3.0 per my notes', type: 'project' });
+    const other = await t.member('coder').remember({ content: 'The release version is 2.4.0 per my notes', type: 'project' });
+    expect(other.superseded).toEqual([]);
+    for (const m of [shared.memory!, note.memory!]) expect((await memory.get(m.id))!.supersededBy).toBeUndefined();
+    expect((await t.member('coder').recall('release version', { from: 'own' })).map((r) => r.memory.id)).toEqual([other.memory!.id]);
+    expect(await memory.recall('release version')).toEqual([]);
+  });
+
   it('refuses agents that are not members', () => {
     expect(() => team().member('intruder')).toThrow(/not a member of team "release"/);
   });
