@@ -159,6 +159,39 @@ describe('MemoryStore.recall', () => {
     expect((await memory.get(m.id))?.accessCount).toBe(1);
   });
 
+  it('reinforcing never undoes a write made while the recall ran (update, supersede)', async () => {
+    // Another writer acts between recall's search and its reinforce (a reranker call, another process).
+    class Interleaving extends InMemoryBackend {
+      between: (() => Promise<void>) | undefined;
+      override async search(request: Parameters<InMemoryBackend['search']>[0]) {
+        const hits = await super.search(request);
+        const between = this.between;
+        this.between = undefined;
+        await between?.();
+        return hits;
+      }
+    }
+    const backend = new Interleaving();
+    const memory = new AgentMemory({ backend });
+    const writer = new AgentMemory({ backend });
+    const [deploy, port] = await memory.rememberMany([
+      { content: 'Deploys go out on Mondays', type: 'project' },
+      { content: 'The API listens on port 8080', type: 'project' },
+    ]);
+    backend.between = async () => {
+      await writer.update(deploy!.id, { content: 'Deploys go out on Tuesdays' });
+    };
+    await memory.recall('when do deploys go out?', { mode: 'keyword' });
+    backend.between = async () => {
+      await writer.patchMemories([{ ...(await writer.get(port!.id))!, supersededBy: 'other' }], 'supersede');
+    };
+    await memory.recall('which port does the API listen on?', { mode: 'keyword' });
+    expect((await memory.get(deploy!.id))?.content).toBe('Deploys go out on Tuesdays');
+    expect((await memory.get(deploy!.id))?.accessCount).toBe(1);
+    expect((await memory.get(port!.id))?.supersededBy).toBe('other');
+    expect((await memory.recall('which port does the API listen on?')).map((r) => r.memory.id)).not.toContain(port!.id);
+  });
+
   it('ranks important and recently used memories higher, other things equal', async () => {
     const memory = fresh();
     const low = await memory.remember({ content: 'The cache TTL is 60 seconds', type: 'project', importance: 0.1 });

@@ -3,6 +3,7 @@ import type {
   Embedder,
   HistoryAction,
   HistoryEntry,
+  JsonObject,
   Memory,
   MemoryBackend,
   MemoryInput,
@@ -587,17 +588,29 @@ export class MemoryStore {
 
   private async reinforce(memories: readonly Memory[]): Promise<void> {
     const now = new Date(this.clock()).toISOString();
-    const updated = memories.map((m) => {
+    for (const m of memories) {
       m.lastAccessedAt = now;
       m.accessCount += 1;
-      return m;
-    });
-    await this.backend.patch(
-      updated.map((m) => {
-        const r = memoryToRecord(m, undefined);
-        return { id: m.id, attributes: r.attributes, payload: r.payload };
-      }),
-    );
+    }
+    // Re-read and change only the access fields: an update or supersede written since the search
+    // (another process, or while a reranker ran) must not be overwritten by the copy recall read.
+    // Under a transaction where other processes can write; the in-memory one would copy the store.
+    const write = async () => {
+      const current = await this.backend.get(
+        memories.map((m) => m.id),
+        { tenant: this.tenant, withVectors: false },
+      );
+      await this.backend.patch(
+        current
+          .filter((r) => r.attributes.kind === KIND.memory)
+          .map((r) => {
+            const m = recordToMemory(r);
+            const payload = { ...m, lastAccessedAt: now, accessCount: m.accessCount + 1 };
+            return { id: m.id, attributes: { lastAccessedAt: toMillis(now) }, payload: payload as unknown as JsonObject };
+          }),
+      );
+    };
+    await (this.backend.capabilities.persistent ? this.transaction(write) : write());
   }
 
   private async findByHash(namespace: string, hash: string): Promise<Memory | undefined> {
