@@ -168,6 +168,19 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
     expect(ctx.fake.collections.get(collection)!.metadata['agentmem:embedder.id']).toBe(first.embedder.id);
   });
 
+  it('refuses a server that silently drops collection metadata (so the embedder check cannot pass by accident)', async () => {
+    const client = new QdrantClient({ url: ctx.fake.url, checkCompatibility: false });
+    // An older server ignores the unknown `metadata` field of an update and answers ok.
+    const old = Object.assign(Object.create(client) as QdrantClient, {
+      updateCollection: async () => true,
+    });
+    const b = ctx.backend({ client: old });
+    await b.init({ dimension: DIM });
+    const error = await b.setMeta('embedder.id', 'some-embedder').catch((e: unknown) => e);
+    expect(AgentMemoryError.hasCode(error, 'BACKEND_ERROR')).toBe(true);
+    expect((error as Error).message).toMatch(/collection metadata.*Upgrade the server/);
+  });
+
   it('refuses a collection that is not an agentmem collection', async () => {
     const client = new QdrantClient({ url: ctx.fake.url, checkCompatibility: false });
     await client.createCollection('foreign', { vectors: { size: DIM, distance: 'Cosine' } });

@@ -517,6 +517,20 @@ export class QdrantBackend implements MemoryBackend {
     await this.call('update collection metadata', () =>
       this.client.updateCollection(this.collection, { metadata: { [META_PREFIX + key]: value } }),
     );
+    // A server without collection metadata ignores the field and answers ok; the store's embedder
+    // check would then pass silently, so read it back (a few times: another peer may apply it later).
+    let kept = false;
+    for (let attempt = 0; attempt < 3 && !kept; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      kept = (await this.getMeta(key)) === value;
+    }
+    if (!kept) {
+      throw new AgentMemoryError(
+        'BACKEND_ERROR',
+        `Qdrant at ${this.where} did not keep collection metadata "${key}"; agentmem needs a Qdrant server with collection metadata (v1.19 is tested). Upgrade the server.`,
+        { details: { collection: this.collection, key } },
+      );
+    }
   }
 
   async close(): Promise<void> {
