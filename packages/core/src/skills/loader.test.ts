@@ -287,6 +287,19 @@ describe('loadSkills(dir)', () => {
     ]);
   });
 
+  it('reports a file the registry would refuse (too long, name too long) and loads the rest', async () => {
+    await put('docker.md', '---\ndescription: Docker\n---\nUse multi-stage builds.');
+    await put('huge.md', `---\ndescription: huge\n---\n${'word '.repeat(30_000)}`);
+    await put('long-name.md', `---\ndescription: x\nname: ${'n'.repeat(200)}\n---\nBody`);
+    const { skills, problems } = await loadSkills(dir);
+    expect(skills.map((s) => s.name)).toEqual(['docker']);
+    expect(problems.map((p) => [p.path.slice(dir.length + 1), p.severity, p.line])).toEqual([
+      ['huge.md', 'error', undefined],
+      ['long-name.md', 'error', 3],
+    ]);
+    expect(problems[0]!.reason).toMatch(/limit is 100000/);
+  });
+
   it('loads .claude/rules or .cursor/rules given directly, and a single file', async () => {
     await put('.cursor/rules/a.mdc', '---\ndescription: A\n---\nx');
     await put('.claude/rules/b.md', '---\npaths: "*.b"\n---\ny');

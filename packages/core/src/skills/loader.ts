@@ -4,6 +4,7 @@ import matter from 'gray-matter';
 import type { JsonObject, JsonValue } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import type { SkillFormat, SkillInput, SkillProblem } from './skill';
+import { validateSkillInput, validateSkillName } from './validate';
 
 export interface LoadSkillsResult {
   /** Skills ready for `register`, in path order; `source.path` is relative to the loaded directory. */
@@ -289,6 +290,19 @@ export function parseSkillFile(
   Object.assign(metadata, fields.rest());
   if (format === 'agent-skills' && Object.keys(own.rest()).length > 0) metadata.metadata = own.rest();
   if (Object.keys(metadata).length > 0) skill.metadata = metadata;
+  // What register() would refuse is reported here, so that one such file does not fail a whole load.
+  for (const [check, line] of [
+    [() => validateSkillName(skill.name), keyLine('name')],
+    [() => validateSkillInput(skill), undefined],
+  ] as const) {
+    try {
+      check();
+    } catch (error) {
+      if (!AgentMemoryError.hasCode(error, 'INVALID_INPUT')) throw error;
+      problem('error', `${(error as Error).message} (this file was skipped)`, line);
+      return { problems };
+    }
+  }
   return { skill, problems };
 }
 
