@@ -46,7 +46,9 @@ describe('the rerank stage through the runtime adapters', () => {
     expect(docs[0]!.metadata.relevance).toBeGreaterThan(0);
     expect(server.requests.filter((r) => r.path === '/v2/rerank')).toHaveLength(1);
     // Switched off per retriever through the recall options.
-    const plain = await new AgentMemoryRetriever({ memory, k: 2, recall: { reranker: false } }).invoke('staging deploys');
+    const plain = await new AgentMemoryRetriever({ memory, k: 2, recall: { reranker: false } }).invoke(
+      'staging deploys',
+    );
     expect(plain[0]!.metadata.rerankScore).toBeUndefined();
     expect(server.requests.filter((r) => r.path === '/v2/rerank')).toHaveLength(1);
   });
@@ -58,7 +60,10 @@ describe('the rerank stage through the runtime adapters', () => {
     await generateText({ model: wrapped, prompt: 'staging deploys' });
     const system = model.doGenerateCalls[0]!.prompt[0]!.content as string;
     const lines = system.split('\n').filter((l) => l.startsWith('- ['));
-    expect(lines).toEqual(['- [project] Staging uses the eu-west-1 region', '- [project] The staging database is PostgreSQL 16']);
+    expect(lines).toEqual([
+      '- [project] Staging uses the eu-west-1 region',
+      '- [project] The staging database is PostgreSQL 16',
+    ]);
     expect(server.requests.some((r) => r.path === '/v2/rerank')).toBe(true);
   });
 });

@@ -139,11 +139,9 @@ describe('git branch detection', () => {
   it('falls back when git hangs longer than the timeout', async () => {
     const bin = mkdtempSync(join(tmpdir(), 'agentmem-slow-git-'));
     // A "git" that would answer a branch, but only after 5 s.
-    writeFileSync(
-      join(bin, 'git'),
-      `#!${process.execPath}\nsetTimeout(() => console.log('feature/slow'), 5000);\n`,
-      { mode: 0o755 },
-    );
+    writeFileSync(join(bin, 'git'), `#!${process.execPath}\nsetTimeout(() => console.log('feature/slow'), 5000);\n`, {
+      mode: 0o755,
+    });
     const path = process.env.PATH;
     process.env.PATH = bin;
     try {
