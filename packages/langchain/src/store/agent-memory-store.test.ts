@@ -117,6 +117,27 @@ describe('AgentMemoryStore search and persistence', () => {
     expect(await bob.get(['memories'], 'm1')).toBeNull();
   });
 
+  it('indexes the whole value by default, and LangGraph paths (nested, arrays, several fields) when given', async () => {
+    const store = new AgentMemoryStore({ memory: new AgentMemory({ backend: new InMemoryBackend() }) });
+    await store.put(['notes'], 'a', { text: 'Prefers dark mode in the editor', meta: { year: 2024 } });
+    await store.put(['notes'], 'b', { text: 'Deploys go out on Tuesdays' });
+    const [top] = await store.search(['notes'], { query: 'dark mode editor', limit: 1 });
+    expect(top).toMatchObject({ key: 'a', score: expect.any(Number) });
+
+    const paths = new AgentMemoryStore({ memory: new AgentMemory({ backend: new InMemoryBackend() }) });
+    const doc = { title: 'Runbook', meta: { owner: 'platform team' }, steps: [{ body: 'restart the ingress' }, { body: 'page the oncall' }] };
+    await paths.put(['docs'], 'nested', doc, ['meta.owner']);
+    await paths.put(['docs'], 'array', doc, ['steps[*].body']);
+    await paths.put(['docs'], 'last', doc, ['steps[-1].body']);
+    await paths.put(['docs'], 'fields', doc, ['{title,meta.owner}']);
+    const scored = async (query: string) =>
+      (await paths.search(['docs'], { query, limit: 10 })).filter((i) => i.score !== undefined).map((i) => i.key).sort();
+    expect(await scored('platform team')).toEqual(['fields', 'nested']);
+    expect(await scored('restart ingress')).toEqual(['array']);
+    expect(await scored('page oncall')).toEqual(['array', 'last']);
+    expect(await scored('runbook')).toEqual(['fields']);
+  });
+
   it('keeps items across two store instances on one SQLite file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentmem-lg-'));
     dirs.push(dir);

@@ -2,7 +2,6 @@ import { type AgentMemory, type BackendRecord, type JsonObject, type RecordFilte
 import {
   BaseStore,
   type GetOperation,
-  getTextAtPath,
   type Item,
   type ListNamespacesOperation,
   type Operation,
@@ -12,6 +11,7 @@ import {
   type SearchOperation,
   validateNamespace,
 } from '@langchain/langgraph-checkpoint';
+import { textsAtPath } from './index-text';
 import { fromAgentmemNamespace, hasPrefix, toAgentmemNamespace } from './namespace-mapping';
 import { matchesValueFilter } from './value-filter';
 
@@ -97,7 +97,7 @@ export class AgentMemoryStore extends BaseStore {
   private texts(value: Record<string, unknown>, index: PutOperation['index']): string[] {
     if (index === false) return [];
     const paths = index === undefined || index === null ? this.fields : index;
-    return paths.flatMap((path) => getTextAtPath(value, path));
+    return paths.flatMap((path) => textsAtPath(value, path));
   }
 
   private async applyPuts(ops: PutOperation[]): Promise<void> {
