@@ -16,7 +16,7 @@ import type {
 } from '../contracts';
 import { fuseRrf, RRF_K } from '../backends/rrf';
 import { DEFAULT_HALF_LIFE_HOURS, effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
-import { HashingEmbedder } from '../embedding';
+import { cosineSimilarity, HashingEmbedder } from '../embedding';
 import { AgentMemoryError, invalidInput } from '../errors';
 import {
   assertBranchName,
@@ -582,8 +582,33 @@ export class MemoryStore {
     if (caps.nativeHybrid) {
       return this.backend.search({ mode: 'hybrid', vector, text: query, filter, k: pool, weights, minDenseScore: minDense });
     }
-    const [d, kw] = await Promise.all([dense(), keyword()]);
+    const kw = await keyword();
+    // With a lexical embedder's small dense weight even the best dense-only hit ranks below the last
+    // keyword hit, so a full dense scan cannot change which records make the pool: score the keyword
+    // hits' own vectors instead (at 100k memories that saves the whole vector scan, ~50 ms on SQLite).
+    const denseCannotEnter = kw.length >= pool && weights.dense / (RRF_K + 1) < weights.keyword / (RRF_K + pool);
+    const d = denseCannotEnter ? await this.denseAmong(kw, vector!, filter, minDense) : await dense();
     return fuseRrf(d, kw, weights, pool);
+  }
+
+  /** Dense similarity of the given hits' stored vectors to the query, best first. */
+  private async denseAmong(
+    hits: readonly SearchHit[],
+    vector: Float32Array,
+    filter: RecordFilter,
+    minDense: number,
+  ): Promise<SearchHit[]> {
+    const ids = hits.map((h) => h.record.id);
+    const stored = await this.backend.get(ids, { tenant: filter.tenant, withVectors: true });
+    const vectors = new Map(stored.map((r) => [r.id, r.vector]));
+    const scored: SearchHit[] = [];
+    for (const hit of hits) {
+      const v = vectors.get(hit.record.id);
+      if (v) scored.push({ record: hit.record, score: cosineSimilarity(vector, v) });
+    }
+    return scored
+      .filter((h) => h.score >= minDense)
+      .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
   }
 
   private async reinforce(memories: readonly Memory[]): Promise<void> {
