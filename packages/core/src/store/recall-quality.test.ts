@@ -24,6 +24,52 @@ describe('hybrid recall', () => {
   });
 });
 
+describe('hybrid recall with a lexical embedder', () => {
+  const counting = () => {
+    const backend = new InMemoryBackend();
+    const searches = { dense: 0, keyword: 0 };
+    const search = backend.search.bind(backend);
+    backend.search = (request) => {
+      searches[request.mode as 'dense' | 'keyword']++;
+      return search(request);
+    };
+    return { backend, searches };
+  };
+
+  it('skips the full vector scan when keyword hits fill the candidate pool, and ranks the same', async () => {
+    const { backend, searches } = counting();
+    const store = await MemoryStore.open({ backend, embedder: new HashingEmbedder() });
+    await store.rememberMany(
+      Array.from({ length: 80 }, (_, i) => ({
+        content: `deploy note ${i}: the deploy ran ${i % 7} times`,
+        type: 'user' as const,
+      })),
+    );
+    const hybrid = await store.recall('how many times did the deploy run', { k: 5, reinforce: false });
+    expect(searches).toEqual({ dense: 0, keyword: 1 });
+    const keyword = await store.recall('how many times did the deploy run', {
+      k: 5,
+      mode: 'keyword',
+      reinforce: false,
+    });
+    expect(hybrid.map((r) => r.memory.id).sort()).toEqual(keyword.map((r) => r.memory.id).sort());
+    expect(hybrid.every((r) => r.signals.dense !== undefined && r.signals.keyword !== undefined)).toBe(true);
+  });
+
+  it('still scans vectors when keyword hits are few, so a misspelt query finds its memory', async () => {
+    const { backend, searches } = counting();
+    const store = await MemoryStore.open({ backend, embedder: new HashingEmbedder() });
+    await store.rememberMany([
+      { content: 'Caroline is studying psychology and counseling', type: 'user' },
+      { content: 'The weekly team meeting moved to Thursday', type: 'user' },
+    ]);
+    const [top] = await store.recall('her field: psycology', { k: 1, reinforce: false });
+    expect(searches.dense).toBe(1);
+    expect(top?.memory.content).toBe('Caroline is studying psychology and counseling');
+    expect(top?.signals.keyword).toBeUndefined();
+  });
+});
+
 // LoCoMo (CC BY-NC 4.0) is never copied into the repository; it is read from ../shared/datasets when present.
 const hasLocomo = existsSync(LOCOMO_DEV_PATH);
 
