@@ -49,9 +49,20 @@ export function sourceOf(
 export class FailingBackend extends InMemoryBackend {
   upserts = 0;
   failOn = Number.POSITIVE_INFINITY;
+  /** After the injected failure every write fails too (a server that went away), until set back to false. */
+  down = false;
+  staysDown = false;
   override async upsert(records: readonly BackendRecord[]): Promise<void> {
     this.upserts++;
-    if (this.upserts === this.failOn) throw new Error(`injected failure on upsert ${this.upserts}`);
+    if (this.down) throw new Error('injected outage');
+    if (this.upserts === this.failOn) {
+      this.down = this.staysDown;
+      throw new Error(`injected failure on upsert ${this.upserts}`);
+    }
     return super.upsert(records);
+  }
+  override async delete(ids: readonly string[]): Promise<number> {
+    if (this.down) throw new Error('injected outage');
+    return super.delete(ids);
   }
 }

@@ -249,6 +249,31 @@ describe('merge engine: all or nothing', () => {
     for await (const m of local.memories()) left.push(m.id);
     expect(left).toEqual(['mem_shared']);
   });
+
+  it('on a backend without transactions that goes away midway, the error names the merge to undo, and undo restores', async () => {
+    const backend = new FailingBackend();
+    Object.assign(backend, { capabilities: { ...backend.capabilities, transactions: false }, transaction: undefined });
+    const local = await memoryStore({ backend });
+    await local.rememberMany([{ id: 'mem_shared', content: 'Local version', type: 'user' }]);
+    const remote = await memoryStore();
+    await remote.rememberMany([{ id: 'mem_shared', content: 'Remote version', type: 'user' }]);
+    await remote.rememberMany(
+      Array.from({ length: 600 }, (_, i) => ({ content: `Remote fact number ${i}`, type: 'project' as const })),
+    );
+    const before = await fullState(backend);
+    const plan = await planMerge(local, sourceOf(remote));
+    backend.failOn = backend.upserts + 4; // after the first batch (500 imports) was written
+    backend.staysDown = true;
+    const error = await applyMerge(local, sourceOf(remote), plan, { strategy: 'remote_wins' }).catch((e) => e);
+    expect(AgentMemoryError.hasCode(error, 'BACKEND_ERROR')).toBe(true);
+    const mergeId = (error as AgentMemoryError).details.mergeId as string;
+    expect((error as Error).message).toContain(`agentmem undo-merge ${mergeId}`);
+    backend.down = false;
+    await local.undoMerge(mergeId);
+    const visible = (s: typeof before) =>
+      (s.records as { namespace: string }[]).filter((r) => r.namespace !== '_history' && r.namespace !== '_merges');
+    expect(visible(await fullState(backend))).toEqual(visible(before));
+  });
 });
 
 describe('merge engine: embedders', () => {

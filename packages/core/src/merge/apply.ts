@@ -181,9 +181,19 @@ export async function applyMerge(
     },
     // Compensation for backends without transactions: put back what was there.
     async () => {
-      await store.backend.delete([...record.imported, mergeId]);
-      await restore(store, overwritten);
-      await deleteHistory(store, [...record.imported, ...overwritten.map((r) => r.id)], detail);
+      try {
+        await restore(store, overwritten);
+        await deleteHistory(store, [...record.imported, ...overwritten.map((r) => r.id)], detail);
+        // The merge record goes last: while it exists, undoMerge can finish what this could not.
+        await store.backend.delete([...record.imported, mergeId]);
+      } catch (rollbackError) {
+        throw new AgentMemoryError(
+          'BACKEND_ERROR',
+          `Merge ${mergeId} failed midway and rolling it back failed too (${(rollbackError as Error)?.message ?? rollbackError}); ` +
+            `the store may hold part of it. When the backend answers again, run undoMerge('${mergeId}') (CLI: agentmem undo-merge ${mergeId}).`,
+          { cause: rollbackError, details: { mergeId } },
+        );
+      }
     },
   );
   const cost = {
