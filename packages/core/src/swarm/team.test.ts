@@ -49,6 +49,22 @@ describe('Team (swarm memory)', () => {
     expect(await memory.recall('release version')).toEqual([]);
   });
 
+  it('uses the configured strategy for team conflicts: keep_existing refuses, keep_both keeps both authors', async () => {
+    for (const resolution of ['keep_existing', 'keep_both'] as const) {
+      const t = createTeam(new AgentMemory({ backend: new InMemoryBackend() }), { teamId: 'release', members: ['planner', 'reviewer'], resolution });
+      const first = await t.member('planner').remember({ content: 'The release version is 2.3.0', type: 'project' }, { to: 'team' });
+      const second = await t.member('reviewer').remember({ content: 'The release version is 2.4.0', type: 'project' }, { to: 'team' });
+      expect(second).toMatchObject({ resolution, stored: resolution === 'keep_both', superseded: [] });
+      const seen = (await t.member('planner').recall('release version', { from: 'team' })).map((r) => [r.memory.content, r.memory.agentId]);
+      expect(seen.sort()).toEqual(
+        resolution === 'keep_both'
+          ? [['The release version is 2.3.0', 'planner'], ['The release version is 2.4.0', 'reviewer']]
+          : [['The release version is 2.3.0', 'planner']],
+      );
+      expect(first.stored).toBe(true);
+    }
+  });
+
   it('refuses agents that are not members', () => {
     expect(() => team().member('intruder')).toThrow(/not a member of team "release"/);
   });
