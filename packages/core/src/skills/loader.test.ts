@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -298,6 +298,31 @@ describe('loadSkills(dir)', () => {
       ['long-name.md', 'error', 3],
     ]);
     expect(problems[0]!.reason).toMatch(/limit is 100000/);
+  });
+
+  it('follows symbolic links to shared rule files and skill folders, without looping', async () => {
+    const shared = await mkdtemp(join(tmpdir(), 'agentmem-shared-'));
+    try {
+      await writeFile(join(shared, 'ts.mdc'), '---\ndescription: TS\nglobs: *.ts\n---\nUse strict.');
+      await writeFile(join(shared, 'docker.md'), '---\ndescription: Docker\n---\nUse multi-stage builds.');
+      await mkdir(join(shared, 'pdf'));
+      await writeFile(join(shared, 'pdf', 'SKILL.md'), '---\nname: pdf\ndescription: PDFs\n---\nUse pdftk.');
+      await mkdir(join(dir, '.cursor', 'rules'), { recursive: true });
+      await symlink(join(shared, 'ts.mdc'), join(dir, '.cursor', 'rules', 'ts.mdc'));
+      await symlink(join(dir, '.cursor'), join(dir, '.cursor', 'rules', 'loop')); // a cycle
+      await symlink(join(shared, 'docker.md'), join(dir, 'docker.md'));
+      await symlink(join(shared, 'pdf'), join(dir, 'pdf'));
+      await symlink(join(shared, 'gone.md'), join(dir, 'gone.md')); // broken: reported, not skipped silently
+      const { skills, problems } = await loadSkills(dir);
+      expect(skills.map((s) => [s.name, s.source?.format])).toEqual([
+        ['ts', 'cursor-rules'],
+        ['docker', 'agentmem'],
+        ['pdf', 'agent-skills'],
+      ]);
+      expect(problems.map((p) => [p.path.slice(dir.length + 1), p.severity])).toEqual([['gone.md', 'error']]);
+    } finally {
+      await rm(shared, { recursive: true, force: true });
+    }
   });
 
   it('loads .claude/rules or .cursor/rules given directly, and a single file', async () => {

@@ -1,4 +1,5 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import matter from 'gray-matter';
 import type { JsonObject, JsonValue } from '../contracts';
@@ -92,14 +93,15 @@ async function discover(dir: string): Promise<{ path: string; format: SkillForma
     return (await walk(dir, '.mdc')).map((path) => ({ path, format: 'cursor-rules' }));
   const found: { path: string; format: SkillFormat }[] = [];
   const entries = await readdir(dir, { withFileTypes: true });
-  if (entries.some((e) => e.isFile() && e.name === 'SKILL.md')) {
+  const kinds = await Promise.all(entries.map((e) => kindOf(dir, e)));
+  if (entries.some((e, i) => kinds[i] === 'file' && e.name === 'SKILL.md')) {
     // The directory is itself one Agent Skills folder.
     return [{ path: join(dir, 'SKILL.md'), format: 'agent-skills' }];
   }
-  for (const e of entries) {
-    if (e.isFile() && e.name.endsWith('.md') && e.name.toLowerCase() !== 'readme.md') {
+  for (const [i, e] of entries.entries()) {
+    if (kinds[i] === 'file' && e.name.endsWith('.md') && e.name.toLowerCase() !== 'readme.md') {
       found.push({ path: join(dir, e.name), format: 'agentmem' });
-    } else if (e.isDirectory() && !e.name.startsWith('.') && !SKIPPED_DIRS.has(e.name)) {
+    } else if (kinds[i] === 'dir' && !e.name.startsWith('.') && !SKIPPED_DIRS.has(e.name)) {
       found.push(...(await skillFolders(join(dir, e.name), true)));
     }
   }
@@ -115,11 +117,11 @@ async function discover(dir: string): Promise<{ path: string; format: SkillForma
 
 /** `<dir>/SKILL.md` when `self`, else `<dir>/<name>/SKILL.md` for each child. */
 async function skillFolders(dir: string, self: boolean): Promise<{ path: string; format: SkillFormat }[]> {
+  const children = self ? [] : await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const kinds = await Promise.all(children.map((e) => kindOf(dir, e)));
   const candidates = self
     ? [join(dir, 'SKILL.md')]
-    : (await readdir(dir, { withFileTypes: true }).catch(() => []))
-        .filter((e) => e.isDirectory())
-        .map((e) => join(dir, e.name, 'SKILL.md'));
+    : children.filter((_, i) => kinds[i] === 'dir').map((e) => join(dir, e.name, 'SKILL.md'));
   const out: { path: string; format: SkillFormat }[] = [];
   for (const path of candidates) {
     if ((await stat(path).catch(() => undefined))?.isFile()) out.push({ path, format: 'agent-skills' });
@@ -127,15 +129,33 @@ async function skillFolders(dir: string, self: boolean): Promise<{ path: string;
   return out;
 }
 
-async function walk(dir: string, ext: string): Promise<string[]> {
+async function walk(dir: string, ext: string, visited = new Set<string>()): Promise<string[]> {
+  // Linked directories are followed once each, so a link back up cannot loop.
+  const real = await realpath(dir).catch(() => undefined);
+  if (real === undefined || visited.has(real)) return [];
+  visited.add(real);
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const out: string[] = [];
   for (const e of entries) {
     const path = join(dir, e.name);
-    if (e.isDirectory() && !SKIPPED_DIRS.has(e.name)) out.push(...(await walk(path, ext)));
-    else if (e.isFile() && e.name.endsWith(ext)) out.push(path);
+    const kind = await kindOf(dir, e);
+    if (kind === 'dir' && !SKIPPED_DIRS.has(e.name)) out.push(...(await walk(path, ext, visited)));
+    else if (kind === 'file' && e.name.endsWith(ext)) out.push(path);
   }
   return out;
+}
+
+/**
+ * What an entry is, following symbolic links (shared rules are often linked
+ * in). A broken link counts as a file, so that reading it reports the problem.
+ */
+async function kindOf(dir: string, e: Dirent): Promise<'file' | 'dir' | undefined> {
+  if (e.isFile()) return 'file';
+  if (e.isDirectory()) return 'dir';
+  if (!e.isSymbolicLink()) return undefined;
+  const info = await stat(join(dir, e.name)).catch(() => undefined);
+  if (!info) return 'file';
+  return info.isDirectory() ? 'dir' : info.isFile() ? 'file' : undefined;
 }
 
 function defaultName(path: string, format: SkillFormat): string {
