@@ -122,9 +122,15 @@ describe('agentmem branch', () => {
     });
     const diff = (await ok(on('m.db', 'branch', 'diff', 'feature/auth', '--json'))).json();
     expect(diff.counts.new).toBe(2);
+    const badStrategy = await on('m.db', 'branch', 'merge', 'feature/auth', '--strategy', 'mine', '--yes');
+    expect(badStrategy.code).toBe(2);
+    expect(badStrategy.stderr).toMatch(/newer_wins/);
     const merged = (
-      await ok(on('m.db', 'branch', 'merge', 'feature/auth', '--into', 'main', '--yes', '--json'))
+      await ok(
+        on('m.db', 'branch', 'merge', 'feature/auth', '--into', 'main', '--strategy', 'local_wins', '--yes', '--json'),
+      )
     ).json();
+    expect(merged.strategy).toBe('local_wins');
     expect(merged.summary).toBe('Imported: 2 new memories / Skipped: 0 duplicates / Conflicts: 0');
     const noop = await ok(on('m.db', 'branch', 'merge', 'feature/auth'));
     expect(noop.stdout).toContain('Nothing to merge.');

@@ -1,7 +1,8 @@
+import type { MergeStrategy } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
-import { printDiff, progressOf } from './teleport';
+import { printDiff, progressOf, strategyOption } from './teleport';
 
 export function register(program: Command, ctx: CliContext): void {
   const branch = program
@@ -60,7 +61,8 @@ export function register(program: Command, ctx: CliContext): void {
     .description("copy a branch's project/reference memories into another, deduplicated (asks first, --yes to skip)")
     .argument('<source>', 'branch to merge from')
     .option('--into <branch>', 'target branch (default: the current one)')
-    .action(async (source: string, options: { into?: string }) => {
+    .addOption(strategyOption())
+    .action(async (source: string, options: { into?: string; strategy: MergeStrategy }) => {
       const memory = await ctx.openMemory({ mustExist: true });
       const into = options.into ?? memory.branch;
       if (!ctx.yes) {
@@ -74,7 +76,11 @@ export function register(program: Command, ctx: CliContext): void {
           throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
         }
       }
-      const result = await memory.mergeBranch(source, { into, onProgress: progressOf(ctx) });
+      const result = await memory.mergeBranch(source, {
+        into,
+        strategy: options.strategy,
+        onProgress: progressOf(ctx),
+      });
       ctx.emit({ ...result.toJSON(), summary: result.summary() }, () => {
         ctx.print(result.summary());
         ctx.print(`Merge id: ${result.mergeId} (undo with: agentmem undo-merge ${result.mergeId})`);

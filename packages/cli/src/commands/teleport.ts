@@ -45,7 +45,7 @@ export function printDiff(ctx: CliContext, diff: DiffResult, limit = 20): void {
   }
 }
 
-const strategyOption = () =>
+export const strategyOption = () =>
   new Option('-s, --strategy <strategy>', 'how conflicts (same id, different content) are resolved')
     .choices(MERGE_STRATEGIES as string[])
     .default('newer_wins');
