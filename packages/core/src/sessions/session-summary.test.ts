@@ -30,6 +30,22 @@ describe('SessionSummary', () => {
     expect((await memory.history(session.id)).map((h) => h.action)).toEqual(['create', 'update']);
   });
 
+  it('keeps updating when the application sends only a window of the conversation', async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    const seen: string[][] = [];
+    const summarize = vi.fn(async ({ messages }: { messages: ChatMessage[] }) => {
+      seen.push(messages.map((m) => (m.parts[0] as { text: string }).text));
+      return `summary ${seen.length}`;
+    });
+    const session = new SessionSummary(memory, { sessionId: 'w', summarize, everyTurns: 2, everyTokens: 1e9 });
+    const all = turns(8);
+    // Each call carries the last three turns only (a sliding window), as many chat apps send.
+    for (let end = 2; end <= all.length; end += 2) await session.observe(all.slice(Math.max(0, end - 6), end));
+    expect(summarize).toHaveBeenCalledTimes(4);
+    // Each update saw exactly what was new since the one before.
+    expect(seen).toEqual([0, 2, 4, 6].map((i) => all.slice(i * 2, i * 2 + 4).map((m) => (m.parts[0] as { text: string }).text)));
+  });
+
   it('updates on the token threshold too', async () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
     const session = new SessionSummary(memory, { sessionId: 't', summarize: async () => 'long talk', everyTurns: 100, everyTokens: 50 });

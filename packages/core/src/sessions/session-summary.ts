@@ -1,7 +1,8 @@
 import type { Memory, Usage } from '../contracts';
 import { invalidInput } from '../errors';
 import type { ChatMessage } from '../compaction/chat-message';
-import { approximateTokens, countMessages, type TokenCounter } from '../compaction/token-counter';
+import { approximateTokens, countMessages, messageText, type TokenCounter } from '../compaction/token-counter';
+import { contentHash } from '../text';
 import type { MemoryStore } from '../store/memory-store';
 import { stableId } from '../util';
 
@@ -97,7 +98,7 @@ export class SessionSummary {
   async summarizeOld(old: readonly ChatMessage[]): Promise<{ text: string; update?: SummaryUpdate }> {
     const part = old.filter((m) => m.role !== 'system');
     const latest = await this.latest();
-    if (latest && Number(latest.metadata.messagesCovered ?? 0) >= part.length) return { text: latest.content };
+    if (latest && freshStart(part, latest) >= part.length) return { text: latest.content };
     const update = await this.update(part);
     if (!update.updated || !update.summary) throw update.error ?? new Error('the session summary was not updated');
     return { text: update.summary.content, update };
@@ -110,8 +111,7 @@ export class SessionSummary {
 
   private async run(messages: readonly ChatMessage[], force: boolean): Promise<SummaryUpdate> {
     const previous = await this.latest();
-    const covered = Number(previous?.metadata.messagesCovered ?? 0);
-    const fresh = messages.slice(Math.min(covered, messages.length)).filter((m) => m.role !== 'system');
+    const fresh = messages.slice(freshStart(messages, previous)).filter((m) => m.role !== 'system');
     const turns = fresh.filter((m) => m.role === 'user').length;
     const tokens = countMessages(fresh, this.count);
     if (!force && (fresh.length === 0 || (turns < this.everyTurns && tokens < this.everyTokens))) {
@@ -122,7 +122,14 @@ export class SessionSummary {
       const out = await this.options.summarize({ previousSummary: previous?.content, messages: fresh });
       const text = typeof out === 'string' ? out : out?.text;
       if (typeof text !== 'string' || text.trim() === '') throw new Error('the summariser returned no text');
-      const metadata = { sessionId: this.options.sessionId, messagesCovered: messages.length, kind: 'session-summary' };
+      const metadata = {
+        sessionId: this.options.sessionId,
+        messagesCovered: messages.length,
+        ...(messages.length > 0
+          ? { firstMessage: messageHash(messages[0]!), lastCovered: messageHash(messages[messages.length - 1]!) }
+          : {}),
+        kind: 'session-summary',
+      };
       const summary = previous
         ? await this.store.update(this.id, { content: text, metadata })
         : await this.store.remember({
@@ -146,4 +153,23 @@ export class SessionSummary {
       return { updated: false, reason: 'failed', error, ...(previous ? { summary: previous } : {}) };
     }
   }
+}
+
+function messageHash(message: ChatMessage): string {
+  return contentHash(`${message.role}\n${messageText(message)}`);
+}
+
+/**
+ * Where the part of `messages` the summary does not cover yet starts. When the
+ * conversation starts as it did at the last update, by position; when the
+ * application sent a window of it (or trimmed it), just after the last message
+ * the summary covered, or from the start when that message is gone.
+ */
+function freshStart(messages: readonly ChatMessage[], summary: Memory | undefined): number {
+  const covered = Number(summary?.metadata.messagesCovered ?? 0);
+  const { firstMessage, lastCovered } = summary?.metadata ?? {};
+  if (covered === 0 || typeof lastCovered !== 'string') return Math.min(covered, messages.length);
+  if (messages.length > 0 && messageHash(messages[0]!) === firstMessage) return Math.min(covered, messages.length);
+  for (let i = messages.length - 1; i >= 0; i--) if (messageHash(messages[i]!) === lastCovered) return i + 1;
+  return 0;
 }
