@@ -159,7 +159,7 @@ describeWithSpec('Fake Qdrant server: spec validation and Qdrant semantics', () 
     expect(weighted.points.find((p) => p.id === 1)!.score).toBeCloseTo(1 / (1 / 3 + 59) + 1 / (2 + 59), 6);
   });
 
-  it("applies a fused query's top-level filter after fusion, not inside its prefetches (as Qdrant plans it)", async () => {
+  it("propagates a fused query's top-level filter into its prefetches (as Qdrant plans it)", async () => {
     const c = await collection('p');
     await c.upsert('p', {
       wait: true,
@@ -170,16 +170,23 @@ describeWithSpec('Fake Qdrant server: spec validation and Qdrant semantics', () 
       ],
     });
     const filter = { must: [{ key: 't', match: { value: 'b' } }] };
+    // The prefetch alone would return 1 and 2; the root filter reaches into it, so 3 is found.
     const top = await c.query('p', {
       prefetch: [{ query: [1, 0], using: 'dense', limit: 2 }],
       query: { fusion: 'rrf' },
       filter,
     });
-    expect(top.points).toEqual([]);
+    expect(top.points.map((p) => p.id)).toEqual([3]);
+    // Merged with the prefetch's own filter (both must hold).
+    const both = await c.query('p', {
+      prefetch: [{ query: [1, 0], using: 'dense', limit: 2, filter: { must: [{ key: 't', match: { value: 'a' } }] } }],
+      query: { fusion: 'rrf' },
+      filter,
+    });
+    expect(both.points).toEqual([]);
     const inside = await c.query('p', {
       prefetch: [{ query: [1, 0], using: 'dense', limit: 2, filter }],
       query: { fusion: 'rrf' },
-      filter,
     });
     expect(inside.points.map((p) => p.id)).toEqual([3]);
     const bad = await c

@@ -224,7 +224,7 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
     expect(fused.query).toEqual({ rrf: { k: QDRANT_RRF_K } });
     expect((fused.prefetch as { using: string }[]).map((p) => p.using)).toEqual(['dense', 'bm25']);
     expect(fused.filter).toBeDefined();
-    // Qdrant filters a fused result only after fusion, so the scope filter rides on every prefetch too.
+    // The scope filter rides on every prefetch too (Qdrant would merge the top-level one in; this does not depend on it).
     expect(
       (fused.prefetch as Record<string, unknown>[]).every(
         (p) => JSON.stringify(p.filter) === JSON.stringify(fused.filter),

@@ -427,7 +427,8 @@ export class QdrantBackend implements MemoryBackend {
         this.client.queryBatch(this.collection, {
           searches: [
             {
-              // Qdrant applies a top-level filter to the fused result only, so each prefetch carries it too.
+              // Qdrant merges the top-level filter into every prefetch; each carries it too, so that
+              // the k candidates of each list are the caller's scope on any server version.
               prefetch: [
                 { ...dense!, ...threshold, filter, limit: k },
                 { ...keyword, filter, limit: k },

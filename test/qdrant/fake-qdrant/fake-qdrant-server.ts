@@ -488,11 +488,17 @@ export class FakeQdrant {
 
   /**
    * Scored candidates of one (sub)query, best first. As in Qdrant's query
-   * planner, a query's own filter does not reach into its prefetches: with
-   * prefetches it filters the merged result (each prefetch has its own).
+   * planner (`recurse_prefetches` in planned_query.rs: "Filters are propagated
+   * into the leaves"), a query's filter is merged into every prefetch below it
+   * and is not applied again to the merged result.
    */
-  private scored(c: Collection, body: Record<string, unknown>): { point: StoredPoint; score: number }[] {
-    const filter = body.filter as Filter | undefined;
+  private scored(
+    c: Collection,
+    body: Record<string, unknown>,
+    inherited?: Filter,
+  ): { point: StoredPoint; score: number }[] {
+    const own = (body.filter as Filter | null | undefined) ?? undefined;
+    const filter: Filter | undefined = inherited && own ? { must: [inherited, own] } : (own ?? inherited);
     const prefetches = body.prefetch == null ? [] : Array.isArray(body.prefetch) ? body.prefetch : [body.prefetch];
     const query = body.query as Record<string, unknown> | unknown[] | undefined | null;
     const isFusion = !!query && !Array.isArray(query) && ('fusion' in query || 'rrf' in query);
@@ -508,15 +514,13 @@ export class FakeQdrant {
       }
       const lists = (prefetches as Record<string, unknown>[]).map((p) => {
         const limit = (p.limit as number | null) ?? 10;
-        return this.scored(c, p).slice(0, limit);
+        return this.scored(c, p, filter).slice(0, limit);
       });
       if (!isFusion) throw new UnsupportedByFake('rescoring prefetches with a vector query');
       const q = query as Record<string, unknown>;
       if ('fusion' in q && q.fusion !== 'rrf') throw new UnsupportedByFake(`fusion ${String(q.fusion)}`);
       const rrf = ('rrf' in q ? q.rrf : {}) as { k?: number | null; weights?: number[] | null };
-      return rrfFuse(lists, rrf.k ?? RRF_DEFAULT_K, rrf.weights ?? undefined).filter(({ point }) =>
-        matchesFilter(point, filter),
-      );
+      return rrfFuse(lists, rrf.k ?? RRF_DEFAULT_K, rrf.weights ?? undefined);
     }
     if (isFusion) throw new HttpError(400, 'Bad request: cannot apply Fusion without prefetches');
     if (query == null) throw new UnsupportedByFake('query without a vector');
