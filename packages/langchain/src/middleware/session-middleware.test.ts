@@ -49,17 +49,23 @@ describe('sessionMiddleware in createAgent', () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
     await memory.remember({ content: `The services are listed in the ops runbook ${'(details) '.repeat(200)}`, type: 'project' });
     const agentModel = fakeModel().respond(new AIMessage('ok'));
+    let countedBlock = false;
+    const countTokens = (text: string) => {
+      countedBlock ||= text.includes('<agentmem-context>');
+      return Math.ceil(text.length / 4);
+    };
     const agent = createAgent({
       model: agentModel,
       systemPrompt: `You are the ops agent. ${'Follow the runbook. '.repeat(300)}`,
       middleware: [
         agentMemoryMiddleware({ memory, maxChars: 3000 }),
-        sessionMiddleware({ memory, model: fakeModel(), maxTokens: 8000, keepRecentTurns: 1 }),
+        sessionMiddleware({ memory, model: fakeModel(), maxTokens: 8000, keepRecentTurns: 1, countTokens }),
       ],
     });
     await agent.invoke({ messages: [...history(20), new HumanMessage('which services are listed in the ops runbook?')] });
     const received = agentModel.calls[0]!.messages;
     expect(textOf(received[0]!)).toContain('<agentmem-context>');
+    expect(countedBlock).toBe(true); // agentMemoryMiddleware first: its block is part of what is counted
     const tokens = received.reduce((n, m) => n + Math.ceil(textOf(m).length / 4) + 4, 0);
     expect(tokens).toBeLessThanOrEqual(8000); // the messages alone fit after snip; with the system prompt they need micro
     expect(pairsIntact(received)).toBe(true);
