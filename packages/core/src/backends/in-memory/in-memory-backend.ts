@@ -18,6 +18,11 @@ import { matchesFilter } from '../match-filter';
 
 const DEFAULT_PAGE = 500;
 
+interface UndoLog {
+  records: Map<string, BackendRecord | undefined>;
+  meta: Map<string, string | undefined>;
+}
+
 /**
  * The reference backend: everything in process memory, exact search, BM25
  * keyword relevance. Good for tests, demos and short-lived agents.
@@ -33,9 +38,11 @@ export class InMemoryBackend implements MemoryBackend {
     snapshot: false,
   };
 
-  private records = new Map<string, BackendRecord>();
-  private bm25 = new Bm25Index();
-  private meta = new Map<string, string>();
+  private readonly records = new Map<string, BackendRecord>();
+  private readonly bm25 = new Bm25Index();
+  private readonly meta = new Map<string, string>();
+  /** Undo logs of the open transactions. Stored records are never mutated in place, so a log keeps references. */
+  private readonly logs = new Set<UndoLog>();
   private dimension: number | undefined;
   private closed = false;
 
@@ -56,6 +63,7 @@ export class InMemoryBackend implements MemoryBackend {
     for (const r of records) this.checkRecord(r);
     for (const r of records) {
       const copy = cloneRecord(r, true);
+      this.logChange(r.id);
       this.records.set(r.id, copy);
       this.bm25.set(r.id, r.text);
     }
@@ -67,8 +75,12 @@ export class InMemoryBackend implements MemoryBackend {
     for (const p of patches) {
       const r = this.records.get(p.id);
       if (!r) continue;
-      if (p.attributes) r.attributes = { ...r.attributes, ...p.attributes };
-      if (p.payload) r.payload = structuredClone(p.payload);
+      this.logChange(p.id);
+      this.records.set(p.id, {
+        ...r,
+        attributes: p.attributes ? { ...r.attributes, ...p.attributes } : r.attributes,
+        payload: p.payload ? structuredClone(p.payload) : r.payload,
+      });
       changed++;
     }
     return changed;
@@ -93,6 +105,7 @@ export class InMemoryBackend implements MemoryBackend {
     this.assertOpen();
     let n = 0;
     for (const id of new Set(ids)) {
+      this.logChange(id);
       if (this.records.delete(id)) {
         this.bm25.remove(id);
         n++;
@@ -172,23 +185,45 @@ export class InMemoryBackend implements MemoryBackend {
 
   async setMeta(key: string, value: string): Promise<void> {
     this.assertOpen();
+    for (const log of this.logs) if (!log.meta.has(key)) log.meta.set(key, this.meta.get(key));
     this.meta.set(key, value);
   }
 
-  /** All or nothing: on error every record and meta value is put back as it was. */
+  /**
+   * All or nothing: on error every record and meta value changed since the
+   * transaction began is put back as it was. Only what changed is logged, so
+   * a transaction costs the same in a store of any size.
+   */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     this.assertOpen();
-    const savedRecords = new Map([...this.records].map(([id, r]) => [id, cloneRecord(r, true)]));
-    const savedMeta = new Map(this.meta);
+    const log: UndoLog = { records: new Map(), meta: new Map() };
+    this.logs.add(log);
     try {
       return await fn();
     } catch (error) {
-      this.records = savedRecords;
-      this.meta = savedMeta;
-      this.bm25 = new Bm25Index();
-      for (const r of this.records.values()) this.bm25.set(r.id, r.text);
+      this.logs.delete(log);
+      for (const [id, before] of log.records) {
+        this.logChange(id); // an enclosing transaction must still be able to undo this
+        if (before) {
+          this.records.set(id, before);
+          this.bm25.set(id, before.text);
+        } else if (this.records.delete(id)) {
+          this.bm25.remove(id);
+        }
+      }
+      for (const [key, before] of log.meta) {
+        if (before === undefined) this.meta.delete(key);
+        else this.meta.set(key, before);
+      }
       throw error;
+    } finally {
+      this.logs.delete(log);
     }
+  }
+
+  /** Remembers, in every open transaction that has not seen it yet, how a record was before this change. */
+  private logChange(id: string): void {
+    for (const log of this.logs) if (!log.records.has(id)) log.records.set(id, this.records.get(id));
   }
 
   async close(): Promise<void> {
