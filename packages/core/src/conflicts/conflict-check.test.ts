@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentMemory, type AgentMemoryOptions } from '../agent-memory';
 import { InMemoryBackend } from '../backends';
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
+import type { Embedder } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import { FakeEmbedder } from '../testing';
 
@@ -37,6 +38,28 @@ describe('rememberWithConflictCheck (default embedder)', () => {
     expect((await memory.history(old.id)).map((h) => h.action)).toEqual(['create', 'supersede']);
     const all = await memory.recall('Which database version do we use?', { includeSuperseded: true });
     expect(all.map((r) => r.memory.content).sort()).toEqual([PG14, PG16]);
+  });
+
+  it('compares memories as documents, also with an embedder that embeds queries differently', async () => {
+    // Like Cohere or E5: a query is embedded with an instruction, a document as it is.
+    const inner = new HashingEmbedder();
+    const asymmetric: Embedder = {
+      specificationVersion: 'v1',
+      id: 'asymmetric',
+      dimension: inner.dimension,
+      conflictThreshold: inner.conflictThreshold,
+      embed: (texts, options) =>
+        inner.embed(
+          options.purpose === 'query' ? texts.map((t) => `represent this question to find relevant passages: ${t}`) : texts,
+          options,
+        ),
+    };
+    const { memory } = fresh({ embedder: asymmetric });
+    const first = await memory.rememberWithConflictCheck({ content: PG14, type: 'project' });
+    const second = await memory.rememberWithConflictCheck({ content: PG16, type: 'project' });
+    expect(second.conflicts.map((c) => c.memory.id)).toEqual([first.memory!.id]);
+    const documents = (await inner.embed([PG14, PG16], { purpose: 'document' })).embeddings;
+    expect(second.conflicts[0]!.similarity).toBeCloseTo(cosineSimilarity(documents[0]!, documents[1]!), 5);
   });
 
   it('does not treat unrelated or merely related facts as conflicts', async () => {

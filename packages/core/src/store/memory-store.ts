@@ -373,7 +373,10 @@ export class MemoryStore {
     return results;
   }
 
-  /** Memories most similar to a text by dense similarity alone (conflict checks, dedup). */
+  /**
+   * Memories most similar to a text by dense similarity alone (conflict checks, dedup). The text is
+   * embedded as a document, like the stored memories: this compares memories with memories.
+   */
   async findSimilar(
     content: string,
     options: { types?: readonly MemoryType[]; namespaces?: readonly string[]; k?: number; minSimilarity?: number; includeInactive?: boolean } = {},
@@ -385,7 +388,7 @@ export class MemoryStore {
       includeSuperseded: options.includeInactive,
       includePruned: options.includeInactive,
     });
-    const [vector] = await this.embed([content], 'query');
+    const [vector] = await this.embed([content], 'document');
     const hits = await this.backend.search({ mode: 'dense', vector: vector!, filter, k: options.k ?? 5 });
     return hits
       .map((h) => ({ memory: recordToMemory(h.record), similarity: h.score }))
