@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AgentMemory } from '../agent-memory';
 import { InMemoryBackend } from '../backends';
 import type { Embedder } from '../contracts';
@@ -225,6 +225,27 @@ describe('MemoryStore.recall', () => {
     expect(await memory.recall('service port', { minScore: 5 })).toEqual([]);
     await expect(memory.recall('  ')).rejects.toSatisfy(code('INVALID_INPUT'));
     await expect(memory.recall('x', { k: 0 })).rejects.toSatisfy(code('INVALID_INPUT'));
+  });
+
+  it('checks a large batch for duplicates with a few queries, not one per memory', async () => {
+    const backend = new InMemoryBackend();
+    const memory = new AgentMemory({ backend });
+    await memory.remember({ content: 'fact number 7', type: 'user' });
+    const scan = vi.spyOn(backend, 'scan');
+    const get = vi.spyOn(backend, 'get');
+    const batch = await memory.rememberMany(Array.from({ length: 2500 }, (_, i) => ({ content: `fact number ${i}`, type: 'user' as const })));
+    expect(scan.mock.calls.length).toBeLessThanOrEqual(10);
+    expect(get.mock.calls.length).toBeLessThanOrEqual(10);
+    expect(new Set(batch.map((m) => m.id)).size).toBe(2500);
+    expect((await memory.stats()).total).toBe(2500); // fact number 7 was found, not written twice
+  });
+
+  it('stats count memories only, not other record kinds in the same backend', async () => {
+    const backend = new InMemoryBackend();
+    const memory = new AgentMemory({ backend });
+    await memory.remember({ content: 'a fact', type: 'user' });
+    await backend.upsert([{ id: 'lg1', namespace: 'lg:notes', tenant: '', text: 'item', attributes: { kind: 'langgraph-item' }, payload: {} }]);
+    expect(await memory.stats()).toEqual({ namespaces: [{ namespace: 'user', count: 1 }], total: 1, inactive: 0 });
   });
 
   it('covers every memory in memories(), beyond any page size', async () => {

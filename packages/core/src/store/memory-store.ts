@@ -117,6 +117,8 @@ export interface MemoryUpdate {
 }
 
 const PAGE = 1000;
+/** Ids or hashes per lookup query (well under SQLite's bound-parameter limit). */
+const LOOKUP_CHUNK = 500;
 
 /**
  * Long-term memory over any backend: remember, recall (hybrid), update,
@@ -217,26 +219,31 @@ export class MemoryStore {
     const results: Memory[] = new Array(valid.length);
     const fresh: { index: number; memory: Memory }[] = [];
     const seen = new Map<string, Memory>();
-    for (let i = 0; i < valid.length; i++) {
-      const v = valid[i]!;
+    const planned = valid.map((v) => {
       const namespace = v.namespace ?? namespaceFor(v.type, this.branchName);
       const hash = contentHash(v.content);
+      return { v, namespace, hash, derivedId: stableId('mem', this.tenant, namespace, hash) };
+    });
+    // One lookup per namespace and one id check for the whole batch, not one round trip per memory.
+    const existingByKey = await this.findByHashes(planned);
+    const takenIds = await this.existingIds(planned.map((p) => p.v.id ?? p.derivedId));
+    const freshIds = new Set<string>();
+    for (let i = 0; i < planned.length; i++) {
+      const { v, namespace, hash, derivedId } = planned[i]!;
       const key = `${namespace}\u0000${hash}`;
       const inBatch = seen.get(key);
       if (inBatch) {
         results[i] = inBatch;
         continue;
       }
-      const existing = await this.findByHash(namespace, hash);
+      const existing = existingByKey.get(key);
       if (existing) {
         results[i] = existing;
         seen.set(key, existing);
         continue;
       }
-      let id = v.id ?? stableId('mem', this.tenant, namespace, hash);
-      const taken =
-        fresh.some((f) => f.memory.id === id) ||
-        (await this.backend.get([id], { tenant: null, withVectors: false })).length > 0;
+      let id = v.id ?? derivedId;
+      const taken = freshIds.has(id) || takenIds.has(id);
       if (taken && v.id) {
         // Records are keyed by id alone: writing would overwrite another memory, maybe another tenant's.
         throw new AgentMemoryError(
@@ -266,6 +273,7 @@ export class MemoryStore {
       };
       results[i] = memory;
       seen.set(key, memory);
+      freshIds.add(id);
       fresh.push({ index: i, memory });
     }
     if (fresh.length > 0) {
@@ -442,8 +450,13 @@ export class MemoryStore {
       })),
     );
     const total = active.reduce((s, n) => s + n.count, 0);
-    const all = namespaces.reduce((s, n) => s + n.count, 0);
-    return { namespaces: active, total, inactive: all - total };
+    // Only memories count: other record kinds (LangGraph store items, ...) share the namespace list.
+    const all = await this.backend.count({
+      tenant: this.tenant,
+      namespaces: namespaces.map((n) => n.namespace),
+      where: { kind: KIND.memory },
+    });
+    return { namespaces: active.filter((n) => n.count > 0), total, inactive: all - total };
   }
 
   async close(): Promise<void> {
@@ -641,13 +654,43 @@ export class MemoryStore {
     await (this.backend.capabilities.persistent ? this.transaction(write) : write());
   }
 
-  private async findByHash(namespace: string, hash: string): Promise<Memory | undefined> {
-    const page = await this.backend.scan({
-      filter: { tenant: this.tenant, namespaces: [namespace], where: { kind: KIND.memory, contentHash: hash } },
-      limit: 1,
-    });
-    const record = page.records[0];
-    return record ? recordToMemory(record) : undefined;
+  /** Existing memories by `namespace\u0000contentHash`, looked up per namespace in chunks. */
+  private async findByHashes(items: readonly { namespace: string; hash: string }[]): Promise<Map<string, Memory>> {
+    const byNamespace = new Map<string, Set<string>>();
+    for (const { namespace, hash } of items) {
+      let hashes = byNamespace.get(namespace);
+      if (!hashes) byNamespace.set(namespace, (hashes = new Set()));
+      hashes.add(hash);
+    }
+    const found = new Map<string, Memory>();
+    for (const [namespace, hashes] of byNamespace) {
+      const all = [...hashes];
+      for (let i = 0; i < all.length; i += LOOKUP_CHUNK) {
+        const filter: RecordFilter = {
+          tenant: this.tenant,
+          namespaces: [namespace],
+          where: { kind: KIND.memory, contentHash: { in: all.slice(i, i + LOOKUP_CHUNK) } },
+        };
+        for await (const record of this.scanRecords(filter)) {
+          const memory = recordToMemory(record);
+          const key = `${namespace}\u0000${memory.contentHash}`;
+          if (!found.has(key)) found.set(key, memory);
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Which of these ids any record already has (any tenant: ids are unique in the backend). */
+  private async existingIds(ids: readonly string[]): Promise<Set<string>> {
+    const unique = [...new Set(ids)];
+    const taken = new Set<string>();
+    for (let i = 0; i < unique.length; i += LOOKUP_CHUNK) {
+      for (const r of await this.backend.get(unique.slice(i, i + LOOKUP_CHUNK), { tenant: null, withVectors: false })) {
+        taken.add(r.id);
+      }
+    }
+    return taken;
   }
 
   private async mustGet(id: string): Promise<Memory> {
