@@ -83,6 +83,24 @@ describe('activate: each signal alone', () => {
     expect(names(await skills.activate('PIP is broken'))).toEqual(['python']);
   });
 
+  it('keyword: C++ and C# are neither C nor each other', async () => {
+    const skills = await registry(
+      [
+        { name: 'cpp', content: 'C++ rules', triggerKeywords: ['c++'] },
+        { name: 'csharp', content: 'C# rules', triggerKeywords: ['C#'] },
+        { name: 'c', content: 'C rules', triggerKeywords: ['c'] },
+      ],
+      NO_SEMANTIC,
+    );
+    const fired = async (message: string) =>
+      (await skills.activate(message, { minScore: 0, gapRatio: 0 })).map((a) => a.skill.name).sort();
+    expect(await fired('port the C++ templates')).toEqual(['cpp']);
+    expect(await fired('c# records, (C++) too')).toEqual(['cpp', 'csharp']);
+    expect(await fired('plain c code, plan C')).toEqual(['c']);
+    expect(await fired('use c++17 features')).toEqual(['cpp']);
+    expect(await fired('notepad++ tips')).toEqual([]);
+  });
+
   it('keyword: inflections match, other words sharing a stem do not', async () => {
     const skills = await registry([DOCKER], NO_SEMANTIC);
     expect(names(await skills.activate('the container is down'))).toEqual(['docker']);

@@ -17,7 +17,7 @@ export {
   type SkillRegistryOptions,
   type SkillSettings,
 } from './registry';
-export { compileKeywords, matchKeywords, matchTerms, pathForms, pathsInMessage } from './signals';
+export { compileKeywords, matchKeywords, matchTerms, messageTerms, pathForms, pathsInMessage } from './signals';
 export type {
   ActivatedSkill,
   ActivationSignal,

@@ -11,7 +11,7 @@ import {
   compileKeywords,
   GlobMatcher,
   matchKeywords,
-  matchTerms,
+  messageTerms,
   pathsInMessage,
 } from './signals';
 import type { ActivatedSkill, ActivationSignal, Skill, SkillInput, SkillSignals } from './skill';
@@ -232,7 +232,7 @@ export class SkillRegistry {
       records = [];
       for await (const record of this.store.scanRecords(this.filter())) records.push(record);
     }
-    const terms = matchTerms(message);
+    const terms = messageTerms(message);
     const paths = [...new Set([...pathsInMessage(message), ...files.filter((f) => f.trim() !== '')])];
     const matchGlobs = this.globs.forPaths(paths);
 
@@ -249,7 +249,7 @@ export class SkillRegistry {
       const signals: SkillSignals = {};
       const sem = semantic.get(record.id);
       if (sem && sem.score > 0) signals.semantic = sem;
-      const matched = matchKeywords(terms, keywords);
+      const matched = matchKeywords(terms, keywords, message);
       if (matched.length > 0) signals.keyword = { score: 1, matched };
       if (paths.length > 0 && skill.globPatterns?.length > 0) {
         const hit = matchGlobs(skill.globPatterns);

@@ -1,6 +1,14 @@
 import micromatch from 'micromatch';
 import { stem, words } from '../text';
 
+/**
+ * Words whose trailing symbols the tokenizer drops although they name
+ * something else: C++, C#, F#, g++. Keywords containing one match literally,
+ * and such words take no part in the message's plain words (`c` does not
+ * fire on "C++").
+ */
+const SYMBOL_WORD = /(?<![\p{L}\p{N}_])\p{L}[\p{L}\p{N}]*[+#]+/gu;
+
 /** A word as keyword matching sees it: its stem and the bases it may be an inflection of. */
 export interface MatchTerm {
   stem: string;
@@ -48,20 +56,46 @@ function sameWord(a: MatchTerm, b: MatchTerm): boolean {
   return false;
 }
 
-/** A keyword compiled once: its words (a phrase when more than one). */
+/** The words of a message for keyword matching, without its symbol words (C++, C#: see `SYMBOL_WORD`). */
+export function messageTerms(message: string): MatchTerm[] {
+  return matchTerms(message.replace(SYMBOL_WORD, ' '));
+}
+
+/** A keyword compiled once: its words (a phrase when more than one), or a literal pattern for symbol words. */
 export interface CompiledKeyword {
   keyword: string;
   terms: MatchTerm[];
+  /** For keywords with a symbol word (`c++`, `modern C#`): matched in the raw message, case-insensitively. */
+  literal?: RegExp;
 }
 
 export function compileKeywords(keywords: readonly string[]): CompiledKeyword[] {
-  return keywords.map((keyword) => ({ keyword, terms: matchTerms(keyword) })).filter((k) => k.terms.length > 0);
+  return keywords
+    .map((keyword): CompiledKeyword => {
+      const text = keyword.trim();
+      if (!new RegExp(SYMBOL_WORD.source, 'u').test(text)) return { keyword, terms: matchTerms(keyword) };
+      const pattern = text.split(/\s+/).map(escapeRegExp).join('\\s+');
+      // Whole words: nothing word-like before, no letter or further symbol after (C++17 is C++).
+      return { keyword, terms: [], literal: new RegExp(`(?<![\\p{L}\\p{N}_])${pattern}(?![\\p{L}_+#])`, 'iu') };
+    })
+    .filter((k) => k.literal !== undefined || k.terms.length > 0);
 }
 
-/** The keywords whose words occur in the message as whole words, in order (phrases contiguous). */
-export function matchKeywords(messageTerms: readonly MatchTerm[], keywords: readonly CompiledKeyword[]): string[] {
+/**
+ * The keywords whose words occur in the message as whole words, in order
+ * (phrases contiguous). Symbol-word keywords need the raw `message`.
+ */
+export function matchKeywords(
+  messageTerms: readonly MatchTerm[],
+  keywords: readonly CompiledKeyword[],
+  message?: string,
+): string[] {
   const matched: string[] = [];
   for (const k of keywords) {
+    if (k.literal) {
+      if (message !== undefined && k.literal.test(message)) matched.push(k.keyword);
+      continue;
+    }
     const n = k.terms.length;
     for (let i = 0; i + n <= messageTerms.length; i++) {
       let hit = true;
@@ -186,4 +220,8 @@ function compileGlob(pattern: string): (path: string) => boolean {
   } catch {
     return () => false;
   }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
