@@ -658,9 +658,8 @@ export class MemoryStore {
   private async findByHashes(items: readonly { namespace: string; hash: string }[]): Promise<Map<string, Memory>> {
     const byNamespace = new Map<string, Set<string>>();
     for (const { namespace, hash } of items) {
-      let hashes = byNamespace.get(namespace);
-      if (!hashes) byNamespace.set(namespace, (hashes = new Set()));
-      hashes.add(hash);
+      const hashes = byNamespace.get(namespace) ?? new Set<string>();
+      byNamespace.set(namespace, hashes.add(hash));
     }
     const found = new Map<string, Memory>();
     for (const [namespace, hashes] of byNamespace) {
