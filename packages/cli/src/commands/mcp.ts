@@ -1,4 +1,4 @@
-import { AgentMemoryError } from '@agentmem/core';
+import { importOptional } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { parsePositiveInt } from '../parse';
@@ -58,14 +58,9 @@ function collect(value: string, previous: string[] | undefined): string[] {
 }
 
 // Optional: only people who serve MCP from the CLI need the server package.
-async function loadMcp(): Promise<McpModule> {
-  try {
-    return (await import(MCP_PACKAGE)) as McpModule;
-  } catch (error) {
-    throw new AgentMemoryError(
-      'MISSING_DEPENDENCY',
-      '`agentmem mcp` needs the MCP server package: run `npm i @agentmem/mcp` (it also installs the `agentmem-mcp` command).',
-      { cause: error },
-    );
-  }
+function loadMcp(): Promise<McpModule> {
+  return importOptional(
+    () => import(MCP_PACKAGE) as Promise<McpModule>,
+    '`agentmem mcp` needs the MCP server package: run `npm i @agentmem/mcp` (it also installs the `agentmem-mcp` command).',
+  );
 }

@@ -1,2 +1,3 @@
 export { newId, stableId } from './ids';
 export { toIso, toMillis } from './time';
+export { importOptional } from './import-optional';

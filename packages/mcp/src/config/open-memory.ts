@@ -1,4 +1,4 @@
-import { AgentMemoryError, type AgentMemory } from '@agentmem/core';
+import { type AgentMemory, importOptional } from '@agentmem/core';
 import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { McpServerConfig } from './server-config';
 
@@ -24,14 +24,9 @@ export async function openMemory(config: McpServerConfig): Promise<AgentMemory> 
 }
 
 // Optional: only Qdrant users install it.
-async function loadQdrant(): Promise<QdrantModule> {
-  try {
-    return (await import(QDRANT_PACKAGE)) as QdrantModule;
-  } catch (error) {
-    throw new AgentMemoryError(
-      'MISSING_DEPENDENCY',
-      '--qdrant-url needs the Qdrant backend: run `npm i @agentmem/qdrant` next to @agentmem/mcp, or drop --qdrant-url to use the embedded SQLite store.',
-      { cause: error },
-    );
-  }
+function loadQdrant(): Promise<QdrantModule> {
+  return importOptional(
+    () => import(QDRANT_PACKAGE) as Promise<QdrantModule>,
+    '--qdrant-url needs the Qdrant backend: run `npm i @agentmem/qdrant` next to @agentmem/mcp, or drop --qdrant-url to use the embedded SQLite store.',
+  );
 }
