@@ -18,6 +18,7 @@ import {
 import type Database from 'better-sqlite3';
 import { compileFilter, keywordMatchExpression, namespaceList, SqlBuilder } from '../query';
 import {
+  ATTRIBUTE_COLUMNS,
   createVectorTableSql,
   isAgentmemDatabase,
   isInMemoryPath,
@@ -41,6 +42,11 @@ const MAX_PAGE = 10_000;
 /** sqlite-vec's largest k; beyond it filtered dense search scans the matching records exactly. */
 const MAX_KNN = 4096;
 const STATEMENT_CACHE = 200;
+
+const INDEXED = Object.entries(ATTRIBUTE_COLUMNS);
+const INDEXED_NAMES = INDEXED.map(([, column]) => `, ${column}`).join('');
+const INDEXED_SLOTS = ', ?'.repeat(INDEXED.length);
+const INDEXED_SETS = INDEXED.map(([, column]) => `, ${column} = ?`).join('');
 
 const COLUMNS =
   'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, json(r.attributes) AS attributes, r.payload AS payload';
@@ -149,21 +155,22 @@ export class SqliteBackend implements MemoryBackend {
     await this.write(() => {
       const find = this.stmt('SELECT rowid FROM records WHERE id = ?');
       const insert = this.stmt(
-        'INSERT INTO records (id, namespace, tenant, text, attributes, payload) VALUES (?, ?, ?, ?, jsonb(?), ?)',
+        `INSERT INTO records (id, namespace, tenant, text, attributes, payload${INDEXED_NAMES}) VALUES (?, ?, ?, ?, jsonb(?), ?${INDEXED_SLOTS})`,
       );
       const update = this.stmt(
-        'UPDATE records SET namespace = ?, tenant = ?, text = ?, attributes = jsonb(?), payload = ? WHERE rowid = ?',
+        `UPDATE records SET namespace = ?, tenant = ?, text = ?, attributes = jsonb(?), payload = ?${INDEXED_SETS} WHERE rowid = ?`,
       );
       for (const row of rows) {
         const found = find.get(row.id) as { rowid: number } | undefined;
         let rowid: number;
         if (found) {
           rowid = found.rowid;
-          update.run(row.namespace, row.tenant, row.text, row.attributes, row.payload, rowid);
+          update.run(row.namespace, row.tenant, row.text, row.attributes, row.payload, ...row.indexed, rowid);
           if (this.hasVectorTable()) this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
         } else {
           rowid = Number(
-            insert.run(row.id, row.namespace, row.tenant, row.text, row.attributes, row.payload).lastInsertRowid,
+            insert.run(row.id, row.namespace, row.tenant, row.text, row.attributes, row.payload, ...row.indexed)
+              .lastInsertRowid,
           );
         }
         if (row.vector) {
@@ -187,14 +194,23 @@ export class SqliteBackend implements MemoryBackend {
       for (const k of keys) checkAttribute(k, p.attributes![k]);
       const args: unknown[] = [];
       for (const k of keys) args.push(`$."${k}"`, JSON.stringify(p.attributes![k]));
-      return { id: p.id, keys: keys.length, args, payload: p.payload === undefined ? null : encodePayload(p.payload) };
+      // Only the indexed columns of keys the patch sets: the others' index entries stay untouched.
+      let columns = '';
+      for (const k of keys) {
+        const column = Object.hasOwn(ATTRIBUTE_COLUMNS, k) ? ATTRIBUTE_COLUMNS[k] : undefined;
+        if (column === undefined) continue;
+        columns += `, ${column} = ?`;
+        args.push(columnValue(p.attributes![k]));
+      }
+      const payload = p.payload === undefined ? null : encodePayload(p.payload);
+      return { id: p.id, keys: keys.length, columns, args, payload };
     });
     if (encoded.length === 0) return 0;
     return this.write(() => {
       let changed = 0;
       for (const p of encoded) {
         const set = p.keys === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(p.keys)})`;
-        const sql = `UPDATE records SET attributes = ${set}, payload = coalesce(?, payload) WHERE id = ?`;
+        const sql = `UPDATE records SET attributes = ${set}${p.columns}, payload = coalesce(?, payload) WHERE id = ?`;
         changed += this.stmt(sql).run(...p.args, p.payload, p.id).changes;
       }
       return changed;
@@ -574,6 +590,7 @@ export class SqliteBackend implements MemoryBackend {
       tenant: r.tenant,
       text: r.text,
       attributes: JSON.stringify(r.attributes),
+      indexed: INDEXED.map(([key]) => columnValue(r.attributes[key])),
       payload: encodePayload(r.payload),
       vector,
     };
@@ -654,6 +671,12 @@ function checkAttribute(key: string, value: unknown): void {
     throw invalidInput(
       `Attribute "${key}" must be a string, finite number, boolean or null, got ${JSON.stringify(value)}.`,
     );
+}
+
+/** An attribute as its column holds it: what json_extract returns (booleans as 1/0, missing as NULL). */
+function columnValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  return typeof value === 'boolean' ? Number(value) : value;
 }
 
 function encodePayload(payload: JsonObject): string {

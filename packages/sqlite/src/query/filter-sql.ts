@@ -1,4 +1,5 @@
 import { type AttributeCondition, type AttributeValue, invalidInput, type RecordFilter } from '@agentmem/core';
+import { ATTRIBUTE_COLUMNS } from '../schema/migrations';
 
 /** Named parameters of a compiled statement (`@p0`, `@p1`, …). */
 export type SqlParams = Record<string, unknown>;
@@ -20,13 +21,18 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NUMERIC = `IN ('integer', 'real')`;
 
 /**
- * JSON path of an attribute. Identifier-like keys are inlined so that the
- * expression matches the expression indexes of the schema; others are bound.
+ * Value and JSON type of an attribute. Indexed attributes are read from their
+ * own column (so that the index applies); others by JSON path, inlined when
+ * identifier-like, else bound.
  */
 function attributePath(key: string, b: SqlBuilder, alias: string): { value: string; type: string } {
   if (key.includes('"')) throw invalidInput(`Attribute names cannot contain '"' (got ${JSON.stringify(key)}).`);
   const path = IDENTIFIER.test(key) ? `'$.${key}'` : b.param(`$."${key}"`);
-  return { value: `json_extract(${alias}.attributes, ${path})`, type: `json_type(${alias}.attributes, ${path})` };
+  const column = Object.hasOwn(ATTRIBUTE_COLUMNS, key) ? ATTRIBUTE_COLUMNS[key] : undefined;
+  return {
+    value: column ? `${alias}.${column}` : `json_extract(${alias}.attributes, ${path})`,
+    type: `json_type(${alias}.attributes, ${path})`,
+  };
 }
 
 function checkValue(value: unknown, key: string): AttributeValue {

@@ -1,5 +1,6 @@
 export {
   APPLICATION_ID,
+  ATTRIBUTE_COLUMNS,
   createVectorTableSql,
   MIGRATIONS,
   type Migration,

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { RecordFilter } from '@agentmem/core';
 import { SqliteBackend } from '../backend';
+import { compileFilter, SqlBuilder } from '../query';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-migrations-'));
@@ -104,29 +106,28 @@ describe('schema migrations', () => {
       const byHash = await backend.scan({ filter: { tenant: '', where: { kind: 'memory', contentHash: 'h1' } } });
       expect(byHash.records.map((r) => r.id)).toEqual(['m1']);
       // The lookups core makes on every write and history read use their own index, not a scope scan.
-      const plan = (where: string) =>
-        (
-          db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM records r WHERE ${where} ORDER BY r.id LIMIT 2`).all() as {
-            detail: string;
-          }[]
-        )
-          .map((p) => p.detail)
-          .join(' ');
-      const scoped = "r.tenant = '' AND r.namespace = 'user' AND json_extract(r.attributes, '$.kind') = 'memory'";
-      expect(plan(`${scoped} AND json_extract(r.attributes, '$.contentHash') = 'h1'`)).toMatch(/records_content_hash/);
-      const count = (
-        db
-          .prepare(
-            `EXPLAIN QUERY PLAN SELECT count(*) FROM records r WHERE ${scoped} AND json_extract(r.attributes, '$.status') = 'active'`,
-          )
-          .all() as { detail: string }[]
-      )
-        .map((p) => p.detail)
-        .join(' ');
-      expect(count).toMatch(/COVERING INDEX records_kind_status/);
-      expect(
-        plan(`r.tenant = '' AND r.namespace = '_history' AND json_extract(r.attributes, '$.memoryId') = 'm1'`),
-      ).toMatch(/records_memory_id/);
+      const plan = (filter: RecordFilter, count = false) => {
+        const b = new SqlBuilder();
+        const where = compileFilter(filter, b).sql;
+        const sql = count
+          ? `EXPLAIN QUERY PLAN SELECT count(*) FROM records r WHERE ${where}`
+          : `EXPLAIN QUERY PLAN SELECT id FROM records r WHERE ${where} ORDER BY r.id LIMIT 2`;
+        return (db.prepare(sql).all(b.params) as { detail: string }[]).map((p) => p.detail).join(' ');
+      };
+      const scoped = { tenant: '', namespaces: ['user'] };
+      expect(plan({ ...scoped, where: { kind: 'memory', contentHash: 'h1' } })).toMatch(/records_content_hash/);
+      expect(plan({ ...scoped, where: { kind: 'memory', contentHash: { in: ['h1', 'h2'] } } })).toMatch(
+        /records_content_hash/,
+      );
+      expect(plan({ ...scoped, where: { kind: 'memory', status: 'active' } }, true)).toMatch(
+        /COVERING INDEX records_kind_status/,
+      );
+      expect(plan({ tenant: '', namespaces: ['_history'], where: { memoryId: 'm1' } })).toMatch(/records_memory_id/);
+      // The copied columns of the upgraded records follow their attributes from here on.
+      expect(await backend.patch([{ id: 'm1', attributes: { status: 'pruned' } }])).toBe(1);
+      const active = await backend.scan({ filter: { tenant: '', where: { kind: 'memory', status: 'active' } } });
+      expect(active.records.map((r) => r.id)).toEqual(['m2']);
+      expect(await backend.count({ tenant: '', where: { status: 'pruned', contentHash: 'h1' } })).toBe(1);
     } finally {
       await backend.close();
     }

@@ -67,7 +67,59 @@ export const MIGRATIONS: readonly Migration[] = [
       ANALYZE sqlite_schema;
     `,
   },
+  {
+    version: 3,
+    description: 'filtered attributes copied into their own columns, so a patch re-indexes only what it changes',
+    sql: `
+      -- An expression index on json_extract(attributes, ...) is rewritten on every change of
+      -- attributes: pruning a memory (a status change) rewrote its contentHash, type and memoryId
+      -- entries too, at random places of those indexes. Plain columns are only re-indexed when set.
+      -- attributes stays complete; the backend writes these copies with it.
+      ALTER TABLE records ADD COLUMN attr_kind;
+      ALTER TABLE records ADD COLUMN attr_status;
+      ALTER TABLE records ADD COLUMN attr_type;
+      ALTER TABLE records ADD COLUMN attr_content_hash;
+      ALTER TABLE records ADD COLUMN attr_memory_id;
+      UPDATE records SET
+        attr_kind = json_extract(attributes, '$.kind'),
+        attr_status = json_extract(attributes, '$.status'),
+        attr_type = json_extract(attributes, '$.type'),
+        attr_content_hash = json_extract(attributes, '$.contentHash'),
+        attr_memory_id = json_extract(attributes, '$.memoryId');
+      DROP INDEX records_kind_status;
+      DROP INDEX records_type;
+      DROP INDEX records_content_hash;
+      DROP INDEX records_memory_id;
+      CREATE INDEX records_kind_status ON records (attr_kind, attr_status, tenant, namespace);
+      -- Partial: history rows have no type or content hash, memories no memoryId (fewer entries to write).
+      CREATE INDEX records_type ON records (attr_type) WHERE attr_type IS NOT NULL;
+      CREATE INDEX records_content_hash ON records (attr_content_hash) WHERE attr_content_hash IS NOT NULL;
+      CREATE INDEX records_memory_id ON records (attr_memory_id) WHERE attr_memory_id IS NOT NULL;
+      DELETE FROM sqlite_stat1 WHERE tbl = 'records';
+      INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
+        ('records', 'sqlite_autoindex_records_1', '1000000 1'),
+        ('records', 'records_scope', '1000000 100000 10000 1'),
+        ('records', 'records_kind_status', '1000000 300000 100000 50000 10000'),
+        ('records', 'records_type', '1000000 250000'),
+        ('records', 'records_content_hash', '1000000 2'),
+        ('records', 'records_memory_id', '1000000 5');
+      ANALYZE sqlite_schema;
+    `,
+  },
 ];
+
+/**
+ * Attributes with their own column (and index), written alongside `attributes`
+ * by every write; filters on them compare the column. Their value is what
+ * json_extract gives: text, number, 1/0 for booleans, NULL when missing.
+ */
+export const ATTRIBUTE_COLUMNS: Readonly<Record<string, string>> = {
+  kind: 'attr_kind',
+  status: 'attr_status',
+  type: 'attr_type',
+  contentHash: 'attr_content_hash',
+  memoryId: 'attr_memory_id',
+};
 
 /** The schema version this build writes and reads. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
