@@ -36,10 +36,12 @@ export async function compactPruned(store: MemoryStore, options: CompactOptions 
         // Read again inside the transaction: a memory restored since the scan stays.
         const fresh = await store.backend.get(ids.slice(i, i + WRITE_BATCH), { tenant: null, withVectors: false });
         const batch = fresh.filter((r) => r.attributes.status === 'pruned').map(recordToMemory);
-        await store.backend.delete(batch.map((m) => m.id));
+        // History first: on SQLite, inserting into pages the deletes just freed (inside the same
+        // transaction) costs several times more than the other way round (measured).
         await store.recordHistory(
           batch.map((memory) => ({ memory, action: 'compact' as const, detail: 'removed for good' })),
         );
+        await store.backend.delete(batch.map((m) => m.id));
         removed += batch.length;
       });
     }
