@@ -110,6 +110,29 @@ describe('filters compiled to SQL agree with core matchesFilter', () => {
       await b.close();
     }
   });
+
+  it('indexed attributes (own columns) follow patches and upserts, and only the patched ones change', async () => {
+    const b = new SqliteBackend({ path: ':memory:' });
+    try {
+      const attributes = { kind: 'memory', status: 'active', type: 'user', contentHash: 'h', memoryId: 'm' };
+      await b.upsert([{ id: 'p', namespace: 'ns', tenant: '', text: '', attributes, payload: {} }]);
+      await b.patch([{ id: 'p', attributes: { status: true } }]);
+      expect(await b.count({ tenant: '', where: { ...attributes, status: true } })).toBe(1);
+      expect(await b.count({ tenant: '', where: { status: 1 } })).toBe(0);
+      await b.patch([{ id: 'p', attributes: { status: 'pruned', memoryId: null } }]);
+      expect(await b.count({ tenant: '', where: { ...attributes, status: 'pruned', memoryId: null } })).toBe(1);
+      // An upsert replaces all attributes: one left out is missing (null) from then on.
+      await b.upsert([
+        { id: 'p', namespace: 'ns', tenant: '', text: '', attributes: { kind: 'skill', type: 2 }, payload: {} },
+      ]);
+      expect(
+        await b.count({ tenant: '', where: { kind: 'skill', type: { gt: 1 }, status: null, contentHash: null } }),
+      ).toBe(1);
+      expect(await b.count({ tenant: '', where: { contentHash: 'h' } })).toBe(0);
+    } finally {
+      await b.close();
+    }
+  });
 });
 
 describe('keyword queries', () => {

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RecordFilter } from '@agentmem/core';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RecordFilter } from '@agentmem/core';
 import { SqliteBackend } from '../backend';
 import { compileFilter, SqlBuilder } from '../query';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations';
