@@ -10,11 +10,12 @@ export interface SkillSource {
 
 /**
  * Markdown instructions an agent should follow only when the task calls for
- * them (DESIGN §4). Stored per tenant in the `_skills` namespace.
+ * them (DESIGN §4). Stored in the `_skills` namespace, shared by every tenant
+ * unless the registry is per tenant (`shared: false`).
  */
 export interface Skill {
   specificationVersion: 'v1';
-  /** Unique per tenant; registering the same name again replaces the skill. */
+  /** Unique in the registry; registering the same name again replaces the skill. */
   name: string;
   description: string;
   /** The instructions (Markdown). */

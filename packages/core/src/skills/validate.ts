@@ -1,26 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { JsonObject } from '../contracts';
 import { invalidInput } from '../errors';
 import { validateImportance, validateMetadata } from '../store/validate';
-import type { SkillInput, SkillSource } from './skill';
+import type { Skill, SkillInput } from './skill';
 
 export const DEFAULT_SKILL_IMPORTANCE = 0.7;
 /** Longest skill content, in characters (a long SKILL.md is ~500 lines). */
 export const MAX_SKILL_CONTENT_LENGTH = 100_000;
 
-export interface ValidSkillInput {
-  name: string;
-  description: string;
-  content: string;
-  globPatterns: string[];
-  triggerKeywords: string[];
-  toolsAllowed: string[];
-  importance: number;
-  tags: string[];
-  alwaysApply: boolean;
-  metadata: JsonObject;
-  source?: SkillSource;
-}
+/** A checked skill input: every field of a Skill but those derived when it is stored. */
+export type ValidSkillInput = Omit<Skill, 'specificationVersion' | 'contentHash' | 'createdAt' | 'updatedAt'>;
 
 export function validateSkillName(name: unknown): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a name may not contain
