@@ -67,7 +67,5 @@ export function readCallOptions(providerOptions: Record<string, unknown> | undef
 
 /** The memory a call works in: the middleware's, narrowed to the call's tenant, branch and agent. */
 export function scopedMemory(memory: AgentMemory, call: AgentMemoryCallOptions): AgentMemory {
-  const tenant = call.tenant ?? call.userId;
-  if (tenant === undefined && call.branch === undefined && call.agentId === undefined) return memory;
-  return memory.withScope({ tenant, branch: call.branch, agentId: call.agentId });
+  return memory.withScope({ tenant: call.tenant ?? call.userId, branch: call.branch, agentId: call.agentId });
 }

@@ -204,6 +204,7 @@ describe('MemoryStore.recall', () => {
     const backend = new InMemoryBackend();
     const main = new AgentMemory({ backend, branch: 'main' });
     const feature = main.withScope({ branch: 'feature/auth' });
+    expect(main.withScope({ tenant: undefined })).toBe(main); // no scope given: the store itself
     await main.remember({ content: 'Auth uses sessions stored in Redis', type: 'project' });
     await feature.remember({ content: 'Auth moves to JWT tokens', type: 'project' });
     await main.remember({ content: 'The user likes concise answers', type: 'user' });

@@ -15,7 +15,7 @@ import type {
   Usage,
 } from '../contracts';
 import { fuseRrf, RRF_K } from '../backends/rrf';
-import { DEFAULT_HALF_LIFE_HOURS, effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
+import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
 import { AgentMemoryError, invalidInput } from '../errors';
 import {
@@ -164,9 +164,10 @@ export class MemoryStore {
    * The same store seen from another tenant, branch or agent (per-call scope
    * in adapters). Shares the backend and embedder; closing either closes both.
    */
-  withScope(scope: { tenant?: string; branch?: string; agentId?: string }): this {
+  withScope(scope: { tenant?: string; branch?: string; agentId?: string } | undefined): this {
+    const defined = Object.fromEntries(Object.entries(scope ?? {}).filter(([, v]) => v !== undefined));
+    if (Object.keys(defined).length === 0) return this; // nothing to change: the store itself
     const Ctor = this.constructor as new (options: MemoryStoreOptions) => this;
-    const defined = Object.fromEntries(Object.entries(scope).filter(([, v]) => v !== undefined));
     const view = new Ctor({ ...this.options, branch: this.branchName, ...defined });
     view.ready = this.ready;
     // One cost counter for the store and all its views.
@@ -569,10 +570,6 @@ export class MemoryStore {
   /** The reciprocal-rank-fusion weights recall uses (from the options, else from the embedder). */
   fusionWeights(): { dense: number; keyword: number } {
     return this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 });
-  }
-
-  protected halfLife(type: MemoryType): number {
-    return halfLifeFor(type, this.options.halfLifeHours) ?? DEFAULT_HALF_LIFE_HOURS;
   }
 
   /**

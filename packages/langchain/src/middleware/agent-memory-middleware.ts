@@ -11,7 +11,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { chatModelExtractor } from './chat-model-extractor';
 import { isAi, isHuman, latestHumanText, textOf, withContextBlock } from './messages';
-import { defaultScope, RunContexts, type ScopeResolver, scopedMemory, threadOf } from './scope';
+import { defaultScope, RunContexts, type ScopeResolver, threadOf } from './scope';
 
 export interface AgentMemoryMiddlewareOptions extends Omit<ContextOptions, 'filePath'> {
   memory: AgentMemory;
@@ -67,7 +67,7 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions) {
       const context = request.runtime?.context as Record<string, unknown> | undefined;
       if (extractor) runs.remember(request.messages as BaseMessage[], context);
       try {
-        const view = scopedMemory(memory, scope(context));
+        const view = memory.withScope(scope(context));
         const file = typeof context?.filePath === 'string' ? context.filePath : filePath;
         const session = threadOf(context, (request.runtime as { configurable?: unknown })?.configurable);
         const { block } = await view.contextFor(message, {
@@ -89,7 +89,7 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions) {
       const user = latestHumanText(messages);
       const assistant = lastAi ? textOf(lastAi) : '';
       if (user && assistant && messages.some(isHuman)) {
-        extractor.schedule(scopedMemory(memory, scope(context)), { user, assistant });
+        extractor.schedule(memory.withScope(scope(context)), { user, assistant });
       }
       return undefined;
     },

@@ -1,4 +1,3 @@
-import type { AgentMemory } from '@agentmem/core';
 
 /** Per-run scope, read from the agent's runtime context (`agent.invoke(input, { context })`). */
 export interface MemoryScope {
@@ -16,11 +15,6 @@ export const defaultScope: ScopeResolver = (context) => {
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   return { tenant: str(c.tenant) ?? str(c.userId), branch: str(c.branch), agentId: str(c.agentId) };
 };
-
-export function scopedMemory(memory: AgentMemory, scope: MemoryScope | undefined): AgentMemory {
-  if (!scope || (scope.tenant === undefined && scope.branch === undefined && scope.agentId === undefined)) return memory;
-  return memory.withScope(scope);
-}
 
 /**
  * LangChain hands `afterAgent` an empty runtime context, so the model-call

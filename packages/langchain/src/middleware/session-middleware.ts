@@ -14,7 +14,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { fromChatMessages, textOf, toChatMessages } from './messages';
-import { defaultScope, RunContexts, type ScopeResolver, scopedMemory, threadOf } from './scope';
+import { defaultScope, RunContexts, type ScopeResolver, threadOf } from './scope';
 
 export interface SessionMiddlewareOptions {
   memory: AgentMemory;
@@ -64,7 +64,7 @@ export function sessionMiddleware(options: SessionMiddlewareOptions) {
   const sessionFor = (context: unknown, configurable: unknown) => {
     const id = options.sessionId ?? threadOf(context, configurable);
     if (!id) return undefined;
-    return new SessionSummary(scopedMemory(options.memory, scope(context)), {
+    return new SessionSummary(options.memory.withScope(scope(context)), {
       sessionId: id,
       summarize,
       everyTurns: options.everyTurns,
