@@ -49,15 +49,8 @@ export class TransactionGate {
     const frame: TransactionFrame = { gate: this, owner, open: true, children: Promise.resolve() };
     this.active = { frame, done: new Promise<void>((r) => (release = r)) };
     try {
-      begin();
-      const result = await frames.run(frame, fn);
-      end(true);
-      return result;
-    } catch (error) {
-      end(false);
-      throw error;
+      return await runInFrame(frame, begin, fn, end);
     } finally {
-      frame.open = false;
       this.active = undefined;
       release();
     }
@@ -76,15 +69,8 @@ export class TransactionGate {
     await previous;
     const frame: TransactionFrame = { gate: this, owner: parent.owner, open: true, children: Promise.resolve() };
     try {
-      begin();
-      const result = await frames.run(frame, fn);
-      end(true);
-      return result;
-    } catch (error) {
-      end(false);
-      throw error;
+      return await runInFrame(frame, begin, fn, end);
     } finally {
-      frame.open = false;
       release();
     }
   }
@@ -105,4 +91,24 @@ export function releaseGate(key: string | undefined): void {
   if (key === undefined) return;
   const entry = gates.get(key);
   if (entry && --entry.refs <= 0) gates.delete(key);
+}
+
+/** `begin()`, `fn` inside the frame, `end(ok)`; the frame is closed whatever happens. */
+async function runInFrame<T>(
+  frame: TransactionFrame,
+  begin: () => void,
+  fn: () => Promise<T>,
+  end: (ok: boolean) => void,
+): Promise<T> {
+  try {
+    begin();
+    const result = await frames.run(frame, fn);
+    end(true);
+    return result;
+  } catch (error) {
+    end(false);
+    throw error;
+  } finally {
+    frame.open = false;
+  }
 }
