@@ -17,12 +17,13 @@ import {
   AgentMemory,
   contentHash,
   InMemoryBackend,
+  MEMORY_TYPES,
   type Memory,
   type MemoryBackend,
-  MEMORY_TYPES,
   memoryToRecord,
   namespaceFor,
 } from '@agentmem/core';
+import { seededRandom } from '@agentmem/core/testing';
 
 const HOUR = 3_600_000;
 const NOW = Date.parse('2026-06-01T00:00:00Z');
@@ -37,20 +38,9 @@ async function openBackend(kind: string, dir: string): Promise<MemoryBackend> {
   throw new Error(`Unknown backend ${kind}: use memory or sqlite.`);
 }
 
-/** Deterministic pseudo-random numbers, so that runs are comparable. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Memories accessed at random over the last 8 weeks, importance 0.2..1, all four types. */
 function* syntheticMemories(count: number): Generator<Memory> {
-  const random = mulberry32(42);
+  const random = seededRandom(42);
   for (let i = 0; i < count; i++) {
     const type = MEMORY_TYPES[i % MEMORY_TYPES.length]!;
     const content = `Synthetic fact number ${i} about component ${i % 977}`;

@@ -28,26 +28,15 @@ import {
   STOPWORDS,
   words,
 } from '@agentmem/core';
+import { seededRandom } from '@agentmem/core/testing';
 import type Database from 'better-sqlite3';
 
 const WARMUP = 20;
 const BATCH = 5000;
 
-/** mulberry32: a small, fast, seeded PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Pseudo-words of 2-4 syllables, the same for every seed (memories and queries share them). */
 function vocabulary(): string[] {
-  const random = prng(1);
+  const random = seededRandom(1);
   const onsets = ['b', 'c', 'd', 'f', 'g', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'z', 'br', 'st', 'tr'];
   const vowels = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou'];
   const vocabulary = new Set<string>();
@@ -63,7 +52,7 @@ function vocabulary(): string[] {
 
 /** Sentences of min..max words: Zipf (s = 1) over the vocabulary, a stop word one time in four. */
 function textGenerator(seed: number) {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const vocab = vocabulary();
   const cdf: number[] = [];
   let total = 0;

@@ -6,3 +6,4 @@ export {
   type TestRegistrar,
 } from './conformance';
 export { FakeEmbedder, type FakeEmbedderOptions } from './fake-embedder';
+export { seededRandom } from './seeded-random';

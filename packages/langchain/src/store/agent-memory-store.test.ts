@@ -2,22 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentMemory, InMemoryBackend } from '@agentmem/core';
+import { seededRandom } from '@agentmem/core/testing';
 import { createSqliteMemory } from '@agentmem/sqlite';
 import { SyntheticEmbeddings } from '@langchain/core/utils/testing';
 import { InMemoryStore, type Item } from '@langchain/langgraph-checkpoint';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentMemoryStore } from './agent-memory-store';
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const plain = (item: Item | null) => (item ? { namespace: item.namespace, key: item.key, value: item.value } : null);
 const ids = (items: Item[]) => items.map((i) => `${i.namespace.join('/')}#${i.key}`).sort();
@@ -25,11 +15,19 @@ const ids = (items: Item[]) => items.map((i) => `${i.namespace.join('/')}#${i.ke
 describe('AgentMemoryStore against LangGraph InMemoryStore (differential)', () => {
   for (const seed of [1, 2, 3, 4, 5]) {
     it(`gives the same results for a random sequence of operations (seed ${seed})`, async () => {
-      const random = rng(seed);
+      const random = seededRandom(seed);
       const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
-      const reference = new InMemoryStore({ index: { dims: 16, embeddings: new SyntheticEmbeddings({ vectorSize: 16 }) } });
+      const reference = new InMemoryStore({
+        index: { dims: 16, embeddings: new SyntheticEmbeddings({ vectorSize: 16 }) },
+      });
       const ours = new AgentMemoryStore({ memory: new AgentMemory({ backend: new InMemoryBackend() }) });
-      const namespaces = [['users', 'u1'], ['users', 'u2'], ['users', 'u1', 'prefs'], ['docs'], ['docs', 'public', 'v1']];
+      const namespaces = [
+        ['users', 'u1'],
+        ['users', 'u2'],
+        ['users', 'u1', 'prefs'],
+        ['docs'],
+        ['docs', 'public', 'v1'],
+      ];
       const keys = ['a', 'b', 'c', 'd'];
       const colours = ['red', 'green', 'blue'];
       for (let step = 0; step < 150; step++) {
@@ -37,14 +35,20 @@ describe('AgentMemoryStore against LangGraph InMemoryStore (differential)', () =
         const ns = pick(namespaces);
         const key = pick(keys);
         if (roll < 0.4) {
-          const value = { colour: pick(colours), size: Math.floor(random() * 10), text: `item ${key} in ${ns.join(' ')}` };
+          const value = {
+            colour: pick(colours),
+            size: Math.floor(random() * 10),
+            text: `item ${key} in ${ns.join(' ')}`,
+          };
           await reference.put(ns, key, value);
           await ours.put(ns, key, value);
         } else if (roll < 0.5) {
           await reference.delete(ns, key);
           await ours.delete(ns, key);
         } else if (roll < 0.7) {
-          expect(plain(await ours.get(ns, key)), `get ${ns}/${key} at step ${step}`).toEqual(plain(await reference.get(ns, key)));
+          expect(plain(await ours.get(ns, key)), `get ${ns}/${key} at step ${step}`).toEqual(
+            plain(await reference.get(ns, key)),
+          );
         } else if (roll < 0.9) {
           const prefix = ns.slice(0, 1 + Math.floor(random() * ns.length));
           const filter = pick<Record<string, unknown>>([
@@ -57,12 +61,17 @@ describe('AgentMemoryStore against LangGraph InMemoryStore (differential)', () =
           ]);
           // Semantic search is compared by membership: with a limit above the item count both stores return
           // every match (scored or topped up unscored), whatever their ranking.
-          const options = random() < 0.5 ? { filter, limit: 1000 } : { filter, limit: 1000, query: `${pick(colours)} item ${key}` };
-          expect(ids(await ours.search(prefix, options)), `search ${prefix} ${JSON.stringify(options)} at step ${step}`).toEqual(
-            ids(await reference.search(prefix, options)),
-          );
+          const options =
+            random() < 0.5 ? { filter, limit: 1000 } : { filter, limit: 1000, query: `${pick(colours)} item ${key}` };
+          expect(
+            ids(await ours.search(prefix, options)),
+            `search ${prefix} ${JSON.stringify(options)} at step ${step}`,
+          ).toEqual(ids(await reference.search(prefix, options)));
         } else {
-          const options = random() < 0.5 ? { prefix: ns.slice(0, 1) } : { suffix: [ns.at(-1)!], maxDepth: random() < 0.5 ? 2 : undefined };
+          const options =
+            random() < 0.5
+              ? { prefix: ns.slice(0, 1) }
+              : { suffix: [ns.at(-1)!], maxDepth: random() < 0.5 ? 2 : undefined };
           // LangGraph's InMemoryStore keeps listing a namespace after its last item is deleted; a database store
           // (and ours) lists namespaces that hold items. Compare on those: list without maxDepth, keep the
           // namespaces that hold items, then truncate to maxDepth the way LangGraph does.
@@ -76,7 +85,10 @@ describe('AgentMemoryStore against LangGraph InMemoryStore (differential)', () =
           const expected = [...new Map(truncated.map((ns) => [ns.join(':'), ns])).values()].sort((a, b) =>
             a.join(':').localeCompare(b.join(':')),
           );
-          expect(await ours.listNamespaces({ ...options, limit: 1000 }), `listNamespaces ${JSON.stringify(options)} at step ${step}`).toEqual(expected);
+          expect(
+            await ours.listNamespaces({ ...options, limit: 1000 }),
+            `listNamespaces ${JSON.stringify(options)} at step ${step}`,
+          ).toEqual(expected);
         }
       }
     });
@@ -84,12 +96,28 @@ describe('AgentMemoryStore against LangGraph InMemoryStore (differential)', () =
 
   it('lists namespaces with prefix, suffix, wildcards, maxDepth, limit and offset', async () => {
     const store = new AgentMemoryStore({ memory: new AgentMemory({ backend: new InMemoryBackend() }) });
-    for (const ns of [['a', 'x', '1'], ['a', 'y', '1'], ['b', 'x'], ['a', 'x', '2']]) await store.put(ns, 'k', { v: 1 });
-    expect(await store.listNamespaces({ prefix: ['a'] })).toEqual([['a', 'x', '1'], ['a', 'x', '2'], ['a', 'y', '1']]);
-    expect(await store.listNamespaces({ prefix: ['a', '*', '1'] })).toEqual([['a', 'x', '1'], ['a', 'y', '1']]);
+    for (const ns of [
+      ['a', 'x', '1'],
+      ['a', 'y', '1'],
+      ['b', 'x'],
+      ['a', 'x', '2'],
+    ])
+      await store.put(ns, 'k', { v: 1 });
+    expect(await store.listNamespaces({ prefix: ['a'] })).toEqual([
+      ['a', 'x', '1'],
+      ['a', 'x', '2'],
+      ['a', 'y', '1'],
+    ]);
+    expect(await store.listNamespaces({ prefix: ['a', '*', '1'] })).toEqual([
+      ['a', 'x', '1'],
+      ['a', 'y', '1'],
+    ]);
     expect(await store.listNamespaces({ suffix: ['x'] })).toEqual([['b', 'x']]);
     expect(await store.listNamespaces({ maxDepth: 1 })).toEqual([['a'], ['b']]);
-    expect(await store.listNamespaces({ limit: 2, offset: 1 })).toEqual([['a', 'x', '2'], ['a', 'y', '1']]);
+    expect(await store.listNamespaces({ limit: 2, offset: 1 })).toEqual([
+      ['a', 'x', '2'],
+      ['a', 'y', '1'],
+    ]);
   });
 });
 
@@ -101,7 +129,10 @@ describe('AgentMemoryStore search and persistence', () => {
 
   it('finds items by hybrid semantic search, honouring index fields, index:false, filter and tenants', async () => {
     const backend = new InMemoryBackend();
-    const store = new AgentMemoryStore({ memory: new AgentMemory({ backend, tenant: 'alice' }), index: { fields: ['text'] } });
+    const store = new AgentMemoryStore({
+      memory: new AgentMemory({ backend, tenant: 'alice' }),
+      index: { fields: ['text'] },
+    });
     await store.put(['memories'], 'm1', { text: 'Prefers dark mode in the editor', kind: 'pref' });
     await store.put(['memories'], 'm2', { text: 'Deploys go out on Tuesdays', kind: 'fact' });
     await store.put(['memories'], 'm3', { text: 'Secret dark mode note', kind: 'pref' }, false);
@@ -125,13 +156,20 @@ describe('AgentMemoryStore search and persistence', () => {
     expect(top).toMatchObject({ key: 'a', score: expect.any(Number) });
 
     const paths = new AgentMemoryStore({ memory: new AgentMemory({ backend: new InMemoryBackend() }) });
-    const doc = { title: 'Runbook', meta: { owner: 'platform team' }, steps: [{ body: 'restart the ingress' }, { body: 'page the oncall' }] };
+    const doc = {
+      title: 'Runbook',
+      meta: { owner: 'platform team' },
+      steps: [{ body: 'restart the ingress' }, { body: 'page the oncall' }],
+    };
     await paths.put(['docs'], 'nested', doc, ['meta.owner']);
     await paths.put(['docs'], 'array', doc, ['steps[*].body']);
     await paths.put(['docs'], 'last', doc, ['steps[-1].body']);
     await paths.put(['docs'], 'fields', doc, ['{title,meta.owner}']);
     const scored = async (query: string) =>
-      (await paths.search(['docs'], { query, limit: 10 })).filter((i) => i.score !== undefined).map((i) => i.key).sort();
+      (await paths.search(['docs'], { query, limit: 10 }))
+        .filter((i) => i.score !== undefined)
+        .map((i) => i.key)
+        .sort();
     expect(await scored('platform team')).toEqual(['fields', 'nested']);
     expect(await scored('restart ingress')).toEqual(['array']);
     expect(await scored('page oncall')).toEqual(['array', 'last']);
