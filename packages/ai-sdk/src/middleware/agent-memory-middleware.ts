@@ -1,5 +1,6 @@
 import {
   type AgentMemory,
+  assertOneOf,
   BackgroundExtractor,
   CONFLICT_RESOLUTIONS,
   type ConflictResolution,
@@ -81,11 +82,7 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
   if (extraction !== undefined) {
     if (!extraction?.model)
       throw invalidInput('extraction needs { model }: an AI SDK language model for extracting facts.');
-    if (extraction.resolution !== undefined && !CONFLICT_RESOLUTIONS.includes(extraction.resolution)) {
-      throw invalidInput(
-        `Unknown extraction.resolution ${JSON.stringify(extraction.resolution)}: use one of ${CONFLICT_RESOLUTIONS.join(', ')}.`,
-      );
-    }
+    if (extraction.resolution !== undefined) assertOneOf(extraction.resolution, CONFLICT_RESOLUTIONS, 'extraction.resolution');
   }
   const contextOptions: ContextOptions = Object.fromEntries(
     Object.entries(options).filter(([key]) => !(OWN_OPTIONS as readonly string[]).includes(key)),

@@ -1,6 +1,6 @@
 import type { Embedder, Memory, MemoryInput } from '../contracts';
 import { restoreMemory } from '../decay/restore';
-import { invalidInput } from '../errors';
+import { assertOneOf, invalidInput } from '../errors';
 import { assertMemoryType, namespaceFor } from '../scope';
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
@@ -60,15 +60,6 @@ export function conflictThreshold(embedder: Embedder, settings: ConflictSettings
   return threshold;
 }
 
-function assertResolution(resolution: unknown): ConflictResolution {
-  if (!(CONFLICT_RESOLUTIONS as readonly unknown[]).includes(resolution)) {
-    throw invalidInput(
-      `Unknown conflict resolution ${JSON.stringify(resolution)}: use one of ${CONFLICT_RESOLUTIONS.join(', ')}.`,
-    );
-  }
-  return resolution as ConflictResolution;
-}
-
 /**
  * Active memories in `namespace` of the same type whose cosine similarity to
  * `content` is at least `threshold` and whose content differs. Widens the
@@ -111,7 +102,7 @@ export async function rememberWithConflictCheck(
     throw invalidInput('Options must be { resolution?, threshold? }.');
   const content = validateContent(input.content, Number.POSITIVE_INFINITY); // the length limit is checked by remember()
   const type = assertMemoryType(input.type);
-  const resolution = assertResolution(options.resolution ?? settings.conflictResolution ?? 'supersede');
+  const resolution = assertOneOf(options.resolution ?? settings.conflictResolution ?? 'supersede', CONFLICT_RESOLUTIONS, 'conflict resolution');
   const threshold = conflictThreshold(store.embedder, settings, options);
   await store.init();
   const namespace =

@@ -36,3 +36,11 @@ export class AgentMemoryError extends Error {
 export function invalidInput(message: string, details?: Record<string, unknown>): AgentMemoryError {
   return new AgentMemoryError('INVALID_INPUT', message, { details });
 }
+
+/** `value` if it is one of `allowed`, else an INVALID_INPUT error that lists them. */
+export function assertOneOf<T extends string>(value: unknown, allowed: readonly T[], what: string): T {
+  if (!(allowed as readonly unknown[]).includes(value)) {
+    throw invalidInput(`Unknown ${what} ${JSON.stringify(value)}: use one of ${allowed.join(', ')}.`, { value });
+  }
+  return value as T;
+}

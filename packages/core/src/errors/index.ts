@@ -1,2 +1,2 @@
-export { AgentMemoryError, invalidInput } from './agent-memory-error';
+export { AgentMemoryError, assertOneOf, invalidInput } from './agent-memory-error';
 export type { AgentMemoryErrorCode } from './error-code';

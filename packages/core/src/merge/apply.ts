@@ -1,5 +1,5 @@
 import type { BackendRecord, Memory } from '../contracts';
-import { AgentMemoryError, invalidInput } from '../errors';
+import { AgentMemoryError, assertOneOf } from '../errors';
 import { branchOfNamespace, HISTORY_NAMESPACE } from '../scope';
 import { KIND, memoryToRecord, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
@@ -47,12 +47,7 @@ interface Write {
 }
 
 export function assertStrategy(strategy: unknown): MergeStrategy {
-  if (!MERGE_STRATEGIES.includes(strategy as MergeStrategy)) {
-    throw invalidInput(
-      `Unknown merge strategy ${JSON.stringify(strategy)}: use one of ${MERGE_STRATEGIES.join(', ')}.`,
-    );
-  }
-  return strategy as MergeStrategy;
+  return assertOneOf(strategy, MERGE_STRATEGIES, 'merge strategy');
 }
 
 /**

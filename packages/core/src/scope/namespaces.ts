@@ -1,5 +1,5 @@
 import type { MemoryType } from '../contracts';
-import { invalidInput } from '../errors';
+import { assertOneOf, invalidInput } from '../errors';
 
 export const MEMORY_TYPES: readonly MemoryType[] = ['user', 'feedback', 'project', 'reference'];
 /** Types shared by every branch. */
@@ -17,12 +17,7 @@ export function isMemoryType(value: unknown): value is MemoryType {
 }
 
 export function assertMemoryType(value: unknown): MemoryType {
-  if (!isMemoryType(value)) {
-    throw invalidInput(`Invalid memory type ${JSON.stringify(value)}: use one of ${MEMORY_TYPES.join(', ')}.`, {
-      value,
-    });
-  }
-  return value;
+  return assertOneOf(value, MEMORY_TYPES, 'memory type');
 }
 
 /** `user` and `feedback` are global; `project:<branch>` and `reference:<branch>` per branch. */
