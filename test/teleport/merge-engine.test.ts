@@ -226,7 +226,8 @@ describe('merge engine: all or nothing', () => {
     expect(await local.listMerges()).toEqual([]);
   });
 
-  it('on a backend without transactions, a failure is compensated and the store restored', async () => {
+  /** A local store on a backend without transactions, one conflicting and 600 new remote memories, and the plan. */
+  async function mergeWithoutTransactions() {
     const backend = new FailingBackend();
     Object.assign(backend, { capabilities: { ...backend.capabilities, transactions: false }, transaction: undefined });
     const local = await memoryStore({ backend });
@@ -238,6 +239,11 @@ describe('merge engine: all or nothing', () => {
     );
     const before = await fullState(backend);
     const plan = await planMerge(local, sourceOf(remote));
+    return { backend, local, remote, before, plan };
+  }
+
+  it('on a backend without transactions, a failure is compensated and the store restored', async () => {
+    const { backend, local, remote, before, plan } = await mergeWithoutTransactions();
     backend.failOn = backend.upserts + 4; // the conflict overwrite lands in the second batch
     await expect(applyMerge(local, sourceOf(remote), plan, { strategy: 'remote_wins' })).rejects.toThrow(
       /injected failure/,
@@ -251,17 +257,7 @@ describe('merge engine: all or nothing', () => {
   });
 
   it('on a backend without transactions that goes away midway, the error names the merge to undo, and undo restores', async () => {
-    const backend = new FailingBackend();
-    Object.assign(backend, { capabilities: { ...backend.capabilities, transactions: false }, transaction: undefined });
-    const local = await memoryStore({ backend });
-    await local.rememberMany([{ id: 'mem_shared', content: 'Local version', type: 'user' }]);
-    const remote = await memoryStore();
-    await remote.rememberMany([{ id: 'mem_shared', content: 'Remote version', type: 'user' }]);
-    await remote.rememberMany(
-      Array.from({ length: 600 }, (_, i) => ({ content: `Remote fact number ${i}`, type: 'project' as const })),
-    );
-    const before = await fullState(backend);
-    const plan = await planMerge(local, sourceOf(remote));
+    const { backend, local, remote, before, plan } = await mergeWithoutTransactions();
     backend.failOn = backend.upserts + 4; // after the first batch (500 imports) was written
     backend.staysDown = true;
     const error = await applyMerge(local, sourceOf(remote), plan, { strategy: 'remote_wins' }).catch((e) => e);
