@@ -1,18 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { detectGitBranch } from '@agentmem/core';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from './run-cli';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCli, useFreshStore } from './run-cli';
 
-let tmp: ReturnType<typeof tempDir>;
-let db: string;
-// A fixed branch keeps namespaces predictable whatever branch this checkout is on (a later --branch wins).
-const cli = (...argv: string[]) => runCli(['--db', db, '--branch', 'main', ...argv]);
-
-beforeEach(() => {
-  tmp = tempDir();
-  db = tmp.path('memory.db');
-});
-afterEach(() => tmp.cleanup());
+const store = useFreshStore();
+const cli = store.cli;
 
 async function remember(content: string, type = 'project', ...extra: string[]): Promise<string> {
   const run = await cli('remember', content, '--type', type, '--json', ...extra);
@@ -43,7 +35,7 @@ describe('remember', () => {
   });
 
   it('takes the branch from git when --branch is not given', async () => {
-    const run = await runCli(['--db', db, 'remember', 'Uses Kafka.', '--type', 'project', '--json']);
+    const run = await runCli(['--db', store.db, 'remember', 'Uses Kafka.', '--type', 'project', '--json']);
     const branch = await detectGitBranch();
     expect(run.json().memory).toMatchObject({ namespace: `project:${branch}` });
   });
@@ -79,7 +71,7 @@ describe('remember', () => {
     const missing = await cli('remember', 'x');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--type');
-    expect(existsSync(db)).toBe(false);
+    expect(existsSync(store.db)).toBe(false);
   });
 
   it('reports errors as JSON with --json', async () => {
@@ -130,7 +122,7 @@ describe('recall', () => {
   });
 
   it('refuses a missing database instead of creating one', async () => {
-    const missing = tmp.path('nope.db');
+    const missing = store.tmp.path('nope.db');
     const run = await runCli(['--db', missing, 'recall', 'anything']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/error \[NOT_FOUND\]: No memory database at/);
@@ -160,12 +152,12 @@ describe('forget', () => {
 
   it('asks on a terminal: "y" forgets, anything else aborts', async () => {
     const id = await remember('Temporary fact.');
-    const no = await runCli(['--db', db, 'forget', id], { isTTY: true, stdin: 'n\n' });
+    const no = await runCli(['--db', store.db, 'forget', id], { isTTY: true, stdin: 'n\n' });
     expect(no.code).toBe(1);
     expect(no.stderr).toContain(`Forget memory ${id}? [y/N]`);
     expect(no.stderr).toContain('error [ABORTED]');
     expect((await cli('stats', '--json')).json().total).toBe(1);
-    const yes = await runCli(['--db', db, 'forget', id], { isTTY: true, stdin: 'y\n' });
+    const yes = await runCli(['--db', store.db, 'forget', id], { isTTY: true, stdin: 'y\n' });
     expect(yes.code, yes.stderr).toBe(0);
     expect(yes.stdout).toContain(`Forgot ${id}.`);
     expect((await cli('stats', '--json')).json().total).toBe(0);
@@ -215,7 +207,7 @@ describe('export and import', () => {
   it('exports every memory of every namespace as JSONL, inactive ones too', async () => {
     await remember('On main.', 'project');
     await cli('--branch', 'feature-y', 'remember', 'On a feature branch.', '--type', 'reference');
-    const file = tmp.path('in.jsonl');
+    const file = store.tmp.path('in.jsonl');
     writeFileSync(file, line({ id: 'mem_old', content: 'Old fact.', type: 'project', supersededBy: 'mem_x' }));
     expect((await cli('import', file)).code).toBe(0);
     const run = await cli('export');
@@ -237,11 +229,11 @@ describe('export and import', () => {
     await remember('Orders live in PostgreSQL 16.', 'project', '--importance', '0.8');
     await remember('Runbook: wiki/runbooks/payments.', 'reference');
     await cli('--branch', 'dev', 'remember', 'Dev branch uses a mock payment provider.', '--type', 'project');
-    const out = tmp.path('export.jsonl');
+    const out = store.tmp.path('export.jsonl');
     const exported = await cli('export', '--out', out, '--json');
     expect(exported.json()).toEqual({ exported: 4, path: out });
 
-    const other = tmp.path('other.db');
+    const other = store.tmp.path('other.db');
     const first = await runCli(['--db', other, 'import', out, '--json']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.json()).toMatchObject({ total: 4, imported: 4, skipped: 0 });
@@ -266,7 +258,7 @@ describe('export and import', () => {
 
   it('imports and exports more memories than one page (no silent limits)', async () => {
     const count = 2500; // the store scans in pages of 1000
-    const file = tmp.path('many.jsonl');
+    const file = store.tmp.path('many.jsonl');
     const types = ['user', 'feedback', 'project', 'reference'];
     writeFileSync(
       file,
@@ -280,7 +272,7 @@ describe('export and import', () => {
 
   it('validates every line first: a bad line means nothing is imported, and all bad lines are reported', async () => {
     await remember('Existing.');
-    const file = tmp.path('bad.jsonl');
+    const file = store.tmp.path('bad.jsonl');
     writeFileSync(
       file,
       [
@@ -302,7 +294,7 @@ describe('export and import', () => {
   });
 
   it('rejects an id used twice in one file', async () => {
-    const file = tmp.path('dup.jsonl');
+    const file = store.tmp.path('dup.jsonl');
     writeFileSync(
       file,
       `${line({ id: 'm1', content: 'A.', type: 'user' })}\n${line({ id: 'm1', content: 'B.', type: 'user' })}\n`,
@@ -314,7 +306,7 @@ describe('export and import', () => {
 
   it('imports minimal lines and skips content that is already stored', async () => {
     await remember('Already here.', 'feedback');
-    const file = tmp.path('min.jsonl');
+    const file = store.tmp.path('min.jsonl');
     writeFileSync(
       file,
       `${line({ content: 'Already here.', type: 'feedback' })}\n${line({ content: 'New here.', type: 'feedback' })}\n`,
@@ -334,7 +326,7 @@ describe('tenants, stdin and progress', () => {
     expect((await cli('--tenant', 'alice', 'export')).stdout.trim().split('\n')).toHaveLength(1);
 
     const all = await cli('export', '--all-tenants');
-    const other = tmp.path('other.db');
+    const other = store.tmp.path('other.db');
     const imported = await runCli(['--db', other, 'import', '-', '--json'], { stdin: all.stdout });
     expect(imported.json()).toMatchObject({ file: 'stdin', total: 2, imported: 2 });
     const bob = await runCli(['--db', other, '--tenant', 'bob', 'stats', '--json']);
@@ -342,7 +334,7 @@ describe('tenants, stdin and progress', () => {
   });
 
   it('import --dry-run counts and writes nothing', async () => {
-    const file = tmp.path('in.jsonl');
+    const file = store.tmp.path('in.jsonl');
     writeFileSync(file, `${JSON.stringify({ content: 'A fact.', type: 'user' })}\n`);
     await remember('Something else.', 'project');
     const run = await cli('import', file, '--dry-run');
@@ -353,7 +345,7 @@ describe('tenants, stdin and progress', () => {
   it('shows progress on a terminal only, on stderr', async () => {
     await remember('One.');
     await remember('Two.');
-    const tty = await runCli(['--db', db, 'export'], { isTTY: true });
+    const tty = await runCli(['--db', store.db, 'export'], { isTTY: true });
     expect(tty.stderr).toContain('exported 2/2');
     expect(tty.stdout.trim().split('\n')).toHaveLength(2);
     expect((await cli('export')).stderr).toBe('');

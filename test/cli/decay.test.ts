@@ -1,15 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from './run-cli';
+import { describe, expect, it } from 'vitest';
+import { runCli, useFreshStore } from './run-cli';
 
-let tmp: ReturnType<typeof tempDir>;
-let db: string;
-const cli = (...argv: string[]) => runCli(['--db', db, '--branch', 'main', ...argv]);
-
-beforeEach(() => {
-  tmp = tempDir();
-  db = tmp.path('memory.db');
-});
-afterEach(() => tmp.cleanup());
+const store = useFreshStore();
+const cli = store.cli;
 
 const weeksFromNow = (weeks: number) => new Date(Date.now() + weeks * 7 * 24 * 3_600_000).toISOString();
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { main } from '@agentmem/cli';
+import { afterEach, beforeEach } from 'vitest';
 
 export interface CliRun {
   code: number;
@@ -34,4 +35,27 @@ export async function runCli(argv: string[], options: { stdin?: string; isTTY?: 
 export function tempDir(): { dir: string; path: (name: string) => string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-cli-test-'));
   return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh database file per test (registers the hooks): `store.cli(...)` runs
+ * `agentmem` on it with branch main, so namespaces do not depend on this
+ * checkout's branch (a later --branch wins).
+ */
+export function useFreshStore() {
+  let dir: ReturnType<typeof tempDir> | undefined;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => dir?.cleanup());
+  const store = {
+    get tmp() {
+      return dir!;
+    },
+    get db() {
+      return dir!.path('memory.db');
+    },
+    cli: (...argv: string[]) => runCli(['--db', store.db, '--branch', 'main', ...argv]),
+  };
+  return store;
 }

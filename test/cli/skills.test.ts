@@ -1,19 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from './run-cli';
+import { describe, expect, it } from 'vitest';
+import { useFreshStore } from './run-cli';
 
 const EXAMPLES = join(__dirname, '../../examples/skills');
 
-let tmp: ReturnType<typeof tempDir>;
-let db: string;
-const cli = (...argv: string[]) => runCli(['--db', db, '--branch', 'main', ...argv]);
-
-beforeEach(() => {
-  tmp = tempDir();
-  db = tmp.path('memory.db');
-});
-afterEach(() => tmp.cleanup());
+const store = useFreshStore();
+const cli = store.cli;
 
 describe('agentmem skills', () => {
   it('load registers the examples; loading again changes nothing; list shows them', async () => {
@@ -55,7 +48,7 @@ describe('agentmem skills', () => {
     expect(clean.code, clean.stdout).toBe(0);
     expect(clean.stdout).toContain('4 skill(s) OK, no problems.');
 
-    const dir = tmp.path('skills');
+    const dir = store.tmp.path('skills');
     mkdirSync(join(dir, '.cursor', 'rules'), { recursive: true });
     writeFileSync(join(dir, 'good.md'), '---\ndescription: fine\n---\nDo things well.');
     writeFileSync(join(dir, 'bad.md'), '---\ndescription: [oops\ntags: x\n---\nBody');
@@ -82,7 +75,7 @@ describe('agentmem skills', () => {
   });
 
   it('a missing directory is a clear error', async () => {
-    const run = await cli('skills', 'lint', tmp.path('nope'));
+    const run = await cli('skills', 'lint', store.tmp.path('nope'));
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/No skills directory or file at/);
   });
