@@ -1,4 +1,4 @@
 export { Bm25Index } from './bm25';
 export { InMemoryBackend } from './in-memory';
 export { matchesCondition, matchesFilter } from './match-filter';
-export { fuseRrf, RRF_K } from './rrf';
+export { fusedRelevance, fuseRrf, RRF_K } from './rrf';

@@ -35,3 +35,11 @@ export function fuseRrf(
   });
   return [...byId.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)).slice(0, k);
 }
+
+/**
+ * A fused score on an absolute 0..1 scale: 1 means first in every list.
+ * `totalWeight` is the sum of the weights of the lists that were fused.
+ */
+export function fusedRelevance(score: number, totalWeight: number): number {
+  return totalWeight > 0 ? Math.min(1, (score * (RRF_K + 1)) / totalWeight) : 0;
+}

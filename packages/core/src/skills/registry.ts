@@ -1,4 +1,4 @@
-import { fuseRrf, RRF_K } from '../backends/rrf';
+import { fusedRelevance, fuseRrf } from '../backends/rrf';
 import type { BackendRecord, JsonObject, RecordFilter, SearchHit } from '../contracts';
 import { AgentMemoryError, invalidInput } from '../errors';
 import { SKILLS_NAMESPACE } from '../scope';
@@ -353,11 +353,11 @@ export class SkillRegistry {
     // Every skill takes part: a few hundred candidates cost less than a missed one.
     const pool = total;
     let fused: SearchHit[];
-    let maxFused: number;
+    let totalWeight: number;
     let records: BackendRecord[];
     if (backend.capabilities.nativeHybrid) {
       fused = await backend.search({ mode: 'hybrid', vector, text: message, filter, k: pool, weights });
-      maxFused = (weights.dense + weights.keyword) / (RRF_K + 1);
+      totalWeight = weights.dense + weights.keyword;
       records = fused.map((h) => h.record);
     } else {
       const [dense, keyword] = await Promise.all([
@@ -366,14 +366,14 @@ export class SkillRegistry {
       ]);
       const keywordWeight = backend.capabilities.textSearch ? weights.keyword : 0;
       fused = fuseRrf(dense, keyword, { dense: weights.dense, keyword: keywordWeight }, pool);
-      maxFused = (weights.dense + keywordWeight) / (RRF_K + 1);
+      totalWeight = weights.dense + keywordWeight;
       records = dense.map((h) => h.record);
     }
     const scores = new Map<string, NonNullable<SkillSignals['semantic']>>();
     for (const hit of fused) {
       const cosine = hit.dense?.score ?? 0;
       const confidence = clamp01((cosine - range.floor) / (range.ceiling - range.floor));
-      const relevance = Math.min(1, hit.score / maxFused);
+      const relevance = fusedRelevance(hit.score, totalWeight);
       const entry: NonNullable<SkillSignals['semantic']> = {
         score: round(confidence * relevance),
         cosine: round(cosine),

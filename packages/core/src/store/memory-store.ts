@@ -14,7 +14,7 @@ import type {
   SignalMatch,
   Usage,
 } from '../contracts';
-import { fuseRrf, RRF_K } from '../backends/rrf';
+import { fusedRelevance, fuseRrf, RRF_K } from '../backends/rrf';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
 import { AgentMemoryError, invalidInput } from '../errors';
@@ -340,19 +340,22 @@ export class MemoryStore {
     const k = options.k ?? 5;
     if (!Number.isInteger(k) || k < 1) throw invalidInput(`k must be a positive integer, got ${k}.`);
     const types = (options.types ?? MEMORY_TYPES).map(assertMemoryType);
-    const filter = this.memoryFilter(options.namespaces ?? recallNamespaces(this.branchName, types), options);
-    if (options.namespaces && options.types) (filter.where as Record<string, unknown>).type = { in: types };
+    // Explicit namespaces can hold several types: then the type filter goes into the query too.
+    const filter = this.memoryFilter(options.namespaces ?? recallNamespaces(this.branchName, types), {
+      ...options,
+      ...(options.namespaces && options.types ? { types } : {}),
+    });
     const mode = options.mode ?? 'hybrid';
     const reranker = options.reranker === false ? undefined : (options.reranker ?? this.options.reranker);
     const want = reranker ? k * (this.options.rerankPoolFactor ?? 4) : k;
     const pool = Math.max(want * 5, 50);
     const hits = await this.searchRecords(query, { mode, filter, k: pool });
     const weights = this.fusionWeights();
-    const maxFused = (mode === 'hybrid' ? weights.dense + weights.keyword : 1) / (RRF_K + 1);
+    const totalWeight = mode === 'hybrid' ? weights.dense + weights.keyword : 1;
     const now = this.clock();
     let results: RecallResult[] = hits.map((hit) => {
       const memory = recordToMemory(hit.record);
-      const relevance = Math.min(1, hit.score / maxFused);
+      const relevance = fusedRelevance(hit.score, totalWeight);
       const eff = effectiveImportance(
         memory.importance,
         toMillis(memory.lastAccessedAt),
@@ -555,7 +558,7 @@ export class MemoryStore {
   /** The filter recall uses: this tenant, memories only, active unless asked otherwise. */
   memoryFilter(
     namespaces: readonly string[],
-    options: { includeSuperseded?: boolean; includePruned?: boolean } = {},
+    options: { includeSuperseded?: boolean; includePruned?: boolean; types?: readonly MemoryType[] } = {},
   ): RecordFilter {
     const statuses = ['active'];
     if (options.includeSuperseded) statuses.push('superseded');
@@ -563,7 +566,11 @@ export class MemoryStore {
     return {
       tenant: this.tenant,
       namespaces,
-      where: { kind: KIND.memory, status: statuses.length === 1 ? 'active' : { in: statuses } },
+      where: {
+        kind: KIND.memory,
+        status: statuses.length === 1 ? 'active' : { in: statuses },
+        ...(options.types ? { type: { in: options.types } } : {}),
+      },
     };
   }
 

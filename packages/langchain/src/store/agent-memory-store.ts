@@ -1,4 +1,4 @@
-import { type AgentMemory, type BackendRecord, type JsonObject, type RecordFilter, RRF_K, stableId } from '@agentmem/core';
+import { type AgentMemory, type BackendRecord, type JsonObject, type RecordFilter, fusedRelevance, stableId } from '@agentmem/core';
 import {
   BaseStore,
   type GetOperation,
@@ -168,13 +168,12 @@ export class AgentMemoryStore extends BaseStore {
 
     const want = offset + limit;
     const weights = this.memory.fusionWeights();
-    const maxFused = (weights.dense + weights.keyword) / (RRF_K + 1);
     let k = Math.max(want * 2, 20);
     let scored: SearchItem[] = [];
     for (;;) {
       const hits = await this.memory.searchRecords(op.query, { mode: 'hybrid', filter, k });
       scored = hits
-        .map((h) => ({ ...this.toItem(h.record), score: Math.min(1, h.score / maxFused) }))
+        .map((h) => ({ ...this.toItem(h.record), score: fusedRelevance(h.score, weights.dense + weights.keyword) }))
         .filter((item) => matchesValueFilter(item.value, op.filter));
       if (scored.length >= want || hits.length < k) break;
       k *= 4; // the value filter dropped some: look further, never silently short
