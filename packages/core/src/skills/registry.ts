@@ -42,7 +42,11 @@ export const DENSE_SEMANTIC_RANGE = { floor: 0.25, ceiling: 0.6 } as const;
 export interface SkillRegistryOptions {
   /** Override the cosine range of the semantic score (see `LEXICAL_SEMANTIC_RANGE`). */
   semanticRange?: { floor: number; ceiling: number };
-  /** RRF weights of the dense and keyword lists; default as recall (lexical: 0.25/1, else 1/1). */
+  /**
+   * RRF weights of the dense and keyword lists. Default lexical 0.25/1, else 1/1: more dense weight
+   * than recall uses (0.03), because the semantic signal is scored from the dense cosine of the
+   * candidates the fusion keeps, and the activation thresholds were calibrated with it.
+   */
   fusionWeights?: { dense: number; keyword: number };
   /**
    * Skills are the application's, shared by every tenant (stored under the
