@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@agentmem\/core\/testing$/, replacement: src('core', 'testing/index.ts') },
-      ...['core', 'sqlite', 'qdrant', 'ai-sdk', 'langchain', 'cohere', 'cli', 'mcp'].map((pkg) => ({
+      ...['core', 'sqlite', 'qdrant', 'ai-sdk', 'langchain', 'cohere', 'cli', 'mcp', 'inspector'].map((pkg) => ({
         find: new RegExp(`^@agentmem/${pkg}$`),
         replacement: src(pkg),
       })),

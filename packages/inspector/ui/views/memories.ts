@@ -1,0 +1,103 @@
+import { useRef, useState } from 'preact/hooks';
+import type { MemoryPage } from '../../src/data/memories';
+import { useGet } from '../api';
+import { ErrorBox, Loading } from '../components';
+import { fmt } from '../format';
+import { html } from '../html';
+
+const FIELDS = ['tenant', 'branch', 'namespace', 'type', 'status', 'tag', 'q'] as const;
+type Filters = Partial<Record<(typeof FIELDS)[number], string>>;
+
+function fromHash(search: URLSearchParams): Filters {
+  const filters: Filters = {};
+  for (const f of FIELDS) {
+    const v = search.get(f);
+    if (v !== null) filters[f] = v;
+  }
+  return filters;
+}
+
+/** Every memory, a page at a time from the server (cursor paging; nothing loads the whole store). */
+export function MemoriesView({ search }: { search: URLSearchParams }) {
+  const initial = fromHash(search);
+  const [filters, setFilters] = useState<Filters>(initial);
+  // Cursors of the pages before the current one (for Previous); the current page's own cursor last.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const page = useGet<MemoryPage>('/api/memories', { ...filters, tenant: filters.tenant ?? '*', cursor, limit: 50 });
+  const form = useRef<HTMLFormElement>(null);
+
+  const apply = (e: Event) => {
+    e.preventDefault();
+    const data = new FormData(form.current!);
+    const next: Filters = {};
+    for (const f of FIELDS) {
+      const v = String(data.get(f) ?? '');
+      if (v !== '') next[f] = v;
+    }
+    if (next.tenant === '*') delete next.tenant;
+    history.replaceState(null, '', `#/memories?${new URLSearchParams(next as Record<string, string>).toString()}`);
+    setFilters(next);
+    setCursors([undefined]);
+  };
+  const p = page.data;
+  return html`<div>
+    <h1 tabindex="-1">Memories</h1>
+    <form ref=${form} class="filters" onSubmit=${apply} role="search" aria-label="Filter memories">
+      <label>Tenant <input name="tenant" value=${filters.tenant ?? '*'} placeholder="* = every tenant" /></label>
+      <label>Branch <input name="branch" value=${filters.branch ?? ''} /></label>
+      <label>Namespace <input name="namespace" value=${filters.namespace ?? ''} /></label>
+      <label>Type
+        <select name="type" value=${filters.type ?? ''}>
+          <option value="">any</option>
+          ${['user', 'feedback', 'project', 'reference'].map((t) => html`<option value=${t}>${t}</option>`)}
+        </select>
+      </label>
+      <label>Status
+        <select name="status" value=${filters.status ?? 'all'}>
+          ${['all', 'active', 'superseded', 'pruned'].map((t) => html`<option value=${t}>${t}</option>`)}
+        </select>
+      </label>
+      <label>Tag <input name="tag" value=${filters.tag ?? ''} /></label>
+      <label class="grow">Text <input name="q" type="search" value=${filters.q ?? ''} placeholder="words in the content" /></label>
+      <button type="submit">Filter</button>
+    </form>
+    <${ErrorBox} error=${page.error} />
+    <${Loading} when=${page.loading} />
+    ${
+      p
+        ? html`<p class="muted small" data-testid="memories-summary">
+              ${fmt.n(p.total)} memories match the tenant, branch, namespace, type and status filters${
+                filters.tag || filters.q
+                  ? `; tag and text are checked while scanning: ${fmt.n(p.scanned)} examined for this page`
+                  : ''
+              }. Page ${cursors.length}: ${fmt.n(p.rows.length)} shown, in id order.
+            </p>
+            <table data-testid="memories-table">
+              <thead><tr><th>Content</th><th>Type</th><th>Namespace</th><th>Tenant</th><th>Status</th><th class="num">Importance</th><th class="num">Now</th><th>Updated</th></tr></thead>
+              <tbody>
+                ${p.rows.map(
+                  (r) => html`<tr>
+                    <td><a href=${`#/memory/${encodeURIComponent(r.id)}`}>${r.content.length > 140 ? `${r.content.slice(0, 140)}…` : r.content}</a>
+                      ${r.tags.length ? html`<div class="tags">${r.tags.map((t) => html`<span class="tag">${t}</span>`)}</div>` : null}</td>
+                    <td>${r.type}</td>
+                    <td>${r.namespace}</td>
+                    <td>${fmt.tenant(r.tenant)}</td>
+                    <td><span class=${`status status-${r.status}`}>${r.status}</span></td>
+                    <td class="num">${r.importance.toFixed(2)}</td>
+                    <td class="num" title="effective importance now">${r.effectiveImportance.toFixed(2)}</td>
+                    <td>${fmt.date(r.updatedAt)}</td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>
+            <nav class="pager" aria-label="Pages">
+              <button type="button" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous</button>
+              <button type="button" disabled=${!p.cursor} onClick=${() => setCursors([...cursors, p.cursor])} data-testid="next-page">
+                ${p.rows.length === 0 && p.cursor ? 'Continue scanning' : 'Next'}
+              </button>
+            </nav>`
+        : null
+    }
+  </div>`;
+}
