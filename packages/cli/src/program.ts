@@ -8,6 +8,7 @@ import * as exportCommand from './commands/export';
 import * as forget from './commands/forget';
 import * as history from './commands/history';
 import * as importCommand from './commands/import';
+import * as inspect from './commands/inspect';
 import * as mcp from './commands/mcp';
 import * as recall from './commands/recall';
 import * as remember from './commands/remember';
@@ -39,6 +40,7 @@ const commands: CommandModule[] = [
   teleport,
   branch,
   mcp,
+  inspect,
 ];
 
 /** The `agentmem` program: global options, then every command of the list above. */

@@ -2,12 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentMemory } from '@agentmem/core';
-import { createSqliteMemory } from '@agentmem/sqlite';
+import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
+import type { InspectorStoreSettings } from '../stores';
 
 export interface SeededStore {
   dir: string;
   path: string;
   memory: AgentMemory;
+  /** What the inspector needs to know of how the store was opened (as the CLI passes it). */
+  settings: InspectorStoreSettings;
   /** A teammate's snapshot: one memory changed since it came from this store (a conflict), one new. */
   snapshotPath: string;
   /** The memory the snapshot changed. */
@@ -39,7 +42,7 @@ export async function seedStore(): Promise<SeededStore> {
   await memory.update(db.id, { content: 'The main database is PostgreSQL 16 since the March upgrade', tags: ['infra', 'database'] });
   await memory.rememberWithConflictCheck(
     { content: 'The main database is PostgreSQL 17 since the October upgrade', type: 'project', importance: 0.8 },
-    { resolution: 'supersede', minSimilarity: 0.3 },
+    { resolution: 'supersede', threshold: 0.3 },
   );
   const feature = memory.withScope({ branch: 'feature-x' });
   await feature.rememberMany([
@@ -94,6 +97,7 @@ export async function seedStore(): Promise<SeededStore> {
     dir,
     path,
     memory,
+    settings: { snapshotFormat: sqliteSnapshotFormat },
     snapshotPath,
     conflictId: deploys!.memory.id,
     historyId: db.id,

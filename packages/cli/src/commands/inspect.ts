@@ -1,0 +1,94 @@
+import { type AgentMemory, importOptional } from '@agentmem/core';
+import { sqliteSnapshotFormat } from '@agentmem/sqlite';
+import type { Command } from 'commander';
+import type { CliContext } from '../context';
+import { parsePositiveInt } from '../parse';
+
+type InspectorModule = typeof import('@agentmem/inspector');
+type QdrantModule = typeof import('@agentmem/qdrant');
+// Variables, so that bundlers leave the optional packages out of the CLI.
+const INSPECTOR_PACKAGE = '@agentmem/inspector';
+const QDRANT_PACKAGE = '@agentmem/qdrant';
+
+interface InspectOptions {
+  qdrant?: string;
+  qdrantCollection?: string;
+  port?: number;
+  allowWrites?: boolean;
+}
+
+/** How the command waits for Ctrl-C; tests replace it. */
+export const lifecycle = {
+  waitForStop: (): Promise<void> =>
+    new Promise((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    }),
+};
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command('inspect')
+    .description('open a local web inspector on this store (read-only unless --allow-writes); prints its URL')
+    .option('--qdrant <url>', 'inspect a Qdrant server instead of the --db file')
+    .option('--qdrant-collection <name>', 'Qdrant collection (default agentmem)')
+    .option('--port <n>', 'port on 127.0.0.1 (default: any free port)', parsePositiveInt)
+    .option('--allow-writes', 'allow applying merges and decay, and undoing merges, from the browser')
+    .action(async (options: InspectOptions) => {
+      const inspector = await loadInspector();
+      const { memory, label, owned } = await open(ctx, options);
+      const handle = await inspector.startInspector({
+        memory,
+        label,
+        allowWrites: options.allowWrites === true,
+        port: options.port,
+        settings: { snapshotFormat: sqliteSnapshotFormat },
+      });
+      ctx.emit({ url: handle.url, allowWrites: options.allowWrites === true, store: label }, () => {
+        ctx.print(`agentmem inspector on ${label}${options.allowWrites ? ' (writes allowed)' : ' (read-only)'}`);
+        ctx.print(`Open ${handle.url}`);
+        ctx.note('The URL carries an access token: do not share it. Ctrl-C stops the inspector.');
+      });
+      try {
+        await lifecycle.waitForStop();
+      } finally {
+        await handle.close();
+        // The context closes the SQLite store it opened; a Qdrant store is ours to close.
+        if (owned) await memory.close();
+      }
+    });
+}
+
+async function open(
+  ctx: CliContext,
+  options: InspectOptions,
+): Promise<{ memory: AgentMemory; label: string; owned: boolean }> {
+  if (!options.qdrant) return { memory: await ctx.openMemory({ mustExist: true }), label: ctx.dbPath, owned: false };
+  const { createQdrantMemory } = await importOptional(
+    () => import(QDRANT_PACKAGE) as Promise<QdrantModule>,
+    '--qdrant needs the Qdrant backend: run `npm i @agentmem/qdrant`, or drop --qdrant to inspect the SQLite file of --db.',
+  );
+  const collection = options.qdrantCollection ?? 'agentmem';
+  const global = ctx.options;
+  const memory = await createQdrantMemory({
+    url: options.qdrant,
+    collection,
+    ...(global.tenant !== undefined ? { tenant: global.tenant } : {}),
+    ...(global.branch !== undefined ? { branch: global.branch } : {}),
+    snapshotFormat: sqliteSnapshotFormat,
+  });
+  return { memory, label: `${options.qdrant} (collection ${collection})`, owned: true };
+}
+
+// Optional: only people who inspect need the web app and its server.
+function loadInspector(): Promise<InspectorModule> {
+  return importOptional(
+    () => import(INSPECTOR_PACKAGE) as Promise<InspectorModule>,
+    '`agentmem inspect` needs the inspector package: run `npm i @agentmem/inspector`.',
+  );
+}
