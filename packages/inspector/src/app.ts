@@ -61,14 +61,23 @@ const list = (value: string | undefined) =>
     .filter((s) => s !== '');
 
 /** The inspector's HTTP app: the page, its bundle and a JSON API over core's public API. */
-export function createInspectorApp(options: { stores: Stores; secrets: Secrets; port: () => number; label: string }): Hono {
+export function createInspectorApp(options: {
+  stores: Stores;
+  secrets: Secrets;
+  port: () => number;
+  label: string;
+}): Hono {
   const { stores, secrets, label } = options;
   const app = new Hono();
   app.use('*', security(secrets, options.port));
 
   app.get('/', (c) => c.html(page(secrets, stores.allowWrites, label)));
-  app.get('/assets/app.js', async (c) => c.body((await loadAssets()).js, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/assets/app.css', async (c) => c.body((await loadAssets()).css, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+  app.get('/assets/app.js', async (c) =>
+    c.body((await loadAssets()).js, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
+  );
+  app.get('/assets/app.css', async (c) =>
+    c.body((await loadAssets()).css, 200, { 'Content-Type': 'text/css; charset=utf-8' }),
+  );
 
   app.get('/api/overview', async (c) => c.json(await loadOverview(stores, label)));
   app.get('/api/timeline', async (c) => c.json(await loadTimeline(stores)));
@@ -125,7 +134,10 @@ export function createInspectorApp(options: { stores: Stores; secrets: Secrets; 
     if (error instanceof AgentMemoryError) {
       return c.json({ error: { code: error.code, message: error.message } }, STATUS_OF[error.code] ?? 500);
     }
-    return c.json({ error: { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) } }, 500);
+    return c.json(
+      { error: { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) } },
+      500,
+    );
   });
   return app;
 }

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: Playwright locators, where innerText is the rendered text a user reads.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -19,7 +20,12 @@ describe.skipIf(!chromiumPath)('inspector in Chromium', () => {
   beforeAll(async () => {
     [store, browser] = await Promise.all([seedStore(), launchChromium(chromiumPath!)]);
     readOnly = await startInspector({ memory: store.memory, label: store.path, settings: store.settings });
-    writable = await startInspector({ memory: store.memory, label: store.path, settings: store.settings, allowWrites: true });
+    writable = await startInspector({
+      memory: store.memory,
+      label: store.path,
+      settings: store.settings,
+      allowWrites: true,
+    });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -75,11 +81,13 @@ describe.skipIf(!chromiumPath)('inspector in Chromium', () => {
     const pruneDate = await page.getByTestId('prune-date').innerText();
     const last = Date.parse((await store.memory.get(store.historyId))!.lastAccessedAt);
     expect(Date.parse(`${pruneDate.replace(' ', 'T')}Z`) - last).toBeLessThan(4 * 168 * 3_600_000 + 60_000);
-    await expect.poll(() => page.locator('#decay ~ figure canvas, section[aria-labelledby=decay] canvas').count()).toBeGreaterThan(0);
+    await expect
+      .poll(() => page.locator('#decay ~ figure canvas, section[aria-labelledby=decay] canvas').count())
+      .toBeGreaterThan(0);
     await page.context().close();
   });
 
-  it("runs the recall explainer and ranks exactly as recall()", async () => {
+  it('runs the recall explainer and ranks exactly as recall()', async () => {
     const query = 'which database and cluster do we run';
     const page = await open(readOnly, '#/recall');
     await page.getByTestId('recall-query').fill(query);
@@ -104,15 +112,18 @@ describe.skipIf(!chromiumPath)('inspector in Chromium', () => {
     expect(await page.getByTestId('apply-merge').isDisabled()).toBe(true);
     expect(await page.getByTestId('read-only-note').first().innerText()).toContain('--allow-writes');
     // Even a hand-made request with the page's own cookie and CSRF token is refused.
-    const refused = await page.evaluate(async (path) => {
-      const csrf = document.getElementById('app')?.dataset.csrf ?? '';
-      const res = await fetch('/api/apply/snapshot', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
-        body: JSON.stringify({ path, strategy: 'remote_wins' }),
-      });
-      return { status: res.status, body: await res.json() };
-    }, store.snapshotPath);
+    const csrf = (await page.locator('#app').getAttribute('data-csrf')) ?? '';
+    const refused = await page.evaluate(
+      async ({ path, csrf }) => {
+        const res = await fetch('/api/apply/snapshot', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+          body: JSON.stringify({ path, strategy: 'remote_wins' }),
+        });
+        return { status: res.status, body: (await res.json()) as { error: { code: string } } };
+      },
+      { path: store.snapshotPath, csrf },
+    );
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('READ_ONLY');
     expect(await store.memory.listMerges()).toEqual([]);
@@ -142,7 +153,12 @@ describe.skipIf(!chromiumPath)('inspector in Chromium', () => {
         async ({ origin, path }) => {
           const body = JSON.stringify({ path, strategy: 'remote_wins' });
           try {
-            const res = await fetch(`${origin}/api/apply/snapshot`, { method: 'POST', mode: 'no-cors', credentials: 'include', body });
+            const res = await fetch(`${origin}/api/apply/snapshot`, {
+              method: 'POST',
+              mode: 'no-cors',
+              credentials: 'include',
+              body,
+            });
             return res.type;
           } catch (error) {
             return String(error);

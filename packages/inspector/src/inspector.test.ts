@@ -113,7 +113,7 @@ describe('inspector API (read-only)', () => {
     const expected = await store.memory.recall(query, { k: 5, reinforce: false });
     expect(res.results.map((r) => r.id)).toEqual(expected.map((r) => r.memory.id));
     // The same scores, up to the decay of the milliseconds between the two calls.
-    res.results.forEach((r, i) => expect(r.score).toBeCloseTo(expected[i]!.score, 6));
+    for (const [i, r] of res.results.entries()) expect(r.score).toBeCloseTo(expected[i]!.score, 6);
     expect(res.results[0]?.keyword?.rank).toBe(expected[0]?.signals.keyword?.rank);
     expect(res.context.block).toContain('<agentmem-context>');
     // Looking is not using: access counts stay.
@@ -127,7 +127,10 @@ describe('inspector API (read-only)', () => {
       verdicts: { name: string; activated: boolean; reason?: string; signals: { keyword?: { matched: string[] } } }[];
     }>();
     const byName = Object.fromEntries(res.verdicts.map((v) => [v.name, v]));
-    expect(byName['database-migrations']).toMatchObject({ activated: true, signals: { keyword: { matched: ['migration'] } } });
+    expect(byName['database-migrations']).toMatchObject({
+      activated: true,
+      signals: { keyword: { matched: ['migration'] } },
+    });
     expect(byName['code-style']?.activated).toBe(true); // alwaysApply
     expect(byName['release-notes']?.activated).toBe(false);
     expect(byName['release-notes']?.reason).toBeTruthy();
@@ -160,7 +163,8 @@ describe('inspector API (read-only)', () => {
       histogram: { from: number; count: number }[];
       threshold: number;
     }>();
-    const active = (await store.memory.stats()).total + (await store.memory.withScope({ tenant: 'alice' }).stats()).total;
+    const active =
+      (await store.memory.stats()).total + (await store.memory.withScope({ tenant: 'alice' }).stats()).total;
     expect(p.histogram.reduce((s, b) => s + b.count, 0)).toBe(p.report.scanned);
     expect(p.report.scanned).toBe(active);
     // Sixty days is past eight half-lives: everything falls below 0.05 and would be pruned.

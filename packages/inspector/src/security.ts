@@ -88,7 +88,8 @@ export function security(secrets: Secrets, port: () => number): MiddlewareHandle
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       // Same-origin pages send Origin on every POST; a missing one is a non-browser client or a stripped request.
       if (origin === undefined) return c.text('A write needs the Origin header of this page.', 403);
-      if (!same(c.req.header(CSRF_HEADER), secrets.csrf)) return c.text('Missing or wrong CSRF token: reload the page.', 403);
+      if (!same(c.req.header(CSRF_HEADER), secrets.csrf))
+        return c.text('Missing or wrong CSRF token: reload the page.', 403);
     }
     await next();
   };

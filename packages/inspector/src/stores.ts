@@ -1,4 +1,10 @@
-import { AgentMemory, type AgentMemoryOptions, DEFAULT_PRUNE_THRESHOLD, halfLifeFor, type MemoryType } from '@agentmem/core';
+import {
+  AgentMemory,
+  type AgentMemoryOptions,
+  DEFAULT_PRUNE_THRESHOLD,
+  halfLifeFor,
+  type MemoryType,
+} from '@agentmem/core';
 import { readOnlyBackend } from './read-only-backend';
 
 /** Store settings the inspector cannot read back from an opened AgentMemory (they are its private options). */

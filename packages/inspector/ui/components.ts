@@ -65,7 +65,11 @@ export function Chart({
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const axis = { stroke: cssVar('--fg-muted'), grid: { stroke: cssVar('--grid') }, ticks: { stroke: cssVar('--grid') } };
+    const axis = {
+      stroke: cssVar('--fg-muted'),
+      grid: { stroke: cssVar('--grid') },
+      ticks: { stroke: cssVar('--grid') },
+    };
     const plot = new uPlot(
       {
         width: Math.max(320, el.clientWidth || 640),
@@ -82,7 +86,9 @@ export function Chart({
             stroke: cssVar(s.color),
             width: 2,
             ...(s.dash ? { dash: s.dash } : {}),
-            ...(s.bars ? { paths: uPlot.paths.bars?.({ size: [0.8, 60] }), fill: cssVar(s.color), points: { show: false } } : {}),
+            ...(s.bars
+              ? { paths: uPlot.paths.bars?.({ size: [0.8, 60] }), fill: cssVar(s.color), points: { show: false } }
+              : {}),
           })),
         ],
         cursor: { focus: { prox: 16 } },

@@ -45,7 +45,11 @@ export interface Explanation {
   scope: { tenant: string; branch: string; namespaces: string[] };
   fusion: { weights: { dense: number; keyword: number }; rrfK: number; mode: 'hybrid' };
   results: ExplainedResult[];
-  context: { block: string; memoryIds: string[]; skills: { name: string; score: number; activatedBy: ActivatedSkill['activatedBy'] }[] };
+  context: {
+    block: string;
+    memoryIds: string[];
+    skills: { name: string; score: number; activatedBy: ActivatedSkill['activatedBy'] }[];
+  };
 }
 
 /**
@@ -57,7 +61,8 @@ export async function explainRecall(stores: Stores, query: ExplainQuery): Promis
   const q = query.q?.trim() ?? '';
   if (q === '') throw invalidInput('Type a query to explain recall.');
   const k = query.k ?? 10;
-  if (!Number.isInteger(k) || k < 1 || k > 100) throw invalidInput(`k must be an integer from 1 to 100, got ${query.k}.`);
+  if (!Number.isInteger(k) || k < 1 || k > 100)
+    throw invalidInput(`k must be an integer from 1 to 100, got ${query.k}.`);
   const types: MemoryType[] = query.types?.length ? query.types.map(assertMemoryType) : [...MEMORY_TYPES];
   const memory = await stores.read({ tenant: query.tenant, branch: query.branch });
   const results = await memory.recall(q, { k, types, reinforce: false });
@@ -88,7 +93,13 @@ export async function explainRecall(stores: Stores, query: ExplainQuery): Promis
         namespace: r.memory.namespace,
         content: r.memory.content,
         ...(keyword
-          ? { keyword: { rank: keyword.rank, score: keyword.score, contribution: weights.keyword / (RRF_K + keyword.rank) } }
+          ? {
+              keyword: {
+                rank: keyword.rank,
+                score: keyword.score,
+                contribution: weights.keyword / (RRF_K + keyword.rank),
+              },
+            }
           : {}),
         ...(dense
           ? { dense: { rank: dense.rank, similarity: dense.score, contribution: weights.dense / (RRF_K + dense.rank) } }

@@ -86,7 +86,8 @@ export function memoryFilter(query: MemoryQuery): RecordFilter {
   if (query.type) where.type = assertMemoryType(query.type);
   const status = query.status || 'all';
   if (status !== 'all') {
-    if (!STATUSES.includes(status)) throw invalidInput(`status must be one of all, ${STATUSES.join(', ')}; got ${status}.`);
+    if (!STATUSES.includes(status))
+      throw invalidInput(`status must be one of all, ${STATUSES.join(', ')}; got ${status}.`);
     where.status = status;
   }
   const namespaces = query.namespace
@@ -132,7 +133,8 @@ export async function listMemories(stores: Stores, query: MemoryQuery): Promise<
     if (page.cursor === undefined) return { rows, total, scanned };
     backendCursor = page.cursor;
     skip = 0;
-    if (rows.length >= limit || scanned >= SCAN_BUDGET) return { rows, total, scanned, cursor: encodeCursor({ b: backendCursor, s: 0 }) };
+    if (rows.length >= limit || scanned >= SCAN_BUDGET)
+      return { rows, total, scanned, cursor: encodeCursor({ b: backendCursor, s: 0 }) };
   }
 }
 
@@ -144,7 +146,12 @@ function toRow(stores: Stores, m: Memory, now: number): MemoryRow {
     type: m.type,
     status: statusOf(m),
     importance: m.importance,
-    effectiveImportance: effectiveImportance(m.importance, toMillis(m.lastAccessedAt), now, stores.halfLifeHours(m.type)),
+    effectiveImportance: effectiveImportance(
+      m.importance,
+      toMillis(m.lastAccessedAt),
+      now,
+      stores.halfLifeHours(m.type),
+    ),
     content: m.content,
     tags: m.tags,
     updatedAt: m.updatedAt,
@@ -177,9 +184,13 @@ export async function memoryDetail(stores: Stores, id: string): Promise<MemoryDe
   const any = await stores.read();
   const [record] = await any.backend.get([id], { tenant: null, withVectors: false });
   if (!record || record.attributes.kind !== KIND.memory) {
-    throw new AgentMemoryError('NOT_FOUND', `No memory with id ${id} in this store (it may have been forgotten or compacted).`, {
-      details: { id },
-    });
+    throw new AgentMemoryError(
+      'NOT_FOUND',
+      `No memory with id ${id} in this store (it may have been forgotten or compacted).`,
+      {
+        details: { id },
+      },
+    );
   }
   const memory = recordToMemory(record);
   const history = await (await stores.read({ tenant: memory.tenant })).history(id);

@@ -60,7 +60,14 @@ export async function loadOverview(stores: Stores, label: string): Promise<Overv
           count(tenant, namespace, { ...where, status: 'active' }),
         ]);
         if (all === 0) continue;
-        rows.push({ tenant, branch: branchOfNamespace(namespace) ?? '', namespace, type, active, inactive: all - active });
+        rows.push({
+          tenant,
+          branch: branchOfNamespace(namespace) ?? '',
+          namespace,
+          type,
+          active,
+          inactive: all - active,
+        });
       }
     }),
   );
@@ -75,7 +82,11 @@ export async function loadOverview(stores: Stores, label: string): Promise<Overv
   });
   return {
     store: { provider: backend.provider, label, capabilities: { ...backend.capabilities } },
-    embedder: { id: memory.embedder.id, dimension: memory.embedder.dimension, lexical: memory.embedder.lexical === true },
+    embedder: {
+      id: memory.embedder.id,
+      dimension: memory.embedder.dimension,
+      lexical: memory.embedder.lexical === true,
+    },
     scope: { tenant: stores.memory.tenant, branch: stores.memory.branch },
     rows,
     totals: {

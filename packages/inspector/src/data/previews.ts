@@ -95,7 +95,10 @@ function requireBranch(name: string | undefined, what: string): string {
   return name.trim();
 }
 
-export async function previewSnapshot(stores: Stores, input: { path?: string; tenant?: string }): Promise<MergePreview> {
+export async function previewSnapshot(
+  stores: Stores,
+  input: { path?: string; tenant?: string },
+): Promise<MergePreview> {
   const memory = await stores.read({ tenant: input.tenant });
   return describeDiff(await memory.diff(requirePath(input.path)));
 }
@@ -111,7 +114,9 @@ export async function previewBranch(
 
 export async function applySnapshot(stores: Stores, input: { path?: string; tenant?: string; strategy?: string }) {
   const memory = await stores.write({ tenant: input.tenant });
-  const result = await memory.merge(requirePath(input.path), { strategy: assertStrategy(input.strategy ?? 'newer_wins') });
+  const result = await memory.merge(requirePath(input.path), {
+    strategy: assertStrategy(input.strategy ?? 'newer_wins'),
+  });
   return { mergeId: result.mergeId, strategy: result.strategy, counts: result.counts, summary: result.summary() };
 }
 

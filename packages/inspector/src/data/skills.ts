@@ -86,7 +86,13 @@ export async function explainSkills(
   const verdicts = all.map((skill): SkillVerdict => {
     const hit = activated.get(skill.name);
     if (hit) {
-      return { name: skill.name, activated: true, score: hit.score, signals: hit.signals, activatedBy: hit.activatedBy };
+      return {
+        name: skill.name,
+        activated: true,
+        score: hit.score,
+        signals: hit.signals,
+        activatedBy: hit.activatedBy,
+      };
     }
     const candidate = scored.get(skill.name);
     const score = candidate?.score ?? SKILL_SCORE_WEIGHTS.importance * skill.importance;
@@ -102,7 +108,8 @@ function whyNot(
   rules: { k: number; minScore: number; gapRatio: number },
   top: number,
 ): string {
-  if (!candidate) return 'No signal fired (no semantic match, trigger keyword or matching glob); importance alone never activates a skill.';
+  if (!candidate)
+    return 'No signal fired (no semantic match, trigger keyword or matching glob); importance alone never activates a skill.';
   const s = candidate.signals;
   const fmt = (x: number) => x.toFixed(3);
   if (!s.keyword && !s.glob && candidate.score < rules.minScore) {

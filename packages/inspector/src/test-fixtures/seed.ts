@@ -30,16 +30,34 @@ export async function seedStore(): Promise<SeededStore> {
   const path = join(dir, 'memory.db');
   const memory = await createSqliteMemory({ path, branch: 'main', agentId: 'claude-code' });
   await memory.rememberMany([
-    { content: 'The user prefers TypeScript with strict mode enabled', type: 'user', importance: 0.9, tags: ['preferences'] },
+    {
+      content: 'The user prefers TypeScript with strict mode enabled',
+      type: 'user',
+      importance: 0.9,
+      tags: ['preferences'],
+    },
     { content: 'The user lives in Lisbon and works in UTC+0', type: 'user', importance: 0.6 },
     { content: 'Always run the linter before committing', type: 'feedback', importance: 0.8, tags: ['workflow'] },
     { content: 'Do not mock the database in integration tests', type: 'feedback', importance: 0.7, tags: ['testing'] },
-    { content: 'The staging cluster runs Kubernetes 1.29 on three nodes', type: 'project', importance: 0.7, tags: ['infra'] },
+    {
+      content: 'The staging cluster runs Kubernetes 1.29 on three nodes',
+      type: 'project',
+      importance: 0.7,
+      tags: ['infra'],
+    },
     { content: 'Deploys happen on Tuesdays after the standup', type: 'project', importance: 0.5 },
     { content: 'The API reference lives at docs/api.md', type: 'reference', importance: 0.4 },
   ]);
-  const db = await memory.remember({ content: 'The main database is PostgreSQL 15', type: 'project', importance: 0.8, tags: ['infra'] });
-  await memory.update(db.id, { content: 'The main database is PostgreSQL 16 since the March upgrade', tags: ['infra', 'database'] });
+  const db = await memory.remember({
+    content: 'The main database is PostgreSQL 15',
+    type: 'project',
+    importance: 0.8,
+    tags: ['infra'],
+  });
+  await memory.update(db.id, {
+    content: 'The main database is PostgreSQL 16 since the March upgrade',
+    tags: ['infra', 'database'],
+  });
   await memory.rememberWithConflictCheck(
     { content: 'The main database is PostgreSQL 17 since the October upgrade', type: 'project', importance: 0.8 },
     { resolution: 'supersede', threshold: 0.3 },

@@ -53,7 +53,9 @@ export function MemoryDetailView({ id }: { id: string }) {
           <blockquote class="content" data-testid="memory-content">${m.content}</blockquote>
           <dl class="fields">
             <dt>Status</dt><dd><span class=${`status status-${d.status}`}>${d.status}</span>${
-              m.supersededBy ? html` by <a href=${`#/memory/${encodeURIComponent(m.supersededBy)}`}>${m.supersededBy}</a>` : null
+              m.supersededBy
+                ? html` by <a href=${`#/memory/${encodeURIComponent(m.supersededBy)}`}>${m.supersededBy}</a>`
+                : null
             }${m.prunedAt ? ` at ${fmt.date(m.prunedAt)}` : ''}</dd>
             <dt>Type</dt><dd>${m.type}</dd>
             <dt>Namespace</dt><dd>${m.namespace}</dd>

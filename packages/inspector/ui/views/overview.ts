@@ -21,9 +21,7 @@ function TimelineChart() {
     ];
   }, [timeline.data]);
   const t = timeline.data;
-  const perAction = t
-    ? t.actions.map((a) => [a, t.buckets.reduce((s, b) => s + (b.counts[a] ?? 0), 0)] as const)
-    : [];
+  const perAction = t ? t.actions.map((a) => [a, t.buckets.reduce((s, b) => s + (b.counts[a] ?? 0), 0)] as const) : [];
   return html`<section aria-labelledby="activity">
     <h2 id="activity">Activity</h2>
     <${Loading} when=${timeline.loading} />
@@ -61,7 +59,9 @@ export function OverviewView() {
             <${Card} label="Embedder" value=${html`<span class="small-value">${o.embedder.id}</span>`} hint=${`${o.embedder.dimension} dimensions${o.embedder.lexical ? ', lexical' : ''}`} />
           </div>
           <p class="muted small">
-            ${`${o.store.provider} · ${o.store.label} · prune threshold ${o.settings.pruneThreshold} · half-life `}${Object.entries(o.settings.halfLifeHours)
+            ${`${o.store.provider} · ${o.store.label} · prune threshold ${o.settings.pruneThreshold} · half-life `}${Object.entries(
+              o.settings.halfLifeHours,
+            )
               .map(([t, h]) => `${t} ${fmt.hours(h)}`)
               .join(', ')}
           </p>

@@ -52,7 +52,8 @@ function side(e: MergePreview['conflicts'][number]['local'], title: string) {
 function MergePreviewView({ preview, onApply }: { preview: MergePreview; onApply: (strategy: string) => void }) {
   const [strategy, setStrategy] = useState('newer_wins');
   const c = preview.counts;
-  const more = (n: number) => (n > 0 ? html`<p class="muted small">…and ${fmt.n(n)} more (not listed; the counts above cover all).</p>` : null);
+  const more = (n: number) =>
+    n > 0 ? html`<p class="muted small">…and ${fmt.n(n)} more (not listed; the counts above cover all).</p>` : null;
   return html`<div data-testid="merge-preview">
     <p><b>${preview.source.kind}</b> ${preview.source.label}: ${fmt.n(c.scanned)} records compared.</p>
     <div class="cards">
@@ -263,7 +264,8 @@ export function PreviewsView({ tab }: { tab?: string }) {
     <p class="muted">What a merge or a decay pass would do, before it does it.</p>
     <nav class="tabs" aria-label="Operations">
       ${Object.entries(TABS).map(
-        ([key, label]) => html`<a href=${`#/previews/${key}`} aria-current=${key === current ? 'page' : undefined}>${label}</a>`,
+        ([key, label]) =>
+          html`<a href=${`#/previews/${key}`} aria-current=${key === current ? 'page' : undefined}>${label}</a>`,
       )}
     </nav>
     ${write.message}

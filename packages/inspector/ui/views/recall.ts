@@ -14,7 +14,13 @@ export function RecallView() {
   const submit = (e: Event) => {
     e.preventDefault();
     const data = Object.fromEntries(new FormData(form.current!)) as Record<string, string>;
-    setParams({ q: data.q ?? '', tenant: data.tenant || undefined, branch: data.branch || undefined, k: data.k, files: data.files || undefined });
+    setParams({
+      q: data.q ?? '',
+      tenant: data.tenant || undefined,
+      branch: data.branch || undefined,
+      k: data.k,
+      files: data.files || undefined,
+    });
   };
   const r = result.data;
   return html`<div>
