@@ -17,9 +17,9 @@ interface InspectOptions {
   allowWrites?: boolean;
 }
 
-/** How the command waits for Ctrl-C; tests replace it. */
+/** How the command waits for Ctrl-C once the inspector listens; tests replace it. */
 export const lifecycle = {
-  waitForStop: (): Promise<void> =>
+  waitForStop: (_inspector: { url: string }): Promise<void> =>
     new Promise((resolve) => {
       const stop = () => {
         process.off('SIGINT', stop);
@@ -55,7 +55,7 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.note('The URL carries an access token: do not share it. Ctrl-C stops the inspector.');
       });
       try {
-        await lifecycle.waitForStop();
+        await lifecycle.waitForStop(handle);
       } finally {
         await handle.close();
         // The context closes the SQLite store it opened; a Qdrant store is ours to close.
