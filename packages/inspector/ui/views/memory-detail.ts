@@ -20,7 +20,7 @@ function DecayChart({ detail }: { detail: MemoryDetail }) {
     <h2 id="decay">Decay</h2>
     <p data-testid="decay-summary">
       Importance ${d.importance.toFixed(2)}, half-life ${fmt.hours(d.halfLifeHours)}, last used ${fmt.date(d.lastAccessedAt)}.
-      Effective importance now: <b>${d.now.value.toFixed(3)}</b>.
+      Effective importance now: <b>${d.now.value.toFixed(3)}</b>.${' '}
       ${
         d.pruneAt
           ? html`If never used again it falls below the prune threshold ${d.threshold} on <b data-testid="prune-date">${fmt.date(d.pruneAt)}</b>.`

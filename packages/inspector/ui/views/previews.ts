@@ -171,22 +171,20 @@ function BranchPanel({ write }: { write: ReturnType<typeof useWrite> }) {
 function DecayPanel({ write }: { write: ReturnType<typeof useWrite> }) {
   const [at, setAt] = useState<string | undefined>();
   const preview = useGet<DecayPreview>('/api/preview/decay', at === undefined ? undefined : { at });
-  const input = useRef<HTMLInputElement>(null);
   const p = preview.data;
   const data = useMemo(
     (): uPlot.AlignedData | undefined =>
       p ? [p.histogram.map((b) => (b.from + b.to) / 2), p.histogram.map((b) => b.count)] : undefined,
     [p],
   );
-  const today = new Date().toISOString().slice(0, 10);
+  const [date, setDate] = useState(() => new Date().toISOString().slice(0, 10));
   return html`<section>
     <form class="filters" onSubmit=${(e: Event) => {
       e.preventDefault();
       write.clear();
-      const v = input.current?.value;
-      setAt(v ? new Date(`${v}T00:00:00Z`).toISOString() : new Date().toISOString());
+      setAt(date ? new Date(`${date}T00:00:00Z`).toISOString() : new Date().toISOString());
     }}>
-      <label>Decay to (UTC date) <input ref=${input} type="date" value=${today} data-testid="decay-date" /></label>
+      <label>Decay to (UTC date) <input type="date" value=${date} onInput=${(e: Event) => setDate((e.target as HTMLInputElement).value)} data-testid="decay-date" /></label>
       <button type="submit">Dry run</button>
     </form>
     <${Loading} when=${preview.loading} />

@@ -39,7 +39,7 @@ export function RecallView() {
     ${
       r
         ? html`<p class="muted small">Tenant ${fmt.tenant(r.scope.tenant)}, branch ${r.scope.branch}; namespaces ${r.scope.namespaces.join(', ')}.
-            Fusion: reciprocal rank, weight keyword ${r.fusion.weights.keyword} and dense ${r.fusion.weights.dense}, k=${r.fusion.rrfK}
+            Fusion: reciprocal rank, weight keyword ${r.fusion.weights.keyword} and dense ${r.fusion.weights.dense}, k=${r.fusion.rrfK}${' '}
             (a list's contribution is weight / (k + rank)); the score is relevance × (0.98 + 0.04 × effective importance).</p>
           <table data-testid="recall-table">
             <thead><tr>
