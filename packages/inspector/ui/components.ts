@@ -48,6 +48,7 @@ export function Chart({
   time = true,
   height = 240,
   yMax,
+  xRange,
   xLabel,
   yLabel,
 }: {
@@ -57,6 +58,8 @@ export function Chart({
   time?: boolean;
   height?: number;
   yMax?: number;
+  /** Fixed x range (histograms: bars at the edges stay whole). */
+  xRange?: [number, number];
   xLabel?: string;
   yLabel?: string;
 }) {
@@ -74,7 +77,10 @@ export function Chart({
       {
         width: Math.max(320, el.clientWidth || 640),
         height,
-        scales: { x: { time }, y: yMax === undefined ? {} : { range: [0, yMax] } },
+        scales: {
+          x: xRange ? { time, range: xRange } : { time },
+          y: yMax === undefined ? {} : { range: [0, yMax] },
+        },
         axes: [
           { ...axis, ...(xLabel ? { label: xLabel } : {}) },
           { ...axis, ...(yLabel ? { label: yLabel } : {}) },

@@ -193,7 +193,7 @@ function DecayPanel({ write }: { write: ReturnType<typeof useWrite> }) {
       p && data
         ? html`<p data-testid="decay-report">At ${fmt.date(p.at)}: of ${fmt.n(p.report.scanned)} active memories, <b>${fmt.n(p.report.pruned)}</b> would be pruned
               (effective importance below ${p.threshold}), ${fmt.n(p.report.decayed)} decayed but stay, ${fmt.n(p.report.untouched)} untouched.</p>
-            <${Chart} data=${data} time=${false} label="Active memories by effective importance" xLabel="effective importance" yLabel="memories"
+            <${Chart} data=${data} time=${false} xRange=${[0, 1]} label="Active memories by effective importance" xLabel="effective importance" yLabel="memories"
               series=${[{ label: 'memories', color: '--accent', bars: true }]} />
             <div class="apply">
               <button type="button" class="danger" disabled=${!config.allowWrites} onClick=${() =>
