@@ -45,6 +45,15 @@ describe.skipIf(!chromiumPath)('inspector in Chromium', () => {
     return page;
   }
 
+  /** The snapshot-merge preview of the teammate's snapshot, once it shows its one conflict. */
+  async function previewSnapshot(handle: InspectorHandle): Promise<Page> {
+    const page = await open(handle, '#/previews/snapshot');
+    await page.getByTestId('snapshot-path').fill(store.snapshotPath);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.getByTestId('count-conflicts').innerText()).toBe('1');
+    return page;
+  }
+
   it('opens the overview of a seeded store: counts per tenant, branch and type, embedder, skills, activity', async () => {
     const page = await open(readOnly);
     expect(new URL(page.url()).search).toBe(''); // the token left the address bar
@@ -102,10 +111,7 @@ describe.skipIf(!chromiumPath)('inspector in Chromium', () => {
   });
 
   it('previews a snapshot merge with its conflict, but refuses to apply it without --allow-writes', async () => {
-    const page = await open(readOnly, '#/previews/snapshot');
-    await page.getByTestId('snapshot-path').fill(store.snapshotPath);
-    await page.getByRole('button', { name: 'Preview' }).click();
-    await expect.poll(() => page.getByTestId('count-conflicts').innerText()).toBe('1');
+    const page = await previewSnapshot(readOnly);
     const conflict = await page.getByTestId('conflicts').innerText();
     expect(conflict).toContain('Deploys happen on Tuesdays after the standup');
     expect(conflict).toContain('Deploys happen on Wednesdays after the standup');
@@ -176,10 +182,7 @@ describe.skipIf(!chromiumPath)('inspector in Chromium', () => {
   });
 
   it('with --allow-writes: applies the merge after a confirmation, then undoes it', async () => {
-    const page = await open(writable, '#/previews/snapshot');
-    await page.getByTestId('snapshot-path').fill(store.snapshotPath);
-    await page.getByRole('button', { name: 'Preview' }).click();
-    await expect.poll(() => page.getByTestId('count-conflicts').innerText()).toBe('1');
+    const page = await previewSnapshot(writable);
     const strategies = await page.getByTestId('strategy-table').innerText();
     expect(strategies).toMatch(/remote_wins\s+1\s+1\s+0\s+0/);
     await page.getByTestId('strategy').selectOption('remote_wins');
