@@ -11,7 +11,8 @@ import { type SeededStore, seedStore } from './test-fixtures/seed';
 const chromiumPath = findChromium();
 if (!chromiumPath) console.warn(`Skipping the inspector's browser tests: ${NO_CHROMIUM}.`);
 
-describe.skipIf(!chromiumPath)('inspector in Chromium', () => {
+// A browser per suite; each step may wait on a busy CI machine.
+describe.skipIf(!chromiumPath)('inspector in Chromium', { timeout: 60_000 }, () => {
   let store: SeededStore;
   let browser: Browser;
   let readOnly: InspectorHandle;

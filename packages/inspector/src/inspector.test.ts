@@ -156,6 +156,18 @@ describe('inspector API (read-only)', () => {
     expect(p.strategies.keep_both).toMatchObject({ keptBoth: 1 });
   });
 
+  it('lists branches and previews merging one into another', async () => {
+    const branches = (await api('/api/branches')).json<{ branch: string; total: number }[]>();
+    expect(branches.map((b) => b.branch).sort()).toEqual(['feature-x', 'main']);
+    const p = (await api('/api/preview/branch?source=feature-x&into=main')).json<{
+      counts: { new: number; conflicts: number };
+      imports: { content: string; targetNamespace: string }[];
+    }>();
+    expect(p.counts).toMatchObject({ new: 2, conflicts: 0 });
+    expect(p.imports.map((i) => i.targetNamespace)).toEqual(['project:main', 'project:main']);
+    expect((await api('/api/preview/branch?source=feature-x')).status).toBe(400);
+  });
+
   it('previews decay at a later date with a histogram that counts every active memory', async () => {
     const at = new Date(Date.now() + 60 * 86_400_000).toISOString();
     const p = (await api(`/api/preview/decay?at=${encodeURIComponent(at)}`)).json<{
