@@ -39,6 +39,30 @@ function DecayChart({ detail }: { detail: MemoryDetail }) {
   </section>`;
 }
 
+/** Fields the page shows by name; any other field (newer contract versions) is listed as it is. */
+const SHOWN = new Set([
+  'specificationVersion',
+  'id',
+  'content',
+  'type',
+  'importance',
+  'tags',
+  'namespace',
+  'tenant',
+  'createdAt',
+  'updatedAt',
+  'lastAccessedAt',
+  'accessCount',
+  'contentHash',
+  'supersededBy',
+  'prunedAt',
+  'agentId',
+  'branch',
+  'mergedFrom',
+  'mergeId',
+  'metadata',
+]);
+
 export function MemoryDetailView({ id }: { id: string }) {
   const detail = useGet<MemoryDetail>(`/api/memories/${encodeURIComponent(id)}`, {});
   const d = detail.data;
@@ -67,6 +91,12 @@ export function MemoryDetailView({ id }: { id: string }) {
             <dt>Accessed</dt><dd>${fmt.n(m.accessCount)} times, last ${fmt.date(m.lastAccessedAt)}</dd>
             ${m.mergeId ? html`<dt>Merged</dt><dd>from ${m.mergedFrom ?? '?'} (merge <code>${m.mergeId}</code>)</dd>` : null}
             ${Object.keys(m.metadata).length ? html`<dt>Metadata</dt><dd><code>${JSON.stringify(m.metadata)}</code></dd>` : null}
+            ${Object.entries(m)
+              .filter(([key, value]) => !SHOWN.has(key) && value !== undefined)
+              .map(
+                ([key, value]) =>
+                  html`<dt>${key}</dt><dd><code>${typeof value === 'string' ? value : JSON.stringify(value)}</code></dd>`,
+              )}
           </dl>
           <${DecayChart} detail=${d} />
           <section aria-labelledby="history">

@@ -30,7 +30,7 @@ function TimelineChart() {
     ${
       data && t
         ? html`<p class="muted small">${fmt.n(t.total)} changes in history, per ${t.bucketMs > 86_400_000 ? 'week' : 'day'} (every tenant).</p>
-          <${Chart} data=${data} label="Changes per ${t.bucketMs > 86_400_000 ? 'week' : 'day'}" series=${[{ label: 'changes', color: '--accent', bars: true }]} height=${200} />
+          <${Chart} data=${data} xRange=${[t.buckets[0]!.start / 1000 - t.bucketMs / 2000, t.buckets[t.buckets.length - 1]!.start / 1000 + t.bucketMs / 2000]} label="Changes per ${t.bucketMs > 86_400_000 ? 'week' : 'day'}" series=${[{ label: 'changes', color: '--accent', bars: true }]} height=${200} />
           <ul class="chips">${perAction.map(([a, n]) => html`<li><b>${a}</b> ${fmt.n(n)}</li>`)}</ul>`
         : null
     }
