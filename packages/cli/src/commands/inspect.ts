@@ -4,7 +4,16 @@ import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { parsePositiveInt } from '../parse';
 
-type InspectorModule = typeof import('@agentmem/inspector');
+/** What the CLI uses of `@agentmem/inspector` (declared here: the package is optional and may build after the CLI). */
+interface InspectorModule {
+  startInspector(options: {
+    memory: AgentMemory;
+    label: string;
+    allowWrites: boolean;
+    port?: number;
+    settings: { snapshotFormat: typeof sqliteSnapshotFormat };
+  }): Promise<{ url: string; close(): Promise<void> }>;
+}
 type QdrantModule = typeof import('@agentmem/qdrant');
 // Variables, so that bundlers leave the optional packages out of the CLI.
 const INSPECTOR_PACKAGE = '@agentmem/inspector';
