@@ -12,7 +12,8 @@ const chromiumPath = findChromium();
 if (!chromiumPath) console.warn(`Skipping the inspector's browser tests: ${NO_CHROMIUM}.`);
 
 // A browser per suite; each step may wait on a busy CI machine.
-describe.skipIf(!chromiumPath)('inspector in Chromium', { timeout: 60_000 }, () => {
+const title = chromiumPath ? 'inspector in Chromium' : `inspector in Chromium (skipped: ${NO_CHROMIUM})`;
+describe.skipIf(!chromiumPath)(title, { timeout: 60_000 }, () => {
   let store: SeededStore;
   let browser: Browser;
   let readOnly: InspectorHandle;
