@@ -1,6 +1,9 @@
 import { describe, inject } from 'vitest';
-import { postgresSuite } from './suite';
+import { postgresBehaviourSuite, postgresSuite } from './suite';
+
+const url = () => inject('pgliteUrl');
 
 describe('PostgresBackend on PGlite over the wire protocol', () => {
-  postgresSuite(() => inject('pgliteUrl'), 'PGlite over pg');
+  postgresSuite(url, 'PGlite over pg');
+  describe('PostgresBackend behaviour', () => postgresBehaviourSuite(url, { singleSession: true }));
 });

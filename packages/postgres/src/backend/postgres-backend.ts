@@ -454,7 +454,9 @@ export class PostgresBackend implements MemoryBackend {
   private queryOn(client: pg.PoolClient): Query {
     const timeout = this.queryTimeoutMs;
     return (text, values) =>
-      client.query(timeout === undefined ? { text, values } : { text, values, query_timeout: timeout } as pg.QueryConfig);
+      client.query(
+        timeout === undefined ? { text, values } : ({ text, values, query_timeout: timeout } as pg.QueryConfig),
+      );
   }
 
   /** A pooled connection; failures to connect are retried (nothing was sent). */
@@ -462,7 +464,13 @@ export class PostgresBackend implements MemoryBackend {
     for (let attempt = 0; ; attempt++) {
       this.assertOpen();
       try {
-        return await this.pool.connect();
+        const client = await this.pool.connect();
+        // A checked-out connection that breaks emits 'error'; the failing query reports it, so this must not crash.
+        if (!guarded.has(client)) {
+          guarded.add(client);
+          client.on('error', () => {});
+        }
+        return client;
       } catch (error) {
         const kind = classify(error);
         if (kind === 'unreachable' && attempt < this.retry.retries) {
@@ -577,7 +585,10 @@ export class PostgresBackend implements MemoryBackend {
         `SELECT * FROM (SELECT ${COLUMNS}, r.embedding <=> ${v}::vector AS distance ${base} ORDER BY r.embedding <=> ${v}::vector LIMIT ${limit}) s ORDER BY distance, id`,
     );
     if (!approximate.satisfiable) return [];
-    const matching = statement(false, (_v, base, limit) => `SELECT count(*) AS n FROM (SELECT 1 ${base} LIMIT ${limit}) c`);
+    const matching = statement(
+      false,
+      (_v, base, limit) => `SELECT count(*) AS n FROM (SELECT 1 ${base} LIMIT ${limit}) c`,
+    );
     const exact = statement(
       true,
       (v, base, limit) =>
@@ -687,6 +698,8 @@ export class PostgresBackend implements MemoryBackend {
   }
 }
 
+const guarded = new WeakSet<pg.PoolClient>();
+
 /** The declared dimension of the embedding column (its typmod), or undefined while it has none. */
 async function readDimension(q: Query, n: TableNames): Promise<number | undefined> {
   const result = await q(
@@ -764,4 +777,3 @@ function describeTarget(connectionString: string | undefined, pool: pg.Pool): st
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
-

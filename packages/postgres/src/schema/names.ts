@@ -36,7 +36,10 @@ export function tableNames(schema = DEFAULT_SCHEMA, table = DEFAULT_TABLE): Tabl
       );
     }
   }
-  if (table.length > 52) throw invalidInput(`Postgres table name ${table} is too long: at most 52 characters (the meta and migration tables add suffixes).`);
+  if (table.length > 52)
+    throw invalidInput(
+      `Postgres table name ${table} is too long: at most 52 characters (the meta and migration tables add suffixes).`,
+    );
   const q = (name: string) => `"${schema}"."${name}"`;
   return {
     schema,
