@@ -37,9 +37,9 @@ export interface PostgresBackendOptions {
   connectionString?: string;
   /** A pool you own instead (not ended by `close()`). */
   pool?: pg.Pool;
-  /** Schema of the store's tables (created when missing). Default `public`. */
+  /** Schema of the store's tables (created when missing). Default `public`, or `?schema=` of the connection string. */
   schema?: string;
-  /** Records table; its meta and migrations tables take it as prefix. Default `agentmem_records`. */
+  /** Records table; its meta and migrations tables take it as prefix. Default `agentmem_records`, or `?table=`. */
   table?: string;
   /** Connections of the pool the backend creates. Default 10. */
   maxConnections?: number;
@@ -120,7 +120,8 @@ export class PostgresBackend implements MemoryBackend {
         "PostgresBackend needs { connectionString: 'postgres://user:password@host:5432/db' } or { pool } (a pg Pool).",
       );
     }
-    this.names = tableNames(options.schema, options.table);
+    const located = locationParams(options.connectionString);
+    this.names = tableNames(options.schema ?? located.schema, options.table ?? located.table);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.hnsw = {
       m: positiveInt(options.hnsw?.m ?? 16, 'hnsw.m'),
@@ -139,7 +140,7 @@ export class PostgresBackend implements MemoryBackend {
       this.queryTimeoutMs = timeout > 0 && options.statementTimeoutMs !== undefined ? timeout : undefined;
     } else {
       this.pool = new pg.Pool({
-        connectionString: options.connectionString,
+        connectionString: located.connectionString,
         max: options.maxConnections ?? 10,
         connectionTimeoutMillis: 10_000,
         ...(timeout > 0 ? { statement_timeout: timeout } : {}),
@@ -772,6 +773,30 @@ function describeTarget(connectionString: string | undefined, pool: pg.Pool): st
   }
   const o = pool.options as { host?: string; port?: number; database?: string };
   return `${o.host ?? 'localhost'}:${o.port ?? 5432}/${o.database ?? ''}`;
+}
+
+/**
+ * `?schema=…&table=…` on a connection string choose the store's tables (so a
+ * CLI flag or an environment variable can name them); they are not sent to the server.
+ */
+function locationParams(connectionString: string | undefined): {
+  connectionString?: string;
+  schema?: string;
+  table?: string;
+} {
+  if (!connectionString) return {};
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    return { connectionString };
+  }
+  const schema = url.searchParams.get('schema') ?? undefined;
+  const table = url.searchParams.get('table') ?? undefined;
+  if (schema === undefined && table === undefined) return { connectionString };
+  url.searchParams.delete('schema');
+  url.searchParams.delete('table');
+  return { connectionString: url.toString(), schema, table };
 }
 
 function sleep(ms: number): Promise<void> {
