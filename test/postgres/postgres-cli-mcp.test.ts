@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCli } from '../cli/run-cli';
 import { call, startServer } from '../mcp/helpers';
@@ -35,6 +38,32 @@ describe('CLI and MCP server on a postgres:// store (PGlite)', () => {
       expect(stats.json().total).toBe(1);
     } finally {
       delete process.env.AGENTMEM_DB;
+    }
+  });
+
+  it('migrates a SQLite store into Postgres with the CLI: snapshot, then merge --all-tenants, then undo', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentmem-pg-cli-'));
+    try {
+      const file = join(dir, 'memory.db');
+      const local = ['--db', file, '--branch', 'main'];
+      expect((await runCli([...local, 'remember', 'Deploys run on Fridays', '--type', 'project'])).code).toBe(0);
+      expect((await runCli([...local, '--tenant', 'bob', 'remember', 'Bob prefers tabs', '--type', 'user'])).code).toBe(
+        0,
+      );
+      expect((await runCli([...local, 'snapshot', join(dir, 'export.db')])).code).toBe(0);
+      const pg = ['--db', db(), '--branch', 'main', '--yes', '--json'];
+      const merged = await runCli([...pg, 'merge', join(dir, 'export.db'), '--all-tenants']);
+      expect(merged.code, merged.stderr).toBe(0);
+      expect(merged.json().counts.imported).toBe(2);
+      const bob = await runCli([...pg, '--tenant', 'bob', 'recall', 'tabs']);
+      expect(bob.json().results.map((r: { memory: { content: string } }) => r.memory.content)).toEqual([
+        'Bob prefers tabs',
+      ]);
+      const undo = await runCli([...pg, 'undo-merge', merged.json().mergeId]);
+      expect(undo.code, undo.stderr).toBe(0);
+      expect((await runCli([...pg, '--tenant', 'bob', 'recall', 'tabs'])).json().results).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
