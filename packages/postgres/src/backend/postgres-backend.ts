@@ -112,6 +112,8 @@ export class PostgresBackend implements MemoryBackend {
   private readonly frames = new AsyncLocalStorage<Frame>();
   private ready: Promise<void> | undefined;
   private dimension: number | undefined;
+  /** pgvector >= 0.8: HNSW scans can go on until enough rows pass the filter. */
+  private iterativeScans = false;
   private closed = false;
 
   constructor(options: PostgresBackendOptions) {
@@ -439,7 +441,10 @@ export class PostgresBackend implements MemoryBackend {
     this.assertOpen();
     this.ready ??= this.run(async (_q, client) => {
       await migrate(client, this.names);
-      this.dimension ??= await readDimension(this.queryOn(client), this.names);
+      const q = this.queryOn(client);
+      this.dimension ??= await readDimension(q, this.names);
+      const version = await q("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
+      this.iterativeScans = atLeast(version.rows[0]?.extversion, [0, 8]);
     }).catch((error) => {
       this.ready = undefined;
       throw error;
@@ -492,10 +497,7 @@ export class PostgresBackend implements MemoryBackend {
   private async run<T>(fn: (q: Query, client: pg.PoolClient) => Promise<T>): Promise<T> {
     this.assertOpen();
     const frame = this.frame();
-    if (frame) {
-      const q = this.queryOn(frame.client);
-      return this.mapped(() => fn(q, frame.client), true);
-    }
+    if (frame) return this.inFrame(frame, (q) => fn(q, frame.client));
     for (let attempt = 0; ; attempt++) {
       const client = await this.connect();
       try {
@@ -538,13 +540,20 @@ export class PostgresBackend implements MemoryBackend {
    */
   private atomic<T>(fn: (q: Query) => Promise<T>, multi = true): Promise<T> {
     const frame = this.frame();
-    if (frame) {
-      const q = this.queryOn(frame.client);
-      const next = frame.queue.then(() => this.mapped(() => this.atomicOn(q, () => fn(q), multi), true));
-      frame.queue = next.catch(() => {});
-      return next;
-    }
+    if (frame) return this.inFrame(frame, (q) => this.atomicOn(q, () => fn(q), multi));
     return this.run((q) => this.atomicOn(q, () => fn(q), multi));
+  }
+
+  /**
+   * One operation on the transaction's connection, after the ones before it:
+   * concurrent calls inside `transaction(fn)` must not interleave with another
+   * operation's savepoint (a rollback to it would undo their writes too).
+   */
+  private inFrame<T>(frame: Frame, fn: (q: Query) => Promise<T>): Promise<T> {
+    const q = this.queryOn(frame.client);
+    const next = frame.queue.then(() => this.mapped(() => fn(q), true));
+    frame.queue = next.catch(() => {});
+    return next;
   }
 
   private async atomicOn<T>(q: Query, fn: () => Promise<T>, multi = true): Promise<T> {
@@ -596,9 +605,11 @@ export class PostgresBackend implements MemoryBackend {
         `WITH m AS MATERIALIZED (SELECT ${COLUMNS}, r.embedding <=> ${v}::vector AS distance ${base}) SELECT * FROM m ORDER BY distance, id LIMIT ${limit}`,
     );
     const efSearch = Math.min(1000, Math.max(this.hnsw.efSearch, k));
+    // One round trip for both settings (simple protocol); they end with the transaction (or savepoint's transaction).
+    const settings = [`SET LOCAL hnsw.ef_search = ${efSearch}`];
+    if (this.iterativeScans) settings.push('SET LOCAL hnsw.iterative_scan = relaxed_order');
     const rows = await this.atomic(async (q) => {
-      await q(`SET LOCAL hnsw.ef_search = ${efSearch}`);
-      await q('SET LOCAL hnsw.iterative_scan = relaxed_order');
+      await q(settings.join('; '));
       const found = (await q(approximate.text, approximate.values)).rows as (RecordRow & { distance: number })[];
       if (found.length >= k) return found;
       const n = Number((await q(matching.text, matching.values)).rows[0].n);
@@ -797,6 +808,17 @@ function locationParams(connectionString: string | undefined): {
   url.searchParams.delete('schema');
   url.searchParams.delete('table');
   return { connectionString: url.toString(), schema, table };
+}
+
+/** Whether a version such as `0.8.1` is at least `min`. */
+function atLeast(version: unknown, min: readonly number[]): boolean {
+  if (typeof version !== 'string') return false;
+  const parts = version.split('.').map(Number);
+  for (let i = 0; i < min.length; i++) {
+    const v = parts[i] ?? 0;
+    if (v !== min[i]) return v > min[i]!;
+  }
+  return true;
 }
 
 function sleep(ms: number): Promise<void> {
