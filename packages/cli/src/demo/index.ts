@@ -32,14 +32,7 @@ export interface DemoContext {
 export type DemoSection = (d: DemoContext) => Promise<void>;
 
 // The tour, in order. Adding a section: a new file in ./ and one entry here.
-const sections: DemoSection[] = [
-  skillsSection,
-  memoriesSection,
-  conflictsSection,
-  decaySection,
-  branchesSection,
-  teleportSection,
-];
+const sections: DemoSection[] = [skillsSection, memoriesSection, conflictsSection, decaySection, branchesSection, teleportSection];
 
 export async function runDemo(cli: CliContext): Promise<void> {
   const workDir = mkdtempSync(join(tmpdir(), 'agentmem-demo-'));
@@ -63,8 +56,7 @@ export async function runDemo(cli: CliContext): Promise<void> {
       json: cli.json,
       heading: (title) => human(`\n=== ${title} ${'='.repeat(Math.max(3, 72 - title.length))}\n`),
       print: (text = '') => human(text),
-      table: (rows, columns) =>
-        human(rows.length > 0 ? renderTable(rows, columns, { width: cli.io.columns }) : '(none)'),
+      table: (rows, columns) => human(rows.length > 0 ? renderTable(rows, columns, { width: cli.io.columns }) : '(none)'),
       summary: {},
     };
     human(

@@ -1,11 +1,4 @@
-import {
-  type AgentMemory,
-  type BackendRecord,
-  type JsonObject,
-  type RecordFilter,
-  fusedRelevance,
-  stableId,
-} from '@agentmem/core';
+import { type AgentMemory, type BackendRecord, type JsonObject, type RecordFilter, fusedRelevance, stableId } from '@agentmem/core';
 import {
   BaseStore,
   type GetOperation,
@@ -97,9 +90,7 @@ export class AgentMemoryStore extends BaseStore {
   }
 
   private async getOp(op: GetOperation): Promise<Item | null> {
-    const [record] = await this.memory.backend.get([this.recordId(op.namespace, op.key)], {
-      tenant: this.memory.tenant,
-    });
+    const [record] = await this.memory.backend.get([this.recordId(op.namespace, op.key)], { tenant: this.memory.tenant });
     return record && record.attributes.kind === LANGGRAPH_ITEM_KIND ? this.toItem(record) : null;
   }
 

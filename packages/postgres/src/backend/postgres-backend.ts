@@ -3,6 +3,7 @@ import {
   AgentMemoryError,
   BM25_B,
   BM25_K1,
+  checkAttributeValue,
   type BackendCapabilities,
   type BackendInitOptions,
   type BackendRecord,
@@ -16,6 +17,7 @@ import {
   type ScanPage,
   type SearchHit,
   type SearchRequest,
+  searchRequestK,
 } from '@agentmem/core';
 import pg from 'pg';
 import { compileFilter, SqlBuilder, termsQuery, termsVector } from '../query';
@@ -242,7 +244,7 @@ export class PostgresBackend implements MemoryBackend {
       const entry = merged.get(p.id) ?? { attributes: {}, payload: undefined };
       for (const [k, v] of Object.entries(p.attributes ?? {})) {
         if (v === undefined) continue;
-        checkAttribute(k, v);
+        checkAttributeValue(k, v);
         entry.attributes[k] = v;
       }
       if (p.payload !== undefined) entry.payload = checkPayload(p.payload);
@@ -313,16 +315,7 @@ export class PostgresBackend implements MemoryBackend {
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    if (!request || typeof request !== 'object')
-      throw invalidInput('search() takes { mode, filter, k, vector | text }.');
-    if (request.mode === 'hybrid') {
-      throw new AgentMemoryError(
-        'CAPABILITY_MISSING',
-        'PostgresBackend has no native hybrid search; MemoryStore fuses its dense and keyword results itself.',
-      );
-    }
-    const k = Math.max(0, Math.floor(request.k));
-    if (!Number.isFinite(k)) throw invalidInput(`search() needs a finite k, got ${request.k}.`);
+    const k = searchRequestK(request, 'PostgresBackend');
     if (request.mode === 'dense') {
       if (!(request.vector instanceof Float32Array))
         throw invalidInput('A dense search needs `vector` (a Float32Array).');
@@ -671,7 +664,7 @@ export class PostgresBackend implements MemoryBackend {
     }
     if (r.attributes === null || typeof r.attributes !== 'object' || Array.isArray(r.attributes))
       throw invalidInput(`Record ${r.id}: attributes must be an object.`);
-    for (const [k, v] of Object.entries(r.attributes)) checkAttribute(k, v);
+    for (const [k, v] of Object.entries(r.attributes)) checkAttributeValue(k, v);
     let embedding: string | null = null;
     if (r.vector !== undefined) {
       if (!(r.vector instanceof Float32Array)) throw invalidInput(`Record ${r.id}: vector must be a Float32Array.`);
@@ -748,18 +741,6 @@ function parseVector(text: string): Float32Array {
 function checkIds(ids: unknown, op: string): asserts ids is readonly string[] {
   if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
     throw invalidInput(`${op}() takes an array of string ids.`);
-}
-
-function checkAttribute(key: string, value: unknown): void {
-  const ok =
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value));
-  if (!ok)
-    throw invalidInput(
-      `Attribute "${key}" must be a string, finite number, boolean or null, got ${JSON.stringify(value)}.`,
-    );
 }
 
 function checkPayload(payload: JsonObject): JsonObject {

@@ -1,11 +1,13 @@
-import { type AttributeCondition, type AttributeValue, invalidInput, type RecordFilter } from '@agentmem/core';
+import {
+  type AttributeCondition,
+  type AttributeValue,
+  checkFilterValue,
+  filterValues,
+  invalidInput,
+  RANGE_OPERATORS,
+  type RecordFilter,
+} from '@agentmem/core';
 import type { SqlBuilder } from './sql-builder';
-
-function checkValue(value: unknown, key: string): AttributeValue {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  throw invalidInput(`Filter on "${key}": ${JSON.stringify(value)} is not a string, finite number, boolean or null.`);
-}
 
 // Every predicate below is TRUE or FALSE, never NULL (attributes is NOT NULL), so negations are safe.
 // Equality is jsonb containment: type-aware (true never equals 1) and served by the GIN index on attributes.
@@ -21,20 +23,16 @@ function oneOf(key: string, values: readonly AttributeValue[], b: SqlBuilder, al
 }
 
 function conditionSql(key: string, condition: AttributeCondition, b: SqlBuilder, alias: string): string {
-  if (condition === null || typeof condition !== 'object') return equals(key, checkValue(condition, key), b, alias);
-  if ('in' in condition) return oneOf(key, listOf(condition.in, key), b, alias);
-  if ('notIn' in condition) return `NOT ${oneOf(key, listOf(condition.notIn, key), b, alias)}`;
-  if ('ne' in condition) return `NOT (${equals(key, checkValue(condition.ne, key), b, alias)})`;
+  if (condition === null || typeof condition !== 'object')
+    return equals(key, checkFilterValue(condition, key), b, alias);
+  if ('in' in condition) return oneOf(key, filterValues(condition.in, key), b, alias);
+  if ('notIn' in condition) return `NOT ${oneOf(key, filterValues(condition.notIn, key), b, alias)}`;
+  if ('ne' in condition) return `NOT (${equals(key, checkFilterValue(condition.ne, key), b, alias)})`;
   // Ranges only match numbers; the CASE keeps the cast away from strings whatever order the planner picks.
   const k = b.param(key);
   const value = `CASE WHEN jsonb_typeof(${alias}.attributes -> ${k}) = 'number' THEN (${alias}.attributes ->> ${k})::numeric END`;
   const parts = [`jsonb_typeof(${alias}.attributes -> ${k}) = 'number'`];
-  for (const [op, sql] of [
-    ['gt', '>'],
-    ['gte', '>='],
-    ['lt', '<'],
-    ['lte', '<='],
-  ] as const) {
+  for (const [op, sql] of RANGE_OPERATORS) {
     const bound = condition[op];
     if (bound === undefined) continue;
     if (typeof bound !== 'number' || !Number.isFinite(bound))
@@ -42,11 +40,6 @@ function conditionSql(key: string, condition: AttributeCondition, b: SqlBuilder,
     parts.push(`coalesce(${value} ${sql} ${b.param(String(bound))}::numeric, false)`);
   }
   return `(${parts.join(' AND ')})`;
-}
-
-function listOf(values: unknown, key: string): AttributeValue[] {
-  if (!Array.isArray(values)) throw invalidInput(`Filter on "${key}": in/notIn need an array.`);
-  return values.map((v) => checkValue(v, key));
 }
 
 export interface CompiledFilter {
