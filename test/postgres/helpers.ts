@@ -1,3 +1,4 @@
+import { unitVector } from '@agentmem/core/testing';
 import { PostgresBackend, type PostgresBackendOptions } from '@agentmem/postgres';
 import pg from 'pg';
 
@@ -50,11 +51,5 @@ export async function waitForServer(url: string): Promise<void> {
   }
 }
 
-export function unit(dim: number, ...values: number[]): Float32Array {
-  const v = new Float32Array(dim);
-  values.forEach((x, i) => {
-    v[i] = x;
-  });
-  const n = Math.hypot(...v);
-  return n === 0 ? v : v.map((x) => x / n);
-}
+/** A unit vector: `unit(dim, 1, 0.5)`. */
+export const unit = unitVector;
