@@ -51,3 +51,11 @@ export function searchRequestK(request: SearchRequest, backendName: string): num
   if (!Number.isFinite(k)) throw invalidInput(`search() needs a finite k, got ${request.k}.`);
   return k;
 }
+
+/** A filter's namespace list, checked and without repeats (empty: the filter matches nothing). */
+export function filterNamespaces(namespaces: readonly string[]): string[] {
+  if (!Array.isArray(namespaces) || namespaces.some((n) => typeof n !== 'string')) {
+    throw invalidInput('`namespaces` must be an array of strings.');
+  }
+  return [...new Set(namespaces)];
+}

@@ -2,6 +2,7 @@ import {
   type AttributeCondition,
   type AttributeValue,
   checkFilterValue,
+  filterNamespaces,
   filterValues,
   invalidInput,
   RANGE_OPERATORS,
@@ -123,9 +124,5 @@ export function compileFilter(
   return { sql: parts.length === 0 ? '1' : parts.join(' AND '), satisfiable };
 }
 
-export function namespaceList(namespaces: readonly string[]): string[] {
-  if (!Array.isArray(namespaces) || namespaces.some((n) => typeof n !== 'string')) {
-    throw invalidInput('`namespaces` must be an array of strings.');
-  }
-  return [...new Set(namespaces)];
-}
+/** A filter's namespaces, checked and without repeats. */
+export const namespaceList = filterNamespaces;
