@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@agentmem\/core\/testing$/, replacement: src('core', 'testing/index.ts') },
-      ...['core', 'sqlite', 'qdrant', 'ai-sdk', 'langchain', 'cohere', 'cli', 'mcp', 'inspector'].map((pkg) => ({
+      ...['core', 'sqlite', 'qdrant', 'ai-sdk', 'langchain', 'cohere', 'cli', 'mcp', 'postgres', 'inspector'].map((pkg) => ({
         find: new RegExp(`^@agentmem/${pkg}$`),
         replacement: src(pkg),
       })),
@@ -16,6 +16,8 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // A PGlite server for the Postgres tests, started lazily on their first connection.
+    globalSetup: ['test/postgres/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

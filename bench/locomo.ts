@@ -5,7 +5,7 @@
  * turns, averaged over questions. Dev split only (the held-out half is not in
  * this repository). Usage:
  *
- *   npm run bench -- locomo [--backends memory,sqlite,fts5] [--conversations conv-26,conv-30]
+ *   npm run bench -- locomo [--backends memory,sqlite,fts5,postgres,postgres-ts_rank_cd] [--conversations conv-26,conv-30]
  *                           [--by-category] [--dense-weight 0.1] [--min-dense 0.2] [--json]
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -260,6 +260,14 @@ export async function run(args: string[]): Promise<void> {
   const minDense = flag(args, 'min-dense');
   if (minDense !== undefined) storeOptions.minDenseSimilarity = Number(minDense);
 
+  // Postgres (PGlite on loopback) only when asked for: starting it costs seconds.
+  let stopPostgres: (() => Promise<void>) | undefined;
+  if (wanted.some((b) => b.startsWith('postgres'))) {
+    const { pgliteFactories } = await import('./pglite-stores');
+    const pg = await pgliteFactories(() => Date.parse('2026-01-01T00:00:00Z'));
+    Object.assign(factories, pg.factories);
+    stopPostgres = pg.stop;
+  }
   const embedder = new HashingEmbedder();
   const results: Record<string, Summary> = {};
   for (const backend of wanted) {
@@ -284,6 +292,7 @@ export async function run(args: string[]): Promise<void> {
     results[backend] = summarize(scores);
     if (!args.includes('--json')) console.error(`${backend}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
+  await stopPostgres?.();
 
   if (args.includes('--json')) {
     console.log(JSON.stringify(results, null, 2));

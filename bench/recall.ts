@@ -4,7 +4,9 @@
  * the naive reference on the same SQLite file: raw sqlite-vec `MATCH` + FTS5
  * `MATCH` + reciprocal rank fusion in JS. Goal: p50 <= 5 ms at 100k on 2 cores.
  *
- *   npm run bench -- recall [--sizes 10000,100000] [--queries 200] [--backends sqlite,naive,memory,parts]
+ *   npm run bench -- recall [--sizes 10000,100000] [--queries 200] [--backends sqlite,naive,memory,parts,postgres]
+ *
+ * (`postgres` runs PGlite in this process, so its CPU columns include the server's work.)
  *
  * (`parts` adds the naive path's two queries timed alone.)
  *
@@ -238,6 +240,28 @@ export async function run(args: string[]): Promise<void> {
           timing: await time(queries, recallOf(memory)),
         });
         await memory.close();
+      }
+      if (backends.includes('postgres')) {
+        const { startPglite } = await import('../test/postgres/pglite-server');
+        const { PostgresBackend } = await import('@agentmem/postgres');
+        const server = await startPglite();
+        const pgBackend = new PostgresBackend({
+          connectionString: `postgres://postgres@${server.host}:${server.port}/postgres`,
+        });
+        const pgStore = await MemoryStore.open({ backend: pgBackend, embedder });
+        await pgStore.init();
+        const start = performance.now();
+        await copyRecords(store, pgBackend);
+        const copied = `${((performance.now() - start) / 1000).toFixed(1)} s (copied)`;
+        console.error(`postgres ${n}: ${copied}`);
+        rows.push({
+          backend: 'Postgres (PGlite, in-process): MemoryStore.recall',
+          n,
+          build: copied,
+          timing: await time(queries, recallOf(pgStore)),
+        });
+        await pgStore.close();
+        await server.stop();
       }
       await store.close();
     } finally {

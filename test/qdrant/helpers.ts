@@ -1,3 +1,4 @@
+import { unitVector } from '@agentmem/core/testing';
 import { QdrantBackend, type QdrantBackendOptions } from '@agentmem/qdrant';
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import { FakeQdrant } from './fake-qdrant';
@@ -42,11 +43,5 @@ export function useFakeQdrant() {
   return ctx;
 }
 
-export function unit(dim: number, ...values: number[]): Float32Array {
-  const v = new Float32Array(dim);
-  values.forEach((x, i) => {
-    v[i] = x;
-  });
-  const n = Math.hypot(...v);
-  return n === 0 ? v : v.map((x) => x / n);
-}
+/** A unit vector: `unit(dim, 1, 0.5)`. */
+export const unit = unitVector;

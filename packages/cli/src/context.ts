@@ -2,14 +2,23 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { type AgentMemory, AgentMemoryError } from '@agentmem/core';
-import { createSqliteMemory } from '@agentmem/sqlite';
+import {
+  type AgentMemory,
+  AgentMemoryError,
+  importOptional,
+  isPostgresUrl,
+  POSTGRES_PACKAGE_MISSING,
+} from '@agentmem/core';
+import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { Command } from 'commander';
 import { CliError } from './errors';
 import type { CliIo } from './io';
 import { type Column, type Row, renderTable, toJson } from './output';
 
 export const DEFAULT_DB_PATH = './.agentmem/memory.db';
+// A variable, so that bundlers leave the optional package out.
+const POSTGRES_PACKAGE = '@agentmem/postgres';
+type PostgresModule = typeof import('@agentmem/postgres');
 
 /** The global options every command sees (`agentmem --help`). */
 export interface GlobalOptions {
@@ -66,20 +75,25 @@ export class CliContext {
     return this.options.yes;
   }
 
-  /** Absolute path of `--db`. */
+  /** Absolute path of `--db`, or its postgres:// connection string. */
   get dbPath(): string {
-    return resolve(this.options.db);
+    return isPostgresUrl(this.options.db) ? this.options.db : resolve(this.options.db);
   }
 
-  /** Opens (once per path) the SQLite store with the global tenant, branch (default: from git) and agent. */
+  /**
+   * Opens (once per path) the SQLite store, or the Postgres one for a
+   * postgres:// `--db`, with the global tenant, branch (default: from git) and agent.
+   */
   openMemory(options: OpenMemoryOptions = {}): Promise<AgentMemory> {
-    const path = resolve(options.path ?? this.options.db);
+    const location = options.path ?? this.options.db;
+    const postgres = isPostgresUrl(location);
+    const path = postgres ? location : resolve(location);
     const branch = options.branch ?? this.options.branch;
     const agentId = options.agentId ?? this.options.agent;
     const key = `${path}\u0000${branch ?? ''}\u0000${agentId ?? ''}`;
     let memory = this.opened.get(key);
     if (!memory) {
-      if (options.mustExist && !existsSync(path)) {
+      if (options.mustExist && !postgres && !existsSync(path)) {
         throw new AgentMemoryError(
           'NOT_FOUND',
           `No memory database at ${path}. Create one with \`agentmem remember\` or \`agentmem import\`, or pass --db with an existing file.`,
@@ -88,7 +102,13 @@ export class CliContext {
       }
       // Without --branch, project and reference memories follow the git branch of the working directory.
       const scope = branch ? { branch } : { detectBranch: true };
-      memory = createSqliteMemory({ path, tenant: this.options.tenant, agentId, ...scope });
+      const common = { tenant: this.options.tenant, agentId, ...scope };
+      memory = postgres
+        ? importOptional(() => import(POSTGRES_PACKAGE) as Promise<PostgresModule>, POSTGRES_PACKAGE_MISSING).then(
+            ({ createPostgresMemory }) =>
+              createPostgresMemory({ connectionString: path, ...common, snapshotFormat: sqliteSnapshotFormat }),
+          )
+        : createSqliteMemory({ path, ...common });
       this.opened.set(key, memory);
       // A failed open must not be handed out again (or closed).
       memory.catch(() => this.opened.delete(key));

@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import pkg from '../package.json';
 import * as branch from './commands/branch';
 import * as compact from './commands/compact';
@@ -48,7 +48,11 @@ export function buildProgram(ctx: CliContext): Command {
   const program = new Command('agentmem')
     .description('Long-term memory and skills for AI agents: operate a local agentmem store.')
     .version(pkg.version, '-V, --version')
-    .option('--db <path>', 'memory database file', DEFAULT_DB_PATH)
+    .addOption(
+      new Option('--db <path|url>', 'memory database file, or postgres://user:pw@host/db')
+        .env('AGENTMEM_DB')
+        .default(DEFAULT_DB_PATH),
+    )
     .option('--json', 'machine-readable JSON output')
     .option('--tenant <id>', 'tenant scope (e.g. a user id)')
     .option('--branch <name>', 'branch for project and reference memories')

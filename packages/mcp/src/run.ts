@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { AgentMemory } from '@agentmem/core';
+import { type AgentMemory, redactPassword } from '@agentmem/core';
 import { type McpServerConfig, openMemory } from './config';
 import { ServerContext } from './server/server-context';
 import { type HttpServerHandle, serveHttp, serveStdio } from './transport';
@@ -28,7 +28,7 @@ export async function serve(config: McpServerConfig, options: ServeOptions = {})
     const ctx = new ServerContext(memory, config, log);
     await loadSkillDirs(memory, config.skills, log);
     log(
-      `store ${config.qdrant ? `${config.qdrant.url} (${config.qdrant.collection})` : config.db}, tenant ${memory.tenant || '(default)'}, branch ${memory.branch}`,
+      `store ${config.qdrant ? `${config.qdrant.url} (${config.qdrant.collection})` : redactPassword(config.db)}, tenant ${memory.tenant || '(default)'}, branch ${memory.branch}`,
     );
     const stop = stopSignal(options.signal);
     try {

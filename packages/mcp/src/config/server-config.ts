@@ -1,6 +1,6 @@
 import { delimiter, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AgentMemoryError, assertBranchName, invalidInput } from '@agentmem/core';
+import { AgentMemoryError, assertBranchName, invalidInput, isPostgresUrl } from '@agentmem/core';
 
 /** Same default as the `agentmem` CLI, so both see one store. */
 export const DEFAULT_DB_PATH = './.agentmem/memory.db';
@@ -11,7 +11,7 @@ export const LOOPBACK_HOSTS = ['127.0.0.1', '::1', 'localhost'] as const;
 
 /** Everything the server needs, from flags and environment (flags win). */
 export interface McpServerConfig {
-  /** SQLite file (absolute). Ignored when `qdrant` is set. */
+  /** SQLite file (absolute), or a `postgres://` connection string. Ignored when `qdrant` is set. */
   db: string;
   qdrant?: { url: string; collection: string; apiKey?: string };
   tenant?: string;
@@ -33,7 +33,8 @@ export const USAGE = `Usage: agentmem-mcp [options]
 MCP server for agentmem memory and skills (stdio by default).
 
 Options (environment variable in brackets; flags win):
-  --db <path>               SQLite store file [AGENTMEM_DB] (default ${DEFAULT_DB_PATH}, relative to --cwd)
+  --db <path|url>           SQLite store file, or postgres://user:pw@host/db [AGENTMEM_DB]
+                            (default ${DEFAULT_DB_PATH}, relative to --cwd)
   --qdrant-url <url>        use a Qdrant server instead of SQLite [AGENTMEM_QDRANT_URL]
   --qdrant-collection <n>   Qdrant collection [AGENTMEM_QDRANT_COLLECTION] (default ${DEFAULT_QDRANT_COLLECTION})
                             API key only from the environment [AGENTMEM_QDRANT_API_KEY]
@@ -136,7 +137,7 @@ export function resolveConfig(flags: ServerFlags, env: NodeJS.ProcessEnv = proce
     : (env.AGENTMEM_SKILLS ?? '').split(delimiter).filter((dir) => dir.trim() !== '');
   const port = flags.port ?? (flags.http || flags.host ? DEFAULT_HTTP_PORT : undefined);
   const config: McpServerConfig = {
-    db: resolve(cwd, pick(flags.db, 'AGENTMEM_DB') ?? DEFAULT_DB_PATH),
+    db: storeLocation(cwd, pick(flags.db, 'AGENTMEM_DB') ?? DEFAULT_DB_PATH),
     cwd,
     skills: skills.map((dir) => resolve(cwd, dir)),
   };
@@ -161,6 +162,11 @@ export function resolveConfig(flags: ServerFlags, env: NodeJS.ProcessEnv = proce
   if (session !== undefined) config.session = session;
   if (port !== undefined || flags.http) config.http = { host: loopbackHost(flags.host), port: parsePort(port) };
   return config;
+}
+
+/** A file path relative to `cwd`, or a postgres:// connection string as given. */
+function storeLocation(cwd: string, db: string): string {
+  return isPostgresUrl(db) ? db : resolve(cwd, db);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

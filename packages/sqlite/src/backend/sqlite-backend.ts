@@ -4,6 +4,7 @@ import {
   type BackendCapabilities,
   type BackendInitOptions,
   type BackendRecord,
+  checkAttributeValue,
   invalidInput,
   type JsonObject,
   type MemoryBackend,
@@ -14,6 +15,7 @@ import {
   type ScanPage,
   type SearchHit,
   type SearchRequest,
+  searchRequestK,
 } from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import { compileFilter, keywordMatchExpression, namespaceList, SqlBuilder } from '../query';
@@ -270,16 +272,7 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    if (!request || typeof request !== 'object')
-      throw invalidInput('search() takes { mode, filter, k, vector | text }.');
-    if (request.mode === 'hybrid') {
-      throw new AgentMemoryError(
-        'CAPABILITY_MISSING',
-        'SqliteBackend has no native hybrid search; MemoryStore fuses its dense and keyword results itself.',
-      );
-    }
-    const k = Math.max(0, Math.floor(request.k));
-    if (!Number.isFinite(k)) throw invalidInput(`search() needs a finite k, got ${request.k}.`);
+    const k = searchRequestK(request, 'SqliteBackend');
     if (request.mode === 'dense') {
       if (!(request.vector instanceof Float32Array))
         throw invalidInput('A dense search needs `vector` (a Float32Array).');
@@ -690,15 +683,7 @@ function vectorBlob(v: Float32Array): Buffer {
 
 function checkAttribute(key: string, value: unknown): void {
   if (key.includes('"')) throw invalidInput(`Attribute names cannot contain '"' (got ${JSON.stringify(key)}).`);
-  const ok =
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value));
-  if (!ok)
-    throw invalidInput(
-      `Attribute "${key}" must be a string, finite number, boolean or null, got ${JSON.stringify(value)}.`,
-    );
+  checkAttributeValue(key, value);
 }
 
 /** An attribute as its column holds it: what json_extract returns (booleans as 1/0, missing as NULL). */

@@ -1,4 +1,13 @@
-import { type AttributeCondition, type AttributeValue, invalidInput, type RecordFilter } from '@agentmem/core';
+import {
+  type AttributeCondition,
+  type AttributeValue,
+  checkFilterValue,
+  filterNamespaces,
+  filterValues,
+  invalidInput,
+  RANGE_OPERATORS,
+  type RecordFilter,
+} from '@agentmem/core';
 import { ATTRIBUTE_COLUMNS } from '../schema/migrations';
 
 /** Named parameters of a compiled statement (`@p0`, `@p1`, …). */
@@ -35,12 +44,6 @@ function attributePath(key: string, b: SqlBuilder, alias: string): { value: stri
   };
 }
 
-function checkValue(value: unknown, key: string): AttributeValue {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  throw invalidInput(`Filter on "${key}": ${JSON.stringify(value)} is not a string, finite number, boolean or null.`);
-}
-
 // Each predicate is TRUE or FALSE/NULL; NULL only ever means "no match", and negations coalesce it first.
 function equals(x: { value: string; type: string }, v: AttributeValue, b: SqlBuilder): string {
   if (v === null) return `${x.value} IS NULL`;
@@ -67,17 +70,12 @@ function oneOf(x: { value: string; type: string }, values: readonly AttributeVal
 
 function conditionSql(key: string, condition: AttributeCondition, b: SqlBuilder, alias: string): string {
   const x = attributePath(key, b, alias);
-  if (condition === null || typeof condition !== 'object') return equals(x, checkValue(condition, key), b);
-  if ('in' in condition) return oneOf(x, listOf(condition.in, key), b);
-  if ('notIn' in condition) return `NOT coalesce(${oneOf(x, listOf(condition.notIn, key), b)}, 0)`;
-  if ('ne' in condition) return `NOT coalesce(${equals(x, checkValue(condition.ne, key), b)}, 0)`;
+  if (condition === null || typeof condition !== 'object') return equals(x, checkFilterValue(condition, key), b);
+  if ('in' in condition) return oneOf(x, filterValues(condition.in, key), b);
+  if ('notIn' in condition) return `NOT coalesce(${oneOf(x, filterValues(condition.notIn, key), b)}, 0)`;
+  if ('ne' in condition) return `NOT coalesce(${equals(x, checkFilterValue(condition.ne, key), b)}, 0)`;
   const parts = [`${x.type} ${NUMERIC}`];
-  for (const [op, sql] of [
-    ['gt', '>'],
-    ['gte', '>='],
-    ['lt', '<'],
-    ['lte', '<='],
-  ] as const) {
+  for (const [op, sql] of RANGE_OPERATORS) {
     const bound = condition[op];
     if (bound === undefined) continue;
     if (typeof bound !== 'number' || Number.isNaN(bound))
@@ -85,11 +83,6 @@ function conditionSql(key: string, condition: AttributeCondition, b: SqlBuilder,
     parts.push(`${x.value} ${sql} ${b.param(bound)}`);
   }
   return `(${parts.join(' AND ')})`;
-}
-
-function listOf(values: unknown, key: string): AttributeValue[] {
-  if (!Array.isArray(values)) throw invalidInput(`Filter on "${key}": in/notIn need an array.`);
-  return values.map((v) => checkValue(v, key));
 }
 
 export interface CompiledFilter {
@@ -131,9 +124,5 @@ export function compileFilter(
   return { sql: parts.length === 0 ? '1' : parts.join(' AND '), satisfiable };
 }
 
-export function namespaceList(namespaces: readonly string[]): string[] {
-  if (!Array.isArray(namespaces) || namespaces.some((n) => typeof n !== 'string')) {
-    throw invalidInput('`namespaces` must be an array of strings.');
-  }
-  return [...new Set(namespaces)];
-}
+/** A filter's namespaces, checked and without repeats. */
+export const namespaceList = filterNamespaces;

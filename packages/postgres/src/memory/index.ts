@@ -1,0 +1,1 @@
+export { createPostgresMemory, type PostgresMemoryOptions } from './create-postgres-memory';

@@ -1,0 +1,238 @@
+import { AgentMemoryError, type BackendRecord, HashingEmbedder, InMemoryBackend } from '@agentmem/core';
+import { runBackendConformance, seededRandom } from '@agentmem/core/testing';
+import {
+  createPostgresMemory,
+  MIGRATIONS,
+  PostgresBackend,
+  type PostgresBackendOptions,
+  SCHEMA_VERSION,
+} from '@agentmem/postgres';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { postgresStores, unit, waitForServer } from './helpers';
+
+/** Everything a Postgres server must pass: the conformance suite and this backend's own behaviour. */
+export function postgresSuite(url: () => string, label: string): void {
+  const stores = postgresStores(url);
+  beforeAll(() => waitForServer(url()), 180_000);
+  afterAll(() => stores.dropAll());
+
+  runBackendConformance(
+    {
+      name: `PostgresBackend (${label})`,
+      create: async () => stores.backend(),
+      reopen: async (backend) => {
+        await backend.close();
+        const { schema, table } = (backend as PostgresBackend).names;
+        return new PostgresBackend({ connectionString: url(), schema, table, maxConnections: 4 });
+      },
+      capabilities: { nativeHybrid: false, textSearch: true, transactions: true, persistent: true, snapshot: false },
+    },
+    { describe, it },
+  );
+}
+
+/** The backend's own behaviour beyond the conformance suite. */
+export function postgresBehaviourSuite(
+  url: () => string,
+  options: {
+    /** PGlite is one session behind a multiplexer: a reader waits for an open transaction instead of reading around it. */
+    singleSession: boolean;
+  },
+): void {
+  const stores = postgresStores(url);
+  beforeAll(() => waitForServer(url()), 180_000);
+  afterAll(() => stores.dropAll());
+  const open: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const b of open.splice(0)) await b.close().catch(() => {});
+  });
+  const backend = (options: Partial<PostgresBackendOptions> = {}) => {
+    const b = stores.backend(options);
+    open.push(b);
+    return b;
+  };
+
+  it('creates its tables at SCHEMA_VERSION once, even when two processes open the same table together', async () => {
+    const a = backend();
+    const b = backend({ schema: a.names.schema });
+    await Promise.all([a.init({ dimension: 4 }), b.init({ dimension: 4 })]);
+    const client = new pg.Client({ connectionString: url() });
+    await client.connect();
+    try {
+      const rows = await client.query(`SELECT version FROM ${a.names.migrations} ORDER BY version`);
+      expect(rows.rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(SCHEMA_VERSION).toBe(MIGRATIONS.at(-1)!.version);
+      const indexes = await client.query('SELECT indexdef FROM pg_indexes WHERE schemaname = $1', [a.names.schema]);
+      const defs = indexes.rows.map((r) => r.indexdef as string).join('\n');
+      expect(defs).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
+      expect(defs).toMatch(/USING gin \(terms\)/);
+      expect(defs).toMatch(/\(tenant, namespace, id\)/);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('refuses a table migrated by a newer version, changing nothing', async () => {
+    const a = backend();
+    await a.init({ dimension: 4 });
+    await a.upsert([{ id: 'x', namespace: 'n', tenant: '', text: 'kept', attributes: {}, payload: {} }]);
+    const client = new pg.Client({ connectionString: url() });
+    await client.connect();
+    try {
+      await client.query(`INSERT INTO ${a.names.migrations} (version, description) VALUES (99, 'from the future')`);
+      const newer = backend({ schema: a.names.schema });
+      const error = await newer.count({ tenant: null }).catch((e: unknown) => e);
+      expect(AgentMemoryError.hasCode(error, 'UNSUPPORTED_FORMAT')).toBe(true);
+      expect((error as Error).message).toContain('Upgrade @agentmem/postgres');
+      const rows = await client.query(`SELECT id FROM ${a.names.records}`);
+      expect(rows.rows).toEqual([{ id: 'x' }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('keyword search ranks and scores like core BM25 (the in-memory backend) on the same records', async () => {
+    const random = seededRandom(7);
+    const vocab = ['deploy', 'staging', 'database', 'postgres', 'cluster', 'tea', 'green', 'editor', 'tabs', 'review'];
+    const records: BackendRecord[] = Array.from({ length: 120 }, (_, i) => ({
+      id: `k${String(i).padStart(3, '0')}`,
+      namespace: i % 3 === 0 ? 'a' : 'b',
+      tenant: i % 5 === 0 ? 'other' : '',
+      text: Array.from(
+        { length: 3 + Math.floor(random() * 12) },
+        () => vocab[Math.floor(random() * vocab.length)],
+      ).join(' '),
+      attributes: { status: i % 7 === 0 ? 'pruned' : 'active' },
+      payload: {},
+    }));
+    const pgb = backend();
+    await pgb.init({ dimension: 4 });
+    await pgb.upsert(records);
+    const reference = new InMemoryBackend();
+    await reference.init({ dimension: 4 });
+    await reference.upsert(records);
+    for (const text of ['deploy staging', 'green tea editor', 'postgres', 'review the cluster database']) {
+      const request = {
+        mode: 'keyword' as const,
+        text,
+        k: 10,
+        filter: { tenant: '', namespaces: ['b'], where: { status: 'active' } },
+      };
+      const ours = await pgb.search(request);
+      const theirs = await reference.search(request);
+      expect(ours.map((h) => h.record.id)).toEqual(theirs.map((h) => h.record.id));
+      for (const [i, h] of ours.entries()) expect(h.score).toBeCloseTo(theirs[i]!.score, 6);
+    }
+  });
+
+  it('dense search filtered to a small tenant among many records still returns k (no starvation)', async () => {
+    const b = backend();
+    await b.init({ dimension: 8 });
+    const random = seededRandom(3);
+    const vec = () => unit(8, ...Array.from({ length: 8 }, () => random() - 0.5));
+    const many: BackendRecord[] = Array.from({ length: 600 }, (_, i) => ({
+      id: `big${i}`,
+      namespace: 'user',
+      tenant: 'big',
+      text: '',
+      vector: vec(),
+      attributes: { status: 'active' },
+      payload: {},
+    }));
+    const few: BackendRecord[] = Array.from({ length: 6 }, (_, i) => ({
+      id: `small${i}`,
+      namespace: 'user',
+      tenant: 'small',
+      text: '',
+      vector: vec(),
+      attributes: { status: i === 0 ? 'pruned' : 'active' },
+      payload: {},
+    }));
+    await b.upsert([...many, ...few]);
+    const query = vec();
+    const hits = await b.search({
+      mode: 'dense',
+      vector: query,
+      k: 5,
+      filter: { tenant: 'small', where: { status: 'active' } },
+    });
+    expect(hits.map((h) => h.record.id).sort()).toEqual(['small1', 'small2', 'small3', 'small4', 'small5']);
+    // Exact order by cosine similarity.
+    const expected = few
+      .slice(1)
+      .map((r) => ({ id: r.id, s: cosine(query, r.vector!) }))
+      .sort((x, y) => y.s - x.s);
+    expect(hits.map((h) => h.record.id)).toEqual(expected.map((e) => e.id));
+    for (const [i, h] of hits.entries()) expect(h.score).toBeCloseTo(expected[i]!.s, 5);
+  });
+
+  it('records the embedder id and dimension and refuses another embedder', async () => {
+    const schema = stores.schema();
+    const memory = await createPostgresMemory({
+      connectionString: url(),
+      schema,
+      embedder: new HashingEmbedder({ dimension: 64 }),
+    });
+    await memory.remember({ content: 'The staging database is PostgreSQL 16', type: 'project' });
+    await memory.close();
+    const error = await createPostgresMemory({
+      connectionString: url(),
+      schema,
+      embedder: new HashingEmbedder({ dimension: 32 }),
+    }).catch((e: unknown) => e);
+    expect(AgentMemoryError.hasCode(error, 'EMBEDDER_MISMATCH')).toBe(true);
+    const again = await createPostgresMemory({
+      connectionString: url(),
+      schema,
+      embedder: new HashingEmbedder({ dimension: 64 }),
+    });
+    expect((await again.recall('staging database', { k: 1 }))[0]?.memory.content).toBe(
+      'The staging database is PostgreSQL 16',
+    );
+    await again.close();
+  });
+
+  it('a write of many batches is one transaction: a failure in its last batch leaves nothing', async () => {
+    const b = backend();
+    await b.init({ dimension: 4 });
+    const records: BackendRecord[] = Array.from({ length: 1200 }, (_, i) => ({
+      id: `t${String(i).padStart(4, '0')}`,
+      namespace: 'n',
+      tenant: '',
+      text: 'x',
+      attributes: {},
+      payload: {},
+    }));
+    records[1150]!.text = 'Postgres text cannot hold \u0000'; // rejected by the server, in the third statement
+    const error = await b.upsert(records).catch((e: unknown) => e);
+    expect(AgentMemoryError.hasCode(error, 'INVALID_INPUT')).toBe(true);
+    expect(await b.count({ tenant: null })).toBe(0);
+  });
+
+  it.skipIf(options.singleSession)('a transaction is invisible to other connections until it commits', async () => {
+    const b = backend();
+    await b.init({ dimension: 4 });
+    const reader = backend({ schema: b.names.schema });
+    let seenInside = -1;
+    await b.transaction(async () => {
+      await b.upsert([{ id: 'inside', namespace: 'n', tenant: '', text: 'x', attributes: {}, payload: {} }]);
+      seenInside = await reader.count({ tenant: null });
+      expect(await b.count({ tenant: null })).toBe(1);
+    });
+    expect(seenInside).toBe(0);
+    expect(await reader.count({ tenant: null })).toBe(1);
+  });
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+}
