@@ -4,6 +4,7 @@ export * from './branches';
 export * from './compaction';
 export * from './conflicts';
 export * from './contracts';
+export * from './conversation';
 export * from './decay';
 export * from './embedding';
 export * from './errors';

@@ -10,6 +10,15 @@ export const BM25_K1 = 0.9;
 export const BM25_B = 0.4;
 
 /**
+ * Weight of a record's `context` against its `text` in keyword relevance: a
+ * context term counts as this fraction of an occurrence in the text (BM25F's
+ * field weight). Below 1 so that a match in the context alone ranks below the
+ * same match in the text; see docs/benchmarks.md for how it was chosen.
+ * Every backend uses it (FTS5 column weights, Qdrant sparse values).
+ */
+export const CONTEXT_WEIGHT = 0.3;
+
+/**
  * An incremental BM25 index over the core tokenizer. Used by the in-memory
  * backend; idf is computed over the documents the caller's filter admits, as
  * a per-tenant index would.
@@ -18,16 +27,26 @@ export class Bm25Index {
   private readonly docs = new Map<string, { tf: Map<string, number>; length: number }>();
   private readonly postings = new Map<string, Set<string>>();
 
-  constructor(private readonly params: { k1: number; b: number } = { k1: BM25_K1, b: BM25_B }) {}
+  constructor(
+    private readonly params: { k1: number; b: number; contextWeight?: number } = { k1: BM25_K1, b: BM25_B },
+  ) {}
 
-  /** Indexes a document's text; text without terms (e.g. history records) is not a document, as in FTS5. */
-  set(id: string, text: string): void {
+  /**
+   * Indexes a document's text and optional context as one BM25F document: a
+   * context occurrence adds `contextWeight` to a term's frequency, and the
+   * length is both fields' terms (as FTS5's bm25() with column weights does).
+   * A document without terms (e.g. a history record) is not a document, as in FTS5.
+   */
+  set(id: string, text: string, context?: string): void {
     this.remove(id);
     const terms = tokenize(text);
-    if (terms.length === 0) return;
+    const contextTerms = context ? tokenize(context) : [];
+    if (terms.length + contextTerms.length === 0) return;
     const tf = new Map<string, number>();
     for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-    this.docs.set(id, { tf, length: terms.length });
+    const weight = this.params.contextWeight ?? CONTEXT_WEIGHT;
+    for (const t of contextTerms) tf.set(t, (tf.get(t) ?? 0) + weight);
+    this.docs.set(id, { tf, length: terms.length + contextTerms.length });
     for (const t of tf.keys()) {
       const set = this.postings.get(t);
       if (set) set.add(id);

@@ -15,6 +15,7 @@ import type {
   Usage,
 } from '../contracts';
 import { fusedRelevance, fuseRrf, RRF_K } from '../backends/rrf';
+import { type ConversationTurn, conversationInputs, type RememberConversationOptions } from '../conversation';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
 import { AgentMemoryError, invalidInput } from '../errors';
@@ -32,10 +33,12 @@ import { historyToRecord, KIND, memoryToRecord, recordToHistory, recordToMemory 
 import {
   DEFAULT_MAX_CONTENT_LENGTH,
   validateContent,
+  validateContext,
   validateId,
   validateImportance,
   validateInput,
   validateMetadata,
+  validateOccurredAt,
   validateTags,
 } from './validate';
 
@@ -90,6 +93,10 @@ export interface RecallOptions {
   reinforce?: boolean;
   /** Override the store's reranker for this call (`false`: none). */
   reranker?: Reranker | false;
+  /** Only memories whose `occurredAt` is at or after this time (ISO 8601 or a Date). */
+  after?: string | Date;
+  /** Only memories whose `occurredAt` is before this time (exclusive). */
+  before?: string | Date;
 }
 
 export interface RecallResult {
@@ -114,6 +121,10 @@ export interface MemoryUpdate {
   importance?: number;
   tags?: string[];
   metadata?: Memory['metadata'];
+  /** A corrected event time (ISO 8601 or a Date). */
+  occurredAt?: string | Date;
+  /** New context text; `''` or `null` removes it. */
+  context?: string | null;
 }
 
 const PAGE = 1000;
@@ -210,6 +221,18 @@ export class MemoryStore {
     return memory!;
   }
 
+  /**
+   * Stores a conversation (one session): one memory per turn, `speaker: text`, with the turn's
+   * time as `occurredAt` and the session date and neighbouring turns as context (docs/core.md).
+   * Returns one memory per turn, in order; identical turns in a namespace are one memory.
+   */
+  async rememberConversation(
+    turns: readonly ConversationTurn[],
+    options: RememberConversationOptions = {},
+  ): Promise<Memory[]> {
+    return this.rememberMany(conversationInputs(turns, options));
+  }
+
   /** Stores many memories with one embedding call per batch. Duplicates (also within the batch) collapse. */
   async rememberMany(inputs: readonly MemoryInput[]): Promise<Memory[]> {
     await this.init();
@@ -265,12 +288,15 @@ export class MemoryStore {
         tenant: this.tenant,
         createdAt: now,
         updatedAt: now,
+        // Decay counts from the last access, not from the event: an imported history starts fresh.
         lastAccessedAt: now,
+        occurredAt: v.occurredAt ?? now,
         accessCount: 0,
         contentHash: hash,
         ...(this.agentId ? { agentId: this.agentId } : {}),
         ...(namespace !== v.type ? { branch: this.branchName } : {}),
         metadata: v.metadata,
+        ...(v.context ? { context: v.context } : {}),
       };
       results[i] = memory;
       seen.set(key, memory);
@@ -301,9 +327,20 @@ export class MemoryStore {
     if (patch.importance !== undefined) next.importance = validateImportance(patch.importance);
     if (patch.tags !== undefined) next.tags = validateTags(patch.tags);
     if (patch.metadata !== undefined) next.metadata = validateMetadata(patch.metadata);
+    if (patch.occurredAt !== undefined) next.occurredAt = validateOccurredAt(patch.occurredAt);
+    if (patch.context !== undefined) {
+      const context = patch.context === null ? undefined : validateContext(patch.context, max);
+      if (context === undefined) delete next.context;
+      else next.context = context;
+    }
     if (next.contentHash !== current.contentHash) {
       const [vector] = await this.embedDocuments([next.content]);
       await this.writeMemories([{ memory: next, vector: vector! }], 'update');
+    } else if (next.context !== current.context) {
+      // The keyword index holds the context: rewrite the record, keeping its vector (content is unchanged).
+      const [stored] = await this.backend.get([id], { tenant: this.tenant, withVectors: true });
+      const vector = stored?.vector ?? (await this.embedDocuments([next.content]))[0]!;
+      await this.writeMemories([{ memory: next, vector }], 'update');
     } else {
       await this.patchMemories([next], 'update');
     }
@@ -558,11 +595,20 @@ export class MemoryStore {
   /** The filter recall uses: this tenant, memories only, active unless asked otherwise. */
   memoryFilter(
     namespaces: readonly string[],
-    options: { includeSuperseded?: boolean; includePruned?: boolean; types?: readonly MemoryType[] } = {},
+    options: {
+      includeSuperseded?: boolean;
+      includePruned?: boolean;
+      types?: readonly MemoryType[];
+      after?: string | Date;
+      before?: string | Date;
+    } = {},
   ): RecordFilter {
     const statuses = ['active'];
     if (options.includeSuperseded) statuses.push('superseded');
     if (options.includePruned) statuses.push('pruned');
+    const time: { gte?: number; lt?: number } = {};
+    if (options.after !== undefined) time.gte = toMillis(validateOccurredAt(options.after, 'after'));
+    if (options.before !== undefined) time.lt = toMillis(validateOccurredAt(options.before, 'before'));
     return {
       tenant: this.tenant,
       namespaces,
@@ -570,6 +616,7 @@ export class MemoryStore {
         kind: KIND.memory,
         status: statuses.length === 1 ? 'active' : { in: statuses },
         ...(options.types ? { type: { in: options.types } } : {}),
+        ...(time.gte !== undefined || time.lt !== undefined ? { occurredAt: time } : {}),
       },
     };
   }
