@@ -45,7 +45,8 @@ export function conversationInputs(
   turns: readonly ConversationTurn[],
   options: RememberConversationOptions = {},
 ): MemoryInput[] {
-  if (!Array.isArray(turns)) throw invalidInput('rememberConversation() takes an array of { speaker, text, at? } turns.');
+  if (!Array.isArray(turns))
+    throw invalidInput('rememberConversation() takes an array of { speaker, text, at? } turns.');
   const window = options.window ?? DEFAULT_CONVERSATION_WINDOW;
   if (!Number.isInteger(window) || window < 0) {
     throw invalidInput(`window must be a non-negative integer (neighbouring turns on each side), got ${window}.`);
