@@ -8,7 +8,7 @@
  * date and neighbouring turns as context). Usage:
  *
  *   npm run bench -- locomo [--data FILE] [--backends memory,sqlite,fts5] [--modes conversation,turn]
- *                           [--conversations conv-26,conv-30] [--window 2]
+ *                           [--conversations conv-26,conv-30] [--window 2] [--signals keyword,hybrid]
  *                           [--by-category] [--dense-weight 0.1] [--min-dense 0.2] [--json]
  *
  * `--json` prints an array of rows `{ backend, mode, signal, "R@5", "R@10", "R@25", byCategory }`.
@@ -210,7 +210,7 @@ export async function storeRetrievers(
   store: MemoryStore,
   conversation: LocomoConversation,
   mode: IngestMode = 'turn',
-  options: { window?: number } = {},
+  options: { window?: number; signals?: readonly Mode[] } = {},
 ): Promise<Record<Mode, Retriever>> {
   const memories = await ingest(store, conversation, mode, options);
   // Identical turns collapse into one memory (dedup by content); it stands for all of them.
@@ -224,7 +224,8 @@ export async function storeRetrievers(
     (mode: Mode): Retriever =>
     async (question, k) =>
       (await store.recall(question, { k, mode, reinforce: false })).flatMap((r) => diaIds.get(r.memory.id) ?? []);
-  return { keyword: retriever('keyword'), dense: retriever('dense'), hybrid: retriever('hybrid') };
+  const signals = options.signals ?? MODES;
+  return Object.fromEntries(signals.map((m) => [m, retriever(m)])) as Record<Mode, Retriever>;
 }
 
 export interface Summary {
@@ -334,6 +335,7 @@ export async function run(args: string[]): Promise<void> {
   if (minDense !== undefined) storeOptions.minDenseSimilarity = Number(minDense);
   const window = flag(args, 'window') === undefined ? undefined : Number(flag(args, 'window'));
   const json = args.includes('--json');
+  const signals = flag(args, 'signals')?.split(',') as Mode[] | undefined;
 
   const embedder = new HashingEmbedder();
   const rows: Row[] = [];
@@ -364,7 +366,7 @@ export async function run(args: string[]): Promise<void> {
           );
         const store = await factory({ embedder, ...storeOptions });
         scores.push(
-          ...(await scoreQuestions(conversation, await storeRetrievers(store, conversation, mode as IngestMode, { window }))),
+          ...(await scoreQuestions(conversation, await storeRetrievers(store, conversation, mode as IngestMode, { window, signals }))),
         );
         await store.close();
       }

@@ -16,5 +16,6 @@ export * from './sessions';
 export * from './skills';
 export * from './store';
 export * from './swarm';
+export * from './temporal';
 export * from './text';
 export * from './util';

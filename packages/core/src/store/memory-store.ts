@@ -16,6 +16,7 @@ import type {
 } from '../contracts';
 import { fusedRelevance, fuseRrf, RRF_K } from '../backends/rrf';
 import { type ConversationTurn, conversationInputs, type RememberConversationOptions } from '../conversation';
+import { inTimeSpans, timeSpansInQuery } from '../temporal';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
 import { AgentMemoryError, invalidInput } from '../errors';
@@ -72,6 +73,12 @@ export interface MemoryStoreOptions {
   reranker?: Reranker;
   /** Candidate pool handed to the reranker, as a multiple of k. Default 4. */
   rerankPoolFactor?: number;
+  /**
+   * Date evidence in recall queries: memories whose `occurredAt` falls on a date the query names
+   * ("in May 2023", "on 8 May, 2023", "last week") get their keyword relevance raised by half.
+   * Default true; `false` turns it off (one regex pass per query when on; docs/core.md).
+   */
+  dateEvidence?: boolean;
   maxContentLength?: number;
   /** Clock, for tests and replays. */
   now?: () => number;
@@ -97,6 +104,8 @@ export interface RecallOptions {
   after?: string | Date;
   /** Only memories whose `occurredAt` is before this time (exclusive). */
   before?: string | Date;
+  /** Override the store's `dateEvidence` for this call. */
+  dateEvidence?: boolean;
 }
 
 export interface RecallResult {
@@ -128,6 +137,18 @@ export interface MemoryUpdate {
 }
 
 const PAGE = 1000;
+/**
+ * How much date evidence raises a keyword score (x1.5): chosen by
+ * leave-one-conversation-out cross-validation on LoCoMo (0.1-1 measured; docs/benchmarks.md).
+ */
+export const DATE_EVIDENCE_BOOST = 0.5;
+
+/** Hits with their scores multiplied by `factor`, best first (ties keep id order, as backends rank). */
+function reorderBy(hits: readonly SearchHit[], factor: (hit: SearchHit) => number): SearchHit[] {
+  return hits
+    .map((h) => ({ ...h, score: h.score * factor(h) }))
+    .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
+}
 /** Ids or hashes per lookup query (well under SQLite's bound-parameter limit). */
 const LOOKUP_CHUNK = 500;
 
@@ -386,10 +407,16 @@ export class MemoryStore {
     const reranker = options.reranker === false ? undefined : (options.reranker ?? this.options.reranker);
     const want = reranker ? k * (this.options.rerankPoolFactor ?? 4) : k;
     const pool = Math.max(want * 5, 50);
-    const hits = await this.searchRecords(query, { mode, filter, k: pool });
+    const now = this.clock();
+    const spans = (options.dateEvidence ?? this.options.dateEvidence ?? true) ? timeSpansInQuery(query, now) : [];
+    const keywordBoost =
+      spans.length === 0
+        ? undefined
+        : (hit: SearchHit) =>
+            inTimeSpans(Number(hit.record.attributes.occurredAt ?? Number.NaN), spans) ? 1 + DATE_EVIDENCE_BOOST : 1;
+    const hits = await this.searchRecords(query, { mode, filter, k: pool, keywordBoost });
     const weights = this.fusionWeights();
     const totalWeight = mode === 'hybrid' ? weights.dense + weights.keyword : 1;
-    const now = this.clock();
     let results: RecallResult[] = hits.map((hit) => {
       const memory = recordToMemory(hit.record);
       const relevance = fusedRelevance(hit.score, totalWeight);
@@ -632,7 +659,18 @@ export class MemoryStore {
    */
   async searchRecords(
     query: string,
-    { mode, filter, k: pool }: { mode: 'hybrid' | 'dense' | 'keyword'; filter: RecordFilter; k: number },
+    {
+      mode,
+      filter,
+      k: pool,
+      keywordBoost,
+    }: {
+      mode: 'hybrid' | 'dense' | 'keyword';
+      filter: RecordFilter;
+      k: number;
+      /** A factor on each keyword hit's score, applied before ranking and fusion (query-side evidence). */
+      keywordBoost?: (hit: SearchHit) => number;
+    },
   ): Promise<SearchHit[]> {
     const caps = this.backend.capabilities;
     const minDense = this.options.minDenseSimilarity ?? (this.embedder.lexical ? 0.1 : 0);
@@ -640,7 +678,11 @@ export class MemoryStore {
     const vector = needsVector ? (await this.embed([query], 'query'))[0]! : undefined;
     const dense = async () =>
       (await this.backend.search({ mode: 'dense', vector, filter, k: pool })).filter((h) => h.score >= minDense);
-    const keyword = async () => (caps.textSearch ? this.backend.search({ mode: 'keyword', text: query, filter, k: pool }) : []);
+    const keyword = async () => {
+      if (!caps.textSearch) return [];
+      const hits = await this.backend.search({ mode: 'keyword', text: query, filter, k: pool });
+      return keywordBoost ? reorderBy(hits, keywordBoost) : hits;
+    };
     const asList = (hits: SearchHit[], signal: 'dense' | 'keyword') =>
       hits.map((h, i) => ({ record: h.record, score: 1 / (RRF_K + i + 1), [signal]: { rank: i + 1, score: h.score } }));
     if (mode === 'dense' || (mode === 'keyword' && !caps.textSearch)) return asList(await dense(), 'dense');
