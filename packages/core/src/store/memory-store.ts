@@ -16,7 +16,7 @@ import type {
 } from '../contracts';
 import { fusedRelevance, fuseRrf, RRF_K } from '../backends/rrf';
 import { type ConversationTurn, conversationInputs, type RememberConversationOptions } from '../conversation';
-import { inTimeSpans, timeSpansInQuery } from '../temporal';
+import { applyKeywordEvidence, timeSpansInQuery } from '../temporal';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
 import { AgentMemoryError, invalidInput } from '../errors';
@@ -79,6 +79,13 @@ export interface MemoryStoreOptions {
    * Default true; `false` turns it off (one regex pass per query when on; docs/core.md).
    */
   dateEvidence?: boolean;
+  /**
+   * Session evidence: a session (memories sharing `metadata.sessionId`, as `rememberConversation`
+   * writes them) whose turns match lifts its other matching turns. Default true.
+   */
+  sessionEvidence?: boolean;
+  /** Turn priors: longer contents rank a little higher, contents that are questions lower. Default true. */
+  turnPriors?: boolean;
   maxContentLength?: number;
   /** Clock, for tests and replays. */
   now?: () => number;
@@ -106,6 +113,10 @@ export interface RecallOptions {
   before?: string | Date;
   /** Override the store's `dateEvidence` for this call. */
   dateEvidence?: boolean;
+  /** Override the store's `sessionEvidence` for this call. */
+  sessionEvidence?: boolean;
+  /** Override the store's `turnPriors` for this call. */
+  turnPriors?: boolean;
 }
 
 export interface RecallResult {
@@ -137,18 +148,6 @@ export interface MemoryUpdate {
 }
 
 const PAGE = 1000;
-/**
- * How much date evidence raises a keyword score (x1.5): chosen by
- * leave-one-conversation-out cross-validation on LoCoMo (0.1-1 measured; docs/benchmarks.md).
- */
-export const DATE_EVIDENCE_BOOST = 0.5;
-
-/** Hits with their scores multiplied by `factor`, best first (ties keep id order, as backends rank). */
-function reorderBy(hits: readonly SearchHit[], factor: (hit: SearchHit) => number): SearchHit[] {
-  return hits
-    .map((h) => ({ ...h, score: h.score * factor(h) }))
-    .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
-}
 /** Ids or hashes per lookup query (well under SQLite's bound-parameter limit). */
 const LOOKUP_CHUNK = 500;
 
@@ -408,13 +407,16 @@ export class MemoryStore {
     const want = reranker ? k * (this.options.rerankPoolFactor ?? 4) : k;
     const pool = Math.max(want * 5, 50);
     const now = this.clock();
-    const spans = (options.dateEvidence ?? this.options.dateEvidence ?? true) ? timeSpansInQuery(query, now) : [];
-    const keywordBoost =
-      spans.length === 0
-        ? undefined
-        : (hit: SearchHit) =>
-            inTimeSpans(Number(hit.record.attributes.occurredAt ?? Number.NaN), spans) ? 1 + DATE_EVIDENCE_BOOST : 1;
-    const hits = await this.searchRecords(query, { mode, filter, k: pool, keywordBoost });
+    const evidence = {
+      spans: (options.dateEvidence ?? this.options.dateEvidence ?? true) ? timeSpansInQuery(query, now) : [],
+      sessions: options.sessionEvidence ?? this.options.sessionEvidence ?? true,
+      turnPriors: options.turnPriors ?? this.options.turnPriors ?? true,
+    };
+    const rescore =
+      evidence.spans.length > 0 || evidence.sessions || evidence.turnPriors
+        ? (hits: SearchHit[]) => applyKeywordEvidence(hits, evidence)
+        : undefined;
+    const hits = await this.searchRecords(query, { mode, filter, k: pool, rescoreKeyword: rescore });
     const weights = this.fusionWeights();
     const totalWeight = mode === 'hybrid' ? weights.dense + weights.keyword : 1;
     let results: RecallResult[] = hits.map((hit) => {
@@ -663,13 +665,13 @@ export class MemoryStore {
       mode,
       filter,
       k: pool,
-      keywordBoost,
+      rescoreKeyword,
     }: {
       mode: 'hybrid' | 'dense' | 'keyword';
       filter: RecordFilter;
       k: number;
-      /** A factor on each keyword hit's score, applied before ranking and fusion (query-side evidence). */
-      keywordBoost?: (hit: SearchHit) => number;
+      /** Rescores and reorders the keyword hits before fusion (query-side evidence). */
+      rescoreKeyword?: (hits: SearchHit[]) => SearchHit[];
     },
   ): Promise<SearchHit[]> {
     const caps = this.backend.capabilities;
@@ -681,7 +683,7 @@ export class MemoryStore {
     const keyword = async () => {
       if (!caps.textSearch) return [];
       const hits = await this.backend.search({ mode: 'keyword', text: query, filter, k: pool });
-      return keywordBoost ? reorderBy(hits, keywordBoost) : hits;
+      return rescoreKeyword ? rescoreKeyword(hits) : hits;
     };
     const asList = (hits: SearchHit[], signal: 'dense' | 'keyword') =>
       hits.map((h, i) => ({ record: h.record, score: 1 / (RRF_K + i + 1), [signal]: { rank: i + 1, score: h.score } }));
