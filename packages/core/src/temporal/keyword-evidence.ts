@@ -46,7 +46,9 @@ export function applyKeywordEvidence(hits: readonly SearchHit[], options: Keywor
         return typeof metadata?.sessionId === 'string' ? `s\u0000${metadata.sessionId}` : `m\u0000${i}`;
       });
       const best = new Map<string, number>();
-      base.forEach((b, i) => best.set(sessionOf[i]!, Math.max(best.get(sessionOf[i]!) ?? 0, b)));
+      base.forEach((b, i) => {
+        best.set(sessionOf[i]!, Math.max(best.get(sessionOf[i]!) ?? 0, b));
+      });
       scores = base.map((b, i) => (b > 0 ? b + SESSION_EVIDENCE_WEIGHT * best.get(sessionOf[i]!)! : b));
     }
   }
