@@ -57,6 +57,7 @@ function* syntheticMemories(count: number): Generator<Memory> {
       createdAt: accessed,
       updatedAt: accessed,
       lastAccessedAt: accessed,
+      occurredAt: accessed,
       accessCount: 0,
       contentHash: contentHash(content),
       metadata: {},

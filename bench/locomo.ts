@@ -2,14 +2,19 @@
  * LoCoMo evidence recall (ACL 2024, `task_eval/evaluation.py`'s "recall
  * accuracy"): one store per conversation, every turn a memory, the question
  * as query; R@k = fraction of a question's evidence dia_ids among the top-k
- * turns, averaged over questions. Dev split only (the held-out half is not in
- * this repository). Usage:
+ * turns, averaged over questions. Two ways to store a conversation, both
+ * through the public API: `turn` (one `rememberMany` of bare turns, no time)
+ * and `conversation` (one `rememberConversation` per session: time, session
+ * date and neighbouring turns as context). Usage:
  *
- *   npm run bench -- locomo [--backends memory,sqlite,fts5,postgres,postgres-ts_rank_cd] [--conversations conv-26,conv-30]
+ *   npm run bench -- locomo [--data FILE] [--backends memory,sqlite,fts5,postgres,postgres-ts_rank_cd] [--modes conversation,turn]
+ *                           [--conversations conv-26,conv-30] [--window 2] [--signals keyword,hybrid]
  *                           [--by-category] [--dense-weight 0.1] [--min-dense 0.2] [--json]
+ *
+ * `--json` prints an array of rows `{ backend, mode, signal, "R@5", "R@10", "R@25", byCategory }`.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   type Embedder,
@@ -42,7 +47,24 @@ export interface LocomoTurn {
   diaId: string;
   /** `Speaker: text`, plus the caption of a shared image (the turn as the other speaker saw it). */
   content: string;
+  speaker: string;
+  /** The text with the caption of a shared image. */
+  text: string;
+  /** Session number (1-based) and its start time (ISO, read as UTC). */
+  session: number;
+  sessionAt?: string;
 }
+
+/** `"1:56 pm on 8 May, 2023"` as ISO (UTC); undefined when it does not parse. */
+export function parseLocomoDate(raw: unknown): string | undefined {
+  const m = /^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$/i.exec(String(raw).trim());
+  if (!m) return undefined;
+  const month = MONTHS.indexOf(m[5]!.slice(0, 3).toLowerCase());
+  if (month < 0) return undefined;
+  const hour = (Number(m[1]) % 12) + (m[3]!.toLowerCase() === 'pm' ? 12 : 0);
+  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
+}
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 export interface LocomoQuestion {
   question: string;
@@ -94,12 +116,20 @@ export function loadLocomo(path = LOCOMO_DEV_PATH): LocomoConversation[] {
     const sessions = Object.keys(sample.conversation)
       .filter((key) => /^session_\d+$/.test(key))
       .sort((a, b) => Number(a.slice(8)) - Number(b.slice(8)));
-    const turns: LocomoTurn[] = sessions.flatMap((key) =>
-      (sample.conversation[key] as RawTurn[]).map((t) => ({
-        diaId: t.dia_id,
-        content: `${t.speaker}: ${t.text}${t.blip_caption ? ` [shares a photo: ${t.blip_caption}]` : ''}`,
-      })),
-    );
+    const turns: LocomoTurn[] = sessions.flatMap((key) => {
+      const sessionAt = parseLocomoDate(sample.conversation[`${key}_date_time`]);
+      return (sample.conversation[key] as RawTurn[]).map((t) => {
+        const text = `${t.text}${t.blip_caption ? ` [shares a photo: ${t.blip_caption}]` : ''}`;
+        return {
+          diaId: t.dia_id,
+          content: `${t.speaker}: ${text}`,
+          speaker: t.speaker,
+          text,
+          session: Number(key.slice(8)),
+          ...(sessionAt ? { sessionAt } : {}),
+        };
+      });
+    });
     const known = new Set(turns.map((t) => t.diaId));
     const missingEvidence: string[] = [];
     const questions: LocomoQuestion[] = [];
@@ -146,14 +176,43 @@ export async function scoreQuestions(
   return scores;
 }
 
-/** Loads a conversation into a store (one `rememberMany`) and returns recall-based retrievers per mode. */
+/** How a conversation is stored: bare turns (`rememberMany`), or sessions (`rememberConversation`). */
+export const INGEST_MODES = ['conversation', 'turn'] as const;
+export type IngestMode = (typeof INGEST_MODES)[number];
+
+/** Stores a conversation the way a user would, one memory per turn, in the turns' order. */
+export async function ingest(
+  store: MemoryStore,
+  conversation: LocomoConversation,
+  mode: IngestMode,
+  options: { window?: number } = {},
+) {
+  if (mode === 'turn') {
+    return store.rememberMany(
+      conversation.turns.map((t) => ({ content: t.content, type: 'user' as const, metadata: { diaId: t.diaId } })),
+    );
+  }
+  const memories = [];
+  for (const session of [...new Set(conversation.turns.map((t) => t.session))]) {
+    const turns = conversation.turns.filter((t) => t.session === session);
+    memories.push(
+      ...(await store.rememberConversation(
+        turns.map((t) => ({ speaker: t.speaker, text: t.text, metadata: { diaId: t.diaId } })),
+        { sessionId: `${conversation.id}/session_${session}`, at: turns[0]!.sessionAt, window: options.window },
+      )),
+    );
+  }
+  return memories;
+}
+
+/** Loads a conversation into a store and returns recall-based retrievers per signal. */
 export async function storeRetrievers(
   store: MemoryStore,
   conversation: LocomoConversation,
+  mode: IngestMode = 'turn',
+  options: { window?: number; signals?: readonly Mode[] } = {},
 ): Promise<Record<Mode, Retriever>> {
-  const memories = await store.rememberMany(
-    conversation.turns.map((t) => ({ content: t.content, type: 'user' as const, metadata: { diaId: t.diaId } })),
-  );
+  const memories = await ingest(store, conversation, mode, options);
   // Identical turns collapse into one memory (dedup by content); it stands for all of them.
   const diaIds = new Map<string, string[]>();
   memories.forEach((m, i) => {
@@ -165,7 +224,8 @@ export async function storeRetrievers(
     (mode: Mode): Retriever =>
     async (question, k) =>
       (await store.recall(question, { k, mode, reinforce: false })).flatMap((r) => diaIds.get(r.memory.id) ?? []);
-  return { keyword: retriever('keyword'), dense: retriever('dense'), hybrid: retriever('hybrid') };
+  const signals = options.signals ?? MODES;
+  return Object.fromEntries(signals.map((m) => [m, retriever(m)])) as Record<Mode, Retriever>;
 }
 
 export interface Summary {
@@ -244,21 +304,38 @@ function flag(args: string[], name: string): string | undefined {
 
 const pct = (x: number | undefined) => (x === undefined ? '' : x.toFixed(1));
 
+export interface Row {
+  backend: string;
+  mode: IngestMode | 'reference';
+  signal: string;
+  'R@5': number;
+  'R@10': number;
+  'R@25': number;
+  /** R@10 per LoCoMo category. */
+  byCategory: Record<string, number>;
+}
+
 export async function run(args: string[]): Promise<void> {
-  const path = flag(args, 'data') ?? LOCOMO_DEV_PATH;
+  const path = resolve(flag(args, 'data') ?? LOCOMO_DEV_PATH);
   if (!existsSync(path)) {
-    console.log(`LoCoMo dev split not found at ${path} (the shared datasets folder is absent); nothing to measure.`);
+    console.log(`LoCoMo data not found at ${path} (the shared datasets folder is absent); nothing to measure.`);
     return;
   }
   const only = flag(args, 'conversations')?.split(',');
   const conversations = loadLocomo(path).filter((c) => !only || only.includes(c.id));
   const factories = await backendFactories();
   const wanted = flag(args, 'backends')?.split(',') ?? [...Object.keys(factories), 'fts5'];
+  const modes = (flag(args, 'modes')?.split(',') ?? [...INGEST_MODES]) as IngestMode[];
+  for (const m of modes)
+    if (!INGEST_MODES.includes(m)) throw new Error(`Unknown mode "${m}"; have ${INGEST_MODES.join(', ')}.`);
   const storeOptions: Partial<MemoryStoreOptions> = {};
   const denseWeight = flag(args, 'dense-weight');
   if (denseWeight !== undefined) storeOptions.fusionWeights = { dense: Number(denseWeight), keyword: 1 };
   const minDense = flag(args, 'min-dense');
   if (minDense !== undefined) storeOptions.minDenseSimilarity = Number(minDense);
+  const window = flag(args, 'window') === undefined ? undefined : Number(flag(args, 'window'));
+  const json = args.includes('--json');
+  const signals = flag(args, 'signals')?.split(',') as Mode[] | undefined;
 
   // Postgres (PGlite on loopback) only when asked for: starting it costs seconds.
   let stopPostgres: (() => Promise<void>) | undefined;
@@ -269,61 +346,74 @@ export async function run(args: string[]): Promise<void> {
     stopPostgres = pg.stop;
   }
   const embedder = new HashingEmbedder();
-  const results: Record<string, Summary> = {};
-  for (const backend of wanted) {
-    const started = performance.now();
-    const scores: QuestionScore[] = [];
-    for (const conversation of conversations) {
-      if (backend === 'fts5') {
-        const { retriever, close } = await fts5Retriever(conversation);
-        scores.push(...(await scoreQuestions(conversation, { keyword: retriever })));
-        close();
-        continue;
-      }
-      const factory = factories[backend];
-      if (!factory)
-        throw new Error(
-          `Unknown or unavailable backend "${backend}"; have ${Object.keys(factories).join(', ')}, fts5.`,
-        );
-      const store = await factory({ embedder, ...storeOptions });
-      scores.push(...(await scoreQuestions(conversation, await storeRetrievers(store, conversation))));
-      await store.close();
+  const rows: Row[] = [];
+  const addRows = (backend: string, mode: Row['mode'], summary: Summary) => {
+    for (const [signal, r] of Object.entries(summary.recall)) {
+      const byCategory: Record<string, number> = {};
+      for (const [c, v] of Object.entries(summary.byCategory))
+        byCategory[CATEGORY_NAMES[Number(c)] ?? c] = round(v.recall[signal]![1]!);
+      rows.push({ backend, mode, signal, 'R@5': round(r[0]!), 'R@10': round(r[1]!), 'R@25': round(r[2]!), byCategory });
     }
-    results[backend] = summarize(scores);
-    if (!args.includes('--json')) console.error(`${backend}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  };
+  let questions = 0;
+  for (const backend of wanted) {
+    for (const mode of backend === 'fts5' ? (['reference'] as const) : modes) {
+      const started = performance.now();
+      const scores: QuestionScore[] = [];
+      for (const conversation of conversations) {
+        if (backend === 'fts5') {
+          const { retriever, close } = await fts5Retriever(conversation);
+          scores.push(...(await scoreQuestions(conversation, { keyword: retriever })));
+          close();
+          continue;
+        }
+        const factory = factories[backend];
+        if (!factory)
+          throw new Error(
+            `Unknown or unavailable backend "${backend}"; have ${Object.keys(factories).join(', ')}, fts5.`,
+          );
+        const store = await factory({ embedder, ...storeOptions });
+        scores.push(
+          ...(await scoreQuestions(conversation, await storeRetrievers(store, conversation, mode as IngestMode, { window, signals }))),
+        );
+        await store.close();
+      }
+      const summary = summarize(scores);
+      questions = summary.questions;
+      addRows(backend, mode, summary);
+      if (!json) console.error(`${backend} ${mode}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
   }
   await stopPostgres?.();
 
-  if (args.includes('--json')) {
-    console.log(JSON.stringify(results, null, 2));
+  if (json) {
+    console.log(JSON.stringify(rows, null, 2));
     return;
   }
   const skipped = conversations.reduce((s, c) => s + c.skipped, 0);
   const missing = conversations.flatMap((c) => c.missingEvidence.map((id) => `${c.id}/${id}`));
-  const n = Object.values(results)[0]?.questions ?? 0;
   console.log(
-    `\nLoCoMo dev (${conversations.map((c) => c.id).join(', ')}): ${n} questions with evidence ` +
+    `\nLoCoMo ${basename(path)} (${conversations.map((c) => c.id).join(', ')}): ${questions} questions with evidence ` +
       `(${skipped} skipped: none left), ${conversations.reduce((s, c) => s + c.turns.length, 0)} turns; ` +
       `dropped evidence ids with no such turn: ${missing.join(', ') || 'none'}. Embedder ${embedder.id}.\n`,
   );
-  console.log('| backend | signal | R@5 | R@10 | R@25 |');
-  console.log('| --- | --- | --- | --- | --- |');
-  for (const [backend, summary] of Object.entries(results)) {
-    for (const [signal, r] of Object.entries(summary.recall)) {
-      const name = backend === 'fts5' ? 'raw FTS5 (reference)' : backend;
-      console.log(`| ${name} | ${signal} | ${r.map(pct).join(' | ')} |`);
-    }
+  console.log('| backend | mode | signal | R@5 | R@10 | R@25 |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const r of rows) {
+    const name = r.backend === 'fts5' ? 'raw FTS5 (reference)' : r.backend;
+    console.log(`| ${name} | ${r.mode} | ${r.signal} | ${pct(r['R@5'])} | ${pct(r['R@10'])} | ${pct(r['R@25'])} |`);
   }
   if (args.includes('--by-category')) {
     console.log('\nR@10 by category:\n');
-    const categories = Object.keys(Object.values(results)[0]?.byCategory ?? {}).map(Number);
-    console.log(`| backend | signal | ${categories.map((c) => `${CATEGORY_NAMES[c] ?? c} (${c})`).join(' | ')} |`);
-    console.log(`| --- | --- | ${categories.map(() => '---').join(' | ')} |`);
-    for (const [backend, summary] of Object.entries(results)) {
-      for (const signal of Object.keys(summary.recall)) {
-        const row = categories.map((c) => pct(summary.byCategory[c]?.recall[signal]?.[1]));
-        console.log(`| ${backend} | ${signal} | ${row.join(' | ')} |`);
-      }
+    const categories = Object.keys(rows[0]?.byCategory ?? {});
+    console.log(`| backend | mode | signal | ${categories.join(' | ')} |`);
+    console.log(`| --- | --- | --- | ${categories.map(() => '---').join(' | ')} |`);
+    for (const r of rows) {
+      console.log(
+        `| ${r.backend} | ${r.mode} | ${r.signal} | ${categories.map((c) => pct(r.byCategory[c])).join(' | ')} |`,
+      );
     }
   }
 }
+
+const round = (x: number) => Math.round(x * 10) / 10;

@@ -5,7 +5,7 @@
 const BENCHES: Record<string, string> = {
   decay: 'applyDecay over 100k memories (goal <= 1 s), idempotent second pass, compact',
   inspector: 'inspector on a 100k store: time to first paint of the overview in Chromium (goal < 1 s), per-view server cost',
-  locomo: 'LoCoMo dev split: evidence recall@5/10/25, keyword vs dense vs hybrid, per backend',
+  locomo: 'LoCoMo: evidence recall@5/10/25, keyword vs dense vs hybrid, per backend, turn vs conversation ingest',
   recall: 'recall latency p50/p95 at 10k and 100k memories: SQLite, in-memory, raw sqlite-vec + FTS5',
   skills: 'skill activation latency over 500 registered skills (goal: a few ms), in-memory or SQLite',
   teleport: 'snapshot + diff + merge + undo of a 100k-memory SQLite store (goal: snapshot + merge <= 5 s)',

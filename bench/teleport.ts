@@ -51,6 +51,7 @@ async function fill(memory: AgentMemory, count: number): Promise<void> {
         createdAt: now,
         updatedAt: now,
         lastAccessedAt: now,
+        occurredAt: now,
         accessCount: 0,
         contentHash: contentHash(content),
         agentId: 'agent-a',

@@ -191,6 +191,7 @@ describe('teleport round trip (SQLite files)', () => {
         createdAt: now,
         updatedAt: now,
         lastAccessedAt: now,
+        occurredAt: now,
         accessCount: 0,
         contentHash: contentHash(content),
         metadata: {},

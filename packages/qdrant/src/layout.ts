@@ -10,6 +10,7 @@ export const FIELD = {
   namespace: 'namespace',
   tenant: 'tenant',
   text: 'text',
+  context: 'context',
   attributes: 'attributes',
   payload: 'payload',
 } as const;
@@ -42,7 +43,7 @@ export function payloadIndexes(options: {
     ...['kind', 'status', 'type', 'contentHash', 'memoryId', 'action', 'agentId', 'mergeId'].map((k) =>
       keyword(attributePath(k)),
     ),
-    ...['createdAt', 'updatedAt', 'lastAccessedAt', 'at'].map((k) => ({
+    ...['createdAt', 'updatedAt', 'lastAccessedAt', 'occurredAt', 'at'].map((k) => ({
       field: attributePath(k),
       schema: 'integer' as const,
     })),

@@ -554,6 +554,8 @@ export class QdrantBackend implements MemoryBackend {
     if (typeof r.namespace !== 'string' || typeof r.tenant !== 'string' || typeof r.text !== 'string') {
       throw invalidInput(`Record ${r.id} needs string namespace, tenant and text.`);
     }
+    if (r.context !== undefined && typeof r.context !== 'string')
+      throw invalidInput(`Record ${r.id}: context must be a string when given.`);
     checkAttributes(r.attributes ?? {});
     if (r.vector) this.checkVector(r.vector);
   }
@@ -588,7 +590,7 @@ function checkAttributes(attributes: Record<string, unknown>): void {
 function toPoint(r: BackendRecord): Schemas['PointStruct'] {
   const vector: Record<string, number[] | SparseVector> = {};
   if (r.vector) vector[DENSE_VECTOR] = Array.from(r.vector);
-  const sparse = documentSparseVector(r.text);
+  const sparse = documentSparseVector(r.text, r.context);
   if (sparse) vector[SPARSE_VECTOR] = sparse;
   return {
     id: pointId(r.id),
@@ -598,6 +600,7 @@ function toPoint(r: BackendRecord): Schemas['PointStruct'] {
       [FIELD.namespace]: r.namespace,
       [FIELD.tenant]: r.tenant,
       [FIELD.text]: r.text,
+      ...(r.context ? { [FIELD.context]: r.context } : {}),
       [FIELD.attributes]: { ...r.attributes },
       [FIELD.payload]: r.payload,
     },
@@ -615,6 +618,9 @@ function toRecord(p: Point, withVector: boolean): BackendRecord | undefined {
     attributes: { ...((payload[FIELD.attributes] as BackendRecord['attributes']) ?? {}) },
     payload: (payload[FIELD.payload] as JsonObject) ?? {},
   };
+  if (typeof payload[FIELD.context] === 'string' && payload[FIELD.context] !== '') {
+    record.context = payload[FIELD.context] as string;
+  }
   if (withVector && p.vector && !Array.isArray(p.vector)) {
     const dense = (p.vector as Record<string, unknown>)[DENSE_VECTOR];
     if (Array.isArray(dense)) record.vector = Float32Array.from(dense as number[]);

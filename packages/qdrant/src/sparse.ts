@@ -1,4 +1,4 @@
-import { fnv1a, tokenize } from '@agentmem/core';
+import { CONTEXT_WEIGHT, fnv1a, tokenize } from '@agentmem/core';
 
 /** BM25 term-frequency saturation. */
 export const BM25_K1 = 1.2;
@@ -10,6 +10,8 @@ export const BM25_B = 0.75;
  * FastEmbed's BM25.
  */
 export const BM25_AVG_TERMS = 16;
+/** The same assumption for a record's context (a few neighbouring turns or a source line). */
+export const BM25_AVG_CONTEXT_TERMS = 48;
 
 export interface SparseVector {
   indices: number[];
@@ -28,22 +30,27 @@ function toSparse(weights: Map<number, number>): SparseVector | undefined {
 }
 
 /**
- * The stored sparse vector of a text: per term, BM25's saturated term
- * frequency `tf (k1 + 1) / (tf + k1 (1 - b + b len / avg))`. Qdrant multiplies
- * by idf at query time (`modifier: "idf"`), which completes BM25. Terms whose
- * hashes collide are merged (summed) so indices are unique. `undefined` when
- * the text has no terms: Qdrant stores no sparse vector then.
+ * The stored sparse vector of a text and its optional context, BM25F-style:
+ * per term, each field's frequency normalised by its length
+ * (`tf / (1 - b + b len / avg)`), the context's weighted by CONTEXT_WEIGHT,
+ * then saturated once, `f (k1 + 1) / (f + k1)`. Qdrant multiplies by idf at
+ * query time (`modifier: "idf"`), which completes BM25. Terms whose hashes
+ * collide are merged (summed) so indices are unique. `undefined` when there
+ * are no terms: Qdrant stores no sparse vector then.
  */
-export function documentSparseVector(text: string): SparseVector | undefined {
-  const terms = tokenize(text);
-  const tf = new Map<number, number>();
-  for (const t of terms) {
-    const i = termIndex(t);
-    tf.set(i, (tf.get(i) ?? 0) + 1);
-  }
-  const norm = 1 - BM25_B + (BM25_B * terms.length) / BM25_AVG_TERMS;
+export function documentSparseVector(text: string, context?: string): SparseVector | undefined {
+  const f = new Map<number, number>();
+  const add = (terms: string[], weight: number, avg: number) => {
+    const norm = 1 - BM25_B + (BM25_B * terms.length) / avg;
+    for (const t of terms) {
+      const i = termIndex(t);
+      f.set(i, (f.get(i) ?? 0) + weight / norm);
+    }
+  };
+  add(tokenize(text), 1, BM25_AVG_TERMS);
+  if (context) add(tokenize(context), CONTEXT_WEIGHT, BM25_AVG_CONTEXT_TERMS);
   const weights = new Map<number, number>();
-  for (const [i, f] of tf) weights.set(i, (f * (BM25_K1 + 1)) / (f + BM25_K1 * norm));
+  for (const [i, x] of f) weights.set(i, (x * (BM25_K1 + 1)) / (x + BM25_K1));
   return toSparse(weights);
 }
 

@@ -42,13 +42,18 @@ export function memoryTools(memory: AgentMemory, options: MemoryToolsOptions = {
         type: memoryType,
         importance: z.number().min(0).max(1).optional().describe('0..1; default 0.5.'),
         tags: z.array(z.string()).optional(),
+        occurredAt: z
+          .string()
+          .optional()
+          .describe('When it happened, ISO 8601 (e.g. 2023-05-08); default now.'),
       }),
-      execute: async ({ content, type, importance, tags }) => {
+      execute: async ({ content, type, importance, tags, occurredAt }) => {
         const outcome = await view.rememberWithConflictCheck({
           content,
           type,
           ...(importance !== undefined ? { importance } : {}),
           ...(tags ? { tags } : {}),
+          ...(occurredAt !== undefined ? { occurredAt } : {}),
         });
         return {
           id: outcome.memory?.id,
@@ -71,13 +76,21 @@ export function memoryTools(memory: AgentMemory, options: MemoryToolsOptions = {
           .optional()
           .describe(`How many results; default 5, at most ${maxResults}.`),
         types: z.array(memoryType).optional(),
+        after: z.string().optional().describe('Only what happened at or after this time (ISO 8601).'),
+        before: z.string().optional().describe('Only what happened before this time (ISO 8601).'),
       }),
-      execute: async ({ query, k, types }) => {
-        const results = await view.recall(query, { k: k ?? 5, ...(types ? { types } : {}) });
+      execute: async ({ query, k, types, after, before }) => {
+        const results = await view.recall(query, {
+          k: k ?? 5,
+          ...(types ? { types } : {}),
+          ...(after !== undefined ? { after } : {}),
+          ...(before !== undefined ? { before } : {}),
+        });
         return results.map((r) => ({
           id: r.memory.id,
           type: r.memory.type,
           content: sanitizeForPrompt(r.memory.content),
+          occurredAt: r.memory.occurredAt,
           score: Number(r.score.toFixed(3)),
         }));
       },

@@ -18,6 +18,10 @@ export interface RememberOptions {
   tags?: string[];
   metadata?: JsonObject;
   onConflict?: OnConflict;
+  /** When it happened (ISO 8601); default now. */
+  at?: string;
+  /** Text that helps find it, never shown as its content. */
+  context?: string;
 }
 
 const ON_CONFLICT = ['supersede', 'keep-both', 'keep-existing'] as const;
@@ -47,6 +51,8 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-i, --importance <n>', 'importance from 0 to 1 (default 0.5)', parseNumber)
     .option('--tags <list>', 'comma-separated tags', parseList)
     .option('--metadata <json>', 'a JSON object stored with the memory', parseMetadata)
+    .option('--at <when>', 'when it happened, ISO 8601 (e.g. 2023-05-08 or 2023-05-08T13:56:00Z); default now')
+    .option('--context <text>', 'text that helps find it (the conversation or document it came from), never shown as its content')
     .addOption(
       new Option('--on-conflict <resolution>', 'when a similar memory says something else')
         .choices(ON_CONFLICT)
@@ -66,6 +72,8 @@ export function toInput(content: string, options: RememberOptions): MemoryInput 
     ...(options.importance !== undefined ? { importance: options.importance } : {}),
     ...(options.tags ? { tags: options.tags } : {}),
     ...(options.metadata ? { metadata: options.metadata } : {}),
+    ...(options.at !== undefined ? { occurredAt: options.at } : {}),
+    ...(options.context !== undefined ? { context: options.context } : {}),
   };
 }
 

@@ -105,6 +105,7 @@ function toMemory(memory: AgentMemory, line: MemoryLine, tenantOverride: string 
     createdAt,
     updatedAt: line.updatedAt ? toIso(line.updatedAt) : createdAt,
     lastAccessedAt: line.lastAccessedAt ? toIso(line.lastAccessedAt) : createdAt,
+    occurredAt: line.occurredAt ? toIso(line.occurredAt) : createdAt,
     accessCount: line.accessCount ?? 0,
     contentHash: hash,
     ...(line.supersededBy ? { supersededBy: line.supersededBy } : {}),
@@ -114,6 +115,7 @@ function toMemory(memory: AgentMemory, line: MemoryLine, tenantOverride: string 
     ...(line.mergedFrom ? { mergedFrom: line.mergedFrom } : {}),
     ...(line.mergeId ? { mergeId: line.mergeId } : {}),
     metadata: line.metadata ?? {},
+    ...(line.context?.trim() ? { context: line.context } : {}),
   };
 }
 

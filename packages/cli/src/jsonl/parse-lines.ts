@@ -31,6 +31,10 @@ export interface MemoryLine {
   branch?: string;
   mergedFrom?: string;
   mergeId?: string;
+  /** When the memory's event happened (ISO 8601); default: its createdAt. */
+  occurredAt?: string;
+  /** Text that helps find it (neighbouring turns, source); never its content. */
+  context?: string;
 }
 
 export interface ParsedLines {
@@ -40,8 +44,8 @@ export interface ParsedLines {
   errors: { line: number; message: string }[];
 }
 
-const OPTIONAL_STRINGS = ['supersededBy', 'agentId', 'branch', 'mergedFrom', 'mergeId', 'tenant'] as const;
-const TIMESTAMPS = ['createdAt', 'updatedAt', 'lastAccessedAt', 'prunedAt'] as const;
+const OPTIONAL_STRINGS = ['supersededBy', 'agentId', 'branch', 'mergedFrom', 'mergeId', 'tenant', 'context'] as const;
+const TIMESTAMPS = ['createdAt', 'updatedAt', 'lastAccessedAt', 'prunedAt', 'occurredAt'] as const;
 
 /** Parses and validates every line before anything is written, so one bad line can stop the whole import. */
 export function parseMemoryLines(text: string, maxContentLength = DEFAULT_MAX_CONTENT_LENGTH): ParsedLines {
@@ -121,6 +125,9 @@ function checkLine(value: unknown, maxContentLength: number): string | undefined
     if (v[key] !== undefined && (typeof v[key] !== 'string' || Number.isNaN(Date.parse(v[key] as string)))) {
       return `${key} must be an ISO 8601 timestamp`;
     }
+  }
+  if (typeof v.context === 'string' && v.context.length > maxContentLength) {
+    return `context is ${v.context.length} characters; the limit is ${maxContentLength}`;
   }
   if (v.accessCount !== undefined && (!Number.isSafeInteger(v.accessCount) || (v.accessCount as number) < 0)) {
     return 'accessCount must be a non-negative integer';

@@ -1,4 +1,4 @@
-export { BM25_B, BM25_K1, Bm25Index } from './bm25';
+export { BM25_B, BM25_K1, Bm25Index, CONTEXT_WEIGHT } from './bm25';
 export { InMemoryBackend } from './in-memory';
 export { matchesCondition, matchesFilter } from './match-filter';
 export { fusedRelevance, fuseRrf, RRF_K } from './rrf';

@@ -14,6 +14,11 @@ export interface BackendRecord {
   tenant: string;
   /** Indexed for keyword search. */
   text: string;
+  /**
+   * Also indexed for keyword search, weighted below `text` (a match in the
+   * context alone must not outrank a match in the text). Omitted: none.
+   */
+  context?: string;
   /** Omitted for records that are never searched by similarity (history, manifests). */
   vector?: Float32Array;
   attributes: Record<string, AttributeValue>;

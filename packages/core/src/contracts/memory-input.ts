@@ -13,4 +13,16 @@ export interface MemoryInput {
   id?: string;
   /** Write into this namespace instead of the one derived from type and branch (swarm/team scopes). */
   namespace?: string;
+  /**
+   * When what the memory records happened (ISO 8601, or a Date): the time of a chat turn, a
+   * note, an imported record. Default: now. Recall's `after` / `before` filter on it.
+   */
+  occurredAt?: string | Date;
+  /**
+   * Text that helps find the memory but is not its content: the neighbouring turns of a chat,
+   * the session's date and title, the document or task it came from. Keyword search weighs it
+   * below the content; it is never shown in the prompt block and never part of the content hash,
+   * the duplicate check or the conflict check.
+   */
+  context?: string;
 }

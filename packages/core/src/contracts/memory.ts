@@ -21,6 +21,8 @@ export interface Memory {
   tenant: string;
   createdAt: string;
   updatedAt: string;
+  /** When what it records happened (event time); `createdAt` unless given. Recall's `after`/`before` filter on it. */
+  occurredAt: string;
   lastAccessedAt: string;
   accessCount: number;
   /** sha256 of the normalised content; equal hashes in one namespace are one memory. */
@@ -33,4 +35,6 @@ export interface Memory {
   mergedFrom?: string;
   mergeId?: string;
   metadata: JsonObject;
+  /** Text that helps find the memory (neighbouring turns, session date, source); never its content. */
+  context?: string;
 }

@@ -103,7 +103,7 @@ export class BackgroundExtractor {
       for (const fact of facts.filter((f) => f.importance >= min)) {
         try {
           const outcome = await memory.rememberWithConflictCheck(
-            { ...fact, tags: ['extracted'], metadata: { source } },
+            { ...fact, tags: ['extracted'], metadata: { source }, context: exchangeContext(exchange) },
             this.options.resolution ? { resolution: this.options.resolution } : {},
           );
           outcomes.push({ fact, outcome });
@@ -141,4 +141,16 @@ export class BackgroundExtractor {
     this.usage.totalTokens += cost.totalTokens;
     return cost;
   }
+}
+
+/** Characters of each side of an exchange kept as a fact's context: the question matters, not a long answer. */
+const CONTEXT_CHARS = 1000;
+
+/**
+ * The exchange a fact came from, as its context: found by the words the user
+ * used even when the fact is phrased differently, never shown as the fact.
+ */
+export function exchangeContext(exchange: Exchange): string {
+  const cut = (t: string) => (t.length > CONTEXT_CHARS ? `${t.slice(0, CONTEXT_CHARS)}…` : t);
+  return `user: ${cut(exchange.user.trim())}\nassistant: ${cut(exchange.assistant.trim())}`;
 }

@@ -77,3 +77,19 @@ describe('BackgroundExtractor', () => {
     expect((await memory.stats()).total).toBe(1);
   });
 });
+
+describe('extraction context', () => {
+  it('records the exchange a fact came from as its context: found by the user words, never its content', async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    const extract = async () => ({
+      facts: [{ content: 'Staging runs PostgreSQL 16', type: 'project' as const, importance: 0.8 }],
+    });
+    const extractor = new BackgroundExtractor({ extract });
+    extractor.schedule(memory, { user: 'which postgres does the qa cluster run?', assistant: 'x'.repeat(5000) });
+    await extractor.idle();
+    const [stored] = await memory.recall('qa cluster', { reinforce: false });
+    expect(stored?.memory.content).toBe('Staging runs PostgreSQL 16');
+    expect(stored?.memory.context).toMatch(/^user: which postgres does the qa cluster run\?\nassistant: x+…$/);
+    expect(stored!.memory.context!.length).toBeLessThan(2100);
+  });
+});

@@ -25,6 +25,7 @@ export function memoryAttributes(m: Memory): BackendRecord['attributes'] {
     createdAt: toMillis(m.createdAt),
     updatedAt: toMillis(m.updatedAt),
     lastAccessedAt: toMillis(m.lastAccessedAt),
+    occurredAt: toMillis(m.occurredAt ?? m.createdAt),
     agentId: m.agentId ?? null,
     mergeId: m.mergeId ?? null,
   };
@@ -39,6 +40,7 @@ export function memoryToRecord(m: Memory, vector: Float32Array | undefined): Bac
     attributes: memoryAttributes(m),
     payload: m as unknown as JsonObject,
   };
+  if (m.context) record.context = m.context;
   if (vector) record.vector = vector;
   return record;
 }
@@ -48,8 +50,17 @@ export function recordToMemory(r: BackendRecord): Memory {
   if (r.attributes.kind !== KIND.memory || typeof p?.content !== 'string') {
     throw new AgentMemoryError('NOT_FOUND', `Record ${r.id} is not a memory.`);
   }
-  // The record's own id/namespace/tenant win over the payload's copy.
-  return { ...p, id: r.id, namespace: r.namespace, tenant: r.tenant, tags: [...(p.tags ?? [])], metadata: p.metadata ?? {} };
+  // The record's own id/namespace/tenant win over the payload's copy. Memories written before event
+  // time existed happened when they were created.
+  return {
+    ...p,
+    id: r.id,
+    namespace: r.namespace,
+    tenant: r.tenant,
+    tags: [...(p.tags ?? [])],
+    metadata: p.metadata ?? {},
+    occurredAt: p.occurredAt ?? p.createdAt,
+  };
 }
 
 export function historyToRecord(entry: HistoryEntry, tenant: string): BackendRecord {

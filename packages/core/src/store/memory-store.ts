@@ -15,6 +15,8 @@ import type {
   Usage,
 } from '../contracts';
 import { fusedRelevance, fuseRrf, RRF_K } from '../backends/rrf';
+import { type ConversationTurn, conversationInputs, type RememberConversationOptions } from '../conversation';
+import { applyKeywordEvidence, timeSpansInQuery } from '../temporal';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
 import { AgentMemoryError, invalidInput } from '../errors';
@@ -32,10 +34,12 @@ import { historyToRecord, KIND, memoryToRecord, recordToHistory, recordToMemory 
 import {
   DEFAULT_MAX_CONTENT_LENGTH,
   validateContent,
+  validateContext,
   validateId,
   validateImportance,
   validateInput,
   validateMetadata,
+  validateOccurredAt,
   validateTags,
 } from './validate';
 
@@ -69,6 +73,19 @@ export interface MemoryStoreOptions {
   reranker?: Reranker;
   /** Candidate pool handed to the reranker, as a multiple of k. Default 4. */
   rerankPoolFactor?: number;
+  /**
+   * Date evidence in recall queries: memories whose `occurredAt` falls on a date the query names
+   * ("in May 2023", "on 8 May, 2023", "last week") get their keyword relevance raised by half.
+   * Default true; `false` turns it off (one regex pass per query when on; docs/core.md).
+   */
+  dateEvidence?: boolean;
+  /**
+   * Session evidence: a session (memories sharing `metadata.sessionId`, as `rememberConversation`
+   * writes them) whose turns match lifts its other matching turns. Default true.
+   */
+  sessionEvidence?: boolean;
+  /** Turn priors: longer contents rank a little higher, contents that are questions lower. Default true. */
+  turnPriors?: boolean;
   maxContentLength?: number;
   /** Clock, for tests and replays. */
   now?: () => number;
@@ -90,6 +107,16 @@ export interface RecallOptions {
   reinforce?: boolean;
   /** Override the store's reranker for this call (`false`: none). */
   reranker?: Reranker | false;
+  /** Only memories whose `occurredAt` is at or after this time (ISO 8601 or a Date). */
+  after?: string | Date;
+  /** Only memories whose `occurredAt` is before this time (exclusive). */
+  before?: string | Date;
+  /** Override the store's `dateEvidence` for this call. */
+  dateEvidence?: boolean;
+  /** Override the store's `sessionEvidence` for this call. */
+  sessionEvidence?: boolean;
+  /** Override the store's `turnPriors` for this call. */
+  turnPriors?: boolean;
 }
 
 export interface RecallResult {
@@ -114,6 +141,10 @@ export interface MemoryUpdate {
   importance?: number;
   tags?: string[];
   metadata?: Memory['metadata'];
+  /** A corrected event time (ISO 8601 or a Date). */
+  occurredAt?: string | Date;
+  /** New context text; `''` or `null` removes it. */
+  context?: string | null;
 }
 
 const PAGE = 1000;
@@ -210,6 +241,18 @@ export class MemoryStore {
     return memory!;
   }
 
+  /**
+   * Stores a conversation (one session): one memory per turn, `speaker: text`, with the turn's
+   * time as `occurredAt` and the session date and neighbouring turns as context (docs/core.md).
+   * Returns one memory per turn, in order; identical turns in a namespace are one memory.
+   */
+  async rememberConversation(
+    turns: readonly ConversationTurn[],
+    options: RememberConversationOptions = {},
+  ): Promise<Memory[]> {
+    return this.rememberMany(conversationInputs(turns, options));
+  }
+
   /** Stores many memories with one embedding call per batch. Duplicates (also within the batch) collapse. */
   async rememberMany(inputs: readonly MemoryInput[]): Promise<Memory[]> {
     await this.init();
@@ -265,12 +308,15 @@ export class MemoryStore {
         tenant: this.tenant,
         createdAt: now,
         updatedAt: now,
+        // Decay counts from the last access, not from the event: an imported history starts fresh.
         lastAccessedAt: now,
+        occurredAt: v.occurredAt ?? now,
         accessCount: 0,
         contentHash: hash,
         ...(this.agentId ? { agentId: this.agentId } : {}),
         ...(namespace !== v.type ? { branch: this.branchName } : {}),
         metadata: v.metadata,
+        ...(v.context ? { context: v.context } : {}),
       };
       results[i] = memory;
       seen.set(key, memory);
@@ -301,9 +347,20 @@ export class MemoryStore {
     if (patch.importance !== undefined) next.importance = validateImportance(patch.importance);
     if (patch.tags !== undefined) next.tags = validateTags(patch.tags);
     if (patch.metadata !== undefined) next.metadata = validateMetadata(patch.metadata);
+    if (patch.occurredAt !== undefined) next.occurredAt = validateOccurredAt(patch.occurredAt);
+    if (patch.context !== undefined) {
+      const context = patch.context === null ? undefined : validateContext(patch.context, max);
+      if (context === undefined) delete next.context;
+      else next.context = context;
+    }
     if (next.contentHash !== current.contentHash) {
       const [vector] = await this.embedDocuments([next.content]);
       await this.writeMemories([{ memory: next, vector: vector! }], 'update');
+    } else if (next.context !== current.context) {
+      // The keyword index holds the context: rewrite the record, keeping its vector (content is unchanged).
+      const [stored] = await this.backend.get([id], { tenant: this.tenant, withVectors: true });
+      const vector = stored?.vector ?? (await this.embedDocuments([next.content]))[0]!;
+      await this.writeMemories([{ memory: next, vector }], 'update');
     } else {
       await this.patchMemories([next], 'update');
     }
@@ -349,10 +406,19 @@ export class MemoryStore {
     const reranker = options.reranker === false ? undefined : (options.reranker ?? this.options.reranker);
     const want = reranker ? k * (this.options.rerankPoolFactor ?? 4) : k;
     const pool = Math.max(want * 5, 50);
-    const hits = await this.searchRecords(query, { mode, filter, k: pool });
+    const now = this.clock();
+    const evidence = {
+      spans: (options.dateEvidence ?? this.options.dateEvidence ?? true) ? timeSpansInQuery(query, now) : [],
+      sessions: options.sessionEvidence ?? this.options.sessionEvidence ?? true,
+      turnPriors: options.turnPriors ?? this.options.turnPriors ?? true,
+    };
+    const rescore =
+      evidence.spans.length > 0 || evidence.sessions || evidence.turnPriors
+        ? (hits: SearchHit[]) => applyKeywordEvidence(hits, evidence)
+        : undefined;
+    const hits = await this.searchRecords(query, { mode, filter, k: pool, rescoreKeyword: rescore });
     const weights = this.fusionWeights();
     const totalWeight = mode === 'hybrid' ? weights.dense + weights.keyword : 1;
-    const now = this.clock();
     let results: RecallResult[] = hits.map((hit) => {
       const memory = recordToMemory(hit.record);
       const relevance = fusedRelevance(hit.score, totalWeight);
@@ -558,11 +624,20 @@ export class MemoryStore {
   /** The filter recall uses: this tenant, memories only, active unless asked otherwise. */
   memoryFilter(
     namespaces: readonly string[],
-    options: { includeSuperseded?: boolean; includePruned?: boolean; types?: readonly MemoryType[] } = {},
+    options: {
+      includeSuperseded?: boolean;
+      includePruned?: boolean;
+      types?: readonly MemoryType[];
+      after?: string | Date;
+      before?: string | Date;
+    } = {},
   ): RecordFilter {
     const statuses = ['active'];
     if (options.includeSuperseded) statuses.push('superseded');
     if (options.includePruned) statuses.push('pruned');
+    const time: { gte?: number; lt?: number } = {};
+    if (options.after !== undefined) time.gte = toMillis(validateOccurredAt(options.after, 'after'));
+    if (options.before !== undefined) time.lt = toMillis(validateOccurredAt(options.before, 'before'));
     return {
       tenant: this.tenant,
       namespaces,
@@ -570,6 +645,7 @@ export class MemoryStore {
         kind: KIND.memory,
         status: statuses.length === 1 ? 'active' : { in: statuses },
         ...(options.types ? { type: { in: options.types } } : {}),
+        ...(time.gte !== undefined || time.lt !== undefined ? { occurredAt: time } : {}),
       },
     };
   }
@@ -585,7 +661,18 @@ export class MemoryStore {
    */
   async searchRecords(
     query: string,
-    { mode, filter, k: pool }: { mode: 'hybrid' | 'dense' | 'keyword'; filter: RecordFilter; k: number },
+    {
+      mode,
+      filter,
+      k: pool,
+      rescoreKeyword,
+    }: {
+      mode: 'hybrid' | 'dense' | 'keyword';
+      filter: RecordFilter;
+      k: number;
+      /** Rescores and reorders the keyword hits before fusion (query-side evidence). */
+      rescoreKeyword?: (hits: SearchHit[]) => SearchHit[];
+    },
   ): Promise<SearchHit[]> {
     const caps = this.backend.capabilities;
     const minDense = this.options.minDenseSimilarity ?? (this.embedder.lexical ? 0.1 : 0);
@@ -593,7 +680,11 @@ export class MemoryStore {
     const vector = needsVector ? (await this.embed([query], 'query'))[0]! : undefined;
     const dense = async () =>
       (await this.backend.search({ mode: 'dense', vector, filter, k: pool })).filter((h) => h.score >= minDense);
-    const keyword = async () => (caps.textSearch ? this.backend.search({ mode: 'keyword', text: query, filter, k: pool }) : []);
+    const keyword = async () => {
+      if (!caps.textSearch) return [];
+      const hits = await this.backend.search({ mode: 'keyword', text: query, filter, k: pool });
+      return rescoreKeyword ? rescoreKeyword(hits) : hits;
+    };
     const asList = (hits: SearchHit[], signal: 'dense' | 'keyword') =>
       hits.map((h, i) => ({ record: h.record, score: 1 / (RRF_K + i + 1), [signal]: { rank: i + 1, score: h.score } }));
     if (mode === 'dense' || (mode === 'keyword' && !caps.textSearch)) return asList(await dense(), 'dense');

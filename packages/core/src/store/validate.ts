@@ -59,6 +59,34 @@ export function validateId(id: unknown): string {
   return id;
 }
 
+/** An event time as ISO 8601 UTC: an ISO string with a date (a time and offset optional) or a valid Date. */
+export function validateOccurredAt(value: unknown, name = 'occurredAt'): string {
+  const ms =
+    value instanceof Date
+      ? value.getTime()
+      : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value.trim())
+        ? Date.parse(value.trim())
+        : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw invalidInput(
+      `${name} must be an ISO 8601 date or date-time (e.g. "2023-05-08T13:56:00Z") or a Date, got ${JSON.stringify(value)}.`,
+    );
+  }
+  return new Date(ms).toISOString();
+}
+
+/** Context text: a string within the same length limit as content; empty means none. */
+export function validateContext(value: unknown, maxLength: number): string | undefined {
+  if (typeof value !== 'string') throw invalidInput('Memory context must be a string.');
+  if (value.length > maxLength) {
+    throw invalidInput(
+      `Memory context is ${value.length} characters; the limit is ${maxLength}. Keep the nearest turns or the source's title, or raise maxContentLength.`,
+      { length: value.length, limit: maxLength },
+    );
+  }
+  return value.trim() === '' ? undefined : value;
+}
+
 export function validateInput(input: MemoryInput, maxContentLength: number) {
   if (input === null || typeof input !== 'object') throw invalidInput('remember() takes an object { content, type }.');
   return {
@@ -69,5 +97,7 @@ export function validateInput(input: MemoryInput, maxContentLength: number) {
     metadata: validateMetadata(input.metadata ?? {}),
     id: input.id === undefined ? undefined : validateId(input.id),
     namespace: input.namespace === undefined ? undefined : validateNamespace(input.namespace),
+    occurredAt: input.occurredAt === undefined ? undefined : validateOccurredAt(input.occurredAt),
+    context: input.context === undefined ? undefined : validateContext(input.context, maxContentLength),
   };
 }

@@ -246,6 +246,34 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
     });
   }
 
+  if (caps.textSearch) {
+    add('keyword search finds a record by its context, ranked below a record matching in its text', async (b) => {
+      await b.upsert([
+        rec('c1', { text: 'Yes, every Saturday morning', context: 'Do you still go to the pottery class?' }),
+        rec('c2', { text: 'The pottery class moved to the new studio downtown' }),
+        rec('c3', { text: 'Nothing about that here' }),
+      ]);
+      const hits = await b.search({ mode: 'keyword', text: 'pottery class', filter: { tenant: '' }, k: 10 });
+      assert.deepEqual(
+        hits.map((h) => h.record.id),
+        ['c2', 'c1'],
+        'a context match must be found, and rank below a text match',
+      );
+      const [got] = await b.get(['c1']);
+      assert.equal(got?.context, 'Do you still go to the pottery class?', 'context must round-trip');
+      assert.equal(got?.text, 'Yes, every Saturday morning', 'context must not leak into text');
+      await b.upsert([rec('c1', { text: 'Yes, every Saturday morning' })]);
+      const [plain] = await b.get(['c1']);
+      assert.equal(plain?.context, undefined, 'an overwrite without context removes it');
+      const after = await b.search({ mode: 'keyword', text: 'pottery', filter: { tenant: '' }, k: 10 });
+      assert.deepEqual(
+        after.map((h) => h.record.id),
+        ['c2'],
+        'a removed context must leave the keyword index',
+      );
+    });
+  }
+
   if (caps.nativeHybrid) {
     add('native hybrid search fuses dense and keyword results', async (b) => {
       await b.upsert([
@@ -408,6 +436,54 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
         const withOld = await alice.recall('staging database', { k: 5, includeSuperseded: true });
         assert.ok(withOld.some((r) => r.memory.id === a1.id));
         assert.equal((await alice.history(a1.id)).map((h) => h.action).join(','), 'create,supersede');
+      } finally {
+        await backend.close().catch(() => {});
+      }
+    },
+  });
+
+  cases.push({
+    name: 'MemoryStore on this backend: occurredAt round trip, after/before, context kept out of content',
+    run: async () => {
+      const backend = await options.create();
+      const embedder = new HashingEmbedder({ dimension: 64 });
+      try {
+        const store = new AgentMemory({ backend, embedder, now: () => Date.parse('2026-03-01T00:00:00Z') });
+        const [jan, may, next] = await store.rememberMany([
+          { content: 'Melanie ran a charity race for mental health', type: 'user', occurredAt: '2023-01-20T10:00:00Z' },
+          {
+            content: 'Melanie signed up for a pottery class',
+            type: 'user',
+            occurredAt: new Date('2023-05-08T13:56:00Z'),
+            context: 'Caroline asked what Melanie does to relax',
+          },
+          { content: 'Melanie ran a marathon in Boston', type: 'user', occurredAt: '2024-04-15' },
+        ]);
+        assert.equal(may!.occurredAt, '2023-05-08T13:56:00.000Z');
+        assert.equal(next!.occurredAt, '2024-04-15T00:00:00.000Z');
+        assert.equal((await store.get(jan!.id))?.occurredAt, '2023-01-20T10:00:00.000Z', 'occurredAt round trip');
+        const [created] = await store.history(may!.id);
+        assert.equal(created?.memory.occurredAt, may!.occurredAt, 'history keeps occurredAt');
+        assert.equal(created?.memory.context, 'Caroline asked what Melanie does to relax');
+        const ids = async (o: { after?: string; before?: string }) =>
+          (await store.recall('Melanie ran', { k: 10, reinforce: false, ...o })).map((r) => r.memory.id).sort();
+        assert.deepEqual(await ids({ after: '2023-05-01' }), [may!.id, next!.id].sort(), 'after is inclusive');
+        assert.deepEqual(await ids({ before: '2023-05-08T13:56:00Z' }), [jan!.id], 'before is exclusive');
+        assert.deepEqual(await ids({ after: '2023-01-01', before: '2024-01-01' }), [jan!.id, may!.id].sort());
+        // Context finds a memory, is not its content, and is no part of the duplicate check.
+        const relax = await store.recall('what does Melanie do to relax', { k: 1, reinforce: false });
+        assert.equal(relax[0]?.memory.id, may!.id);
+        assert.equal(relax[0]?.memory.content, 'Melanie signed up for a pottery class');
+        const again = await store.remember({
+          content: 'Melanie signed up for a pottery class',
+          type: 'user',
+          context: 'another conversation',
+        });
+        assert.equal(again.id, may!.id, 'same content with another context is the same memory');
+        await assert.rejects(
+          () => store.recall('x', { after: 'last tuesday' }),
+          (e: unknown) => AgentMemoryError.hasCode(e, 'INVALID_INPUT'),
+        );
       } finally {
         await backend.close().catch(() => {});
       }

@@ -41,6 +41,10 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext): void
         importance: z.number().min(0).max(1).optional().describe('0..1, default 0.5.'),
         tags: z.array(z.string()).optional(),
         metadata: z.record(z.string(), z.unknown()).optional().describe('Free-form JSON kept with the memory.'),
+        occurredAt: z
+          .string()
+          .optional()
+          .describe('When it happened, ISO 8601 (e.g. 2023-05-08 or 2023-05-08T13:56:00Z); default now.'),
         onConflict: resolution
           .optional()
           .describe(
@@ -65,6 +69,7 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext): void
           ...(args.importance !== undefined ? { importance: args.importance } : {}),
           ...(args.tags !== undefined ? { tags: args.tags } : {}),
           ...(args.metadata !== undefined ? { metadata: args.metadata as JsonObject } : {}),
+          ...(args.occurredAt !== undefined ? { occurredAt: args.occurredAt } : {}),
         },
         args.onConflict !== undefined ? { resolution: args.onConflict } : {},
       );
@@ -101,6 +106,8 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext): void
         types: z.array(memoryType).optional().describe('Only these memory types.'),
         minScore: z.number().optional().describe('Drop results scoring below this (0..~1.2).'),
         includeSuperseded: z.boolean().optional().describe('Also return superseded memories.'),
+        after: z.string().optional().describe('Only memories that happened at or after this time (ISO 8601).'),
+        before: z.string().optional().describe('Only memories that happened before this time (ISO 8601).'),
       },
       outputSchema: { results: z.array(recallResultOut) },
       // Recall only updates access statistics (which slow decay), never content.
@@ -112,6 +119,8 @@ export function registerMemoryTools(server: McpServer, ctx: ServerContext): void
         ...(args.types !== undefined ? { types: args.types } : {}),
         ...(args.minScore !== undefined ? { minScore: args.minScore } : {}),
         ...(args.includeSuperseded !== undefined ? { includeSuperseded: args.includeSuperseded } : {}),
+        ...(args.after !== undefined ? { after: args.after } : {}),
+        ...(args.before !== undefined ? { before: args.before } : {}),
       });
       return {
         summary: results.length === 0 ? 'Nothing relevant remembered.' : `${results.length} memories.`,

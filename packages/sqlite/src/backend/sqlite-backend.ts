@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import {
   AgentMemoryError,
   type BackendCapabilities,
+  CONTEXT_WEIGHT,
   type BackendInitOptions,
   type BackendRecord,
   checkAttributeValue,
@@ -51,7 +52,9 @@ const INDEXED_SLOTS = ', ?'.repeat(INDEXED.length);
 const INDEXED_SETS = INDEXED.map(([, column]) => `, ${column} = ?`).join('');
 
 const COLUMNS =
-  'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, json(r.attributes) AS attributes, r.payload AS payload';
+  'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, r.context AS context, json(r.attributes) AS attributes, r.payload AS payload';
+/** bm25() column weights of records_fts (text, context): a context match counts CONTEXT_WEIGHT of a text match. */
+const BM25_RANK = `bm25(records_fts, 1.0, ${CONTEXT_WEIGHT})`;
 
 interface RecordRow {
   rowid: number;
@@ -59,6 +62,7 @@ interface RecordRow {
   namespace: string;
   tenant: string;
   text: string;
+  context: string;
   attributes: string;
   payload: string;
 }
@@ -157,21 +161,21 @@ export class SqliteBackend implements MemoryBackend {
     await this.write(() => {
       const find = this.stmt('SELECT rowid FROM records WHERE id = ?');
       const insert = this.stmt(
-        `INSERT INTO records (id, namespace, tenant, text, attributes, payload${INDEXED_NAMES}) VALUES (?, ?, ?, ?, jsonb(?), ?${INDEXED_SLOTS})`,
+        `INSERT INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES}) VALUES (?, ?, ?, ?, ?, jsonb(?), ?${INDEXED_SLOTS})`,
       );
       const update = this.stmt(
-        `UPDATE records SET namespace = ?, tenant = ?, text = ?, attributes = jsonb(?), payload = ?${INDEXED_SETS} WHERE rowid = ?`,
+        `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = jsonb(?), payload = ?${INDEXED_SETS} WHERE rowid = ?`,
       );
       for (const row of rows) {
         const found = find.get(row.id) as { rowid: number } | undefined;
         let rowid: number;
         if (found) {
           rowid = found.rowid;
-          update.run(row.namespace, row.tenant, row.text, row.attributes, row.payload, ...row.indexed, rowid);
+          update.run(row.namespace, row.tenant, row.text, row.context, row.attributes, row.payload, ...row.indexed, rowid);
           if (this.hasVectorTable()) this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
         } else {
           rowid = Number(
-            insert.run(row.id, row.namespace, row.tenant, row.text, row.attributes, row.payload, ...row.indexed)
+            insert.run(row.id, row.namespace, row.tenant, row.text, row.context, row.attributes, row.payload, ...row.indexed)
               .lastInsertRowid,
           );
         }
@@ -527,7 +531,7 @@ export class SqliteBackend implements MemoryBackend {
    */
   private keywordSearch(match: string, filter: RecordFilter, k: number): SearchHit[] {
     const rankSql =
-      'SELECT rowid, bm25(records_fts) AS rank FROM records_fts WHERE records_fts MATCH @match ORDER BY rank LIMIT @pool';
+      `SELECT rowid, ${BM25_RANK} AS rank FROM records_fts WHERE records_fts MATCH @match ORDER BY rank LIMIT @pool`;
     const fetch = new SqlBuilder();
     const where = compileFilter(filter, fetch);
     const fetchSql = `SELECT ${COLUMNS} FROM records r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
@@ -577,6 +581,7 @@ export class SqliteBackend implements MemoryBackend {
       attributes: JSON.parse(row.attributes),
       payload: JSON.parse(row.payload),
     };
+    if (row.context) record.context = row.context;
     if (withVector && this.hasVectorTable()) {
       const v = this.stmt(`SELECT embedding FROM ${VECTOR_TABLE} WHERE rowid = ?`).get(BigInt(row.rowid)) as
         | { embedding: Buffer }
@@ -595,6 +600,8 @@ export class SqliteBackend implements MemoryBackend {
     for (const field of ['namespace', 'tenant', 'text'] as const) {
       if (typeof r[field] !== 'string') throw invalidInput(`Record ${r.id}: ${field} must be a string.`, { id: r.id });
     }
+    if (r.context !== undefined && typeof r.context !== 'string')
+      throw invalidInput(`Record ${r.id}: context must be a string when given.`, { id: r.id });
     if (r.attributes === null || typeof r.attributes !== 'object')
       throw invalidInput(`Record ${r.id}: attributes must be an object.`);
     for (const [k, v] of Object.entries(r.attributes)) checkAttribute(k, v);
@@ -610,6 +617,7 @@ export class SqliteBackend implements MemoryBackend {
       namespace: r.namespace,
       tenant: r.tenant,
       text: r.text,
+      context: r.context ?? '',
       attributes: JSON.stringify(r.attributes),
       indexed: INDEXED.map(([key]) => columnValue(r.attributes[key])),
       payload: encodePayload(r.payload),

@@ -139,3 +139,110 @@ describe('schema migrations', () => {
     }
   });
 });
+
+/** A version-3 file as that build wrote it: shipped steps are never edited, so steps 1-3 are version 3. */
+function writeV3Fixture(path: string) {
+  const db = new Database(path);
+  sqliteVec.load(db);
+  db.pragma('journal_mode = WAL');
+  for (const m of MIGRATIONS.filter((m) => m.version <= 3)) db.exec(m.sql);
+  db.exec(V1_SCHEMA.slice(V1_SCHEMA.indexOf('CREATE VIRTUAL TABLE vectors')));
+  db.pragma(`application_id = ${APPLICATION_ID}`);
+  db.pragma('user_version = 3');
+  const insert = db.prepare(
+    `INSERT INTO records (id, namespace, tenant, text, attributes, payload, attr_kind, attr_status, attr_content_hash, attr_memory_id)
+     VALUES (?, 'user', '', ?, jsonb(?), ?, ?, ?, ?, ?)`,
+  );
+  const created = Date.parse('2025-02-03T04:05:06Z');
+  const memory = (id: string, text: string) => {
+    const attributes = { kind: 'memory', status: 'active', contentHash: `h-${id}`, createdAt: created };
+    const payload = { id, content: text, createdAt: new Date(created).toISOString() };
+    const { lastInsertRowid } = insert.run(
+      id,
+      text,
+      JSON.stringify(attributes),
+      JSON.stringify(payload),
+      'memory',
+      'active',
+      `h-${id}`,
+      null,
+    );
+    db.prepare('INSERT INTO vectors (rowid, tenant, namespace, embedding) VALUES (?, ?, ?, ?)').run(
+      BigInt(lastInsertRowid),
+      '',
+      'user',
+      new Float32Array([1, 0, 0, 0]),
+    );
+  };
+  memory('old1', 'the deploy checklist lives in the wiki');
+  memory('old2', 'bob owns the billing service');
+  insert.run(
+    'hist1',
+    '',
+    JSON.stringify({ kind: 'history', memoryId: 'old1', at: created }),
+    '{}',
+    'history',
+    null,
+    null,
+    'old1',
+  );
+  db.close();
+}
+
+describe('schema version 4', () => {
+  it('upgrades a version-3 file: old memories get occurredAt = createdAt, the keyword index gains a context column', async () => {
+    const path = join(dir, 'v3.db');
+    writeV3Fixture(path);
+    const backend = new SqliteBackend({ path });
+    try {
+      const db = backend.database;
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      await backend.init({ dimension: 4 });
+      const [old1] = await backend.get(['old1']);
+      expect(old1?.attributes.occurredAt).toBe(Date.parse('2025-02-03T04:05:06Z'));
+      expect(old1?.context).toBeUndefined();
+      const [hist] = await backend.get(['hist1']);
+      expect(hist?.attributes.occurredAt).toBeUndefined();
+      // Old records are still found by keyword, and only they: history rows stay out of the index.
+      const kw = await backend.search({ mode: 'keyword', text: 'billing service', filter: { tenant: '' }, k: 5 });
+      expect(kw.map((h) => h.record.id)).toEqual(['old2']);
+      expect((db.prepare('SELECT count(*) AS n FROM records_fts_docsize').get() as { n: number }).n).toBe(2);
+      // Time filters use the new column (and its index), for upgraded and new records alike.
+      await backend.upsert([
+        {
+          id: 'new1',
+          namespace: 'user',
+          tenant: '',
+          text: 'Yes, every Saturday',
+          context: 'Do you still take the billing class?',
+          attributes: { kind: 'memory', status: 'active', occurredAt: Date.parse('2023-05-08T00:00:00Z') },
+          payload: { id: 'new1' },
+        },
+      ]);
+      const range = await backend.scan({
+        filter: { tenant: '', where: { occurredAt: { gte: Date.parse('2024-01-01T00:00:00Z') } } },
+      });
+      expect(range.records.map((r) => r.id)).toEqual(['old1', 'old2']);
+      const plan = (
+        db
+          .prepare(
+            'EXPLAIN QUERY PLAN SELECT id FROM records r WHERE r.attr_occurred_at >= ? AND r.attr_occurred_at < ?',
+          )
+          .all(0, 1) as { detail: string }[]
+      )
+        .map((p) => p.detail)
+        .join(' ');
+      expect(plan).toMatch(/records_occurred_at/);
+      // A context match ranks below a text match, and leaves the index with the record.
+      const billing = await backend.search({ mode: 'keyword', text: 'billing', filter: { tenant: '' }, k: 5 });
+      expect(billing.map((h) => h.record.id)).toEqual(['old2', 'new1']);
+      expect(await backend.delete(['new1'])).toBe(1);
+      const gone = await backend.search({ mode: 'keyword', text: 'saturday billing', filter: { tenant: '' }, k: 5 });
+      expect(gone.map((h) => h.record.id)).toEqual(['old2']);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      db.exec("INSERT INTO records_fts (records_fts) VALUES ('integrity-check')");
+    } finally {
+      await backend.close();
+    }
+  });
+});

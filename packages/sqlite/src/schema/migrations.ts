@@ -106,6 +106,49 @@ export const MIGRATIONS: readonly Migration[] = [
       ANALYZE sqlite_schema;
     `,
   },
+  {
+    version: 4,
+    description: 'event time (occurredAt) with its own column, and a context column in the keyword index',
+    sql: `
+      -- context: text that helps find a record (neighbouring turns, source) without being its content.
+      -- FTS5 indexes it as a second column; keyword search weighs it below text (bm25() column weights).
+      ALTER TABLE records ADD COLUMN context TEXT NOT NULL DEFAULT '';
+      ALTER TABLE records ADD COLUMN attr_occurred_at;
+      -- Memories written before event time existed happened when they were created.
+      UPDATE records SET attributes = jsonb_set(attributes, '$.occurredAt', json_extract(attributes, '$.createdAt'))
+        WHERE attr_kind = 'memory' AND json_extract(attributes, '$.occurredAt') IS NULL
+          AND json_extract(attributes, '$.createdAt') IS NOT NULL;
+      UPDATE records SET attr_occurred_at = json_extract(attributes, '$.occurredAt')
+        WHERE json_extract(attributes, '$.occurredAt') IS NOT NULL;
+      CREATE INDEX records_occurred_at ON records (attr_occurred_at) WHERE attr_occurred_at IS NOT NULL;
+      DROP TRIGGER records_fts_insert;
+      DROP TRIGGER records_fts_delete;
+      DROP TRIGGER records_fts_update;
+      DROP TABLE records_fts;
+      CREATE VIRTUAL TABLE records_fts USING fts5(
+        text, context, content = 'records', content_rowid = 'rowid',
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      );
+      -- Rows without any text (history) stay out of the index, as before: they would count in bm25's averages.
+      INSERT INTO records_fts (rowid, text, context)
+        SELECT rowid, text, context FROM records WHERE text <> '' OR context <> '';
+      CREATE TRIGGER records_fts_insert AFTER INSERT ON records WHEN new.text <> '' OR new.context <> '' BEGIN
+        INSERT INTO records_fts (rowid, text, context) VALUES (new.rowid, new.text, new.context);
+      END;
+      CREATE TRIGGER records_fts_delete AFTER DELETE ON records WHEN old.text <> '' OR old.context <> '' BEGIN
+        INSERT INTO records_fts (records_fts, rowid, text, context) VALUES ('delete', old.rowid, old.text, old.context);
+      END;
+      CREATE TRIGGER records_fts_update AFTER UPDATE OF text, context ON records
+        WHEN old.text IS NOT new.text OR old.context IS NOT new.context BEGIN
+        INSERT INTO records_fts (records_fts, rowid, text, context)
+          SELECT 'delete', old.rowid, old.text, old.context WHERE old.text <> '' OR old.context <> '';
+        INSERT INTO records_fts (rowid, text, context)
+          SELECT new.rowid, new.text, new.context WHERE new.text <> '' OR new.context <> '';
+      END;
+      INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ('records', 'records_occurred_at', '1000000 2');
+      ANALYZE sqlite_schema;
+    `,
+  },
 ];
 
 /**
@@ -119,6 +162,7 @@ export const ATTRIBUTE_COLUMNS: Readonly<Record<string, string>> = {
   type: 'attr_type',
   contentHash: 'attr_content_hash',
   memoryId: 'attr_memory_id',
+  occurredAt: 'attr_occurred_at',
 };
 
 /** The schema version this build writes and reads. */

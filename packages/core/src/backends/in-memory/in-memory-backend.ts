@@ -65,7 +65,7 @@ export class InMemoryBackend implements MemoryBackend {
       const copy = cloneRecord(r, true);
       this.logChange(r.id);
       this.records.set(r.id, copy);
-      this.bm25.set(r.id, r.text);
+      this.bm25.set(r.id, r.text, r.context);
     }
   }
 
@@ -206,7 +206,7 @@ export class InMemoryBackend implements MemoryBackend {
         this.logChange(id); // an enclosing transaction must still be able to undo this
         if (before) {
           this.records.set(id, before);
-          this.bm25.set(id, before.text);
+          this.bm25.set(id, before.text, before.context);
         } else if (this.records.delete(id)) {
           this.bm25.remove(id);
         }
@@ -236,6 +236,8 @@ export class InMemoryBackend implements MemoryBackend {
 
   private checkRecord(r: BackendRecord): void {
     if (typeof r.id !== 'string' || r.id.length === 0) throw invalidInput('Every record needs a non-empty string id.');
+    if (r.context !== undefined && typeof r.context !== 'string')
+      throw invalidInput(`Record ${r.id}: context must be a string when given.`);
     if (r.vector) this.checkDimension(r.vector);
   }
 
@@ -267,6 +269,7 @@ function cloneRecord(r: BackendRecord, withVector: boolean): BackendRecord {
     attributes: { ...r.attributes },
     payload: structuredClone(r.payload),
   };
+  if (r.context !== undefined) copy.context = r.context;
   if (withVector && r.vector) copy.vector = new Float32Array(r.vector);
   return copy;
 }

@@ -1,0 +1,93 @@
+import type { TimeSpan } from './time-span';
+
+const DAY = 86_400_000;
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+const MONTH = `(${MONTHS.join('|')}|${MONTHS.map((m) => m.slice(0, 3)).join('|')}|sept)\\.?`;
+const ORDINAL = '(?:st|nd|rd|th)?';
+const UNIT_DAYS: Record<string, number> = { day: 1, week: 7, month: 30, year: 365 };
+const NUMBERS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, ten: 10 };
+
+const monthIndex = (name: string) =>
+  MONTHS.findIndex((m) => m.startsWith(name.toLowerCase().replace('.', '').slice(0, 3)));
+const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
+/** A day, one day either side: a question's date and the event's may sit on either side of midnight or a time zone. */
+const aroundDay = (ms: number): TimeSpan => ({
+  kind: 'range',
+  start: startOfDay(ms) - DAY,
+  end: startOfDay(ms) + 2 * DAY,
+});
+
+/**
+ * The times a query names, absolute ("8 May 2023", "May 8, 2023",
+ * "2023-05-08", "May 2023", "in June") or relative to `now` ("yesterday",
+ * "last week", "three months ago", "this year"). Empty when it names none.
+ */
+export function timeSpansInQuery(query: string, now: number): TimeSpan[] {
+  const q = query.toLowerCase();
+  const spans: TimeSpan[] = [];
+  const taken: [number, number][] = [];
+  const scan = (pattern: RegExp, toSpan: (m: RegExpExecArray) => TimeSpan | undefined) => {
+    for (const m of q.matchAll(new RegExp(pattern.source, 'g'))) {
+      const at = m.index ?? 0;
+      if (taken.some(([s, e]) => at < e && at + m[0].length > s)) continue; // inside a longer date already read
+      const span = toSpan(m as RegExpExecArray);
+      if (span) {
+        spans.push(span);
+        taken.push([at, at + m[0].length]);
+      }
+    }
+  };
+  const day = (y: string, mo: number, d: string) => {
+    const ms = Date.UTC(Number(y), mo, Number(d));
+    return mo >= 0 && Number(d) >= 1 && Number(d) <= 31 && Number.isFinite(ms) ? aroundDay(ms) : undefined;
+  };
+  scan(/\b(\d{4})-(\d{2})-(\d{2})\b/, (m) => day(m[1]!, Number(m[2]) - 1, m[3]!));
+  scan(new RegExp(`\\b(\\d{1,2})${ORDINAL}\\s+(?:of\\s+)?${MONTH},?\\s+(\\d{4})\\b`), (m) =>
+    day(m[3]!, monthIndex(m[2]!), m[1]!),
+  );
+  scan(new RegExp(`\\b${MONTH}\\s+(\\d{1,2})${ORDINAL},?\\s+(\\d{4})\\b`), (m) => day(m[3]!, monthIndex(m[1]!), m[2]!));
+  scan(new RegExp(`\\b${MONTH},?\\s+(\\d{4})\\b`), (m) => {
+    const mo = monthIndex(m[1]!);
+    const y = Number(m[2]);
+    return { kind: 'range', start: Date.UTC(y, mo, 1), end: Date.UTC(y, mo + 1, 1) };
+  });
+  // A bare month only after a word that makes it a time ("may" alone is a verb).
+  scan(new RegExp(`\\b(?:in|during|of|since|early|late|mid|last|this)[\\s-]+${MONTH}\\b`), (m) => ({
+    kind: 'month',
+    month: monthIndex(m[1]!),
+  }));
+  const today = startOfDay(now);
+  scan(/\byesterday\b/, () => aroundDay(today - DAY));
+  scan(/\btoday\b|\btonight\b|\bthis morning\b/, () => aroundDay(today));
+  scan(/\b(last|past|previous|this)\s+(week|month|year)\b/, (m) => {
+    const days = UNIT_DAYS[m[2]!]!;
+    return m[1] === 'this'
+      ? { kind: 'range', start: today - days * DAY, end: today + DAY }
+      : { kind: 'range', start: today - 2 * days * DAY, end: today + DAY };
+  });
+  scan(/\b(\d+|a|an|one|two|three|four|five|six|ten)\s+(day|week|month|year)s?\s+ago\b/, (m) => {
+    const n = NUMBERS[m[1]!] ?? Number(m[1]);
+    const days = n * UNIT_DAYS[m[2]!]!;
+    const slack = Math.max(1, Math.round(days / 4)) * DAY; // "three months ago" is not a day
+    return { kind: 'range', start: today - days * DAY - slack, end: today - days * DAY + slack + DAY };
+  });
+  return spans;
+}
+
+/** Whether an instant falls in any of the spans. */
+export function inTimeSpans(ms: number, spans: readonly TimeSpan[]): boolean {
+  return spans.some((s) => (s.kind === 'range' ? ms >= s.start && ms < s.end : new Date(ms).getUTCMonth() === s.month));
+}
