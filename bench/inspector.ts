@@ -48,6 +48,7 @@ function* records(count: number): Generator<BackendRecord> {
       namespace: namespaceFor(type, ['main', 'feature-a', 'feature-b'][i % 3]!),
       tenant,
       createdAt: at,
+      occurredAt: at,
       updatedAt: at,
       lastAccessedAt: at,
       accessCount: 0,
