@@ -158,7 +158,11 @@ export function migrate(db: Database.Database, path: string): number {
   try {
     const info = readSchemaInfo(db);
     checkSchema(path, info); // again, under the write lock
-    for (const m of MIGRATIONS) if (m.version > info.version) db.exec(m.sql);
+    for (const m of MIGRATIONS) {
+      if (m.version <= info.version) continue;
+      db.exec(m.sql);
+      m.apply?.(db);
+    }
     if (info.version < SCHEMA_VERSION || info.applicationId !== APPLICATION_ID) {
       db.pragma(`application_id = ${APPLICATION_ID | 0}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
