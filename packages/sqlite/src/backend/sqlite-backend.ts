@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import {
   AgentMemoryError,
+  approximateCandidates,
   type BackendCapabilities,
   cosineSimilarity,
   type BackendInitOptions,
@@ -52,13 +53,6 @@ const MAX_PAGE = 10_000;
 /** sqlite-vec's largest k; beyond it filtered dense search scans the matching records exactly. */
 const MAX_KNN = 4096;
 const STATEMENT_CACHE = 200;
-/**
- * Approximate dense search rescores max(factor * k, min) candidates: on the
- * bench corpus (semantic test embedder) that keeps recall@10 >= 0.98 of exact
- * up to 1M vectors (docs/benchmarks.md).
- */
-const APPROXIMATE_POOL_FACTOR = 10;
-const APPROXIMATE_MIN_POOL = 400;
 
 const INDEXED = Object.entries(ATTRIBUTE_COLUMNS);
 const INDEXED_NAMES = INDEXED.map(([, column]) => `, ${column}`).join('');
@@ -540,35 +534,26 @@ export class SqliteBackend implements MemoryBackend {
     const b = new SqlBuilder();
     const where = compileFilter(filter, b);
     if (!where.satisfiable) return [];
-    // The pool that keeps recall when every candidate matches; when only a share s of them passes the
-    // filter, the k best matches lie about 1/s times deeper, and so must the pool.
-    const base = Math.max(APPROXIMATE_POOL_FACTOR * k, APPROXIMATE_MIN_POOL);
-    let m = base;
-    for (;;) {
-      const found = index.candidates(vector, { tenant: filter.tenant, namespaces }, m);
+    const scope = { tenant: filter.tenant, namespaces };
+    const rows = approximateCandidates(k, (m) => {
+      const found = index.candidates(vector, scope, m);
       if (!found) return undefined;
-      const rows = index.vectors(found.rowids, { sql: where.sql, params: b.params });
-      const exhausted = found.rowids.length < m;
-      const share = rows.length / Math.max(1, found.rowids.length);
-      const needed = share > 0 ? Math.ceil(base / share) : Number.POSITIVE_INFINITY;
-      if (exhausted || (rows.length >= k && m >= needed)) {
-        const top = rows
-          .map((r) => ({ ...r, score: cosineSimilarity(vector, r.vector) }))
-          .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1))
-          .slice(0, k);
-        const full = new Map(
-          (
-            this.stmt(`SELECT ${COLUMNS} FROM records r WHERE r.rowid IN (SELECT value FROM json_each(?))`).all(
-              JSON.stringify(top.map((t) => t.rowid)),
-            ) as RecordRow[]
-          ).map((row) => [row.rowid, row]),
-        );
-        return top.map((t) => ({ record: this.decode(full.get(t.rowid)!, false), score: t.score }));
-      }
-      // Past half the scope an exact scan is cheaper than a pool this deep.
-      m = Math.max(m * 2, Math.ceil(needed * 1.1));
-      if (m * 2 > found.total) return undefined;
-    }
+      const passing = index.vectors(found.rowids, { sql: where.sql, params: b.params });
+      return { taken: found.rowids.length, passing, total: found.total };
+    });
+    if (!rows) return undefined;
+    const top = rows
+      .map((r) => ({ ...r, score: cosineSimilarity(vector, r.vector) }))
+      .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1))
+      .slice(0, k);
+    const full = new Map(
+      (
+        this.stmt(`SELECT ${COLUMNS} FROM records r WHERE r.rowid IN (SELECT value FROM json_each(?))`).all(
+          JSON.stringify(top.map((t) => t.rowid)),
+        ) as RecordRow[]
+      ).map((row) => [row.rowid, row]),
+    );
+    return top.map((t) => ({ record: this.decode(full.get(t.rowid)!, false), score: t.score }));
   }
 
   /**
