@@ -191,6 +191,44 @@ async function copyRecords(from: MemoryStore, to: MemoryBackend): Promise<void> 
   await to.upsert(batch);
 }
 
+/**
+ * Approximate dense recall@10 against exact on LoCoMo text: every turn of the dev split in one
+ * in-memory store (both search modes), every question as a query, with the semantic test embedder.
+ */
+async function locomoDenseRecall(): Promise<string> {
+  const { existsSync } = await import('node:fs');
+  const { LOCOMO_DEV_PATH, loadLocomo } = await import('./locomo');
+  if (!existsSync(LOCOMO_DEV_PATH)) return `LoCoMo: ${LOCOMO_DEV_PATH} not found, skipped`;
+  const conversations = loadLocomo();
+  const embedder = new SemanticTestEmbedder();
+  const approximate = new InMemoryBackend();
+  const exact = new InMemoryBackend({ denseSearch: 'exact' });
+  const records: BackendRecord[] = conversations.flatMap((c) =>
+    c.turns.map((t) => ({
+      id: `${c.id}:${t.diaId}`,
+      namespace: 'user',
+      tenant: '',
+      text: t.content,
+      vector: embedder.embedOne(t.content),
+      attributes: {},
+      payload: {},
+    })),
+  );
+  for (const b of [approximate, exact]) {
+    await b.init({ dimension: embedder.dimension });
+    await b.upsert(records);
+  }
+  let found = 0;
+  let total = 0;
+  for (const q of conversations.flatMap((c) => c.questions)) {
+    const request = { mode: 'dense' as const, vector: embedder.embedOne(q.question), filter: { tenant: '' }, k: 10 };
+    const want = new Set((await exact.search(request)).map((h) => h.record.id));
+    found += (await approximate.search(request)).filter((h) => want.has(h.record.id)).length;
+    total += want.size;
+  }
+  return `LoCoMo dev (${records.length} turns in one index, ${total / 10} questions, semantic test embedder): approximate dense recall@10 against exact = ${(found / total).toFixed(4)}`;
+}
+
 export async function run(args: string[]): Promise<void> {
   const sizes = (flag(args, 'sizes') ?? '10000,100000').split(',').map(Number);
   const nQueries = Number(flag(args, 'queries') ?? 200);
@@ -320,5 +358,6 @@ export async function run(args: string[]): Promise<void> {
     const memory = r.rss === undefined ? '' : String(Math.round(r.rss));
     console.log(`| ${r.backend} | ${r.n.toLocaleString('en')} | ${r.build} | ${cells.join(' | ')} | ${memory} |`);
   }
+  if (backends.includes('locomo')) notes.push(await locomoDenseRecall());
   for (const note of notes) console.log(`\n${note}`);
 }

@@ -99,7 +99,8 @@ export class BinaryIndex<K> {
     // The smallest distance t with at least m codes at distance <= t: one counting pass, no sort of all codes.
     let threshold = 0;
     let below = 0;
-    for (; threshold < histogram.length - 1 && below + histogram[threshold]! < m; threshold++) below += histogram[threshold]!;
+    for (; threshold < histogram.length - 1 && below + histogram[threshold]! < m; threshold++)
+      below += histogram[threshold]!;
     // Ties at the threshold: only as many as needed to reach m.
     let ties = m - below;
     const byDistance: { key: K; d: number }[] = [];
@@ -147,27 +148,29 @@ interface Partition<K> {
 export const APPROXIMATE_POOL = { factor: 10, min: 400 } as const;
 
 /**
- * The pool-growing loop of a filtered approximate search. `fetch(m)` takes
- * the m nearest codes and returns how many it took and those that pass the
- * filter. When only a share s of candidates passes, the k best matches lie
- * about 1/s times deeper, so the pool grows to base / s. Undefined when the
- * pool would exceed half the scope (`total`): then an exact scan is cheaper.
+ * The pool-growing loop of a filtered approximate search over a scope of
+ * `total` codes. `fetch(m)` takes the m nearest codes and returns how many it
+ * took and those that pass the filter. When only a share s of candidates
+ * passes, the k best matches lie about 1/s times deeper, so the pool grows to
+ * base / s. Undefined when the pool would exceed half the scope: then an exact
+ * scan is cheaper (and exact).
  */
 export function approximateCandidates<T>(
   k: number,
-  fetch: (m: number) => { taken: number; passing: T[]; total: number } | undefined,
+  total: number,
+  fetch: (m: number) => { taken: number; passing: T[] } | undefined,
 ): T[] | undefined {
   const base = Math.max(APPROXIMATE_POOL.factor * k, APPROXIMATE_POOL.min);
   let m = base;
-  for (;;) {
+  while (m * 2 <= total) {
     const found = fetch(m);
     if (!found) return undefined;
     const share = found.passing.length / Math.max(1, found.taken);
     const needed = share > 0 ? Math.ceil(base / share) : Number.POSITIVE_INFINITY;
     if (found.taken < m || (found.passing.length >= k && m >= needed)) return found.passing;
     m = Math.max(m * 2, Math.ceil(needed * 1.1));
-    if (m * 2 > found.total) return undefined;
   }
+  return undefined;
 }
 
 /**

@@ -192,4 +192,3 @@ function collapseMessages(messages: readonly ChatMessage[], max: number, previou
   }
   return { role: 'user', parts: [{ type: 'text', text: lines.join('\n') }] };
 }
-

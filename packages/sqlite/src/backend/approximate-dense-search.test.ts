@@ -63,7 +63,7 @@ describe('approximate dense search (binary index + exact rescoring)', () => {
     const b = new SqliteBackend({ path });
     await b.init({ dimension: embedder.dimension });
     try {
-      await b.upsert(corpus(800, 3).map((text, i) => record(`r${i}`, text)));
+      await b.upsert(corpus(1500, 3).map((text, i) => record(`r${i}`, text)));
       const search = async (text: string) =>
         ids(await b.search({ mode: 'dense', vector: embedder.embedOne(text), filter: { tenant: '' }, k: 3 }));
       await search('warm the index'); // loaded before the writes below
@@ -95,7 +95,7 @@ describe('approximate dense search (binary index + exact rescoring)', () => {
     const other = new SqliteBackend({ path });
     await other.init({ dimension: embedder.dimension });
     try {
-      await a.upsert(corpus(500, 4).map((text, i) => record(`r${i}`, text)));
+      await a.upsert(corpus(1500, 4).map((text, i) => record(`r${i}`, text)));
       const probe = 'violet harbour engine sonnet';
       const search = async () =>
         ids(await a.search({ mode: 'dense', vector: embedder.embedOne(probe), filter: { tenant: '' }, k: 1 }));

@@ -72,20 +72,25 @@ export class SqliteDenseIndex {
   }
 
   /**
-   * Rowids of up to about `m` vectors nearest to the query by Hamming
-   * distance in the scope, plus the rows the open transaction wrote; or
-   * undefined when the binary index cannot serve (sparse vectors, a file
-   * without the codes table, a first load inside a transaction).
+   * How many vectors the scope holds (with those the open transaction wrote),
+   * or undefined when the binary index cannot serve: sparse vectors, a file
+   * without the codes table, a first load inside a transaction.
+   */
+  size(scope: { tenant: string | null; namespaces?: readonly string[] }): number | undefined {
+    const index = this.load();
+    return index ? index.count(scope) + this.pending.length : undefined;
+  }
+
+  /**
+   * Rowids of the `m` vectors nearest to the query by Hamming distance in the
+   * scope, plus the rows the open transaction wrote there. Call `size` first.
    */
   candidates(
     query: Float32Array,
     scope: { tenant: string | null; namespaces?: readonly string[] },
     m: number,
-  ): { rowids: number[]; total: number } | undefined {
-    const index = this.load();
-    if (!index) return undefined;
-    const rowids = index.nearest(query, scope, m);
-    const total = index.count(scope);
+  ): number[] {
+    const rowids = this.index ? this.index.nearest(query, scope, m) : [];
     if (this.pending.length > 0) {
       const inScope = new Set(rowids);
       for (const p of this.pending) {
@@ -97,7 +102,7 @@ export class SqliteDenseIndex {
         rowids.push(p.rowid);
       }
     }
-    return { rowids, total: total + this.pending.length };
+    return rowids;
   }
 
   /** The float vectors of those rowids that pass `where` (SQL over `records r`), read from the codes table. */

@@ -316,8 +316,9 @@ export class SqliteBackend implements MemoryBackend {
       if (k === 0 || this.dimension === undefined) return [];
       return this.read(
         () =>
-          (this.denseMode === 'approximate' ? this.approximateDenseSearch(request.vector!, request.filter, k) : undefined) ??
-          this.denseSearch(request.vector!, request.filter, k),
+          (this.denseMode === 'approximate'
+            ? this.approximateDenseSearch(request.vector!, request.filter, k)
+            : undefined) ?? this.denseSearch(request.vector!, request.filter, k),
       );
     }
     if (request.mode !== 'keyword')
@@ -535,11 +536,11 @@ export class SqliteBackend implements MemoryBackend {
     const where = compileFilter(filter, b);
     if (!where.satisfiable) return [];
     const scope = { tenant: filter.tenant, namespaces };
-    const rows = approximateCandidates(k, (m) => {
-      const found = index.candidates(vector, scope, m);
-      if (!found) return undefined;
-      const passing = index.vectors(found.rowids, { sql: where.sql, params: b.params });
-      return { taken: found.rowids.length, passing, total: found.total };
+    const total = index.size(scope);
+    if (total === undefined) return undefined;
+    const rows = approximateCandidates(k, total, (m) => {
+      const rowids = index.candidates(vector, scope, m);
+      return { taken: rowids.length, passing: index.vectors(rowids, { sql: where.sql, params: b.params }) };
     });
     if (!rows) return undefined;
     const top = rows

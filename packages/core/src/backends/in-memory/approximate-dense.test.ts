@@ -8,7 +8,9 @@ const embedder = new SemanticTestEmbedder();
 function texts(n: number, seed: number): string[] {
   const random = seededRandom(seed);
   return Array.from({ length: n }, () =>
-    Array.from({ length: 4 + Math.floor(random() * 8) }, () => `w${Math.floor(random() * 600).toString(36)}x`).join(' '),
+    Array.from({ length: 4 + Math.floor(random() * 8) }, () => `w${Math.floor(random() * 600).toString(36)}x`).join(
+      ' ',
+    ),
   );
 }
 
@@ -32,7 +34,12 @@ describe('InMemoryBackend approximate dense search', () => {
       await b.upsert(docs);
     }
     const search = (b: InMemoryBackend, text: string, k: number, where?: { keep: boolean }) =>
-      b.search({ mode: 'dense', vector: embedder.embedOne(text), filter: { tenant: '', ...(where ? { where } : {}) }, k });
+      b.search({
+        mode: 'dense',
+        vector: embedder.embedOne(text),
+        filter: { tenant: '', ...(where ? { where } : {}) },
+        k,
+      });
     let found = 0;
     const queries = texts(40, 2);
     for (const q of queries) {
@@ -41,7 +48,9 @@ describe('InMemoryBackend approximate dense search', () => {
     }
     expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.98);
     const selective = await search(approximate, queries[0]!, 5, { keep: true });
-    expect(selective.map((h) => h.record.id)).toEqual((await search(exact, queries[0]!, 5, { keep: true })).map((h) => h.record.id));
+    expect(selective.map((h) => h.record.id)).toEqual(
+      (await search(exact, queries[0]!, 5, { keep: true })).map((h) => h.record.id),
+    );
 
     const probe = 'zebra quantum lighthouse marmalade';
     await expect(

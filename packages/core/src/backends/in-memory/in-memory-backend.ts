@@ -203,16 +203,18 @@ export class InMemoryBackend implements MemoryBackend {
   /** Candidates from the binary index, scored exactly; undefined when an exact scan must run. */
   private approximateDense(vector: Float32Array, filter: RecordFilter, k: number): SearchHit[] | undefined {
     const codes = this.codes;
-    if (this.denseMode === 'exact' || !codes || codes.size === 0 || this.sparse.size * 10 > codes.size) return undefined;
+    if (this.denseMode === 'exact' || !codes || codes.size === 0 || this.sparse.size * 10 > codes.size)
+      return undefined;
     const scope = { tenant: filter.tenant, ...(filter.namespaces ? { namespaces: filter.namespaces } : {}) };
-    return approximateCandidates(k, (m) => {
+    return approximateCandidates(k, codes.count(scope), (m) => {
       const ids = codes.nearest(vector, scope, m);
       const passing: SearchHit[] = [];
       for (const id of ids) {
         const r = this.records.get(id);
-        if (r?.vector && matchesFilter(r, filter)) passing.push({ record: r, score: cosineSimilarity(vector, r.vector) });
+        if (r?.vector && matchesFilter(r, filter))
+          passing.push({ record: r, score: cosineSimilarity(vector, r.vector) });
       }
-      return { taken: ids.length, passing, total: codes.count(scope) };
+      return { taken: ids.length, passing };
     });
   }
 
