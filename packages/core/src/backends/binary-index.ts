@@ -145,7 +145,7 @@ interface Partition<K> {
  * bench corpus (semantic test embedder, 384 dims) this keeps recall@10 at
  * 0.98 or more of exact search (docs/benchmarks.md).
  */
-export const APPROXIMATE_POOL = { factor: 10, min: 400 } as const;
+export const APPROXIMATE_POOL = { factor: 12, min: 600 } as const;
 
 /**
  * The pool-growing loop of a filtered approximate search over a scope of
