@@ -99,16 +99,12 @@ export class AgentMemory extends MemoryStore {
         ? await this.recall(message, { k: options.k ?? 5, types: options.types, minScore: options.minScore ?? 0.2 })
         : [];
     const skills =
-      typeof message === 'string'
-        ? await this.skills.activate(message, { filePath: options.filePath, k: options.skillK })
-        : [];
+      typeof message === 'string' ? await this.skills.activate(message, { filePath: options.filePath, k: options.skillK }) : [];
     const rendered = formatForPrompt(skills, {
       maxChars: options.skillsMaxChars ?? Math.floor((options.maxChars ?? 6000) * 0.6),
       ...(options.discloseSkills ? { inactive: await this.skills.list() } : {}),
     });
-    const summary = options.sessionId
-      ? (await this.get(sessionSummaryId(this.tenant, options.sessionId)))?.content
-      : undefined;
+    const summary = options.sessionId ? (await this.get(sessionSummaryId(this.tenant, options.sessionId)))?.content : undefined;
     return { memories, skills, block: renderContextBlock({ summary, skills: rendered, memories }, options) };
   }
 
@@ -118,10 +114,7 @@ export class AgentMemory extends MemoryStore {
    * by `supersede` (default), `keep_both` or `keep_existing`. The write path
    * for facts an agent learns (extraction, tools).
    */
-  async rememberWithConflictCheck(
-    input: MemoryInput,
-    options: ConflictCheckOptions = {},
-  ): Promise<ConflictCheckResult> {
+  async rememberWithConflictCheck(input: MemoryInput, options: ConflictCheckOptions = {}): Promise<ConflictCheckResult> {
     await this.init();
     return rememberWithConflictCheck(this, input, this.options as AgentMemoryOptions, options, this.clock());
   }
@@ -162,17 +155,11 @@ export class AgentMemory extends MemoryStore {
 
   /** Imports a branch's project and reference memories into `into` (default: current), deduplicated. */
   mergeBranch(source: string, options: BranchMergeOptions = {}): Promise<MergeResult> {
-    return mergeBranch(this, source, {
-      keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys,
-      ...options,
-    });
+    return mergeBranch(this, source, { keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys, ...options });
   }
 
   diffBranch(source: string, options: BranchMergeOptions = {}): Promise<DiffResult> {
-    return diffBranch(this, source, {
-      keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys,
-      ...options,
-    });
+    return diffBranch(this, source, { keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys, ...options });
   }
 
   /** Deletes a branch's scoped memories (globals stay); refuses the current branch unless `force`. */

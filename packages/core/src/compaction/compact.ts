@@ -192,3 +192,4 @@ function collapseMessages(messages: readonly ChatMessage[], max: number, previou
   }
   return { role: 'user', parts: [{ type: 'text', text: lines.join('\n') }] };
 }
+

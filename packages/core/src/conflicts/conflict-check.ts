@@ -102,11 +102,7 @@ export async function rememberWithConflictCheck(
     throw invalidInput('Options must be { resolution?, threshold? }.');
   const content = validateContent(input.content, Number.POSITIVE_INFINITY); // the length limit is checked by remember()
   const type = assertMemoryType(input.type);
-  const resolution = assertOneOf(
-    options.resolution ?? settings.conflictResolution ?? 'supersede',
-    CONFLICT_RESOLUTIONS,
-    'conflict resolution',
-  );
+  const resolution = assertOneOf(options.resolution ?? settings.conflictResolution ?? 'supersede', CONFLICT_RESOLUTIONS, 'conflict resolution');
   const threshold = conflictThreshold(store.embedder, settings, options);
   await store.init();
   const namespace =

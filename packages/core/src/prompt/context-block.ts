@@ -31,9 +31,7 @@ export function renderContextBlock(input: ContextBlockInput, options: ContextBlo
   const maxChars = options.maxChars ?? 6000;
   const fits = (text: string) =>
     text.length <= maxChars &&
-    (options.countTokens === undefined ||
-      options.maxTokens === undefined ||
-      options.countTokens(text) <= options.maxTokens);
+    (options.countTokens === undefined || options.maxTokens === undefined || options.countTokens(text) <= options.maxTokens);
   const skills = input.skills?.trim() ?? '';
   const summary = input.summary?.trim() ? `## Session summary\n${sanitizeForPrompt(input.summary.trim())}` : '';
   if (!summary && !skills && input.memories.length === 0) return '';

@@ -46,11 +46,7 @@ describe('AgentMemory.contextFor with skills', () => {
     await shared.skills.register({ name: 'docker', content: '- builds', triggerKeywords: ['docker'] });
     expect((await shared.withScope({ tenant: 'bob' }).contextFor('docker please')).skills).toHaveLength(1);
 
-    const perTenant = await createAgentMemory({
-      backend: new InMemoryBackend(),
-      tenant: 'alice',
-      skillActivation: { shared: false },
-    });
+    const perTenant = await createAgentMemory({ backend: new InMemoryBackend(), tenant: 'alice', skillActivation: { shared: false } });
     await perTenant.skills.register({ name: 'docker', content: '- builds', triggerKeywords: ['docker'] });
     expect((await perTenant.withScope({ tenant: 'bob' }).contextFor('docker please')).skills).toEqual([]);
     expect((await perTenant.contextFor('docker please')).skills).toHaveLength(1);

@@ -49,14 +49,7 @@ export function recordToMemory(r: BackendRecord): Memory {
     throw new AgentMemoryError('NOT_FOUND', `Record ${r.id} is not a memory.`);
   }
   // The record's own id/namespace/tenant win over the payload's copy.
-  return {
-    ...p,
-    id: r.id,
-    namespace: r.namespace,
-    tenant: r.tenant,
-    tags: [...(p.tags ?? [])],
-    metadata: p.metadata ?? {},
-  };
+  return { ...p, id: r.id, namespace: r.namespace, tenant: r.tenant, tags: [...(p.tags ?? [])], metadata: p.metadata ?? {} };
 }
 
 export function historyToRecord(entry: HistoryEntry, tenant: string): BackendRecord {

@@ -398,10 +398,7 @@ export class MemoryStore {
     results = results.slice(0, k);
     // Reads stay reads: the accesses are written later, in batches (a read-only file skips them).
     if (options.reinforce !== false && results.length > 0 && !isReadonly(this.backend)) {
-      this.reinforcement.add(
-        results.map((r) => r.memory),
-        this.clock(),
-      );
+      this.reinforcement.add(results.map((r) => r.memory), this.clock());
     }
     return results;
   }
@@ -412,13 +409,7 @@ export class MemoryStore {
    */
   async findSimilar(
     content: string,
-    options: {
-      types?: readonly MemoryType[];
-      namespaces?: readonly string[];
-      k?: number;
-      minSimilarity?: number;
-      includeInactive?: boolean;
-    } = {},
+    options: { types?: readonly MemoryType[]; namespaces?: readonly string[]; k?: number; minSimilarity?: number; includeInactive?: boolean } = {},
   ): Promise<SimilarMemory[]> {
     await this.init();
     validateContent(content, Number.POSITIVE_INFINITY);
@@ -614,9 +605,7 @@ export class MemoryStore {
 
   /** The reciprocal-rank-fusion weights recall uses (from the options, else from the embedder). */
   fusionWeights(): { dense: number; keyword: number } {
-    return (
-      this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 })
-    );
+    return this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 });
   }
 
   /**
@@ -633,23 +622,14 @@ export class MemoryStore {
     const vector = needsVector ? (await this.embed([query], 'query'))[0]! : undefined;
     const dense = async () =>
       (await this.backend.search({ mode: 'dense', vector, filter, k: pool })).filter((h) => h.score >= minDense);
-    const keyword = async () =>
-      caps.textSearch ? this.backend.search({ mode: 'keyword', text: query, filter, k: pool }) : [];
+    const keyword = async () => (caps.textSearch ? this.backend.search({ mode: 'keyword', text: query, filter, k: pool }) : []);
     const asList = (hits: SearchHit[], signal: 'dense' | 'keyword') =>
       hits.map((h, i) => ({ record: h.record, score: 1 / (RRF_K + i + 1), [signal]: { rank: i + 1, score: h.score } }));
     if (mode === 'dense' || (mode === 'keyword' && !caps.textSearch)) return asList(await dense(), 'dense');
     if (mode === 'keyword') return asList(await keyword(), 'keyword');
     const weights = this.fusionWeights();
     if (caps.nativeHybrid) {
-      return this.backend.search({
-        mode: 'hybrid',
-        vector,
-        text: query,
-        filter,
-        k: pool,
-        weights,
-        minDenseScore: minDense,
-      });
+      return this.backend.search({ mode: 'hybrid', vector, text: query, filter, k: pool, weights, minDenseScore: minDense });
     }
     const kw = await keyword();
     // With a lexical embedder's small dense weight even the best dense-only hit ranks below the last
@@ -695,11 +675,7 @@ export class MemoryStore {
             const m = recordToMemory(r);
             const entry = byId.get(r.id)!;
             const at = Math.max(entry.at, toMillis(m.lastAccessedAt));
-            const payload = {
-              ...m,
-              lastAccessedAt: new Date(at).toISOString(),
-              accessCount: m.accessCount + entry.count,
-            };
+            const payload = { ...m, lastAccessedAt: new Date(at).toISOString(), accessCount: m.accessCount + entry.count };
             return { id: m.id, attributes: { lastAccessedAt: at }, payload: payload as unknown as JsonObject };
           }),
       );

@@ -68,12 +68,7 @@ describe('keyword search ranked inside FTS5', () => {
 
   it('keeps the bm25-then-id order when tied matches straddle the candidate pool', async () => {
     for (const k of [1, 5, 30, 70]) {
-      const hits = await backend.search({
-        mode: 'keyword',
-        text: 'pie',
-        filter: { tenant: 'me', namespaces: ['ns'] },
-        k,
-      });
+      const hits = await backend.search({ mode: 'keyword', text: 'pie', filter: { tenant: 'me', namespaces: ['ns'] }, k });
       expect(hits.map((h) => ({ id: h.record.id, score: h.score }))).toEqual(reference('"pie"', 'me', 'ns', k));
     }
     const first = await backend.search({ mode: 'keyword', text: 'pie', filter: { tenant: 'me' }, k: 5 });
