@@ -4,11 +4,16 @@
  * the naive reference on the same SQLite file: raw sqlite-vec `MATCH` + FTS5
  * `MATCH` + reciprocal rank fusion in JS. Goal: p50 <= 5 ms at 100k on 2 cores.
  *
- *   npm run bench -- recall [--sizes 10000,100000] [--queries 200] [--backends sqlite,naive,memory,parts,postgres]
+ *   npm run bench -- recall [--sizes 10000,100000,1000000] [--queries 200] [--backends sqlite,naive,memory,parts,dense,postgres]
+ *                           [--embedder hashing|semantic]
  *
  * (`postgres` runs PGlite in this process, so its CPU columns include the server's work.)
  *
- * (`parts` adds the naive path's two queries timed alone.)
+ * (`parts` adds the naive path's two queries timed alone.) `--embedder semantic`
+ * uses `SemanticTestEmbedder` (dense, non-lexical, equal fusion weights: the
+ * path of every user of an embedding model); the default is the lexical
+ * `HashingEmbedder`. The table also gives the process's resident memory (RSS)
+ * after each size's queries, and the build time with embedding timed apart.
  *
  * Memories are generated deterministically: sentences of 8-20 words drawn from
  * a Zipf-distributed vocabulary of 5,000 pronounceable pseudo-words plus
@@ -30,7 +35,7 @@ import {
   STOPWORDS,
   words,
 } from '@agentmem/core';
-import { seededRandom } from '@agentmem/core/testing';
+import { SemanticTestEmbedder, seededRandom } from '@agentmem/core/testing';
 import type Database from 'better-sqlite3';
 
 const WARMUP = 20;
@@ -53,7 +58,7 @@ function vocabulary(): string[] {
 }
 
 /** Sentences of min..max words: Zipf (s = 1) over the vocabulary, a stop word one time in four. */
-function textGenerator(seed: number) {
+export function textGenerator(seed: number) {
   const random = seededRandom(seed);
   const vocab = vocabulary();
   const cdf: number[] = [];
@@ -106,12 +111,34 @@ async function time(queries: readonly string[], fn: (q: string) => Promise<unkno
   return { p50: at(wall, 0.5), p95: at(wall, 0.95), cpuP50: at(cpu, 0.5), cpuP95: at(cpu, 0.95) };
 }
 
-async function build(store: MemoryStore, contents: readonly string[]): Promise<number> {
+type BenchEmbedder = (HashingEmbedder | SemanticTestEmbedder) & { embedSeconds: number };
+
+/** The chosen embedder, counting the time spent embedding (so ingest can be reported without it). */
+function timedEmbedder(kind: string): BenchEmbedder {
+  if (kind !== 'hashing' && kind !== 'semantic') throw new Error(`--embedder is hashing or semantic, got ${kind}`);
+  const embedder = (kind === 'semantic' ? new SemanticTestEmbedder() : new HashingEmbedder()) as BenchEmbedder;
+  const embed = embedder.embed.bind(embedder);
+  embedder.embedSeconds = 0;
+  embedder.embed = async (texts, options) => {
+    const start = performance.now();
+    const result = await embed(texts, options);
+    embedder.embedSeconds += (performance.now() - start) / 1000;
+    return result;
+  };
+  return embedder;
+}
+
+/** rememberMany in batches; returns a label with the total time and the rate without embedding time. */
+async function build(store: MemoryStore, embedder: BenchEmbedder, contents: readonly string[]): Promise<string> {
   const start = performance.now();
+  const embedBefore = embedder.embedSeconds;
   for (let i = 0; i < contents.length; i += BATCH) {
     await store.rememberMany(contents.slice(i, i + BATCH).map((content) => ({ content, type: 'user' as const })));
   }
-  return (performance.now() - start) / 1000;
+  const total = (performance.now() - start) / 1000;
+  const embedding = embedder.embedSeconds - embedBefore;
+  const rate = Math.round(contents.length / Math.max(1e-9, total - embedding));
+  return `${total.toFixed(1)} s (embedding ${embedding.toFixed(1)} s; ${rate.toLocaleString('en')}/s without)`;
 }
 
 /**
@@ -119,7 +146,7 @@ async function build(store: MemoryStore, contents: readonly string[]): Promise<n
  * KNN and FTS5 bm25 (50 candidates each, as recall's pool), weighted RRF in
  * JS, then read the top 10 rows.
  */
-function naiveRecall(db: Database.Database, embedder: HashingEmbedder, weights: { dense: number; keyword: number }) {
+function naiveRecall(db: Database.Database, embedder: BenchEmbedder, weights: { dense: number; keyword: number }) {
   const knn = db.prepare(
     "SELECT rowid, distance FROM vectors WHERE embedding MATCH ? AND k = 50 AND tenant = '' AND namespace = 'user'",
   );
@@ -166,16 +193,60 @@ async function copyRecords(from: MemoryStore, to: MemoryBackend): Promise<void> 
   await to.upsert(batch);
 }
 
+/**
+ * Approximate dense recall@10 against exact on LoCoMo text: every turn of the dev split in one
+ * in-memory store (both search modes), every question as a query, with the semantic test embedder.
+ */
+async function locomoDenseRecall(): Promise<string> {
+  const { existsSync } = await import('node:fs');
+  const { LOCOMO_DEV_PATH, loadLocomo } = await import('./locomo');
+  if (!existsSync(LOCOMO_DEV_PATH)) return `LoCoMo: ${LOCOMO_DEV_PATH} not found, skipped`;
+  const conversations = loadLocomo();
+  const embedder = new SemanticTestEmbedder();
+  const approximate = new InMemoryBackend();
+  const exact = new InMemoryBackend({ denseSearch: 'exact' });
+  const records: BackendRecord[] = conversations.flatMap((c) =>
+    c.turns.map((t) => ({
+      id: `${c.id}:${t.diaId}`,
+      namespace: 'user',
+      tenant: '',
+      text: t.content,
+      vector: embedder.embedOne(t.content),
+      attributes: {},
+      payload: {},
+    })),
+  );
+  for (const b of [approximate, exact]) {
+    await b.init({ dimension: embedder.dimension });
+    await b.upsert(records);
+  }
+  let found = 0;
+  let total = 0;
+  for (const q of conversations.flatMap((c) => c.questions)) {
+    const request = { mode: 'dense' as const, vector: embedder.embedOne(q.question), filter: { tenant: '' }, k: 10 };
+    const want = new Set((await exact.search(request)).map((h) => h.record.id));
+    found += (await approximate.search(request)).filter((h) => want.has(h.record.id)).length;
+    total += want.size;
+  }
+  return `LoCoMo dev (${records.length} turns in one index, ${total / 10} questions, semantic test embedder): approximate dense recall@10 against exact = ${(found / total).toFixed(4)}`;
+}
+
 export async function run(args: string[]): Promise<void> {
   const sizes = (flag(args, 'sizes') ?? '10000,100000').split(',').map(Number);
   const nQueries = Number(flag(args, 'queries') ?? 200);
   const backends = (flag(args, 'backends') ?? 'sqlite,naive,memory').split(',');
-  const embedder = new HashingEmbedder();
-  const rows: { backend: string; n: number; build: string; timing: Timing }[] = [];
+  const embedder = timedEmbedder(flag(args, 'embedder') ?? 'hashing');
+  const rows: { backend: string; n: number; build: string; timing: Timing; rss?: number }[] = [];
+  const rss = () => process.memoryUsage().rss / 2 ** 20;
+  let weightsUsed: { dense: number; keyword: number } | undefined;
   const recallOf = (store: MemoryStore) => (q: string) => store.recall(q, { k: 10, mode: 'hybrid', reinforce: false });
   const { SqliteBackend } = (await import('@agentmem/sqlite')) as {
-    SqliteBackend: new (o: { path: string }) => MemoryBackend & { database: Database.Database };
+    SqliteBackend: new (o: {
+      path: string;
+      denseSearch?: 'approximate' | 'exact';
+    }) => MemoryBackend & { database: Database.Database };
   };
+  const notes: string[] = [];
   for (const n of sizes) {
     const contents = Array.from({ length: n }, textGenerator(42).bind(null, 8, 20));
     const queries = Array.from({ length: nQueries + WARMUP }, textGenerator(7).bind(null, 3, 6));
@@ -183,8 +254,7 @@ export async function run(args: string[]): Promise<void> {
     try {
       const backend = new SqliteBackend({ path: join(dir, 'memory.db') });
       const store = await MemoryStore.open({ backend, embedder });
-      const seconds = await build(store, contents);
-      const built = `${seconds.toFixed(1)} s (rememberMany)`;
+      const built = await build(store, embedder, contents);
       console.error(`sqlite ${n}: built in ${built}`);
       if (backends.includes('sqlite')) {
         rows.push({
@@ -192,9 +262,11 @@ export async function run(args: string[]): Promise<void> {
           n,
           build: built,
           timing: await time(queries, recallOf(store)),
+          rss: rss(),
         });
       }
-      const naive = naiveRecall(backend.database, embedder, store.fusionWeights());
+      weightsUsed = store.fusionWeights();
+      const naive = naiveRecall(backend.database, embedder, weightsUsed);
       const matching = backend.database.prepare('SELECT count(*) AS n FROM records_fts WHERE records_fts MATCH ?');
       const matched = queries.map((q) => {
         const terms = [...new Set(words(q).filter((w) => !STOPWORDS.has(w)))];
@@ -210,6 +282,32 @@ export async function run(args: string[]): Promise<void> {
           build: 'same file',
           timing: await time(queries, naive.hybrid),
         });
+      }
+      if (backends.includes('dense')) {
+        // The binary index against exact search on the same file: recall@10 and the cost of each alone.
+        const exact = new SqliteBackend({ path: join(dir, 'memory.db'), denseSearch: 'exact' });
+        const filter = store.memoryFilter(['user']);
+        const dense = (b: MemoryBackend, k: number) => (q: string) =>
+          b.search({ mode: 'dense', vector: embedder.embedOne(q), filter, k });
+        let found = 0;
+        for (const q of queries.slice(WARMUP)) {
+          const want = new Set((await dense(exact, 10)(q)).map((h) => h.record.id));
+          found += (await dense(backend, 10)(q)).filter((h) => want.has(h.record.id)).length;
+        }
+        notes.push(`${n}: approximate dense recall@10 against exact = ${(found / (nQueries * 10)).toFixed(4)}`);
+        rows.push({
+          backend: 'part: dense k=50, binary index + rescoring',
+          n,
+          build: 'same file',
+          timing: await time(queries, dense(backend, 50)),
+        });
+        rows.push({
+          backend: 'part: dense k=50, exact (sqlite-vec)',
+          n,
+          build: 'same file',
+          timing: await time(queries, dense(exact, 50)),
+        });
+        await exact.close();
       }
       if (backends.includes('parts')) {
         rows.push({
@@ -238,6 +336,7 @@ export async function run(args: string[]): Promise<void> {
           n,
           build: copied,
           timing: await time(queries, recallOf(memory)),
+          rss: rss(),
         });
         await memory.close();
       }
@@ -271,15 +370,18 @@ export async function run(args: string[]): Promise<void> {
   const { cpus, loadavg, totalmem } = await import('node:os');
   console.log(
     `\nrecall latency, hybrid, k = 10, reinforce off; ${nQueries} queries after ${WARMUP} warm-up; ` +
-      `${embedder.dimension}-dim ${embedder.id}; ${cpus().length} x ${cpus()[0]?.model.trim()}, ` +
+      `${embedder.dimension}-dim ${embedder.id} (fusion weights ${JSON.stringify(weightsUsed)}); ${cpus().length} x ${cpus()[0]?.model.trim()}, ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; load average ${loadavg()[0]!.toFixed(1)} ` +
       '(wall time suffers when it exceeds the cores; CPU time per query does not)\n',
   );
-  console.log('| backend | memories | build | wall p50 ms | wall p95 ms | CPU p50 ms | CPU p95 ms |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| backend | memories | build | wall p50 ms | wall p95 ms | CPU p50 ms | CPU p95 ms | RSS MB |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of rows) {
     const t = r.timing;
     const cells = [t.p50, t.p95, t.cpuP50, t.cpuP95].map((x) => x.toFixed(2));
-    console.log(`| ${r.backend} | ${r.n.toLocaleString('en')} | ${r.build} | ${cells.join(' | ')} |`);
+    const memory = r.rss === undefined ? '' : String(Math.round(r.rss));
+    console.log(`| ${r.backend} | ${r.n.toLocaleString('en')} | ${r.build} | ${cells.join(' | ')} | ${memory} |`);
   }
+  if (backends.includes('locomo')) notes.push(await locomoDenseRecall());
+  for (const note of notes) console.log(`\n${note}`);
 }

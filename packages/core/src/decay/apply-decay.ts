@@ -84,6 +84,8 @@ export async function applyDecay(
   if (options === null || typeof options !== 'object') throw invalidInput('applyDecay() takes { now?, dryRun? }.');
   const nowMs = options.now === undefined ? Date.now() : parseInstant(options.now);
   await store.init();
+  // Decay reads lastAccessedAt from the backend: the accesses recall buffered count too.
+  if (!options.dryRun) await store.flushReinforcement();
 
   const report = { scanned: 0, decayed: 0, pruned: 0, untouched: 0 };
   /** A memory's effective importance at `now`, from its attributes, and since when it is below the threshold. */
@@ -118,6 +120,8 @@ export async function applyDecay(
   }
 
   if (toPrune.length > 0 && !options.dryRun) {
+    // Accesses recalled during the scan are written first, so that the re-read below sees them.
+    await store.flushReinforcement();
     const detail = `effective importance below ${threshold} at ${new Date(nowMs).toISOString()}`;
     // Written after the scan so that no page is read while it is being rewritten; one transaction per batch.
     for (let i = 0; i < toPrune.length; i += WRITE_BATCH) {
@@ -127,9 +131,13 @@ export async function applyDecay(
         const fresh = await store.backend.get(ids, { tenant: null, withVectors: false });
         const batch: Memory[] = [];
         for (const record of fresh) {
-          const at = record.attributes.status === 'active' ? assess(record.attributes).prunedAt : undefined;
+          // With the accesses this process's recalls buffered since (other processes write theirs within their flush interval).
+          const stored = recordToMemory(record);
+          const accessed = store.withBufferedAccess({ ...stored }).lastAccessedAt;
+          const attributes = { ...record.attributes, lastAccessedAt: Date.parse(accessed) };
+          const at = record.attributes.status === 'active' ? assess(attributes).prunedAt : undefined;
           if (at === undefined) continue;
-          batch.push({ ...recordToMemory(record), prunedAt: new Date(at).toISOString() });
+          batch.push({ ...stored, prunedAt: new Date(at).toISOString() });
         }
         // Changed by another writer since the scan so that it no longer qualifies: left alone.
         report.pruned -= ids.length - batch.length;

@@ -31,6 +31,7 @@ import {
 import { contentHash } from '../text';
 import { newId, stableId, toMillis } from '../util';
 import { historyToRecord, KIND, memoryToRecord, recordToHistory, recordToMemory } from './codec';
+import { type PendingAccess, ReinforcementBuffer, type ReinforcementOptions } from './reinforcement-buffer';
 import {
   DEFAULT_MAX_CONTENT_LENGTH,
   validateContent,
@@ -87,6 +88,11 @@ export interface MemoryStoreOptions {
   /** Turn priors: longer contents rank a little higher, contents that are questions lower. Default true. */
   turnPriors?: boolean;
   maxContentLength?: number;
+  /**
+   * When recall's reinforcement (lastAccessedAt, accessCount) is written: in
+   * batches, behind the reads (docs/core.md, "Reinforcement").
+   */
+  reinforcement?: ReinforcementOptions;
   /** Clock, for tests and replays. */
   now?: () => number;
 }
@@ -151,6 +157,11 @@ const PAGE = 1000;
 /** Ids or hashes per lookup query (well under SQLite's bound-parameter limit). */
 const LOOKUP_CHUNK = 500;
 
+/** A backend opened read-only (SqliteBackend's `readonly`): recall does not reinforce on it. */
+function isReadonly(backend: MemoryBackend): boolean {
+  return (backend as { readonly?: unknown }).readonly === true;
+}
+
 /**
  * Long-term memory over any backend: remember, recall (hybrid), update,
  * forget, history. Scope (tenant, branch) is fixed per instance; use
@@ -167,6 +178,8 @@ export class MemoryStore {
   /** Cumulative embedding cost of this instance. */
   readonly usage: Required<Pick<Usage, 'calls'>> & { tokens: number } = { calls: 0, tokens: 0 };
   private ready: Promise<void> | undefined;
+  /** Accesses recall made that are not written yet; shared by every view of this store. */
+  private reinforcement: ReinforcementBuffer;
 
   constructor(options: MemoryStoreOptions) {
     if (!options?.backend) throw invalidInput('MemoryStore needs a backend, e.g. new InMemoryBackend().');
@@ -178,6 +191,7 @@ export class MemoryStore {
     this.branchName = assertBranchName(options.branch ?? 'main');
     this.agentId = options.agentId;
     this.clock = options.now ?? Date.now;
+    this.reinforcement = new ReinforcementBuffer((entries) => this.writeAccesses(entries), options.reinforcement);
   }
 
   /** Opens the backend and checks that it was built with this embedder. */
@@ -201,8 +215,9 @@ export class MemoryStore {
     const Ctor = this.constructor as new (options: MemoryStoreOptions) => this;
     const view = new Ctor({ ...this.options, branch: this.branchName, ...defined });
     view.ready = this.ready;
-    // One cost counter for the store and all its views.
+    // One cost counter and one reinforcement buffer for the store and all its views.
     (view as { usage: MemoryStore['usage'] }).usage = this.usage;
+    view.reinforcement = this.reinforcement;
     return view;
   }
 
@@ -387,7 +402,7 @@ export class MemoryStore {
     validateId(id);
     const [record] = await this.backend.get([id], { tenant: this.tenant, withVectors: false });
     if (!record || record.attributes.kind !== KIND.memory) return undefined;
-    return recordToMemory(record);
+    return this.reinforcement.overlay(recordToMemory(record));
   }
 
   /** Hybrid recall over what the current branch and tenant see. */
@@ -420,7 +435,7 @@ export class MemoryStore {
     const weights = this.fusionWeights();
     const totalWeight = mode === 'hybrid' ? weights.dense + weights.keyword : 1;
     let results: RecallResult[] = hits.map((hit) => {
-      const memory = recordToMemory(hit.record);
+      const memory = this.reinforcement.overlay(recordToMemory(hit.record));
       const relevance = fusedRelevance(hit.score, totalWeight);
       const eff = effectiveImportance(
         memory.importance,
@@ -447,7 +462,10 @@ export class MemoryStore {
     }
     if (options.minScore !== undefined) results = results.filter((r) => r.score >= options.minScore!);
     results = results.slice(0, k);
-    if (options.reinforce !== false && results.length > 0) await this.reinforce(results.map((r) => r.memory));
+    // Reads stay reads: the accesses are written later, in batches (a read-only file skips them).
+    if (options.reinforce !== false && results.length > 0 && !isReadonly(this.backend)) {
+      this.reinforcement.add(results.map((r) => r.memory), this.clock());
+    }
     return results;
   }
 
@@ -500,7 +518,7 @@ export class MemoryStore {
       where: where as RecordFilter['where'],
       ...(options.namespaces ? { namespaces: options.namespaces } : {}),
     };
-    for await (const record of this.scanRecords(filter)) yield recordToMemory(record);
+    for await (const record of this.scanRecords(filter)) yield this.reinforcement.overlay(recordToMemory(record));
   }
 
   /** How many active memories per namespace this tenant has. */
@@ -529,7 +547,18 @@ export class MemoryStore {
     return { namespaces: active.filter((n) => n.count > 0), total, inactive: all - total };
   }
 
+  /** A memory as read from the backend, with the accesses recall buffered and not written yet (in place). */
+  withBufferedAccess(memory: Memory): Memory {
+    return this.reinforcement.overlay(memory);
+  }
+
+  /** Writes the reinforcement recall has buffered (close() does it too). */
+  async flushReinforcement(): Promise<void> {
+    await this.reinforcement.flush();
+  }
+
   async close(): Promise<void> {
+    await this.reinforcement.close();
     await this.backend.close();
   }
 
@@ -722,27 +751,23 @@ export class MemoryStore {
       .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
   }
 
-  private async reinforce(memories: readonly Memory[]): Promise<void> {
-    const now = new Date(this.clock()).toISOString();
-    for (const m of memories) {
-      m.lastAccessedAt = now;
-      m.accessCount += 1;
-    }
-    // Re-read and change only the access fields: an update or supersede written since the search
+  /** Writes buffered accesses: one batch, only the access fields, onto what is stored now. */
+  private async writeAccesses(entries: readonly PendingAccess[]): Promise<void> {
+    // Re-read and change only the access fields: an update or supersede written since the recall
     // (another process, or while a reranker ran) must not be overwritten by the copy recall read.
     // Under a transaction where other processes can write; the in-memory one would copy the store.
     const write = async () => {
-      const current = await this.backend.get(
-        memories.map((m) => m.id),
-        { tenant: this.tenant, withVectors: false },
-      );
+      const byId = new Map(entries.map((e) => [e.id, e]));
+      const current = await this.backend.get([...byId.keys()], { tenant: null, withVectors: false });
       await this.backend.patch(
         current
-          .filter((r) => r.attributes.kind === KIND.memory)
+          .filter((r) => r.attributes.kind === KIND.memory && byId.get(r.id)!.tenant === r.tenant)
           .map((r) => {
             const m = recordToMemory(r);
-            const payload = { ...m, lastAccessedAt: now, accessCount: m.accessCount + 1 };
-            return { id: m.id, attributes: { lastAccessedAt: toMillis(now) }, payload: payload as unknown as JsonObject };
+            const entry = byId.get(r.id)!;
+            const at = Math.max(entry.at, toMillis(m.lastAccessedAt));
+            const payload = { ...m, lastAccessedAt: new Date(at).toISOString(), accessCount: m.accessCount + entry.count };
+            return { id: m.id, attributes: { lastAccessedAt: at }, payload: payload as unknown as JsonObject };
           }),
       );
     };

@@ -7,4 +7,5 @@ export {
 } from './conformance';
 export { FakeEmbedder, type FakeEmbedderOptions } from './fake-embedder';
 export { seededRandom } from './seeded-random';
+export { SemanticTestEmbedder, type SemanticTestEmbedderOptions } from './semantic-test-embedder';
 export { unitVector } from './unit-vector';

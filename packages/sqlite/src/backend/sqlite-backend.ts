@@ -1,8 +1,10 @@
 import { resolve } from 'node:path';
 import {
   AgentMemoryError,
+  approximateCandidates,
   type BackendCapabilities,
   CONTEXT_WEIGHT,
+  cosineSimilarity,
   type BackendInitOptions,
   type BackendRecord,
   checkAttributeValue,
@@ -29,6 +31,7 @@ import {
   openDatabase,
   VECTOR_TABLE,
 } from '../schema';
+import { SqliteDenseIndex } from './dense-index';
 import { acquireGate, releaseGate, type TransactionGate } from './transaction-gate';
 
 export interface SqliteBackendOptions {
@@ -38,6 +41,14 @@ export interface SqliteBackendOptions {
   busyTimeoutMs?: number;
   /** Open without writing anything (no migrations, writes refused). Default false. */
   readonly?: boolean;
+  /**
+   * `approximate` (default): dense search picks candidates by the Hamming
+   * distance of sign-bit codes in an in-process index and ranks them by exact
+   * cosine (recall@10 >= 0.98 of exact on the bench corpus, docs/benchmarks.md);
+   * sparse (lexical) vectors are always searched exactly. `exact`: every
+   * vector of the scope is compared (sqlite-vec).
+   */
+  denseSearch?: 'approximate' | 'exact';
 }
 
 const DEFAULT_PAGE = 500;
@@ -100,6 +111,8 @@ export class SqliteBackend implements MemoryBackend {
   private readonlyDimension: number | undefined;
   private closed = false;
   private savepoints = 0;
+  private readonly denseMode: 'approximate' | 'exact';
+  private codes: SqliteDenseIndex | undefined;
 
   constructor(options: SqliteBackendOptions) {
     if (!options || typeof options.path !== 'string' || options.path.trim() === '') {
@@ -108,6 +121,9 @@ export class SqliteBackend implements MemoryBackend {
     const memory = isInMemoryPath(options.path);
     this.path = memory ? ':memory:' : resolve(options.path);
     this.readonly = options.readonly ?? false;
+    this.denseMode = options.denseSearch ?? 'approximate';
+    if (this.denseMode !== 'approximate' && this.denseMode !== 'exact')
+      throw invalidInput(`denseSearch is 'approximate' or 'exact', got ${JSON.stringify(options.denseSearch)}.`);
     this.db = openDatabase(options.path, { readonly: this.readonly, busyTimeoutMs: options.busyTimeoutMs });
     this.gateKey = memory ? undefined : this.path;
     this.gate = acquireGate(this.gateKey);
@@ -172,7 +188,10 @@ export class SqliteBackend implements MemoryBackend {
         if (found) {
           rowid = found.rowid;
           update.run(row.namespace, row.tenant, row.text, row.context, row.attributes, row.payload, ...row.indexed, rowid);
-          if (this.hasVectorTable()) this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
+          if (this.hasVectorTable()) {
+            this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
+            if (!row.vector) this.denseIndex()?.deleted(rowid);
+          }
         } else {
           rowid = Number(
             insert.run(row.id, row.namespace, row.tenant, row.text, row.context, row.attributes, row.payload, ...row.indexed)
@@ -186,6 +205,7 @@ export class SqliteBackend implements MemoryBackend {
             row.namespace,
             row.vector,
           );
+          this.denseIndex()?.written(rowid, row.tenant, row.namespace, row.floats!, row.vector);
         }
       }
     });
@@ -250,7 +270,11 @@ export class SqliteBackend implements MemoryBackend {
       ) as { rowid: number }[];
       if (this.hasVectorTable()) {
         const del = this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`);
-        for (const { rowid } of deleted) del.run(BigInt(rowid));
+        const codes = this.denseIndex();
+        for (const { rowid } of deleted) {
+          del.run(BigInt(rowid));
+          codes?.deleted(rowid);
+        }
       }
       return deleted.length;
     });
@@ -287,7 +311,12 @@ export class SqliteBackend implements MemoryBackend {
       this.checkDimension(request.vector);
       compileFilter(request.filter, new SqlBuilder()); // validates before waiting
       if (k === 0 || this.dimension === undefined) return [];
-      return this.read(() => this.denseSearch(request.vector!, request.filter, k));
+      return this.read(
+        () =>
+          (this.denseMode === 'approximate'
+            ? this.approximateDenseSearch(request.vector!, request.filter, k)
+            : undefined) ?? this.denseSearch(request.vector!, request.filter, k),
+      );
     }
     if (request.mode !== 'keyword')
       throw invalidInput(`Unknown search mode ${JSON.stringify(request.mode)}: use dense or keyword.`);
@@ -346,12 +375,19 @@ export class SqliteBackend implements MemoryBackend {
     const parent = this.insideFrame();
     if (parent) {
       const name = `agentmem_tx_${++this.savepoints}`;
+      let mark = 0;
       return this.gate.nested(
         parent,
-        () => this.exec(`SAVEPOINT ${name}`),
+        () => {
+          this.exec(`SAVEPOINT ${name}`);
+          mark = this.codes?.mark() ?? 0;
+        },
         fn,
         (ok) => {
-          if (!ok) this.exec(`ROLLBACK TO ${name}`);
+          if (!ok) {
+            this.exec(`ROLLBACK TO ${name}`);
+            this.codes?.rollbackTo(mark);
+          }
           this.exec(`RELEASE ${name}`);
         },
       );
@@ -371,13 +407,16 @@ export class SqliteBackend implements MemoryBackend {
         if (ok) {
           try {
             this.exec('COMMIT');
+            this.codes?.committed();
             return;
           } catch (error) {
             if (this.db.inTransaction) this.db.exec('ROLLBACK');
+            this.codes?.rolledBack();
             throw error;
           }
         }
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        this.codes?.rolledBack();
       },
     );
   }
@@ -420,12 +459,16 @@ export class SqliteBackend implements MemoryBackend {
     } catch (error) {
       throw this.mapError(error);
     }
+    const mark = this.codes?.mark() ?? 0;
     try {
       const result = fn();
       this.exec(commit);
+      if (!inside) this.codes?.committed();
       return result;
     } catch (error) {
       if (this.db.inTransaction) this.db.exec(rollback);
+      if (inside) this.codes?.rollbackTo(mark);
+      else this.codes?.rolledBack();
       throw this.mapError(error);
     }
   }
@@ -467,6 +510,48 @@ export class SqliteBackend implements MemoryBackend {
       | undefined;
     const match = row?.sql.match(/float\[(\d+)\]/);
     return match ? Number(match[1]) : undefined;
+  }
+
+  /** The binary index of this connection, once the file has vectors. */
+  private denseIndex(): SqliteDenseIndex | undefined {
+    if (this.codes === undefined && this.hasVectorTable()) this.codes = new SqliteDenseIndex(this.db, this.dimension!);
+    return this.codes;
+  }
+
+  /**
+   * Candidates by Hamming distance of sign-bit codes (in process), ranked by
+   * exact cosine of their float vectors (read by rowid); undefined when the
+   * binary index cannot serve or the filter leaves too few candidates, and
+   * the exact search runs instead.
+   */
+  private approximateDenseSearch(vector: Float32Array, filter: RecordFilter, k: number): SearchHit[] | undefined {
+    const namespaces = filter.namespaces ? namespaceList(filter.namespaces) : undefined;
+    if (namespaces?.length === 0) return [];
+    const index = this.denseIndex();
+    if (!index) return undefined;
+    const b = new SqlBuilder();
+    const where = compileFilter(filter, b);
+    if (!where.satisfiable) return [];
+    const scope = { tenant: filter.tenant, namespaces };
+    const total = index.size(scope);
+    if (total === undefined) return undefined;
+    const rows = approximateCandidates(k, total, (m) => {
+      const rowids = index.candidates(vector, scope, m);
+      return { taken: rowids.length, passing: index.vectors(rowids, { sql: where.sql, params: b.params }) };
+    });
+    if (!rows) return undefined;
+    const top = rows
+      .map((r) => ({ ...r, score: cosineSimilarity(vector, r.vector) }))
+      .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1))
+      .slice(0, k);
+    const full = new Map(
+      (
+        this.stmt(`SELECT ${COLUMNS} FROM records r WHERE r.rowid IN (SELECT value FROM json_each(?))`).all(
+          JSON.stringify(top.map((t) => t.rowid)),
+        ) as RecordRow[]
+      ).map((row) => [row.rowid, row]),
+    );
+    return top.map((t) => ({ record: this.decode(full.get(t.rowid)!, false), score: t.score }));
   }
 
   /**
@@ -622,6 +707,7 @@ export class SqliteBackend implements MemoryBackend {
       indexed: INDEXED.map(([key]) => columnValue(r.attributes[key])),
       payload: encodePayload(r.payload),
       vector,
+      floats: r.vector,
     };
   }
 

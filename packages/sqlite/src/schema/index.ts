@@ -1,6 +1,9 @@
 export {
   APPLICATION_ID,
   ATTRIBUTE_COLUMNS,
+  blobVector,
+  CODES_TABLE,
+  codeBlob,
   createVectorTableSql,
   MIGRATIONS,
   type Migration,

@@ -103,6 +103,14 @@ describe('schema migrations', () => {
         k: 1,
       });
       expect(dense[0]?.record.id).toBe('m1');
+      // Step 4 copied every vector, with its sign-bit code, into the table the binary index loads.
+      const codes = db.prepare('SELECT rowid, embedding FROM vector_codes ORDER BY rowid').all() as {
+        rowid: number;
+        embedding: Buffer;
+      }[];
+      const stored = db.prepare('SELECT rowid, embedding FROM vectors ORDER BY rowid').all() as typeof codes;
+      expect(codes.length).toBeGreaterThan(0);
+      expect(codes).toEqual(stored);
       const byHash = await backend.scan({ filter: { tenant: '', where: { kind: 'memory', contentHash: 'h1' } } });
       expect(byHash.records.map((r) => r.id)).toEqual(['m1']);
       // The lookups core makes on every write and history read use their own index, not a scope scan.

@@ -13,6 +13,7 @@ import type {
 } from '../../contracts';
 import { AgentMemoryError, invalidInput } from '../../errors';
 import { cosineSimilarity } from '../../embedding';
+import { approximateCandidates, BinaryIndex, isSparse } from '../binary-index';
 import { Bm25Index } from '../bm25';
 import { matchesFilter } from '../match-filter';
 
@@ -23,9 +24,20 @@ interface UndoLog {
   meta: Map<string, string | undefined>;
 }
 
+export interface InMemoryBackendOptions {
+  /**
+   * `approximate` (default): dense search picks candidates by the Hamming
+   * distance of sign-bit codes and ranks them by exact cosine, as the SQLite
+   * backend does (sparse, lexical vectors are always searched exactly).
+   * `exact`: every vector of the scope is compared.
+   */
+  denseSearch?: 'approximate' | 'exact';
+}
+
 /**
- * The reference backend: everything in process memory, exact search, BM25
- * keyword relevance. Good for tests, demos and short-lived agents.
+ * The reference backend: everything in process memory, BM25 keyword
+ * relevance, dense search over a binary index with exact rescoring (or exact).
+ * Good for tests, demos and short-lived agents.
  */
 export class InMemoryBackend implements MemoryBackend {
   readonly specificationVersion = 'v1' as const;
@@ -45,6 +57,16 @@ export class InMemoryBackend implements MemoryBackend {
   private readonly logs = new Set<UndoLog>();
   private dimension: number | undefined;
   private closed = false;
+  private readonly denseMode: 'approximate' | 'exact';
+  /** Sign-bit codes of the vectors, created with the dimension; ids of the sparse ones beside. */
+  private codes: BinaryIndex<string> | undefined;
+  private readonly sparse = new Set<string>();
+
+  constructor(options: InMemoryBackendOptions = {}) {
+    this.denseMode = options.denseSearch ?? 'approximate';
+    if (this.denseMode !== 'approximate' && this.denseMode !== 'exact')
+      throw invalidInput(`denseSearch is 'approximate' or 'exact', got ${JSON.stringify(options.denseSearch)}.`);
+  }
 
   async init(options: BackendInitOptions): Promise<void> {
     this.assertOpen();
@@ -56,6 +78,7 @@ export class InMemoryBackend implements MemoryBackend {
       );
     }
     this.dimension = options.dimension;
+    this.codes ??= new BinaryIndex(options.dimension);
   }
 
   async upsert(records: readonly BackendRecord[]): Promise<void> {
@@ -64,9 +87,31 @@ export class InMemoryBackend implements MemoryBackend {
     for (const r of records) {
       const copy = cloneRecord(r, true);
       this.logChange(r.id);
-      this.records.set(r.id, copy);
-      this.bm25.set(r.id, r.text, r.context);
+      this.put(copy);
     }
+  }
+
+  /** Stores a record with its keyword and binary index entries. */
+  private put(record: BackendRecord): void {
+    this.records.set(record.id, record);
+    this.bm25.set(record.id, record.text, record.context);
+    if (record.vector) {
+      this.codes?.set(record.id, record.tenant, record.namespace, record.vector);
+      if (isSparse(record.vector)) this.sparse.add(record.id);
+      else this.sparse.delete(record.id);
+    } else this.unindexVector(record.id);
+  }
+
+  private drop(id: string): boolean {
+    if (!this.records.delete(id)) return false;
+    this.bm25.remove(id);
+    this.unindexVector(id);
+    return true;
+  }
+
+  private unindexVector(id: string): void {
+    this.codes?.remove(id);
+    this.sparse.delete(id);
   }
 
   async patch(patches: readonly RecordPatch[]): Promise<number> {
@@ -106,10 +151,7 @@ export class InMemoryBackend implements MemoryBackend {
     let n = 0;
     for (const id of new Set(ids)) {
       this.logChange(id);
-      if (this.records.delete(id)) {
-        this.bm25.remove(id);
-        n++;
-      }
+      if (this.drop(id)) n++;
     }
     return n;
   }
@@ -139,6 +181,8 @@ export class InMemoryBackend implements MemoryBackend {
     if (request.mode === 'dense') {
       if (!request.vector) throw invalidInput('A dense search needs `vector`.');
       this.checkDimension(request.vector);
+      const approximate = this.approximateDense(request.vector, request.filter, k);
+      if (approximate) return topK(approximate, k);
       const hits: SearchHit[] = [];
       for (const r of this.records.values()) {
         if (!r.vector || !matchesFilter(r, request.filter)) continue;
@@ -154,6 +198,24 @@ export class InMemoryBackend implements MemoryBackend {
     const hits: SearchHit[] = [];
     for (const [id, score] of scores) hits.push({ record: this.records.get(id)!, score });
     return topK(hits, k);
+  }
+
+  /** Candidates from the binary index, scored exactly; undefined when an exact scan must run. */
+  private approximateDense(vector: Float32Array, filter: RecordFilter, k: number): SearchHit[] | undefined {
+    const codes = this.codes;
+    if (this.denseMode === 'exact' || !codes || codes.size === 0 || this.sparse.size * 10 > codes.size)
+      return undefined;
+    const scope = { tenant: filter.tenant, ...(filter.namespaces ? { namespaces: filter.namespaces } : {}) };
+    return approximateCandidates(k, codes.count(scope), (m) => {
+      const ids = codes.nearest(vector, scope, m);
+      const passing: SearchHit[] = [];
+      for (const id of ids) {
+        const r = this.records.get(id);
+        if (r?.vector && matchesFilter(r, filter))
+          passing.push({ record: r, score: cosineSimilarity(vector, r.vector) });
+      }
+      return { taken: ids.length, passing };
+    });
   }
 
   async count(filter: RecordFilter): Promise<number> {
@@ -204,12 +266,8 @@ export class InMemoryBackend implements MemoryBackend {
       this.logs.delete(log);
       for (const [id, before] of log.records) {
         this.logChange(id); // an enclosing transaction must still be able to undo this
-        if (before) {
-          this.records.set(id, before);
-          this.bm25.set(id, before.text, before.context);
-        } else if (this.records.delete(id)) {
-          this.bm25.remove(id);
-        }
+        if (before) this.put(before);
+        else this.drop(id);
       }
       for (const [key, before] of log.meta) {
         if (before === undefined) this.meta.delete(key);

@@ -1,1 +1,1 @@
-export { InMemoryBackend } from './in-memory-backend';
+export { InMemoryBackend, type InMemoryBackendOptions } from './in-memory-backend';
