@@ -6,7 +6,7 @@ import { generateText, streamText, wrapLanguageModel } from 'ai7';
 import { MockLanguageModelV4 } from 'ai7/test';
 import { describe, expect, it } from 'vitest';
 import { sessionMiddleware } from '../session';
-import { textChunks, textResult } from '../testing';
+import { mockChatModel } from '../testing';
 import { agentMemoryMiddleware } from './agent-memory-middleware';
 
 const typeTests = fileURLToPath(new URL('../../type-tests/', import.meta.url));
@@ -25,13 +25,23 @@ describe('the middlewares type-check against ai 6 and ai 7', () => {
   }, 120_000);
 });
 
+// LanguageModelV4 results, written out: the package's test helpers build V3 ones.
 function v4Model(reply = 'Use pnpm install.') {
+  const usage = {
+    inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: 5, text: 5, reasoning: 0 },
+  };
+  const finishReason = { unified: 'stop' as const, raw: 'stop' };
   return new MockLanguageModelV4({
-    doGenerate: async () => textResult(reply),
+    doGenerate: async () => ({ content: [{ type: 'text', text: reply }], finishReason, usage, warnings: [] }),
     doStream: async () => ({
       stream: new ReadableStream({
         start(controller) {
-          for (const chunk of textChunks(reply)) controller.enqueue(chunk);
+          controller.enqueue({ type: 'stream-start', warnings: [] });
+          controller.enqueue({ type: 'text-start', id: 't' });
+          controller.enqueue({ type: 'text-delta', id: 't', delta: reply });
+          controller.enqueue({ type: 'text-end', id: 't' });
+          controller.enqueue({ type: 'finish', finishReason, usage });
           controller.close();
         },
       }),
@@ -69,7 +79,7 @@ describe('the middlewares at runtime on ai 7 (LanguageModelV4)', () => {
       model,
       middleware: sessionMiddleware({
         memory,
-        model: v4Model('summary'),
+        model: mockChatModel(() => 'summary'), // summaries go through this repository's `ai` (6)
         maxTokens: 1500,
         keepRecentTurns: 1,
         onCompaction: (report) => reports.push(report.tokensAfter),
