@@ -79,7 +79,8 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
   if (extraction !== undefined) {
     if (!extraction?.model)
       throw invalidInput('extraction needs { model }: an AI SDK language model for extracting facts.');
-    if (extraction.resolution !== undefined) assertOneOf(extraction.resolution, CONFLICT_RESOLUTIONS, 'extraction.resolution');
+    if (extraction.resolution !== undefined)
+      assertOneOf(extraction.resolution, CONFLICT_RESOLUTIONS, 'extraction.resolution');
   }
   const contextOptions: ContextOptions = Object.fromEntries(
     Object.entries(options).filter(([key]) => !(OWN_OPTIONS as readonly string[]).includes(key)),
@@ -116,12 +117,7 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
       onError: (error) => report(error, 'extract'),
     });
 
-  const afterResponse = (
-    prompt: Prompt,
-    call: AgentMemoryCallOptions,
-    text: string,
-    finish: unknown,
-  ) => {
+  const afterResponse = (prompt: Prompt, call: AgentMemoryCallOptions, text: string, finish: unknown) => {
     if (!extractor || call.extract === false || (extraction?.auto === false && call.extract !== true)) return;
     // Complete answers only: not a tool-call step, a failed or filtered response.
     if (!['stop', 'length', 'other'].includes(unifiedFinishReason(finish))) return;

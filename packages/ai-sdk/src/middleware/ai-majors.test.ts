@@ -14,15 +14,19 @@ const tsc = fileURLToPath(new URL('../../../../node_modules/typescript/bin/tsc',
 
 describe('the middlewares type-check against ai 6 and ai 7', () => {
   // A user's file (type-tests/user-file.ts) with wrapLanguageModel({ model, middleware: agentMemoryMiddleware({ memory }) }).
-  it.each(['ai6', 'ai7'])('%s: wrapLanguageModel accepts agentMemoryMiddleware and sessionMiddleware', (major) => {
-    let output = '';
-    try {
-      execFileSync(process.execPath, [tsc, '-p', `${typeTests}tsconfig.${major}.json`], { encoding: 'utf8' });
-    } catch (error) {
-      output = String((error as { stdout?: string }).stdout ?? error);
-    }
-    expect(output).toBe('');
-  }, 120_000);
+  it.each(['ai6', 'ai7'])(
+    '%s: wrapLanguageModel accepts agentMemoryMiddleware and sessionMiddleware',
+    (major) => {
+      let output = '';
+      try {
+        execFileSync(process.execPath, [tsc, '-p', `${typeTests}tsconfig.${major}.json`], { encoding: 'utf8' });
+      } catch (error) {
+        output = String((error as { stdout?: string }).stdout ?? error);
+      }
+      expect(output).toBe('');
+    },
+    120_000,
+  );
 });
 
 // LanguageModelV4 results, written out: the package's test helpers build V3 ones.
@@ -50,7 +54,10 @@ function v4Model(reply = 'Use pnpm install.') {
 }
 
 const systemText = (prompt: readonly { role: string; content: unknown }[]) =>
-  prompt.filter((m) => m.role === 'system').map((m) => m.content as string).join('\n');
+  prompt
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content as string)
+    .join('\n');
 
 describe('the middlewares at runtime on ai 7 (LanguageModelV4)', () => {
   it('injects memories for generateText and streamText', async () => {

@@ -69,10 +69,7 @@ function outputText(output: ToolResultOutput): string {
  * types kept, only the shortened texts and outputs replaced); messages that
  * collapse and auto wrote are new user messages.
  */
-export function fromChatMessages(
-  compacted: readonly ChatMessage[],
-  input: readonly ChatMessage[],
-): PromptMessage[] {
+export function fromChatMessages(compacted: readonly ChatMessage[], input: readonly ChatMessage[]): PromptMessage[] {
   const samePositions = compacted.length === input.length;
   return compacted.map((message, i) => {
     if (message.ref) return message.ref as PromptMessage;
@@ -85,11 +82,7 @@ export function fromChatMessages(
   });
 }
 
-function rebuild(
-  original: PromptMessage,
-  before: readonly ChatPart[],
-  after: readonly ChatPart[],
-): PromptMessage {
+function rebuild(original: PromptMessage, before: readonly ChatPart[], after: readonly ChatPart[]): PromptMessage {
   if (original.role === 'system') {
     const part = after[0];
     return { ...original, content: part?.type === 'text' ? part.text : original.content };
