@@ -172,7 +172,14 @@ export async function wrap() {
 }
 `,
 );
-const compilerOptions = { strict: true, noEmit: true, skipLibCheck: false, lib: ['ES2023', 'DOM'], types: ['node'] };
+const compilerOptions = {
+  strict: true,
+  noEmit: true,
+  skipLibCheck: false,
+  target: 'ES2022',
+  lib: ['ES2023', 'DOM'],
+  types: ['node'],
+};
 writeFileSync(
   join(app, 'tsconfig.node16.json'),
   JSON.stringify({
