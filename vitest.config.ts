@@ -8,6 +8,8 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@agentmem\/core\/testing$/, replacement: src('core', 'testing/index.ts') },
+      { find: /^@agentmem\/langchain\/middleware$/, replacement: src('langchain', 'middleware/index.ts') },
+      { find: /^@agentmem\/langchain\/store$/, replacement: src('langchain', 'store/index.ts') },
       ...['core', 'sqlite', 'qdrant', 'ai-sdk', 'langchain', 'cohere', 'cli', 'mcp', 'postgres', 'inspector'].map((pkg) => ({
         find: new RegExp(`^@agentmem/${pkg}$`),
         replacement: src(pkg),

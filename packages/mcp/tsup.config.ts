@@ -1,4 +1,4 @@
 import { defineConfig } from 'tsup';
-import { agentmemPreset } from '../../tsup.config';
+import { agentmemPreset, binPreset } from '../../tsup.config';
 
-export default defineConfig(agentmemPreset({ index: 'src/index.ts', bin: 'src/bin.ts' }));
+export default defineConfig([agentmemPreset({ index: 'src/index.ts' }), binPreset('src/bin.ts')]);

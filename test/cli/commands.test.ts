@@ -75,11 +75,12 @@ describe('remember', () => {
   });
 
   it('reports errors as JSON with --json', async () => {
-    const run = await cli('remember', 'x', '--type', 'project', '--importance', '3', '--json');
+    // (An out-of-range --importance is a usage error now: see cli-polish.test.ts.)
+    const run = await cli('remember', '   ', '--type', 'project', '--json');
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(JSON.parse(run.stderr)).toEqual({
-      error: { code: 'INVALID_INPUT', message: expect.stringMatching(/Importance/) },
+      error: { code: 'INVALID_INPUT', message: expect.stringMatching(/content is empty/) },
     });
   });
 });
@@ -345,10 +346,12 @@ describe('tenants, stdin and progress', () => {
   it('shows progress on a terminal only, on stderr', async () => {
     await remember('One.');
     await remember('Two.');
-    const tty = await runCli(['--db', store.db, 'export'], { isTTY: true });
+    // Progress goes with export --out; export to stdout shows the data itself (cli-polish.test.ts).
+    const out = store.tmp.path('out.jsonl');
+    const tty = await runCli(['--db', store.db, 'export', '--out', out], { isTTY: true });
     expect(tty.stderr).toContain('exported 2/2');
-    expect(tty.stdout.trim().split('\n')).toHaveLength(2);
-    expect((await cli('export')).stderr).toBe('');
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect((await cli('export', '--out', out)).stderr).toBe('');
   });
 });
 

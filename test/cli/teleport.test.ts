@@ -97,7 +97,7 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
     await ok(on('a.db', 'snapshot', tmp.path('s.db')));
     await ok(on('s.db', 'remember', 'New fact from the other agent', '--type', 'feedback'));
     await ok(on('a.db', 'merge', tmp.path('s.db'), '--yes', '--strategy', 'remote_wins'));
-    const undo = (await ok(on('a.db', 'undo-merge', '--last', '--json'))).json();
+    const undo = (await ok(on('a.db', 'undo-merge', '--last', '--yes', '--json'))).json();
     expect(undo.removed).toBe(1);
     const none = await on('a.db', 'undo-merge', '--last');
     expect(none.code).toBe(2);

@@ -87,7 +87,7 @@ export class CliContext {
   openMemory(options: OpenMemoryOptions = {}): Promise<AgentMemory> {
     const location = options.path ?? this.options.db;
     const postgres = isPostgresUrl(location);
-    const path = postgres ? location : resolve(location);
+    const path = postgres || location === ':memory:' ? location : resolve(location);
     const branch = options.branch ?? this.options.branch;
     const agentId = options.agentId ?? this.options.agent;
     const key = `${path}\u0000${branch ?? ''}\u0000${agentId ?? ''}`;
@@ -153,9 +153,14 @@ export class CliContext {
     else human();
   }
 
-  /** `label done/total` on one refreshed stderr line; only on a terminal and never with `--json`. */
+  /**
+   * `label done/total` on one refreshed stderr line; only on a terminal and
+   * never with `--json`. Refreshed at most every 1% (about 100 writes for any size).
+   */
   progress(label: string, done: number, total: number): void {
     if (!this.io.isTTY || this.json) return;
+    const step = Math.max(1, Math.ceil(total / 100));
+    if (done < total && done % step !== 0) return;
     this.io.stderr(`\r${label} ${done}/${total}`);
     this.progressShown = done < total;
     if (done >= total) this.io.stderr('\n');

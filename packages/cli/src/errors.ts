@@ -29,7 +29,9 @@ export function describeError(error: unknown): ReportedError {
   if (AgentMemoryError.isInstance(error)) return { code: error.code, message: error.message, exitCode: 1 };
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
   if (error instanceof CommanderError) {
-    return { code: 'USAGE', message: error.message.replace(/^error: /, ''), exitCode: error.exitCode === 0 ? 0 : 2 };
+    // One line, as documented: commander puts its "(Did you mean …?)" on a line of its own.
+    const message = error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+    return { code: 'USAGE', message, exitCode: error.exitCode === 0 ? 0 : 2 };
   }
   const e = error instanceof Error ? error : new Error(String(error));
   return { code: 'INTERNAL', message: e.message, exitCode: 1, stack: e.stack };

@@ -17,6 +17,15 @@ export function parseNumber(value: string): number {
   return n;
 }
 
+/** A number from 0 to 1 (importance). */
+export function parseFraction(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) {
+    throw new InvalidArgumentError('Expected a number from 0 to 1.');
+  }
+  return n;
+}
+
 /** "a, b,,c" → ["a", "b", "c"] */
 export function parseList(value: string): string[] {
   return value

@@ -17,6 +17,7 @@ import * as skills from './commands/skills';
 import * as stats from './commands/stats';
 import * as teleport from './commands/teleport';
 import { type CliContext, DEFAULT_DB_PATH } from './context';
+import { CliError } from './errors';
 
 /** A command module: `src/commands/<name>.ts` exporting `register`. */
 export interface CommandModule {
@@ -59,6 +60,9 @@ export function buildProgram(ctx: CliContext): Command {
     .option('--agent <id>', 'agent id recorded as provenance on writes')
     .option('-y, --yes', 'answer yes to confirmations (needed without a terminal)')
     .showSuggestionAfterError()
+    // `agentmem <command> --help` lists --db, --json, --yes... too (subcommands copy this setting).
+    .configureHelp({ showGlobalOptions: true })
+    .helpCommand(false)
     // Subcommands inherit these two: errors come back to `main` instead of exiting the process.
     .exitOverride()
     .configureOutput({
@@ -67,5 +71,29 @@ export function buildProgram(ctx: CliContext): Command {
       outputError: () => {}, // `main` prints every error the same way (and as JSON with --json)
     });
   for (const command of commands) command.register(program, ctx);
+  registerHelp(program);
   return program;
+}
+
+/** `agentmem help [command...]`: that command's help, or a usage error naming an unknown one. */
+function registerHelp(program: Command): void {
+  program
+    .command('help')
+    .description('display help for a command')
+    .argument('[command...]', 'command (and subcommand) name')
+    .action((names: string[]) => {
+      let target = program;
+      for (const [i, name] of names.entries()) {
+        const next = target.commands.find((c) => c.name() === name || c.aliases().includes(name));
+        if (!next) {
+          const known = target.commands.map((c) => c.name()).filter((n) => n !== 'help');
+          throw new CliError(
+            'USAGE',
+            `unknown command '${names.slice(0, i + 1).join(' ')}'; commands: ${known.join(', ')}`,
+          );
+        }
+        target = next;
+      }
+      target.outputHelp();
+    });
 }

@@ -8,16 +8,10 @@ import {
   type ExtractionReport,
   invalidInput,
 } from '@agentmem/core';
-import type {
-  LanguageModelV3Content,
-  LanguageModelV3FinishReason,
-  LanguageModelV3Middleware,
-  LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
-} from '@ai-sdk/provider';
 import type { LanguageModel } from 'ai';
 import { extractFacts } from '../extraction/extract-facts';
 import { type AgentMemoryCallOptions, readCallOptions, scopedMemory } from './call-options';
+import type { PortableLanguageModelMiddleware, Prompt, ResponseContent, StreamPart } from './portable-middleware';
 import { injectIntoPrompt, latestUserTurn } from './prompt';
 
 export interface ExtractionSettings {
@@ -53,8 +47,11 @@ export interface AgentMemoryMiddlewareOptions extends Omit<ContextOptions, 'file
   onError?: (error: unknown, info: { phase: 'inject' | 'extract' }) => void;
 }
 
-/** A v3 language model middleware, plus a way to wait for background extraction. */
-export interface AgentMemoryMiddleware extends LanguageModelV3Middleware {
+/**
+ * A language model middleware for ai 6 (`LanguageModelV3Middleware`) and ai 7
+ * (`LanguageModelV4Middleware`), plus a way to wait for background extraction.
+ */
+export interface AgentMemoryMiddleware extends PortableLanguageModelMiddleware {
   /** Resolves when every extraction started so far has finished (tests, serverless `waitUntil`). */
   idle(): Promise<void>;
   /** Cumulative cost of the extraction calls of this middleware. */
@@ -82,7 +79,8 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
   if (extraction !== undefined) {
     if (!extraction?.model)
       throw invalidInput('extraction needs { model }: an AI SDK language model for extracting facts.');
-    if (extraction.resolution !== undefined) assertOneOf(extraction.resolution, CONFLICT_RESOLUTIONS, 'extraction.resolution');
+    if (extraction.resolution !== undefined)
+      assertOneOf(extraction.resolution, CONFLICT_RESOLUTIONS, 'extraction.resolution');
   }
   const contextOptions: ContextOptions = Object.fromEntries(
     Object.entries(options).filter(([key]) => !(OWN_OPTIONS as readonly string[]).includes(key)),
@@ -99,7 +97,7 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
     }
   };
 
-  const injected = new WeakSet<LanguageModelV3Prompt>();
+  const injected = new WeakSet<Prompt>();
   const scoped = (call: AgentMemoryCallOptions): AgentMemory => scopedMemory(options.memory, call);
 
   // Core's background sub-agent (shared with the LangChain adapter); this adapter supplies the AI SDK model call.
@@ -119,12 +117,7 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
       onError: (error) => report(error, 'extract'),
     });
 
-  const afterResponse = (
-    prompt: LanguageModelV3Prompt,
-    call: AgentMemoryCallOptions,
-    text: string,
-    finish: unknown,
-  ) => {
+  const afterResponse = (prompt: Prompt, call: AgentMemoryCallOptions, text: string, finish: unknown) => {
     if (!extractor || call.extract === false || (extraction?.auto === false && call.extract !== true)) return;
     // Complete answers only: not a tool-call step, a failed or filtered response.
     if (!['stop', 'length', 'other'].includes(unifiedFinishReason(finish))) return;
@@ -180,9 +173,9 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
       let finish: unknown;
       let failed = false;
       // Chunks pass through unchanged; extraction starts once the stream has ended.
-      const observe = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+      const observe = new TransformStream<StreamPart, StreamPart>({
         transform(chunk, controller) {
-          if (chunk.type === 'text-delta') text += chunk.delta;
+          if (chunk.type === 'text-delta') text += chunk.delta ?? '';
           else if (chunk.type === 'finish') finish = chunk.finishReason;
           else if (chunk.type === 'error') failed = true;
           controller.enqueue(chunk);
@@ -204,15 +197,15 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
   };
 }
 
-function textOf(content: readonly LanguageModelV3Content[]): string {
+function textOf(content: readonly ResponseContent[]): string {
   return content
     .filter((part) => part.type === 'text')
-    .map((part) => part.text)
+    .map((part) => part.text ?? '')
     .join('');
 }
 
-/** v3 reports `{ unified, raw }`; older specifications a plain string. */
-function unifiedFinishReason(finish: LanguageModelV3FinishReason | unknown): string {
+/** v3 and v4 report `{ unified, raw }`; older specifications a plain string. */
+function unifiedFinishReason(finish: unknown): string {
   if (typeof finish === 'string') return finish;
   const unified = (finish as { unified?: unknown } | undefined)?.unified;
   return typeof unified === 'string' ? unified : ''; // no finish part: the response did not complete

@@ -1,5 +1,5 @@
 import { injectContextBlock } from '@agentmem/core';
-import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
+import type { Prompt, PromptMessage } from './portable-middleware';
 
 /** What the middleware reads from a prompt: the latest user turn. */
 export interface LatestUserTurn {
@@ -9,7 +9,7 @@ export interface LatestUserTurn {
   fileNames: string[];
 }
 
-export function latestUserTurn(prompt: LanguageModelV3Prompt): LatestUserTurn {
+export function latestUserTurn(prompt: Prompt): LatestUserTurn {
   for (let i = prompt.length - 1; i >= 0; i--) {
     const message = prompt[i]!;
     if (message.role !== 'user') continue;
@@ -30,7 +30,10 @@ export function latestUserTurn(prompt: LanguageModelV3Prompt): LatestUserTurn {
  * earlier block is replaced, so injecting twice never duplicates it; an empty
  * block removes an earlier one. Other messages are passed through untouched.
  */
-export function injectIntoPrompt(prompt: LanguageModelV3Prompt, block: string): LanguageModelV3Prompt {
+export function injectIntoPrompt<M extends PromptMessage>(
+  prompt: readonly M[],
+  block: string,
+): readonly (M | { role: 'system'; content: string })[] {
   const first = prompt[0];
   if (first?.role === 'system') {
     const content = injectContextBlock(first.content, block);

@@ -1,19 +1,18 @@
 import type { ChatMessage, ChatPart } from '@agentmem/core';
 import type {
-  LanguageModelV3Content,
-  LanguageModelV3Message,
-  LanguageModelV3Prompt,
-  LanguageModelV3ToolResultOutput,
-} from '@ai-sdk/provider';
-
-type PromptPart = Exclude<LanguageModelV3Message['content'], string>[number];
+  Prompt,
+  PromptMessage,
+  PromptPart,
+  ResponseContent,
+  ToolResultOutput,
+} from '../middleware/portable-middleware';
 
 /**
  * An AI SDK prompt as core's runtime-neutral chat messages, one part per
  * prompt part (files, reasoning and approvals as short text markers, so they
  * count and fold), each message keeping its original as `ref`.
  */
-export function toChatMessages(prompt: LanguageModelV3Prompt): ChatMessage[] {
+export function toChatMessages(prompt: Prompt): ChatMessage[] {
   return prompt.map((message) => ({
     role: message.role,
     parts:
@@ -43,10 +42,12 @@ function toChatPart(part: PromptPart): ChatPart {
         type: 'text',
         text: `[tool call ${part.approved ? 'approved' : 'denied'}${part.reason ? `: ${part.reason}` : ''}]`,
       };
+    default:
+      return { type: 'text', text: `[${part.type}]` };
   }
 }
 
-function outputText(output: LanguageModelV3ToolResultOutput): string {
+function outputText(output: ToolResultOutput): string {
   switch (output.type) {
     case 'text':
     case 'error-text':
@@ -57,7 +58,7 @@ function outputText(output: LanguageModelV3ToolResultOutput): string {
     case 'execution-denied':
       return `[execution denied${output.reason ? `: ${output.reason}` : ''}]`;
     case 'content':
-      return output.value.map((item) => (item.type === 'text' ? item.text : `[${item.type}]`)).join('\n');
+      return output.value.map((item) => (item.type === 'text' ? (item.text ?? '') : `[${item.type}]`)).join('\n');
   }
 }
 
@@ -68,15 +69,12 @@ function outputText(output: LanguageModelV3ToolResultOutput): string {
  * types kept, only the shortened texts and outputs replaced); messages that
  * collapse and auto wrote are new user messages.
  */
-export function fromChatMessages(
-  compacted: readonly ChatMessage[],
-  input: readonly ChatMessage[],
-): LanguageModelV3Prompt {
+export function fromChatMessages(compacted: readonly ChatMessage[], input: readonly ChatMessage[]): PromptMessage[] {
   const samePositions = compacted.length === input.length;
   return compacted.map((message, i) => {
-    if (message.ref) return message.ref as LanguageModelV3Message;
+    if (message.ref) return message.ref as PromptMessage;
     const before = samePositions ? input[i] : undefined;
-    const original = before?.ref as LanguageModelV3Message | undefined;
+    const original = before?.ref as PromptMessage | undefined;
     if (before && original && original.role === message.role && before.parts.length === message.parts.length) {
       return rebuild(original, before.parts, message.parts);
     }
@@ -84,11 +82,7 @@ export function fromChatMessages(
   });
 }
 
-function rebuild(
-  original: LanguageModelV3Message,
-  before: readonly ChatPart[],
-  after: readonly ChatPart[],
-): LanguageModelV3Message {
+function rebuild(original: PromptMessage, before: readonly ChatPart[], after: readonly ChatPart[]): PromptMessage {
   if (original.role === 'system') {
     const part = after[0];
     return { ...original, content: part?.type === 'text' ? part.text : original.content };
@@ -103,10 +97,10 @@ function rebuild(
     }
     return part;
   });
-  return { ...original, content } as LanguageModelV3Message;
+  return { ...original, content } as PromptMessage;
 }
 
-function fresh(message: ChatMessage): LanguageModelV3Message {
+function fresh(message: ChatMessage): PromptMessage {
   const text = (p: ChatPart) => (p.type === 'text' ? [{ type: 'text' as const, text: p.text }] : []);
   switch (message.role) {
     case 'system':
@@ -145,19 +139,25 @@ function toolResult(p: Extract<ChatPart, { type: 'tool-result' }>) {
 }
 
 /** A model response (its text and tool calls) as one assistant message, or none when it has neither. */
-export function responseMessage(content: readonly LanguageModelV3Content[]): ChatMessage | undefined {
+export function responseMessage(content: readonly ResponseContent[]): ChatMessage | undefined {
   const parts: ChatPart[] = [];
-  const text = content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('');
+  const text = content.flatMap((c) => (c.type === 'text' ? [c.text ?? ''] : [])).join('');
   if (text) parts.push({ type: 'text', text });
   for (const c of content) {
     if (c.type === 'tool-call')
-      parts.push({ type: 'tool-call', toolCallId: c.toolCallId, toolName: c.toolName, input: parseInput(c.input) });
+      parts.push({
+        type: 'tool-call',
+        toolCallId: c.toolCallId ?? '',
+        toolName: c.toolName ?? '',
+        input: parseInput(c.input),
+      });
   }
   return parts.length > 0 ? { role: 'assistant', parts } : undefined;
 }
 
-/** v3 responses carry tool input as JSON text. */
-function parseInput(input: string): unknown {
+/** v3 and v4 responses carry tool input as JSON text. */
+function parseInput(input: unknown): unknown {
+  if (typeof input !== 'string') return input;
   try {
     return JSON.parse(input);
   } catch {

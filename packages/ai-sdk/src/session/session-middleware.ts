@@ -8,14 +8,14 @@ import {
   type SummaryUpdate,
   type TokenCounter,
 } from '@agentmem/core';
-import type {
-  LanguageModelV3Content,
-  LanguageModelV3Middleware,
-  LanguageModelV3Prompt,
-  LanguageModelV3StreamPart,
-} from '@ai-sdk/provider';
 import type { LanguageModel } from 'ai';
 import { type AgentMemoryCallOptions, readCallOptions, scopedMemory } from '../middleware/call-options';
+import type {
+  PortableLanguageModelMiddleware,
+  Prompt,
+  ResponseContent,
+  StreamPart,
+} from '../middleware/portable-middleware';
 import { fromChatMessages, responseMessage, toChatMessages } from './prompt-messages';
 import { type SessionSummaryUsage, summarizeSession } from './summarize';
 
@@ -53,8 +53,11 @@ export interface SessionMiddlewareOptions {
   onError?: (error: unknown, info: { phase: 'compact' | 'summary' }) => void;
 }
 
-/** A v3 language model middleware, plus a way to wait for background summary updates. */
-export interface SessionMiddleware extends LanguageModelV3Middleware {
+/**
+ * A language model middleware for ai 6 (`LanguageModelV3Middleware`) and ai 7
+ * (`LanguageModelV4Middleware`), plus a way to wait for background summary updates.
+ */
+export interface SessionMiddleware extends PortableLanguageModelMiddleware {
   /** Resolves when every summary update started so far has finished (tests, serverless `waitUntil`). */
   idle(): Promise<void>;
   /** Cumulative cost of this middleware's summary calls. */
@@ -171,12 +174,12 @@ export function sessionMiddleware(options: SessionMiddlewareOptions): SessionMid
     };
 
   // Compacted prompt -> the prompt the application sent, so summaries see the whole conversation.
-  const originals = new WeakMap<LanguageModelV3Prompt, LanguageModelV3Prompt>();
+  const originals = new WeakMap<Prompt, Prompt>();
 
   const afterResponse = (
-    prompt: LanguageModelV3Prompt,
+    prompt: Prompt,
     call: AgentMemoryCallOptions,
-    content: LanguageModelV3Content[],
+    content: readonly ResponseContent[],
   ) => {
     const sessionId = call.sessionId ?? options.sessionId;
     if (!sessionId || call.extract === false) return;
@@ -242,12 +245,12 @@ export function sessionMiddleware(options: SessionMiddlewareOptions): SessionMid
       const result = await doStream();
       const call = readCallOptions(params.providerOptions);
       if (!(call.sessionId ?? options.sessionId) || call.extract === false) return result;
-      const content: LanguageModelV3Content[] = [];
+      const content: ResponseContent[] = [];
       let failed = false;
       // Chunks pass through unchanged; the summary check starts once the stream has ended.
-      const observe = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+      const observe = new TransformStream<StreamPart, StreamPart>({
         transform(chunk, controller) {
-          if (chunk.type === 'text-delta') content.push({ type: 'text', text: chunk.delta });
+          if (chunk.type === 'text-delta') content.push({ type: 'text', text: chunk.delta ?? '' });
           else if (chunk.type === 'tool-call') content.push(chunk);
           else if (chunk.type === 'error') failed = true;
           controller.enqueue(chunk);

@@ -1,4 +1,4 @@
-import type { MergeStrategy } from '@agentmem/core';
+import { AgentMemoryError, type MergeStrategy } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -94,6 +94,14 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-f, --force', 'also when it is the current branch')
     .action(async (name: string, options: { force?: boolean }) => {
       const memory = await ctx.openMemory({ mustExist: true });
+      // Refused before anything is asked: confirming a delete that cannot happen helps nobody.
+      if (name === memory.branch && !options.force) {
+        throw new AgentMemoryError(
+          'INVALID_INPUT',
+          `${name} is the current branch; switch to another branch first (or pass --branch), or pass --force to delete it anyway.`,
+          { details: { branch: name } },
+        );
+      }
       const info = (await memory.listBranches()).find((b) => b.branch === name);
       if (!info || info.total === 0) {
         ctx.emit({ branch: name, deleted: 0 }, () => ctx.print(`Branch ${name} has no memories; nothing to delete.`));

@@ -6,9 +6,16 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('compact')
     .description('delete pruned memories for good, every tenant (history stays); asks first, --yes to skip')
-    .action(async () => {
+    .option('--dry-run', 'count the pruned memories that would be deleted, delete nothing')
+    .action(async (options: { dryRun?: boolean }) => {
       const memory = await ctx.openMemory({ mustExist: true });
       const preview = await memory.compact({ dryRun: true });
+      if (options.dryRun) {
+        ctx.emit(preview, () =>
+          ctx.print(`${preview.removed} pruned memories would be deleted for good (dry run: nothing was changed).`),
+        );
+        return;
+      }
       if (preview.removed === 0) {
         ctx.emit({ removed: 0, durationMs: preview.durationMs, dryRun: false }, () =>
           ctx.print('No pruned memories: nothing to compact.'),

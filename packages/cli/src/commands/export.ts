@@ -23,12 +23,9 @@ export function register(program: Command, ctx: CliContext): void {
       });
       const memories = memory.memories({ includeInactive: true, allTenants: options.allTenants });
       if (!options.out) {
-        // stdout carries the data itself, so --json changes nothing here.
-        let done = 0;
-        for await (const m of memories) {
-          ctx.io.stdout(`${JSON.stringify(m)}\n`);
-          ctx.progress('exported', ++done, total);
-        }
+        // stdout carries the data itself, so --json changes nothing here, and no progress
+        // line goes between the JSONL lines on the terminal.
+        for await (const m of memories) ctx.io.stdout(`${JSON.stringify(m)}\n`);
         return;
       }
       // Written beside the target and renamed at the end: a failed export never leaves half a file.

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { AgentMemoryError, invalidInput } from '@agentmem/core';
@@ -28,7 +28,9 @@ export function register(program: Command, ctx: CliContext): void {
           { details: { errors: parsed.errors } },
         );
       }
-      const memory = await ctx.openMemory();
+      // A dry run must not create the database: without one, it counts against an empty in-memory store.
+      const dryRunWithoutDb = options.dryRun && !existsSync(ctx.dbPath);
+      const memory = await ctx.openMemory(dryRunWithoutDb ? { path: ':memory:' } : {});
       const result = await importMemories(
         memory,
         parsed.lines.map((l) => l.value),

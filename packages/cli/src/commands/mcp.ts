@@ -57,10 +57,10 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-// Optional: only people who serve MCP from the CLI need the server package.
+// Loaded on use (it is a dependency of the CLI), so other commands do not pay for the MCP SDK.
 function loadMcp(): Promise<McpModule> {
   return importOptional(
     () => import(MCP_PACKAGE) as Promise<McpModule>,
-    '`agentmem mcp` needs the MCP server package: run `npm i @agentmem/mcp` (it also installs the `agentmem-mcp` command).',
+    '`agentmem mcp` needs the MCP server package @agentmem/mcp, a dependency of @agentmem/cli: reinstall @agentmem/cli (npm i @agentmem/cli).',
   );
 }

@@ -10,7 +10,7 @@ import {
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context';
 import { describeMemory } from '../output';
-import { parseList, parseNumber } from '../parse';
+import { parseFraction, parseList } from '../parse';
 
 export interface RememberOptions {
   type: MemoryType;
@@ -48,7 +48,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description('store a memory; the same content is stored once, a similar one that says otherwise is superseded')
     .argument('<content>', 'the fact to remember')
     .addOption(new Option('-t, --type <type>', 'memory type').choices(MEMORY_TYPES).makeOptionMandatory())
-    .option('-i, --importance <n>', 'importance from 0 to 1 (default 0.5)', parseNumber)
+    .option('-i, --importance <n>', 'importance from 0 to 1 (default 0.5)', parseFraction)
     .option('--tags <list>', 'comma-separated tags', parseList)
     .option('--metadata <json>', 'a JSON object stored with the memory', parseMetadata)
     .option('--at <when>', 'when it happened, ISO 8601 (e.g. 2023-05-08 or 2023-05-08T13:56:00Z); default now')

@@ -1,4 +1,12 @@
-import { type DiffResult, MERGE_STRATEGIES, type MergeProgress, type MergeStrategy } from '@agentmem/core';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  AgentMemoryError,
+  type DiffResult,
+  MERGE_STRATEGIES,
+  type MergeProgress,
+  type MergeStrategy,
+} from '@agentmem/core';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -65,6 +73,13 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-f, --force', 'overwrite an existing file')
     .action(async (path: string, options: { force?: boolean }) => {
       const memory = await ctx.openMemory({ mustExist: true });
+      if (!options.force && existsSync(resolve(path))) {
+        throw new AgentMemoryError(
+          'INVALID_INPUT',
+          `${resolve(path)} already exists. Choose another path, or pass --force to overwrite it.`,
+          { details: { path: resolve(path) } },
+        );
+      }
       const result = await memory.snapshot(path, { overwrite: options.force, onProgress: progressOf(ctx) });
       ctx.emit({ path: result.path, manifest: result.manifest, durationMs: result.durationMs }, () =>
         ctx.print(result.summary()),
@@ -141,12 +156,18 @@ export function register(program: Command, ctx: CliContext): void {
       let mergeId = id;
       if (!mergeId) {
         if (!options.last) throw new CliError('USAGE', 'Give a merge id, or --last for the most recent merge.');
-        mergeId = (await memory.listMerges()).find((m) => m.status === 'applied')?.id;
-        if (!mergeId)
+        const last = (await memory.listMerges()).find((m) => m.status === 'applied');
+        if (!last)
           throw new CliError(
             'USAGE',
             'No merge to undo: every merge of this store was undone already (see `agentmem merges`).',
           );
+        // --last picks the merge for the user: say which one before undoing it.
+        if (!ctx.json) ctx.print(`Last merge: ${last.id} from ${last.source.label} at ${last.at}.`);
+        if (!(await ctx.confirm(`Undo merge ${last.id}?`))) {
+          throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
+        }
+        mergeId = last.id;
       }
       const result = await memory.undoMerge(mergeId, { onProgress: progressOf(ctx) });
       ctx.emit({ ...result.toJSON(), summary: result.summary() }, () => ctx.print(result.summary()));

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { formatForPrompt } from '@agentmem/core';
 import {
   ACTIVATED_COLUMNS,
@@ -18,8 +19,17 @@ export const DEMO_SKILL_MESSAGES = [
   "what's the weather like",
 ];
 
-/** `examples/skills` of the agentmem checkout the demo runs in (this directory or a parent). */
+/** This module's folder: `dist/` once built (ESM or CJS), `src/demo/` when run from source. */
+const moduleDir = typeof __dirname === 'string' ? __dirname : dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The demo skills: shipped in the package (`dist/demo-skills`, a copy of
+ * `examples/skills` made by the build), else `examples/skills` of the
+ * agentmem checkout the demo runs in (this directory or a parent).
+ */
 function findExampleSkills(from = process.cwd()): string | undefined {
+  const packaged = join(moduleDir, 'demo-skills');
+  if (existsSync(packaged)) return packaged;
   let dir = resolve(from);
   for (;;) {
     const candidate = join(dir, 'examples', 'skills');
@@ -35,7 +45,7 @@ export async function skillsSection(d: DemoContext): Promise<void> {
   const dir = findExampleSkills();
   d.heading('Skills: load examples/skills (agentmem, Agent Skills, Claude Code and Cursor formats)');
   if (!dir) {
-    d.print('examples/skills not found: run the demo from an agentmem checkout to see skills.');
+    d.print('Demo skills not found: reinstall @agentmem/cli, or run the demo from an agentmem checkout.');
     d.summary.skills = { skipped: 'examples/skills not found' };
     return;
   }

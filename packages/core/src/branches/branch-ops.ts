@@ -132,7 +132,7 @@ export async function deleteBranch(
   if (name === store.branch && !options.force) {
     throw new AgentMemoryError(
       'INVALID_INPUT',
-      `${name} is the current branch; switch to another branch first, or pass { force: true } (CLI: --force).`,
+      `${name} is the current branch; switch to another branch first, or pass { force: true }.`,
       { details: { branch: name } },
     );
   }

@@ -31,7 +31,7 @@ function prepareTarget(path: string, overwrite: boolean | undefined): { target: 
     if (!overwrite) {
       throw new AgentMemoryError(
         'INVALID_INPUT',
-        `${target} already exists. Choose another path, or overwrite it ({ overwrite: true }, CLI: --force).`,
+        `${target} already exists. Choose another path, or pass { overwrite: true }.`,
         {
           details: { path: target },
         },

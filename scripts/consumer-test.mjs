@@ -1,0 +1,249 @@
+#!/usr/bin/env node
+// `npm run test:consumer`: what a new user gets from npm. Builds, packs every workspace package, installs
+// the tarballs into a temporary project with only the peers a user adds, then: ESM import and CJS require
+// of every entry point, tsc (node16 and bundler, no skipLibCheck) on a file per package, and the bins.
+// Every failure names the package and the step. `--keep` leaves the temporary project for inspection.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { root, workspaces } from './workspaces.mjs';
+
+const keep = process.argv.includes('--keep');
+
+/**
+ * Type errors a CommonJS TypeScript user meets through a dependency's own packaging, listed so that they are
+ * shown rather than hidden. Remove an entry when the dependency fixes it.
+ */
+const KNOWN_TYPE_PROBLEMS = [
+  {
+    package: '@agentmem/qdrant',
+    mode: 'node16',
+    pattern: /^node_modules\/@agentmem\/qdrant\/dist\/index\.d\.cts.*TS1479[\s\S]*@qdrant\/js-client-rest/,
+    why: '@qdrant/js-client-rest 1.18 has one ESM `types` for both import and require, so a CJS file cannot import its types',
+  },
+];
+const skipBuild = process.argv.includes('--no-build');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const failures = [];
+const started = process.cpuUsage();
+
+/** Runs a step; a failure is recorded with the package and the step, and the output is shown. */
+function step(pkg, name, command, args, options = {}) {
+  const run = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
+  const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;
+  const ok = run.status === 0 && (!options.expect || options.expect(output));
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${pkg}: ${name}`);
+  if (!ok) {
+    failures.push(`${pkg}: ${name}`);
+    console.log(output.trim().split('\n').slice(-40).join('\n').replace(/^/gm, '     '));
+  }
+  return { ok, output };
+}
+
+function finish() {
+  const cpu = process.cpuUsage(started);
+  console.log(
+    `\n(consumer test process CPU: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; child processes not included)`,
+  );
+  if (failures.length > 0) {
+    console.error(`\nconsumer test failed (${failures.length}):\n  ${failures.join('\n  ')}`);
+    process.exit(1);
+  }
+  console.log('\nconsumer test: every package installs, imports, requires, type-checks, and the bins run.');
+}
+
+const packages = workspaces();
+if (!skipBuild && !step('workspace', 'build', npm, ['run', 'build'], { cwd: root }).ok) finish();
+
+const work = mkdtempSync(join(tmpdir(), 'agentmem-consumer-'));
+const tarballs = join(work, 'tarballs');
+const app = join(work, 'app');
+mkdirSync(tarballs);
+mkdirSync(app);
+
+// 1. Pack, and look inside each tarball.
+const packed = [];
+for (const pkg of packages) {
+  const { ok, output } = step(pkg.name, 'npm pack', npm, ['pack', '--json', '--pack-destination', tarballs], {
+    cwd: pkg.dir,
+  });
+  if (!ok) continue;
+  const [info] = JSON.parse(output.slice(output.indexOf('[')));
+  packed.push(join(tarballs, info.filename));
+  const files = info.files.map((f) => f.path);
+  const problems = [];
+  for (const required of ['README.md', 'LICENSE', 'package.json']) {
+    if (!files.includes(required)) problems.push(`no ${required}`);
+  }
+  const sources = files.filter((f) => /\.(ts|tsx)$/.test(f) && !/\.d\.c?ts$/.test(f));
+  if (sources.length > 0) problems.push(`TypeScript sources: ${sources.join(', ')}`);
+  for (const target of Object.values(pkg.manifest.bin ?? {})) {
+    if (!files.includes(target)) problems.push(`bin ${target} missing`);
+  }
+  for (const map of files.filter((f) => f.endsWith('.map'))) {
+    if (JSON.parse(readFileSync(join(pkg.dir, map), 'utf8')).sourcesContent) problems.push(`${map} embeds sources`);
+  }
+  console.log(`${problems.length === 0 ? 'ok  ' : 'FAIL'} ${pkg.name}: tarball contents (${files.length} files)`);
+  if (problems.length > 0) failures.push(`${pkg.name}: tarball contents: ${problems.join('; ')}`);
+}
+if (packed.length !== packages.length) finish();
+
+// 2. Install the tarballs plus the peers a user adds: ai + zod for the AI SDK, @langchain/core for LangChain.
+// `langchain` (optional peer, for @agentmem/langchain/middleware and /store) comes later, so the main entries
+// are proven to load without it.
+writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '0.0.0' }));
+const userPeers = ['ai@^6', 'zod@^4', '@langchain/core@^1.4.0', '@types/node@^20'];
+// Install scripts are skipped: the only one is better-sqlite3's native build, which compiles for minutes where its
+// prebuilt binaries cannot be downloaded. The checkout's build is reused when the version matches, else it is rebuilt.
+const install = (name, specs) =>
+  step(
+    'consumer',
+    name,
+    npm,
+    ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...specs],
+    {
+      cwd: app,
+    },
+  );
+if (!install('npm install (tarballs + ai, zod, @langchain/core)', [...packed, ...userPeers]).ok) finish();
+const native = (base) => join(base, 'node_modules', 'better-sqlite3');
+const version = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
+const built = join(native(root), 'build', 'Release', 'better_sqlite3.node');
+if (existsSync(built) && version(native(root)) === version(native(app))) {
+  cpSync(join(native(root), 'build'), join(native(app), 'build'), { recursive: true });
+  console.log(`ok   consumer: better-sqlite3 ${version(native(app))} native build reused from the checkout`);
+} else if (!step('consumer', 'npm rebuild better-sqlite3', npm, ['rebuild', 'better-sqlite3'], { cwd: app }).ok) {
+  finish();
+}
+
+/** Every entry point of a package, from its exports map. */
+const entries = (pkg) =>
+  Object.keys(pkg.manifest.exports ?? { '.': {} })
+    .filter((key) => key !== './package.json')
+    .map((key) => (key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`));
+const needsLangchain = (entry) => /^@agentmem\/langchain\/(middleware|store)$/.test(entry);
+
+function loadEntries(filter, label) {
+  for (const pkg of packages) {
+    for (const entry of entries(pkg).filter(filter)) {
+      const check = `if (Object.keys(m).length === 0) throw new Error('no exports');`;
+      step(
+        entry,
+        `ESM import${label}`,
+        process.execPath,
+        ['--input-type=module', '-e', `import * as m from '${entry}'; ${check}`],
+        { cwd: app },
+      );
+      step(entry, `CJS require${label}`, process.execPath, ['-e', `const m = require('${entry}'); ${check}`], {
+        cwd: app,
+      });
+    }
+  }
+}
+
+// 3. Runtime: every entry point that needs no optional peer, then the ones that need `langchain`.
+loadEntries((entry) => !needsLangchain(entry), ' (without optional peers)');
+if (install('npm install langchain (optional peer)', ['langchain@^1.5.0']).ok) {
+  loadEntries(needsLangchain, '');
+}
+
+// 4. Types: one file per package and module format, so an error's file names the package.
+const src = join(app, 'src');
+mkdirSync(src);
+const slug = (entry) => entry.replace('@agentmem/', '').replace('/', '-');
+for (const pkg of packages) {
+  for (const entry of entries(pkg)) {
+    const body = `import * as m from '${entry}';\nexport const names: string[] = Object.keys(m);\n`;
+    writeFileSync(join(src, `${slug(entry)}.mts`), body);
+    writeFileSync(join(src, `${slug(entry)}.cts`), body);
+  }
+}
+// What the docs promise: the middleware in wrapLanguageModel without a cast.
+writeFileSync(
+  join(src, 'ai-sdk-usage.mts'),
+  `import { agentMemoryMiddleware } from '@agentmem/ai-sdk';
+import { createAgentMemory, InMemoryBackend } from '@agentmem/core';
+import { wrapLanguageModel } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+export async function wrap() {
+  const memory = await createAgentMemory({ backend: new InMemoryBackend() });
+  return wrapLanguageModel({ model: new MockLanguageModelV3(), middleware: agentMemoryMiddleware({ memory }) });
+}
+`,
+);
+const compilerOptions = {
+  strict: true,
+  noEmit: true,
+  skipLibCheck: false,
+  target: 'ES2022',
+  lib: ['ES2023', 'DOM'],
+  types: ['node'],
+};
+writeFileSync(
+  join(app, 'tsconfig.node16.json'),
+  JSON.stringify({
+    compilerOptions: { ...compilerOptions, module: 'node16', moduleResolution: 'node16' },
+    include: ['src'],
+  }),
+);
+writeFileSync(
+  join(app, 'tsconfig.bundler.json'),
+  JSON.stringify({
+    compilerOptions: { ...compilerOptions, module: 'esnext', moduleResolution: 'bundler' },
+    include: ['src/*.mts'],
+  }),
+);
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+for (const mode of ['node16', 'bundler']) {
+  const run = spawnSync(process.execPath, [tsc, '-p', `tsconfig.${mode}.json`], { cwd: app, encoding: 'utf8' });
+  const errors = `${run.stdout}${run.stderr}`.trim();
+  if (run.status === 0) {
+    console.log(`ok   every package: tsc --moduleResolution ${mode}`);
+    continue;
+  }
+  // One diagnostic per entry (with its indented continuation lines).
+  const diagnostics = errors.split(/\n(?=\S)/);
+  const ours = [];
+  for (const diagnostic of diagnostics) {
+    const known = KNOWN_TYPE_PROBLEMS.find((k) => k.mode === mode && k.pattern.test(diagnostic));
+    if (known) console.log(`note ${known.package}: tsc ${mode}: known, not ours: ${known.why}`);
+    else if (/^node_modules\/(?!@agentmem\/)/.test(diagnostic)) {
+      console.log(`note tsc ${mode}: third-party declaration error: ${diagnostic.split('\n')[0]}`);
+    } else ours.push(diagnostic);
+  }
+  if (ours.length === 0) {
+    console.log(`ok   every package: tsc --moduleResolution ${mode} (only third-party notes above)`);
+    continue;
+  }
+  // Name the packages: errors in src/<package>.<ext> or in node_modules/@agentmem/<package>/.
+  const names = new Set(
+    ours.flatMap((d) =>
+      [...d.matchAll(/^(?:src\/([\w-]+)\.[cm]ts|node_modules\/@agentmem\/([\w-]+)\/)/gm)].map(
+        (m) => `@agentmem/${m[1] ?? m[2]}`,
+      ),
+    ),
+  );
+  for (const name of names) failures.push(`${name}: tsc ${mode}`);
+  console.log(`FAIL ${[...names].join(', ')}: tsc --moduleResolution ${mode}`);
+  console.log(ours.join('\n').split('\n').slice(0, 40).join('\n').replace(/^/gm, '     '));
+}
+
+// 5. The bins, as `npx` runs them from the project.
+const bin = (name) => join(app, 'node_modules', '.bin', name);
+step('@agentmem/cli', 'npx agentmem --help', bin('agentmem'), ['--help'], {
+  cwd: app,
+  expect: (out) => /Usage: agentmem/.test(out),
+});
+step('@agentmem/cli', 'npx agentmem demo (with its skills)', bin('agentmem'), ['demo'], {
+  cwd: app,
+  expect: (out) => /Loaded [1-9]\d* skills/.test(out) && !/not found/.test(out),
+});
+step('@agentmem/mcp', 'npx agentmem-mcp --help', bin('agentmem-mcp'), ['--help'], {
+  cwd: app,
+  expect: (out) => /agentmem-mcp/.test(out),
+});
+
+if (keep) console.log(`\nkept: ${work}`);
+else rmSync(work, { recursive: true, force: true });
+finish();
