@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { type AgentMemory, AgentMemoryError } from '@agentmem/core';
+import { type AgentMemory, AgentMemoryError, toDisplayText } from '@agentmem/core';
 import { createSqliteMemory } from '@agentmem/sqlite';
 import type { Command } from 'commander';
 import { CliError } from './errors';
@@ -108,9 +108,9 @@ export class CliContext {
 
   // ---------------------------------------------------------------- output
 
-  /** One line to stdout. */
+  /** One line to stdout, for people: stored text cannot drive the terminal (escape sequences, controls, bidi removed). */
   print(text = ''): void {
-    this.io.stdout(`${text}\n`);
+    this.io.stdout(`${toDisplayText(text)}\n`);
   }
 
   /** One line to stderr (notes that must not mix with data on stdout). */
@@ -119,7 +119,8 @@ export class CliContext {
   }
 
   printJson(value: unknown): void {
-    this.print(toJson(value));
+    // JSON escapes what matters itself; cleaning it would change the data (U+2028 is valid inside a string).
+    this.io.stdout(`${toJson(value)}\n`);
   }
 
   /** Prints an aligned table, or `empty` when there are no rows. */
