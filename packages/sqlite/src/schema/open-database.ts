@@ -76,7 +76,16 @@ function checkPath(path: string, readonly: boolean): void {
         },
       );
     }
-    mkdirSync(dirname(path), { recursive: true });
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      // EEXIST/ENOTDIR: a file stands where a directory of the path should be.
+      throw new AgentMemoryError(
+        'INVALID_INPUT',
+        `Cannot create ${path}: ${(error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a file, not a directory, is in the way on its path' : (error as Error).message}. Choose a path whose parent is a directory.`,
+        { cause: error, details: { path } },
+      );
+    }
     return;
   }
   if (stats.size === 0) return;
