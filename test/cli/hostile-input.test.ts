@@ -40,14 +40,26 @@ describe('hostile input at the command line: one-line errors, nothing written, n
     expect(existsSync(store.db)).toBe(false);
   });
 
+  it('import follows the same ingest policy as remember (NUL, escapes, lone surrogates)', async () => {
+    const file = store.tmp.path('dirty.jsonl');
+    writeFileSync(file, `${JSON.stringify({ content: 'Uses\u0000 \u001b[31mpnpm\u001b[0m \ud800', type: 'user' })}\n`);
+    expect((await cli('import', file)).code).toBe(0);
+    const exported = (await cli('export')).stdout.trim();
+    expect(JSON.parse(exported).content).toBe('Uses pnpm \uFFFD');
+  });
+
   it('skills list and show print no escape sequences from skill text', async () => {
     const dir = store.tmp.path('skills');
     mkdirSync(dir);
-    writeFileSync(join(dir, 'evil.md'), '---\ndescription: "\\e[2J\\e]0;pwned\\a\\e[31mred \\u202Eevil"\n---\nBody \u001b[5mblink');
+    writeFileSync(
+      join(dir, 'evil.md'),
+      '---\ndescription: "\\e[2J\\e]0;pwned\\a\\e[31mred \\u202Eevil"\n---\nBody \u001b[5mblink',
+    );
     expect((await cli('skills', 'load', dir)).code).toBe(0);
     const list = await cli('skills', 'list');
     expect(list.code).toBe(0);
     expect(list.stdout).toContain('red evil');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
     expect(list.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
   });
 

@@ -147,6 +147,7 @@ describe('compaction renders tool results as untrusted text', () => {
     });
     expect(report.levelsRun).toContain('collapse');
     const folded = out[0]!.parts[0]! as { text: string };
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
     for (const line of folded.text.split(/\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/)) {
       expect(line).not.toMatch(/^\s*#/);
     }

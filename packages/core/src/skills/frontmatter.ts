@@ -7,7 +7,7 @@ export const MAX_FRONTMATTER_ALIASES = 100;
 
 export type FrontmatterResult =
   | { ok: true; data: Record<string, unknown> }
-  | { ok: false; reason: string; /** 1-based line in the file. */ line?: number };
+  | { ok: false; reason: string /** 1-based line in the file. */; line?: number };
 
 /**
  * Parses YAML frontmatter with bounded cost: a size limit before parsing and

@@ -17,7 +17,12 @@ afterEach(async () => {
 /** A 9-level YAML alias bomb (about 500 bytes; 9^9 values if expanded). */
 function aliasBomb(): string {
   const lines = ['---', 'a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]'];
-  for (let i = 1; i < 9; i++) lines.push(`a${i}: &a${i} [${Array(9).fill(`*a${i - 1}`).join(', ')}]`);
+  for (let i = 1; i < 9; i++)
+    lines.push(
+      `a${i}: &a${i} [${Array(9)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]`,
+    );
   return [...lines, 'description: boom', '---', 'body'].join('\n');
 }
 
@@ -41,7 +46,10 @@ describe('hostile skill files are refused with path and reason, the rest load', 
 
   it('random bytes and a NUL byte are reported as binary, not loaded as skills', async () => {
     const random = seededRandom(7);
-    await writeFile(join(dir, 'noise.md'), Buffer.from(Array.from({ length: 64 * 1024 }, () => Math.floor(random() * 256))));
+    await writeFile(
+      join(dir, 'noise.md'),
+      Buffer.from(Array.from({ length: 64 * 1024 }, () => Math.floor(random() * 256))),
+    );
     await writeFile(join(dir, 'nul.md'), 'text\u0000more');
     const { skills, problems } = await loadSkills(dir);
     expect(skills).toEqual([]);
@@ -53,7 +61,10 @@ describe('hostile skill files are refused with path and reason, the rest load', 
 
   it('a linked directory pointing up its own tree does not turn a SKILL.md into an always-on rule', async () => {
     await mkdir(join(dir, '.claude', 'skills', 'pdf'), { recursive: true });
-    await writeFile(join(dir, '.claude', 'skills', 'pdf', 'SKILL.md'), '---\nname: pdf\ndescription: PDFs\n---\nUse pdftk.');
+    await writeFile(
+      join(dir, '.claude', 'skills', 'pdf', 'SKILL.md'),
+      '---\nname: pdf\ndescription: PDFs\n---\nUse pdftk.',
+    );
     await mkdir(join(dir, '.claude', 'rules'), { recursive: true });
     await symlink('..', join(dir, '.claude', 'rules', 'up'));
     const { skills, problems } = await loadSkills(dir);

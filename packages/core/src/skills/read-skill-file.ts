@@ -31,7 +31,8 @@ export async function readSkillFile(path: string, root: string): Promise<SkillFi
   }
   const bytes = await readFile(path);
   const nul = bytes.indexOf(0);
-  if (nul >= 0) return { ok: false, reason: `is not a text file (NUL byte at offset ${nul}); a skill is UTF-8 Markdown` };
+  if (nul >= 0)
+    return { ok: false, reason: `is not a text file (NUL byte at offset ${nul}); a skill is UTF-8 Markdown` };
   try {
     return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
   } catch {
@@ -42,7 +43,9 @@ export async function readSkillFile(path: string, root: string): Promise<SkillFi
 /** The first linked directory between `root` and `path` whose target contains the link itself. */
 async function linkUp(path: string, root: string): Promise<{ link: string; target: string } | undefined> {
   const base = resolve(root);
-  const parts = relative(base, resolve(dirname(path))).split(sep).filter((p) => p !== '' && p !== '.');
+  const parts = relative(base, resolve(dirname(path)))
+    .split(sep)
+    .filter((p) => p !== '' && p !== '.');
   if (parts.includes('..')) return undefined; // a file given directly, outside any tree walk
   let current = base;
   for (const part of parts) {

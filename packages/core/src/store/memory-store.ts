@@ -32,6 +32,7 @@ import { historyToRecord, KIND, memoryToRecord, recordToHistory, recordToMemory 
 import {
   DEFAULT_MAX_CONTENT_LENGTH,
   validateContent,
+  validateQuery,
   validateId,
   validateImportance,
   validateInput,
@@ -336,7 +337,7 @@ export class MemoryStore {
   /** Hybrid recall over what the current branch and tenant see. */
   async recall(query: string, options: RecallOptions = {}): Promise<RecallResult[]> {
     await this.init();
-    if (typeof query !== 'string' || query.trim() === '') throw invalidInput('recall() needs a non-empty query.');
+    validateQuery(query);
     const k = options.k ?? 5;
     if (!Number.isInteger(k) || k < 1) throw invalidInput(`k must be a positive integer, got ${k}.`);
     const types = (options.types ?? MEMORY_TYPES).map(assertMemoryType);
