@@ -145,7 +145,10 @@ function runChild(
 export async function crashTrials(trialsPerOperation: number, size: number, seed = 1): Promise<CrashResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-faults-'));
   let state = seed;
-  const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const random = () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
   try {
     const operations = await prepare(dir, size);
     const results: CrashResult[] = [];

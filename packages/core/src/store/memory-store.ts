@@ -280,10 +280,20 @@ export class MemoryStore {
     }
     if (fresh.length > 0) {
       const vectors = await this.embedDocuments(fresh.map((f) => f.memory.content));
-      await this.writeMemories(
-        fresh.map((f, i) => ({ memory: f.memory, vector: vectors[i]! })),
-        'create',
-      );
+      await this.transaction(async () => {
+        // Another process may have written the same content since the lookup above; inside the
+        // transaction (the write lock on SQLite) the lookup is certain, so it is returned, not created twice.
+        const now = await this.findByHashes(fresh.map((f) => planned[f.index]!));
+        const items: { memory: Memory; vector: Float32Array }[] = [];
+        fresh.forEach((f, i) => {
+          const other = now.get(`${f.memory.namespace}\u0000${f.memory.contentHash}`);
+          if (other) results[f.index] = other;
+          else items.push({ memory: f.memory, vector: vectors[i]! });
+        });
+        if (items.length === 0) return;
+        await this.backend.upsert(items.map((i) => memoryToRecord(i.memory, i.vector)));
+        await this.recordHistory(items.map((i) => ({ memory: i.memory, action: 'create' as const })));
+      });
     }
     return results;
   }
