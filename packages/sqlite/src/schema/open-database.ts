@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { AgentMemoryError } from '@agentmem/core';
 import Database from 'better-sqlite3';
@@ -195,6 +195,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   const shown = memory ? ':memory:' : resolve(path);
   checkVectorExtension();
   if (!memory) checkPath(shown, readonly);
+  // A refused read-only open must leave no -wal/-shm behind: remember which existed before.
+  const sidecars = memory ? [] : [`${shown}-wal`, `${shown}-shm`].filter((f) => !existsSync(f));
   let db: Database.Database;
   try {
     db = new Database(memory ? ':memory:' : shown, {
@@ -241,6 +243,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     return db;
   } catch (error) {
     db.close();
+    if (readonly) for (const f of sidecars) rmSync(f, { force: true });
     if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) {
       throw new AgentMemoryError(
         'TIMEOUT',
