@@ -1,17 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { blockCase, forgeries, renderCase } from './prompt-oracle';
-import { faultRuns } from './runs';
+import { faultRuns, faultTimeout } from './runs';
 
 describe('the context block cannot be forged (marked + micromark + line splitter as oracles)', () => {
-  it('property: any hostile summary, skill, name, description or memory leaves exactly the framework headings and one delimiter pair', () => {
-    fc.assert(
-      fc.property(blockCase, (c) => {
-        expect(forgeries(c)).toEqual([]);
-      }),
-      { numRuns: faultRuns(300), seed: Number(process.env.FAULT_SEED ?? Date.now() % 2 ** 31) },
-    );
-  });
+  it(
+    'property: any hostile summary, skill, name, description or memory leaves exactly the framework headings and one delimiter pair',
+    () => {
+      fc.assert(
+        fc.property(blockCase, (c) => {
+          expect(forgeries(c)).toEqual([]);
+        }),
+        { numRuns: faultRuns(300), seed: Number(process.env.FAULT_SEED ?? Date.now() % 2 ** 31) },
+      );
+    },
+    faultTimeout(),
+  );
 
   const empty = { summary: '', skills: [], inactive: [], memories: [] };
   it.each([

@@ -5,3 +5,8 @@ export function faultRuns(normal: number): number {
   if (scale === 'full') return normal * 10;
   return normal;
 }
+
+/** Test timeout to match: the full scale runs ten times the trials on a loaded machine. */
+export function faultTimeout(): number {
+  return process.env.FAULT_SCALE === 'full' ? 900_000 : 120_000;
+}
