@@ -95,7 +95,7 @@ export class AgentMemory extends MemoryStore {
   /** Memories and skills relevant to one user message, rendered for the system prompt. */
   async contextFor(message: string, options: ContextOptions = {}): Promise<PromptContext> {
     await this.init();
-    if (typeof message === 'string' && message.trim() !== '') validateQuery(message, 'task message');
+    if (typeof message === 'string' && message.trim() !== '') validateQuery(message, 'contextFor()');
     const memories =
       typeof message === 'string' && message.trim() !== ''
         ? await this.recall(message, { k: options.k ?? 5, types: options.types, minScore: options.minScore ?? 0.2 })

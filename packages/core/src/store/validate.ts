@@ -29,13 +29,16 @@ export function validateContent(content: unknown, maxLength: number): string {
 }
 
 /** A recall query or task message within the limit, refused before any embedding. */
-export function validateQuery(query: unknown, what = 'recall() query', maxLength = DEFAULT_MAX_QUERY_LENGTH): string {
-  if (typeof query !== 'string' || query.trim() === '') throw invalidInput(`${what} must be a non-empty string.`);
+export function validateQuery(query: unknown, what = 'recall()', maxLength = DEFAULT_MAX_QUERY_LENGTH): string {
+  if (typeof query !== 'string' || query.trim() === '') throw invalidInput(`${what} needs a non-empty query.`);
   if (query.length > maxLength) {
-    throw invalidInput(`The ${what} is ${query.length} characters; the limit is ${maxLength}. Ask with a shorter text.`, {
-      length: query.length,
-      limit: maxLength,
-    });
+    throw invalidInput(
+      `The ${what} query is ${query.length} characters; the limit is ${maxLength}. Ask with a shorter text.`,
+      {
+        length: query.length,
+        limit: maxLength,
+      },
+    );
   }
   return query;
 }
