@@ -178,7 +178,7 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
 
     writeFileSync(tmp.path('foreign.db'), 'this is not a snapshot, just text');
     const foreign = await callError(client, 'diff_snapshot', { path: tmp.path('foreign.db') });
-    expect(foreign.code).toBe('NOT_A_DATABASE');
+    expect(foreign.code).toBe('NOT_A_SNAPSHOT');
     expect(foreign.message).toContain(`${tmp.path('foreign.db')} is not a usable agentmem snapshot`);
     // A real snapshot cut in half: refused, and the store is as it was.
     await call(client, 'snapshot', { path: 'whole.db' });

@@ -96,7 +96,7 @@ describeWithSpec('agentmem-mcp --qdrant-url (fake Qdrant validated against the O
   it('keeps memories and skills in the Qdrant collection and snapshots it to a SQLite file', async () => {
     const fake = await FakeQdrant.start();
     const server = await startServer(
-      ['--qdrant-url', fake.url, '--qdrant-collection', 'mcp_test', '--branch', 'main'],
+      ['--qdrant-url', fake.url, '--qdrant-collection', 'mcp_test', '--branch', 'main', '--cwd', tmp.dir],
       {
         env: { AGENTMEM_TENANT: 'team-a' },
       },

@@ -284,7 +284,7 @@ describe('teleport: bad files change nothing', () => {
   it('random bytes', async () => {
     const path = join(dir, 'random.db');
     writeFileSync(path, Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919) % 251)));
-    await expectRefused(path, 'NOT_A_DATABASE', /not an agentmem SQLite file/);
+    await expectRefused(path, 'NOT_A_SNAPSHOT', /not an agentmem SQLite file|SQLite database agentmem did not write/);
   });
 
   it('a foreign SQLite database', async () => {
@@ -292,7 +292,7 @@ describe('teleport: bad files change nothing', () => {
     const db = new Database(path);
     db.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES ('x')");
     db.close();
-    await expectRefused(path, 'NOT_A_DATABASE', /not an agentmem SQLite file/);
+    await expectRefused(path, 'NOT_A_SNAPSHOT', /not an agentmem SQLite file|SQLite database agentmem did not write/);
   });
 
   it('an agentmem store that is not a snapshot', async () => {
@@ -331,6 +331,33 @@ describe('teleport: bad files change nothing', () => {
     );
     db.close();
     await expectRefused(path, 'UNSUPPORTED_FORMAT', /format version 99/);
+  });
+
+  it('an empty file and an empty SQLite database are not snapshots (not a schema-version puzzle)', async () => {
+    const empty = join(dir, 'zero.db');
+    writeFileSync(empty, '');
+    await expectRefused(empty, 'NOT_A_SNAPSHOT', /the file is empty/);
+    const blank = join(dir, 'blank.db');
+    const db = new Database(blank);
+    db.exec('VACUUM');
+    db.close();
+    await expectRefused(blank, 'NOT_A_SNAPSHOT', /SQLite database agentmem did not write/);
+  });
+
+  it('damaged pages: one line that counts them, not the raw quick_check report', async () => {
+    const path = await goodSnapshot();
+    const bytes = readFileSync(path);
+    const pageSize = bytes.readUInt16BE(16) === 1 ? 65536 : bytes.readUInt16BE(16);
+    // Scribble over a few pages in the middle (the header and schema stay readable).
+    const pages = Math.floor(bytes.length / pageSize);
+    for (let p = Math.floor(pages / 2); p < Math.floor(pages / 2) + 4; p++) bytes.fill(0x5a, p * pageSize + 8, (p + 1) * pageSize - 8);
+    writeFileSync(path, bytes);
+    const local = await sqliteMemory('damaged-local.db');
+    const error = (await local.diff(path).catch((e: unknown) => e)) as AgentMemoryError;
+    expect(error.code).toBe('CORRUPT_SNAPSHOT');
+    expect(error.message).not.toContain('\n');
+    expect(error.message).toMatch(/SQLite reports damage: 4 damaged pages \(first: Tree \d+ page \d+/);
+    await expectRefused(path, 'CORRUPT_SNAPSHOT', /damage/);
   });
 
   it('a missing file', async () => {

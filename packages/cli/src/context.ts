@@ -8,6 +8,7 @@ import {
   importOptional,
   isPostgresUrl,
   POSTGRES_PACKAGE_MISSING,
+  toDisplayText,
 } from '@agentmem/core';
 import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { Command } from 'commander';
@@ -128,9 +129,9 @@ export class CliContext {
 
   // ---------------------------------------------------------------- output
 
-  /** One line to stdout. */
+  /** One line to stdout, for people: stored text cannot drive the terminal (escape sequences, controls, bidi removed). */
   print(text = ''): void {
-    this.io.stdout(`${text}\n`);
+    this.io.stdout(`${toDisplayText(text)}\n`);
   }
 
   /** One line to stderr (notes that must not mix with data on stdout). */
@@ -139,7 +140,8 @@ export class CliContext {
   }
 
   printJson(value: unknown): void {
-    this.print(toJson(value));
+    // JSON escapes what matters itself; cleaning it would change the data (U+2028 is valid inside a string).
+    this.io.stdout(`${toJson(value)}\n`);
   }
 
   /** Prints an aligned table, or `empty` when there are no rows. */

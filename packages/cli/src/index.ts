@@ -1,3 +1,4 @@
+import { toDisplayText } from '@agentmem/core';
 import { type Command, CommanderError } from 'commander';
 import { CliContext } from './context';
 import { describeError } from './errors';
@@ -49,7 +50,8 @@ function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
     ctx.io.stderr(`${JSON.stringify({ error: { code, message } })}\n`);
   } else {
     const hint = code === 'USAGE' ? ' (see agentmem --help)' : '';
-    ctx.io.stderr(`error [${code}]: ${message}${hint}\n`);
+    // One line, and stored text in a message cannot drive the terminal.
+    ctx.io.stderr(`error [${code}]: ${toDisplayText(message).replace(/\s*\n\s*/g, ' ')}${hint}\n`);
     if (stack && process.env.AGENTMEM_DEBUG) ctx.io.stderr(`${stack}\n`);
   }
   return exitCode;

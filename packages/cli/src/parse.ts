@@ -11,9 +11,12 @@ export function parsePositiveInt(value: string): number {
   return n;
 }
 
+/** Decimal only: `0x1`, `1e400`, `Infinity` and `''` are refused (Number() would read the first as 1). */
 export function parseNumber(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('Expected a number.');
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value.trim()) || !Number.isFinite(n)) {
+    throw new InvalidArgumentError(`Expected a decimal number such as 0.7, got ${JSON.stringify(value)}.`);
+  }
   return n;
 }
 

@@ -18,8 +18,8 @@ interface Child {
   go: () => void;
 }
 
-function startWriter(path: string, worker: number, count: number): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', writer, path, String(worker), String(count)], {
+function startWriter(path: string, worker: number, count: number, mode = 'own'): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', writer, path, String(worker), String(count), mode], {
     cwd: repoRoot,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -83,4 +83,24 @@ describe('several processes writing one file', () => {
       await memory.close();
     }
   }, 120_000);
+
+  it('four processes write the same 100 facts at once: 100 memories, each with exactly one create entry', async () => {
+    const path = join(dir, 'same', 'memory.db');
+    const children = [1, 2, 3, 4].map((w) => startWriter(path, w, 100, 'shared'));
+    await Promise.all(children.map((c) => c.ready));
+    for (const c of children) c.go();
+    for (const r of await Promise.all(children.map((c) => c.done))) expect(r.code, r.stderr).toBe(0);
+    const raw = new Database(path);
+    try {
+      const perMemory = raw
+        .prepare(
+          "SELECT json_extract(attributes, '$.memoryId') AS id, count(*) AS n FROM records WHERE namespace = '_history' AND json_extract(attributes, '$.action') = 'create' GROUP BY id",
+        )
+        .all() as { id: string; n: number }[];
+      expect(perMemory).toHaveLength(100);
+      expect(perMemory.filter((r) => r.n > 1)).toEqual([]);
+    } finally {
+      raw.close();
+    }
+  });
 });

@@ -20,14 +20,7 @@ export function register(program: Command, ctx: CliContext): void {
       const text = file === '-' ? await readAll(ctx.io.stdin) : readFile(file);
       const source = file === '-' ? 'stdin' : basename(file);
       const parsed = parseMemoryLines(text);
-      if (parsed.errors.length > 0) {
-        throw new AgentMemoryError(
-          'INVALID_INPUT',
-          `${source} has ${parsed.errors.length} invalid line(s); nothing was imported. Fix them and import again:\n` +
-            parsed.errors.map((e) => `  line ${e.line}: ${e.message}`).join('\n'),
-          { details: { errors: parsed.errors } },
-        );
-      }
+      if (parsed.errors.length > 0) throw invalidLines(source, parsed.errors);
       // A dry run must not create the database: without one, it counts against an empty in-memory store.
       const dryRunWithoutDb = options.dryRun && !existsSync(ctx.dbPath);
       const memory = await ctx.openMemory(dryRunWithoutDb ? { path: ':memory:' } : {});
@@ -50,10 +43,25 @@ export function register(program: Command, ctx: CliContext): void {
     });
 }
 
+/** One line however many lines are bad: the first three, then how many more (all are in `details`). */
+function invalidLines(source: string, errors: readonly { line: number; message: string }[]): AgentMemoryError {
+  const shown = errors.slice(0, 3).map((e) => `line ${e.line}: ${e.message}`);
+  if (errors.length > 3) shown.push(`and ${errors.length - 3} more`);
+  return new AgentMemoryError(
+    'INVALID_INPUT',
+    `${source} has ${errors.length} invalid line(s) (${shown.join('; ')}); nothing was imported. Fix them and import again.`,
+    { details: { errors } },
+  );
+}
+
 function readFile(file: string): string {
   try {
-    return readFileSync(resolve(file), 'utf8');
+    const bytes = readFileSync(resolve(file));
+    const nul = bytes.indexOf(0);
+    if (nul >= 0) throw invalidInput(`${file} is not a text file (NUL byte at offset ${nul}); import reads JSONL as written by export.`);
+    return bytes.toString('utf8');
   } catch (error) {
+    if (AgentMemoryError.isInstance(error)) throw error;
     throw new AgentMemoryError('NOT_FOUND', `Cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
 }

@@ -1,6 +1,7 @@
 import {
   type AgentMemory,
   branchOfNamespace,
+  cleanStoredText,
   contentHash,
   KIND,
   type Memory,
@@ -89,14 +90,15 @@ export async function importMemories(
 function toMemory(memory: AgentMemory, line: MemoryLine, tenantOverride: string | undefined): Memory {
   const tenant = tenantOverride ?? line.tenant ?? memory.tenant;
   const namespace = line.namespace ?? namespaceFor(line.type, memory.branch);
-  const hash = contentHash(line.content);
+  const content = cleanStoredText(line.content); // the ingest policy, as in remember()
+  const hash = contentHash(content);
   const createdAt = line.createdAt ? toIso(line.createdAt) : new Date().toISOString();
   const branch = line.branch ?? branchOfNamespace(namespace);
   const agentId = line.agentId ?? memory.agentId;
   return {
     specificationVersion: 'v1',
     id: line.id ?? stableId('mem', tenant, namespace, hash),
-    content: line.content,
+    content,
     type: line.type,
     importance: line.importance ?? 0.5,
     tags: [...new Set(line.tags ?? [])],

@@ -47,6 +47,7 @@ import { assertBranchName, recallNamespaces } from '../scope';
 import { sessionSummaryId } from '../sessions';
 import { type ActivatedSkill, formatForPrompt, type SkillSettings, SkillRegistry } from '../skills';
 import { MemoryStore, type MemoryStoreOptions, type RecallResult } from '../store/memory-store';
+import { validateQuery } from '../store/validate';
 
 export interface AgentMemoryOptions
   extends MemoryStoreOptions,
@@ -94,6 +95,7 @@ export class AgentMemory extends MemoryStore {
   /** Memories and skills relevant to one user message, rendered for the system prompt. */
   async contextFor(message: string, options: ContextOptions = {}): Promise<PromptContext> {
     await this.init();
+    if (typeof message === 'string' && message.trim() !== '') validateQuery(message, 'contextFor()');
     const memories =
       typeof message === 'string' && message.trim() !== ''
         ? await this.recall(message, { k: options.k ?? 5, types: options.types, minScore: options.minScore ?? 0.2 })

@@ -1,4 +1,5 @@
 import { invalidInput } from '../errors';
+import { sanitizeForPrompt } from '../prompt/sanitize';
 import type { ChatMessage, ChatPart } from './chat-message';
 import { approximateTokens, countMessages, safeJson, type TokenCounter } from './token-counter';
 
@@ -96,7 +97,12 @@ export async function compactMessages(
   run('auto');
   const summary = await options.summarize({ messages: old, previousSummary: options.previousSummary });
   report.summary = summary;
-  middle = [{ role: 'user', parts: [{ type: 'text', text: `[Summary of the earlier conversation]\n${summary}` }] }];
+  middle = [
+    {
+      role: 'user',
+      parts: [{ type: 'text', text: `[Summary of the earlier conversation]\n${sanitizeForPrompt(summary)}` }],
+    },
+  ];
   return done([...head, ...middle, ...recent]);
 }
 
@@ -176,7 +182,7 @@ function microMessage(message: ChatMessage): ChatMessage {
 }
 
 function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = sanitizeForPrompt(text, { singleLine: true });
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
@@ -192,4 +198,3 @@ function collapseMessages(messages: readonly ChatMessage[], max: number, previou
   }
   return { role: 'user', parts: [{ type: 'text', text: lines.join('\n') }] };
 }
-

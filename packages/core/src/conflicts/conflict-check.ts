@@ -4,7 +4,7 @@ import { assertOneOf, invalidInput } from '../errors';
 import { assertMemoryType, namespaceFor } from '../scope';
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
-import { validateContent, validateNamespace } from '../store/validate';
+import { DEFAULT_MAX_CONTENT_LENGTH, validateContent, validateNamespace } from '../store/validate';
 import { contentHash } from '../text';
 
 /** What happens to existing memories that a new one contradicts. */
@@ -21,6 +21,8 @@ export interface ConflictSettings {
   conflictThreshold?: number;
   /** Default `supersede`. */
   conflictResolution?: ConflictResolution;
+  /** The store's content limit (default 32,000), checked before the conflict search embeds anything. */
+  maxContentLength?: number;
 }
 
 export interface ConflictCheckOptions {
@@ -100,7 +102,8 @@ export async function rememberWithConflictCheck(
     throw invalidInput('rememberWithConflictCheck() takes { content, type }.');
   if (options === null || typeof options !== 'object')
     throw invalidInput('Options must be { resolution?, threshold? }.');
-  const content = validateContent(input.content, Number.POSITIVE_INFINITY); // the length limit is checked by remember()
+  // The length limit first: an 8 MB text is refused before the conflict search embeds it.
+  const content = validateContent(input.content, settings.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH);
   const type = assertMemoryType(input.type);
   const resolution = assertOneOf(options.resolution ?? settings.conflictResolution ?? 'supersede', CONFLICT_RESOLUTIONS, 'conflict resolution');
   const threshold = conflictThreshold(store.embedder, settings, options);

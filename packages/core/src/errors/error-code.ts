@@ -6,6 +6,8 @@ export type AgentMemoryErrorCode =
   | 'DIMENSION_MISMATCH'
   | 'NOT_A_DATABASE'
   | 'CORRUPT_SNAPSHOT'
+  /** An empty file, or a file (or SQLite database) that agentmem never wrote. */
+  | 'NOT_A_SNAPSHOT'
   | 'UNSUPPORTED_FORMAT'
   | 'CAPABILITY_MISSING'
   | 'MISSING_DEPENDENCY'

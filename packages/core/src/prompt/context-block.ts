@@ -31,12 +31,15 @@ export function renderContextBlock(input: ContextBlockInput, options: ContextBlo
   const maxChars = options.maxChars ?? 6000;
   const fits = (text: string) =>
     text.length <= maxChars &&
-    (options.countTokens === undefined || options.maxTokens === undefined || options.countTokens(text) <= options.maxTokens);
+    (options.countTokens === undefined ||
+      options.maxTokens === undefined ||
+      options.countTokens(text) <= options.maxTokens);
   const skills = input.skills?.trim() ?? '';
   const summary = input.summary?.trim() ? `## Session summary\n${sanitizeForPrompt(input.summary.trim())}` : '';
   if (!summary && !skills && input.memories.length === 0) return '';
   const head = `${CONTEXT_OPEN}\n${PREAMBLE}\n`;
-  const tail = `\n${CONTEXT_CLOSE}`;
+  // A blank line first: the close tag must start an HTML block, not end a paragraph.
+  const tail = `\n\n${CONTEXT_CLOSE}`;
   let body = '';
   for (const section of [summary, skills]) {
     if (section && fits(`${head}${body}\n\n${section}${tail}`)) body += `\n\n${section}`;

@@ -38,9 +38,38 @@ export function branchOfNamespace(namespace: string): string | undefined {
   return (BRANCH_SCOPED_TYPES as readonly string[]).includes(type) ? namespace.slice(i + 1) : undefined;
 }
 
+/**
+ * A branch name as git accepts it (`git check-ref-format --branch` rules,
+ * checked without running git), so `../../etc`, `a..b` or `-rf` never become
+ * a namespace.
+ */
 export function assertBranchName(branch: unknown): string {
-  if (typeof branch !== 'string' || branch.trim() === '' || branch.length > 255 || /\p{Cc}/u.test(branch)) {
-    throw invalidInput(`Invalid branch name ${JSON.stringify(branch)}: use a non-empty git branch name.`);
+  const why = typeof branch === 'string' ? refNameProblem(branch) : 'it is not a string';
+  if (why) {
+    throw invalidInput(
+      `Invalid branch name ${JSON.stringify(branch)}: ${why}. Use a git branch name such as feature/login.`,
+      {
+        branch,
+      },
+    );
   }
-  return branch;
+  return branch as string;
+}
+
+function refNameProblem(name: string): string | undefined {
+  if (name === '' || name.length > 255) return 'it must have 1 to 255 characters';
+  if (name === '@' || name === 'HEAD') return `${name} is not a branch`;
+  if (name.startsWith('-')) return 'it starts with -';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: git refuses control characters in ref names
+  const bad = /[\u0000-\u0020\u007f~^:?*[\\]/.exec(name);
+  if (bad) return `it contains ${JSON.stringify(bad[0])}`;
+  if (name.includes('..')) return 'it contains ".."';
+  if (name.includes('@{')) return 'it contains "@{"';
+  if (name.startsWith('/') || name.endsWith('/') || name.includes('//')) return 'it has an empty path component';
+  if (name.endsWith('.')) return 'it ends with "."';
+  for (const part of name.split('/')) {
+    if (part.startsWith('.')) return 'a component starts with "."';
+    if (part.endsWith('.lock')) return 'a component ends with ".lock"';
+  }
+  return undefined;
 }

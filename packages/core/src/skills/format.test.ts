@@ -55,9 +55,9 @@ describe('formatForPrompt', () => {
     expect(text).not.toContain('third');
   });
 
-  it('demotes the skill own headings below its ### title, outside code fences', () => {
+  it('demotes the skill own headings below its ### title; inside code, heading-like lines are lifted to ####', () => {
     const text = formatForPrompt([skill('docker', '## Docker Guidelines\n```sh\n# a shell comment\n```\n### Details')]);
-    expect(text).toContain('#### Docker Guidelines\n```sh\n# a shell comment\n```\n##### Details');
+    expect(text).toContain('#### Docker Guidelines\n```sh\n#### a shell comment\n```\n##### Details');
     expect(text.match(/^## /gm)).toEqual(['## ']);
   });
 

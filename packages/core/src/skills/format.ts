@@ -33,13 +33,14 @@ export function formatForPrompt(activated: readonly ActivatedSkill[], options: F
         (skill.toolsAllowed.length > 0
           ? `\n**Allowed tools:** ${skill.toolsAllowed.map((t) => sanitizeForPrompt(t, { singleLine: true })).join(', ')}`
           : '');
-      const body = `\n\n${demoteHeadings(sanitizeForPrompt(skill.content))}`;
+      // The renderer shifts the skill's own headings below its `### name` title.
+      const body = `\n\n${sanitizeForPrompt(skill.content)}`;
       if (out.length + head.length + body.length <= maxChars) {
         out += head + body;
         continue;
       }
       const room = maxChars - out.length - head.length - TRUNCATION_MARKER.length - 3;
-      if (room >= 40) out += `${head}${cut(body, room)}\n\n${TRUNCATION_MARKER}`;
+      if (room >= 40) out += `${head}${closedCut(body, room)}\n\n${TRUNCATION_MARKER}`;
       break;
     }
     if (out === heading) out = '';
@@ -60,41 +61,23 @@ export function formatForPrompt(activated: readonly ActivatedSkill[], options: F
   return out;
 }
 
+/**
+ * A cut can drop the fence the renderer closed; rendering the piece again
+ * (idempotent otherwise) closes it, and the cut shrinks until that fits.
+ */
+function closedCut(body: string, room: number): string {
+  let piece = sanitizeForPrompt(cut(body, room));
+  for (let r = room; piece.length > room && r > 0; ) {
+    r -= piece.length - room;
+    piece = sanitizeForPrompt(cut(body, r));
+  }
+  return piece;
+}
+
 /** Cuts at a line or word boundary near `room` characters. */
 function cut(text: string, room: number): string {
   const slice = text.slice(0, room);
   const nl = slice.lastIndexOf('\n');
   const at = nl > room * 0.6 ? nl : slice.lastIndexOf(' ') > room * 0.6 ? slice.lastIndexOf(' ') : room;
   return slice.slice(0, at).trimEnd();
-}
-
-/**
- * Shifts the skill's own headings below `### name` (its `#`/`##` become
- * `####`), so a skill cannot open a section of the context block such as
- * `## Relevant memories`. Lines inside code fences are left alone.
- */
-function demoteHeadings(markdown: string): string {
-  const lines = markdown.split('\n');
-  let fenced = false;
-  let min = 7;
-  for (const line of lines) {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    else if (!fenced) {
-      const m = /^(#{1,6})\s/.exec(line);
-      if (m) min = Math.min(min, m[1]!.length);
-    }
-  }
-  if (min === 7 || min >= 4) return markdown;
-  const shift = 4 - min;
-  fenced = false;
-  return lines
-    .map((line) => {
-      if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-      else if (!fenced) {
-        const m = /^(#{1,6})(\s.*)$/.exec(line);
-        if (m) return `${'#'.repeat(Math.min(6, m[1]!.length + shift))}${m[2]}`;
-      }
-      return line;
-    })
-    .join('\n');
 }

@@ -1,9 +1,10 @@
 import type { Dirent } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import matter from 'gray-matter';
 import type { JsonObject, JsonValue } from '../contracts';
 import { AgentMemoryError } from '../errors';
+import { parseFrontmatter } from './frontmatter';
+import { readSkillFile } from './read-skill-file';
 import type { SkillFormat, SkillInput, SkillProblem } from './skill';
 import { validateSkillInput, validateSkillName } from './validate';
 
@@ -44,7 +45,12 @@ export async function loadSkills(dir: string): Promise<LoadSkillsResult> {
   for (const file of files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     let text: string;
     try {
-      text = await readFile(file.path, 'utf8');
+      const read = await readSkillFile(file.path, root);
+      if (!read.ok) {
+        result.problems.push({ path: file.path, severity: 'error', reason: `${read.reason}.` });
+        continue;
+      }
+      text = read.text;
     } catch (error) {
       result.problems.push({
         path: file.path,
@@ -209,24 +215,13 @@ export function parseSkillFile(
   if (opensMatter) {
     const prepared = [...lines];
     quoteGlobValues(prepared, closeLine);
-    try {
-      const parsed = matter(prepared.join('\n'), { engines: { javascript: refuseEngine, js: refuseEngine } });
-      body = parsed.content;
-      data = parsed.data as Record<string, unknown>;
-    } catch (error) {
-      const mark = (error as { mark?: { line?: number } }).mark;
-      const reason = (error as { reason?: string }).reason ?? (error as Error).message.split('\n')[0];
-      problem(
-        'error',
-        `invalid YAML frontmatter: ${reason}.`,
-        typeof mark?.line === 'number' ? mark.line + 1 : undefined,
-      );
+    const parsed = parseFrontmatter(prepared.slice(1, closeLine).join('\n'), 2);
+    if (!parsed.ok) {
+      problem('error', `${parsed.reason}.`, parsed.line);
       return { problems };
     }
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-      problem('error', 'the frontmatter must be a YAML mapping of key: value lines.', 2);
-      return { problems };
-    }
+    data = parsed.data;
+    body = lines.slice(closeLine + 1).join('\n');
   }
 
   const fields = new Fields(toJson(data) as JsonObject, (reason, key) =>
@@ -497,10 +492,6 @@ function toJson(value: unknown): JsonValue {
   if (typeof value === 'number' && !Number.isFinite(value)) return null;
   if (value === undefined) return null;
   return value as JsonValue;
-}
-
-function refuseEngine(): never {
-  throw new Error('only YAML frontmatter is supported');
 }
 
 function escapeRe(s: string): string {

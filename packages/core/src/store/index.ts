@@ -9,4 +9,4 @@ export {
   type RecallResult,
   type SimilarMemory,
 } from './memory-store';
-export { DEFAULT_MAX_CONTENT_LENGTH } from './validate';
+export { DEFAULT_MAX_CONTENT_LENGTH, DEFAULT_MAX_QUERY_LENGTH, validateQuery } from './validate';

@@ -36,6 +36,7 @@ import {
   DEFAULT_MAX_CONTENT_LENGTH,
   validateContent,
   validateContext,
+  validateQuery,
   validateId,
   validateImportance,
   validateInput,
@@ -340,10 +341,20 @@ export class MemoryStore {
     }
     if (fresh.length > 0) {
       const vectors = await this.embedDocuments(fresh.map((f) => f.memory.content));
-      await this.writeMemories(
-        fresh.map((f, i) => ({ memory: f.memory, vector: vectors[i]! })),
-        'create',
-      );
+      await this.transaction(async () => {
+        // Another process may have written the same content since the lookup above; inside the
+        // transaction (the write lock on SQLite) the lookup is certain, so it is returned, not created twice.
+        const now = await this.findByHashes(fresh.map((f) => planned[f.index]!));
+        const items: { memory: Memory; vector: Float32Array }[] = [];
+        fresh.forEach((f, i) => {
+          const other = now.get(`${f.memory.namespace}\u0000${f.memory.contentHash}`);
+          if (other) results[f.index] = other;
+          else items.push({ memory: f.memory, vector: vectors[i]! });
+        });
+        if (items.length === 0) return;
+        await this.backend.upsert(items.map((i) => memoryToRecord(i.memory, i.vector)));
+        await this.recordHistory(items.map((i) => ({ memory: i.memory, action: 'create' as const })));
+      });
     }
     return results;
   }
@@ -408,7 +419,7 @@ export class MemoryStore {
   /** Hybrid recall over what the current branch and tenant see. */
   async recall(query: string, options: RecallOptions = {}): Promise<RecallResult[]> {
     await this.init();
-    if (typeof query !== 'string' || query.trim() === '') throw invalidInput('recall() needs a non-empty query.');
+    validateQuery(query);
     const k = options.k ?? 5;
     if (!Number.isInteger(k) || k < 1) throw invalidInput(`k must be a positive integer, got ${k}.`);
     const types = (options.types ?? MEMORY_TYPES).map(assertMemoryType);

@@ -1,20 +1,46 @@
 import type { JsonObject, MemoryInput } from '../contracts';
 import { invalidInput } from '../errors';
+import { cleanStoredText } from '../text/control-chars';
 import { assertMemoryType, SYSTEM_NAMESPACE_PREFIX } from '../scope';
 
 /** Longest content a memory may hold, in characters (about 8k tokens). */
 export const DEFAULT_MAX_CONTENT_LENGTH = 32_000;
 
+/** Longest recall query or task message, in characters: checked before anything is embedded. */
+export const DEFAULT_MAX_QUERY_LENGTH = 32_000;
+
+/**
+ * Content as stored, after the ingest policy (docs/reliability.md): lone
+ * surrogates become U+FFFD; NUL, terminal escapes and other control
+ * characters (tab and line ends kept) are removed. The length limit is
+ * checked first, before any work on the text.
+ */
 export function validateContent(content: unknown, maxLength: number): string {
   if (typeof content !== 'string') throw invalidInput('Memory content must be a string.');
-  if (content.trim() === '') throw invalidInput('Memory content is empty: give the fact to remember.');
   if (content.length > maxLength) {
     throw invalidInput(
       `Memory content is ${content.length} characters; the limit is ${maxLength}. Split it into smaller facts or raise maxContentLength.`,
       { length: content.length, limit: maxLength },
     );
   }
-  return content;
+  const clean = cleanStoredText(content);
+  if (clean.trim() === '') throw invalidInput('Memory content is empty: give the fact to remember.');
+  return clean;
+}
+
+/** A recall query or task message within the limit, refused before any embedding. */
+export function validateQuery(query: unknown, what = 'recall()', maxLength = DEFAULT_MAX_QUERY_LENGTH): string {
+  if (typeof query !== 'string' || query.trim() === '') throw invalidInput(`${what} needs a non-empty query.`);
+  if (query.length > maxLength) {
+    throw invalidInput(
+      `The ${what} query is ${query.length} characters; the limit is ${maxLength}. Ask with a shorter text.`,
+      {
+        length: query.length,
+        limit: maxLength,
+      },
+    );
+  }
+  return query;
 }
 
 export function validateImportance(importance: unknown): number {

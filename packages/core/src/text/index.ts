@@ -2,3 +2,4 @@ export { contentHash, normalizeContent } from './normalize';
 export { stem } from './stem';
 export { STOPWORDS } from './stopwords';
 export { tokenize, words } from './tokenize';
+export { cleanStoredText, needsCleaning, normalizeLineBreaks, toDisplayText } from './control-chars';

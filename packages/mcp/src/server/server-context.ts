@@ -1,6 +1,7 @@
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { type AgentMemory, detectGitBranch } from '@agentmem/core';
 import type { McpServerConfig } from '../config';
+import { confinePath } from './confine-path';
 
 /** What every tool, resource and prompt of one server shares. */
 export class ServerContext {
@@ -17,15 +18,31 @@ export class ServerContext {
   ) {
     this.branchPinned = config.branch !== undefined;
     this.workTree = config.cwd;
+    this.allowRoot(config.cwd);
+    if (config.db) this.allowRoot(dirname(resolve(config.cwd, config.db)));
   }
 
-  /** Paths the agent gives (snapshots) are relative to the client's working directory. */
-  resolvePath(path: string): string {
-    return isAbsolute(path) ? path : resolve(this.config.cwd, path);
+  /**
+   * Paths the agent gives (snapshots) are relative to the client's working
+   * directory and confined: they must stay under `--cwd`, the store's data
+   * directory or a root the client declared, also after following symbolic
+   * links; a file to write needs an existing directory (none is created).
+   */
+  resolvePath(path: string, options: { write?: boolean } = {}): string {
+    return confinePath(path, this.config.cwd, [...this.roots], options.write === true);
+  }
+
+  /** Directories paths may point into: `--cwd`, the data directory, the client's roots. */
+  private roots = new Set<string>();
+
+  /** Lets paths point into a root the client declared. */
+  allowRoot(dir: string): void {
+    this.roots.add(resolve(dir));
   }
 
   /** Follows another work tree (the client's root) from now on. */
   async followWorkTree(dir: string): Promise<void> {
+    this.allowRoot(dir);
     this.workTree = dir;
     await this.syncBranch();
   }

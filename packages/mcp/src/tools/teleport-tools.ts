@@ -49,7 +49,7 @@ export function registerTeleportTools(server: McpServer, ctx: ServerContext): vo
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     async (args) => {
-      const result = await memory.snapshot(ctx.resolvePath(args.path), { overwrite: args.overwrite === true });
+      const result = await memory.snapshot(ctx.resolvePath(args.path, { write: true }), { overwrite: args.overwrite === true });
       const m = result.manifest;
       return {
         summary: result.summary(),

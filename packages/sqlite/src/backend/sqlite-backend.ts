@@ -663,8 +663,8 @@ export class SqliteBackend implements MemoryBackend {
       namespace: row.namespace,
       tenant: row.tenant,
       text: row.text,
-      attributes: JSON.parse(row.attributes),
-      payload: JSON.parse(row.payload),
+      attributes: parseColumn(row, 'attributes'),
+      payload: parseColumn(row, 'payload'),
     };
     if (row.context) record.context = row.context;
     if (withVector && this.hasVectorTable()) {
@@ -790,4 +790,18 @@ function encodePayload(payload: JsonObject): string {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
     throw invalidInput('A record payload must be a JSON object.');
   return JSON.stringify(payload);
+}
+
+/** A JSON column of a stored row; a damaged one is a one-line error naming the record, not a bare SyntaxError. */
+// biome-ignore lint/suspicious/noExplicitAny: the column is the JSON the backend itself wrote
+function parseColumn(row: RecordRow, column: 'attributes' | 'payload'): any {
+  try {
+    return JSON.parse(row[column]);
+  } catch (error) {
+    throw new AgentMemoryError(
+      'BACKEND_ERROR',
+      `Record ${row.id} has a damaged ${column} column (not JSON). Restore the file from a snapshot, or forget the record (agentmem forget ${row.id}).`,
+      { cause: error, details: { id: row.id, namespace: row.namespace, column } },
+    );
+  }
 }

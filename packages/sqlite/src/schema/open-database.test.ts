@@ -128,6 +128,17 @@ describe('opening something that is not an agentmem database', () => {
     expect(fingerprint(path)).toBe(before);
   });
 
+  it('read-only: a refused open (schema too old) leaves no -wal or -shm file behind', async () => {
+    const path = join(dir, 'readonly-old.db');
+    await makeStore(path);
+    const raw = new Database(path);
+    raw.pragma('user_version = 1');
+    raw.close();
+    expect(existsSync(`${path}-wal`) || existsSync(`${path}-shm`)).toBe(false);
+    await expectCode(() => new SqliteBackend({ path, readonly: true }), 'UNSUPPORTED_FORMAT', /schema version 1/);
+    expect([existsSync(`${path}-wal`), existsSync(`${path}-shm`)]).toEqual([false, false]);
+  });
+
   it('read-only: a file without a vector index still opens, searches and refuses other dimensions', async () => {
     const path = join(dir, 'readonly-novectors.db');
     const writer = new SqliteBackend({ path });

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { AgentMemoryError } from '@agentmem/core';
 import Database from 'better-sqlite3';
@@ -76,7 +76,16 @@ function checkPath(path: string, readonly: boolean): void {
         },
       );
     }
-    mkdirSync(dirname(path), { recursive: true });
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      // EEXIST/ENOTDIR: a file stands where a directory of the path should be.
+      throw new AgentMemoryError(
+        'INVALID_INPUT',
+        `Cannot create ${path}: ${(error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a file, not a directory, is in the way on its path' : (error as Error).message}. Choose a path whose parent is a directory.`,
+        { cause: error, details: { path } },
+      );
+    }
     return;
   }
   if (stats.size === 0) return;
@@ -193,6 +202,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   const shown = memory ? ':memory:' : resolve(path);
   checkVectorExtension();
   if (!memory) checkPath(shown, readonly);
+  // A refused read-only open must leave no -wal/-shm behind: remember which existed before.
+  const sidecars = memory ? [] : [`${shown}-wal`, `${shown}-shm`].filter((f) => !existsSync(f));
   let db: Database.Database;
   try {
     db = new Database(memory ? ':memory:' : shown, {
@@ -244,6 +255,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     return db;
   } catch (error) {
     db.close();
+    if (readonly) for (const f of sidecars) rmSync(f, { force: true });
     if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) {
       throw new AgentMemoryError(
         'TIMEOUT',

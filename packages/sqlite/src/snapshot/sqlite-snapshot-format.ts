@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
   AgentMemoryError,
@@ -16,12 +16,38 @@ function removeFiles(path: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
 }
 
-function snapshotError(code: 'NOT_A_DATABASE' | 'CORRUPT_SNAPSHOT', path: string, why: string, cause?: unknown) {
+function snapshotError(code: 'NOT_A_SNAPSHOT' | 'CORRUPT_SNAPSHOT', path: string, why: string, cause?: unknown) {
   return new AgentMemoryError(
     code,
     `${path} is not a usable agentmem snapshot: ${why}. Nothing was changed; ask for a new snapshot (agentmem snapshot PATH).`,
     { cause, details: { path } },
   );
+}
+
+function isSqliteFile(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const header = Buffer.alloc(16);
+    return readSync(fd, header, 0, 16, 0) === 16 && header.toString('latin1') === 'SQLite format 3\u0000';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** quick_check's report (one line per problem) as one line: how many pages are damaged, and the first problem. */
+export function describeDamage(report: readonly string[]): string {
+  // A row may hold several problems, one per line, under a "*** in database main ***" banner.
+  const problems = report.flatMap((r) => r.split('\n')).map((l) => l.trim()).filter((l) => l && !l.startsWith('***'));
+  const pages = new Set<string>();
+  for (const p of problems) for (const m of p.matchAll(/page (\d+)/gi)) pages.add(m[1]!);
+  const n = pages.size > 0 ? pages.size : problems.length;
+  const what = pages.size > 0 ? 'damaged page' : 'problem';
+  const first = oneLine(problems[0] ?? 'unknown');
+  return `${n} ${what}${n === 1 ? '' : 's'} (first: ${first.length > 120 ? `${first.slice(0, 119)}…` : first})`;
 }
 
 /** Checks the destination; returns it and the temporary file the snapshot is written to first. */
@@ -157,27 +183,37 @@ export const sqliteSnapshotFormat: SnapshotFormat = {
         },
       );
     }
-    if (statSync(target).isDirectory()) throw snapshotError('NOT_A_DATABASE', target, 'it is a directory');
+    const info = statSync(target);
+    if (info.isDirectory()) throw snapshotError('NOT_A_SNAPSHOT', target, 'it is a directory');
+    if (info.size === 0) throw snapshotError('NOT_A_SNAPSHOT', target, 'the file is empty');
+    // Judged by the header before SQLite opens it: a foreign or empty SQLite file is not ours, whatever its schema.
+    if (!isAgentmemDatabase(target)) {
+      throw snapshotError(
+        'NOT_A_SNAPSHOT',
+        target,
+        isSqliteFile(target) ? 'it is a SQLite database agentmem did not write' : 'it is not an agentmem SQLite file',
+      );
+    }
     let backend: SqliteBackend;
     try {
       backend = new SqliteBackend({ path: target, readonly: true });
     } catch (error) {
       if (!AgentMemoryError.hasCode(error, 'NOT_A_DATABASE')) throw error;
-      // Our header but unreadable pages: a damaged (e.g. truncated) snapshot; anything else is a foreign file.
-      if (isAgentmemDatabase(target))
-        throw snapshotError('CORRUPT_SNAPSHOT', target, `the file is damaged (${error.message})`, error);
-      throw snapshotError('NOT_A_DATABASE', target, 'it is not an agentmem SQLite file', error);
+      // Our header but unreadable pages: a damaged (e.g. truncated) snapshot.
+      throw snapshotError('CORRUPT_SNAPSHOT', target, `the file is damaged (${oneLine(error.message)})`, error);
     }
     try {
-      const problems = (backend.database.pragma('quick_check') as { quick_check: string }[]).map((r) => r.quick_check);
+      const problems = (backend.database.pragma('quick_check(1000)') as { quick_check: string }[]).map(
+        (r) => r.quick_check,
+      );
       if (problems.length !== 1 || problems[0] !== 'ok') {
-        throw snapshotError('CORRUPT_SNAPSHOT', target, `SQLite reports damage (${problems.slice(0, 3).join('; ')})`);
+        throw snapshotError('CORRUPT_SNAPSHOT', target, `SQLite reports damage: ${describeDamage(problems)}`);
       }
       return backend;
     } catch (error) {
       await backend.close();
       if (isSqliteError(error, 'SQLITE_CORRUPT', 'SQLITE_NOTADB')) {
-        throw snapshotError('CORRUPT_SNAPSHOT', target, `the file is damaged (${(error as Error).message})`, error);
+        throw snapshotError('CORRUPT_SNAPSHOT', target, `the file is damaged (${oneLine((error as Error).message)})`, error);
       }
       throw error;
     }

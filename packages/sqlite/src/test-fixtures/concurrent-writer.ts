@@ -3,7 +3,7 @@
 import { once } from 'node:events';
 import { createSqliteMemory } from '@agentmem/sqlite';
 
-const [path, worker, countArg] = process.argv.slice(2);
+const [path, worker, countArg, mode] = process.argv.slice(2);
 const count = Number(countArg);
 const memory = await createSqliteMemory({ path: path!, agentId: `worker-${worker}` });
 process.stdout.write('ready\n');
@@ -11,7 +11,11 @@ await once(process.stdin, 'data');
 let written = 0;
 for (let i = 0; i < count; i++) {
   await memory.remember({
-    content: `Worker ${worker} observation number ${i}: build step ${i * 7} passed`,
+    // "shared": every worker writes the same facts (the race for one memory's create entry).
+    content:
+      mode === 'shared'
+        ? `Shared observation number ${i}: build step ${i * 7} passed`
+        : `Worker ${worker} observation number ${i}: build step ${i * 7} passed`,
     type: 'project',
   });
   written++;
