@@ -1,5 +1,5 @@
 import { AgentMemory } from '@agentmem/core';
-import { AgentMemoryStore } from '@agentmem/langchain';
+import { AgentMemoryStore } from '@agentmem/langchain/store';
 import { afterAll, beforeAll, describe, inject, it } from 'vitest';
 import { expectSameAsInMemoryStore } from '../../packages/langchain/src/store/store-differential';
 import { postgresStores, waitForServer } from './helpers';
