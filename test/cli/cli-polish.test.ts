@@ -90,7 +90,7 @@ describe('usage errors', () => {
   it('subcommand help shows the global options', async () => {
     const run = await runCli(['recall', '--help']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/Global Options:[\s\S]*--db <path>[\s\S]*--json[\s\S]*--yes/);
+    expect(run.stdout).toMatch(/Global Options:[\s\S]*--db <path[\s\S]*--json[\s\S]*--yes/);
   });
 });
 

@@ -12,9 +12,11 @@ export function parsePositiveInt(value: string): number {
 }
 
 /** Decimal only: `0x1`, `1e400`, `Infinity` and `''` are refused (Number() would read the first as 1). */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 export function parseNumber(value: string): number {
   const n = Number(value);
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value.trim()) || !Number.isFinite(n)) {
+  if (!DECIMAL.test(value.trim()) || !Number.isFinite(n)) {
     throw new InvalidArgumentError(`Expected a decimal number such as 0.7, got ${JSON.stringify(value)}.`);
   }
   return n;
@@ -22,9 +24,9 @@ export function parseNumber(value: string): number {
 
 /** A number from 0 to 1 (importance). */
 export function parseFraction(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) {
-    throw new InvalidArgumentError('Expected a number from 0 to 1.');
+  const n = DECIMAL.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!Number.isFinite(n) || n < 0 || n > 1) {
+    throw new InvalidArgumentError(`Expected a decimal number from 0 to 1 such as 0.7, got ${JSON.stringify(value)}.`);
   }
   return n;
 }
