@@ -7,6 +7,7 @@ const BENCHES: Record<string, string> = {
   locomo: 'LoCoMo dev split: evidence recall@5/10/25, keyword vs dense vs hybrid, per backend',
   recall: 'recall latency p50/p95 at 10k and 100k memories: SQLite, in-memory, raw sqlite-vec + FTS5',
   skills: 'skill activation latency over 500 registered skills (goal: a few ms), in-memory or SQLite',
+  'skills-quality': 'skills-dev: top-1, hit@3, unrelated false activations, mean activated, latency (memory + SQLite)',
   teleport: 'snapshot + diff + merge + undo of a 100k-memory SQLite store (goal: snapshot + merge <= 5 s)',
 };
 
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
   const [name, ...args] = process.argv.slice(2);
   if (!name || name === '--help' || name === '-h') {
     console.log('usage: npm run bench -- <name> [args]\n');
-    for (const [n, description] of Object.entries(BENCHES)) console.log(`  ${n.padEnd(10)} ${description}`);
+    for (const [n, description] of Object.entries(BENCHES)) console.log(`  ${n.padEnd(15)} ${description}`);
     return;
   }
   if (!(name in BENCHES)) {
