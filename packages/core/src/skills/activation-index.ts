@@ -210,7 +210,8 @@ export class ActivationIndex {
       const glob = globHits.get(doc);
       if (glob) {
         signals.glob = glob;
-        declared ||= glob.score >= GLOB_SPECIFICITY_SCORE.path;
+        // A path-specific glob, or an extension few skills claim, is the author's declaration.
+        declared ||= glob.score >= GLOB_SPECIFICITY_SCORE.extension;
       }
       if (signals.semantic || signals.keyword || signals.glob || entry.skill.alwaysApply)
         out.push({ entry, signals, declared });

@@ -438,6 +438,8 @@ function round(x: number): number {
 
 function filesOf(options: ActivateOptions): string[] {
   const out: string[] = [];
+  if (options.files !== undefined && !Array.isArray(options.files))
+    throw invalidInput('files must be a list of path strings, e.g. { files: ["src/app.ts"] }.');
   for (const value of [options.files, options.filePath]) {
     if (value === undefined) continue;
     const list = typeof value === 'string' ? [value] : value;

@@ -161,6 +161,7 @@ export function pathsInMessage(message: string): string[] {
   for (const raw of message.split(/\s+/)) {
     const token = raw.replace(/^[("'`[{<]+/, '').replace(/[)"'`\]}>,;:!?.]+$/, '');
     if (token === '' || /^[a-z][a-z0-9+.-]*:\/\//i.test(token)) continue; // URLs are not files
+    if (/^([a-z]\.)+[a-z]?$/i.test(token)) continue; // abbreviations: e.g, i.e
     if (looksLikeFile(token)) found.add(token);
   }
   return [...found];
@@ -184,7 +185,7 @@ export function globSpecificity(pattern: string): GlobSpecificity {
   const p = pattern.trim().replace(/^\.\//, '');
   const compiled = compileGlob(p);
   // Tested like file paths are (every tail of the path), so `*` matches any file too.
-  const isMatch = (path: string) => pathForms(path).some(compiled);
+  const isMatch = (path: string) => pathForms(path).some((form) => compiled(form));
   if (isMatch('zq9x/vk7w/qj3.zzqv') && (isMatch('zq9x/qj3') || isMatch('qj3.zzqv'))) return 'catch-all';
   return EXTENSION_ONLY.test(p) ? 'extension' : 'path';
 }
