@@ -59,8 +59,11 @@ export interface SkillProblem {
   path: string;
   /** 1-based line in the file, where known. */
   line?: number;
-  /** `error`: the file was skipped; `warning`: it loaded, with the caveat in `reason`. */
-  severity: 'error' | 'warning';
+  /**
+   * `error`: the file was skipped; `warning`: it loaded, with the caveat in `reason`; `skipped`: not a
+   * skill (plain Markdown found by `load('.')`), left out on purpose.
+   */
+  severity: 'error' | 'warning' | 'skipped';
   reason: string;
 }
 
