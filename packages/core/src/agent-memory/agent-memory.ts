@@ -57,7 +57,9 @@ export interface AgentMemoryOptions
     SkillSettings {}
 
 export interface ContextOptions extends ContextBlockOptions {
-  /** The file (or files) the user is working on (activates skills by glob). */
+  /** The files the user is working on (activate skills by glob). */
+  files?: readonly string[];
+  /** The same as `files`: one path or several. */
   filePath?: string | readonly string[];
   /** How many memories to recall; default 5. */
   k?: number;
@@ -99,7 +101,9 @@ export class AgentMemory extends MemoryStore {
         ? await this.recall(message, { k: options.k ?? 5, types: options.types, minScore: options.minScore ?? 0.2 })
         : [];
     const skills =
-      typeof message === 'string' ? await this.skills.activate(message, { filePath: options.filePath, k: options.skillK }) : [];
+      typeof message === 'string'
+        ? await this.skills.activate(message, { files: options.files, filePath: options.filePath, k: options.skillK })
+        : [];
     const rendered = formatForPrompt(skills, {
       maxChars: options.skillsMaxChars ?? Math.floor((options.maxChars ?? 6000) * 0.6),
       ...(options.discloseSkills ? { inactive: await this.skills.list() } : {}),

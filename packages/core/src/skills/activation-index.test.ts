@@ -22,7 +22,8 @@ const CATCH_ALL: SkillInput = {
 const PRISMA: SkillInput = {
   name: 'prisma',
   description: 'Prisma ORM schema, migrations and client usage',
-  content: '# Prisma\n## Schema design\n- Add @@unique for composite keys.\n## Migrations\n- Never edit an applied migration.',
+  content:
+    '# Prisma\n## Schema design\n- Add @@unique for composite keys.\n## Migrations\n- Never edit an applied migration.',
   globPatterns: ['**/*.prisma'],
 };
 const REACT_QUERY: SkillInput = {
@@ -73,7 +74,8 @@ describe('file context', () => {
     ).toEqual(['invoice.zip', 'src/app/page.tsx']);
     for (const f of ['main.py', 'schema.prisma', 'Dockerfile', '.env', 'docs/site.com', 'boarding-pass.pdf'])
       expect(looksLikeFile(f)).toBe(true);
-    for (const f of ['example.com', 'github.com/org/repo.git', 'CI/CD', 'and/or', 'os.path.join'])
+    expect(pathsInMessage('this image runs as root; see the Makefile')).toEqual(['Makefile']);
+    for (const f of ['example.com', 'github.com/org/repo.git', 'CI/CD', 'and/or', 'os.path.join', 'root'])
       expect(looksLikeFile(f)).toBe(false);
   });
 

@@ -15,7 +15,8 @@ import type { Skill, SkillSignals } from './skill';
 
 /** BM25 parameters and field weights of the library-aware lexical relevance. */
 const BM25 = { k1: 1.2, b: 0.75 } as const;
-const FIELD_WEIGHTS = { name: 3, keywords: 2, description: 2, headings: 1 } as const;
+export const ACTIVATION_INDEX_FIELD_WEIGHTS = { name: 3, keywords: 2, description: 2, headings: 1 } as const;
+const FIELD_WEIGHTS = ACTIVATION_INDEX_FIELD_WEIGHTS;
 /**
  * Lexical relevance is 1 - exp(-(x - LEXICAL_FLOOR) / LEXICAL_SCALE), where x
  * is the BM25 score divided by the idf of a word found in one skill only (so
@@ -118,7 +119,10 @@ export class ActivationIndex {
       let length = 0;
       for (const [term, count] of tf) {
         let list = this.postings.get(term);
-        if (!list) this.postings.set(term, (list = { docs: [], tf: [] }));
+        if (!list) {
+          list = { docs: [], tf: [] };
+          this.postings.set(term, list);
+        }
         list.docs.push(doc);
         list.tf.push(count);
         length += count;
@@ -137,22 +141,17 @@ export class ActivationIndex {
       for (const [k, { compiled }] of keywords.entries()) {
         if (compiled.literal) this.literalKeywords.push({ doc, k });
         else {
-          const first = compiled.terms[0]!.stem;
-          let list = this.keywordsByStem.get(first);
-          if (!list) this.keywordsByStem.set(first, (list = []));
-          list.push({ doc, k });
+          listOf(this.keywordsByStem, compiled.terms[0]!.stem).push({ doc, k });
         }
       }
 
       const globs = (skill.globPatterns ?? []).map((pattern) => {
-        let specificity = kinds.get(pattern);
-        if (specificity === undefined) kinds.set(pattern, (specificity = globSpecificity(pattern)));
+        const specificity = kinds.get(pattern) ?? globSpecificity(pattern);
+        kinds.set(pattern, specificity);
         return { pattern, specificity };
       });
       for (const g of globs) {
-        let list = this.globDocs.get(g.pattern);
-        if (!list) this.globDocs.set(g.pattern, (list = []));
-        list.push(doc);
+        listOf(this.globDocs, g.pattern).push(doc);
       }
       return { id: record.id, record, skill, keywords, globs };
     });
@@ -334,6 +333,15 @@ function headings(content: string): string {
 /** The words of a path (`src-tauri/src/main.rs` → src tauri src main rs), for lexical relevance. */
 function pathWords(path: string): string {
   return path.replace(/[\\/._-]+/g, ' ');
+}
+
+function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {
+  let list = map.get(key);
+  if (!list) {
+    list = [];
+    map.set(key, list);
+  }
+  return list;
 }
 
 function idf(n: number, df: number): number {

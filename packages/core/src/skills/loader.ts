@@ -84,7 +84,8 @@ export async function loadSkills(dir: string): Promise<LoadSkillsResult> {
 const NOT_A_SKILL =
   'plain Markdown without skill frontmatter, not loaded (a skill starts with "---", a description: line and "---").';
 /** Keys that make a top-level Markdown file's frontmatter a skill's (agentmem's own, or a name or description). */
-const SKILL_KEYS = /^(name|description|trigger_keywords|triggerKeywords|glob_patterns|globPatterns|always_apply|alwaysApply|tools_allowed|toolsAllowed|importance)\s*:/m;
+const SKILL_KEYS =
+  /^(name|description|trigger_keywords|triggerKeywords|glob_patterns|globPatterns|always_apply|alwaysApply|tools_allowed|toolsAllowed|importance)\s*:/m;
 
 /**
  * Whether a top-level `*.md` is a skill rather than a CHANGELOG or a

@@ -262,8 +262,7 @@ export class SkillRegistry {
     const embedder = this.store.embedder;
     const raw = index.signals(message, vector, paths, {
       range: this.options.semanticRange ?? (embedder.lexical ? LEXICAL_SEMANTIC_RANGE : DENSE_SEMANTIC_RANGE),
-      weights:
-        this.options.fusionWeights ?? (embedder.lexical ? LEXICAL_FUSION_WEIGHTS : { dense: 1, keyword: 1 }),
+      weights: this.options.fusionWeights ?? (embedder.lexical ? LEXICAL_FUSION_WEIGHTS : { dense: 1, keyword: 1 }),
     });
 
     const w = SKILL_SCORE_WEIGHTS;

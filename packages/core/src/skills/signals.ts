@@ -138,14 +138,19 @@ export function looksLikeFile(token: string): boolean {
   const segments = token.replace(/\\/g, '/').split('/');
   const base = segments.at(-1)!;
   if (base === '') return false;
+  // A known name without an extension is a file as the lists write it (Dockerfile, .bashrc), not a word ("root").
+  if (NAMES.has(base) && /[A-Z.]/.test(base)) return true;
   const lower = base.toLowerCase();
-  if (NAMES.has(lower)) return true;
   const dot = lower.lastIndexOf('.');
   if (dot <= 0 || dot === lower.length - 1) return false;
   const ext = lower.slice(dot + 1);
   if (!/^[a-z]/.test(ext) || !EXTENSIONS.has(ext)) return false;
   // A folder before it makes a file of `docs/site.com`; a domain as the folder is a URL without a scheme.
-  if (segments.slice(0, -1).some((s) => DOMAIN_ENDINGS.has(s.slice(s.lastIndexOf('.') + 1).toLowerCase()) && s.includes('.')))
+  if (
+    segments
+      .slice(0, -1)
+      .some((s) => DOMAIN_ENDINGS.has(s.slice(s.lastIndexOf('.') + 1).toLowerCase()) && s.includes('.'))
+  )
     return false;
   if (segments.length === 1 && (DOMAIN_ENDINGS.has(ext) || PRODUCT_NAME.test(base))) return false;
   return true;

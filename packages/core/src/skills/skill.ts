@@ -75,7 +75,14 @@ export interface SkillSignals {
    * semantic range) and the library-aware lexical relevance (BM25 over name, keywords, description and
    * headings), fused. `cosine` is the raw similarity.
    */
-  semantic?: { score: number; cosine: number; dense?: number; lexical?: number; denseRank?: number; keywordRank?: number };
+  semantic?: {
+    score: number;
+    cosine: number;
+    dense?: number;
+    lexical?: number;
+    denseRank?: number;
+    keywordRank?: number;
+  };
   /** The keywords found in the message: declared by the skill, or derived from its name when it declares none. */
   keyword?: { score: number; matched: string[]; source?: 'declared' | 'derived' };
   /**

@@ -86,6 +86,7 @@ export function registerSkillTools(server: McpServer, ctx: ServerContext): void 
       inputSchema: {
         message: z.string().describe('The task or user message.'),
         filePath: z.string().optional().describe('The file being worked on (activates skills by glob).'),
+        files: z.array(z.string()).optional().describe('The files being worked on (activate skills by glob).'),
         k: z
           .number()
           .int()
@@ -103,6 +104,7 @@ export function registerSkillTools(server: McpServer, ctx: ServerContext): void 
     async (args) => {
       const activated = await memory.skills.activate(args.message, {
         ...(args.filePath !== undefined ? { filePath: args.filePath } : {}),
+        ...(args.files !== undefined ? { files: args.files } : {}),
         ...(args.k !== undefined ? { k: args.k } : {}),
       });
       return {
