@@ -3,3 +3,4 @@ export * from './embedder';
 export * from './middleware';
 export * from './retriever';
 export * from './store';
+export * from './tools';

@@ -13,6 +13,7 @@ export {
   type CandidateStatus,
   LEXICAL_FUSION_WEIGHTS,
   type SkillCandidate,
+  type SkillSummary,
   DEFAULT_SKILL_GAP_RATIO,
   DEFAULT_SKILL_K,
   DEFAULT_SKILL_MIN_SCORE,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BackendRecord, JsonObject, RecordFilter } from '../contracts';
+import type { BackendRecord, JsonObject, MemoryBackend, RecordFilter } from '../contracts';
 import { AgentMemoryError, invalidInput } from '../errors';
 import { SKILLS_NAMESPACE } from '../scope';
 import { KIND } from '../store/codec';
@@ -7,6 +7,7 @@ import type { MemoryStore } from '../store/memory-store';
 import { stableId, toMillis } from '../util';
 import { type LoadSkillsResult, loadSkills } from './loader';
 import { ActivationIndex, type IndexedSkill } from './activation-index';
+import { formatForPrompt } from './format';
 import { pathsInMessage } from './signals';
 import type { ActivatedSkill, ActivationSignal, Skill, SkillInput, SkillSignals } from './skill';
 import { skillHash, validateSkillInput, validateSkillName } from './validate';
@@ -117,8 +118,6 @@ export interface ActivationExplanation {
 export class SkillRegistry {
   private readonly store: MemoryStore;
   private readonly options: SkillRegistryOptions;
-  /** The in-process activation index and the library version it was built from. */
-  private cached: { token: string; index: ActivationIndex } | undefined;
 
   constructor(store: MemoryStore, options: SkillRegistryOptions = {}) {
     if (!store?.backend) throw invalidInput('SkillRegistry needs a MemoryStore (or AgentMemory).');
@@ -315,9 +314,40 @@ export class SkillRegistry {
     return { message, paths, pathsFromMessage: fromText, candidates: [...always, ...scored] };
   }
 
+  /**
+   * The library as a catalog: every skill's name and one-line description,
+   * the ones relevant to `message` first (as `explain` ranks them), then the
+   * rest by name. What catalog mode lists for the model to choose from.
+   */
+  async catalog(message = '', options: Pick<ActivateOptions, 'files' | 'filePath'> = {}): Promise<SkillSummary[]> {
+    const index = await this.index();
+    const first = message.trim() === '' ? [] : (await this.explain(message, options)).candidates.map((c) => c.entry);
+    const seen = new Set(first.map((e) => e.id));
+    const rest = index.entries
+      .filter((e) => !seen.has(e.id))
+      .sort((a, b) => (a.skill.name < b.skill.name ? -1 : a.skill.name > b.skill.name ? 1 : 0));
+    return [...first, ...rest].map(({ skill }) => ({ name: skill.name, description: oneLine(skill.description) }));
+  }
+
+  /**
+   * A skill's full instructions rendered for the model (sanitised like the
+   * context block): what the `load_skill` tools return.
+   */
+  async instructions(name: string): Promise<string> {
+    const skill = await this.get(name);
+    if (!skill) {
+      throw new AgentMemoryError('NOT_FOUND', `No skill named ${JSON.stringify(name)}. Use a name from the skill catalog.`, {
+        details: { name },
+      });
+    }
+    return formatForPrompt([{ skill, score: 1, activatedBy: 'always', signals: {} }], {
+      maxChars: skill.content.length + skill.name.length + 1000,
+    });
+  }
+
   /** Drops the in-process activation index; the next activation rebuilds it from the backend. */
   invalidate(): void {
-    this.cached = undefined;
+    this.indexes().delete(this.indexKey());
   }
 
   // ---------------------------------------------------------------- internals
@@ -338,12 +368,27 @@ export class SkillRegistry {
    */
   private async index(): Promise<ActivationIndex> {
     const token = await this.version();
-    if (this.cached && this.cached.token === token) return this.cached.index;
+    const cached = this.indexes().get(this.indexKey());
+    if (cached && cached.token === token) return cached.index;
     const records: BackendRecord[] = [];
     for await (const record of this.store.scanRecords(this.filter(), true)) records.push(record);
     const index = new ActivationIndex(records, this.store.embedder.dimension);
-    this.cached = { token, index };
+    this.indexes().set(this.indexKey(), { token, index });
     return index;
+  }
+
+  /** Indexes are shared by every registry on the same backend (scoped views of a store make their own registry). */
+  private indexes(): Map<string, { token: string; index: ActivationIndex }> {
+    let map = INDEXES.get(this.store.backend);
+    if (!map) {
+      map = new Map();
+      INDEXES.set(this.store.backend, map);
+    }
+    return map;
+  }
+
+  private indexKey(): string {
+    return `${this.tenant}\u0000${this.store.embedder.id}`;
   }
 
   private async version(): Promise<string> {
@@ -360,7 +405,7 @@ export class SkillRegistry {
 
   /** Marks the library changed, for this registry and every other one on the same store. */
   private async bump(): Promise<void> {
-    this.cached = undefined;
+    this.invalidate();
     await this.store.backend.setMeta(this.versionKey(), `${Date.now().toString(36)}-${randomUUID()}`);
   }
 
@@ -433,6 +478,20 @@ function clamp01(x: number): number {
 
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
+}
+
+const INDEXES = new WeakMap<MemoryBackend, Map<string, { token: string; index: ActivationIndex }>>();
+
+/** A skill as the catalog lists it. */
+export interface SkillSummary {
+  name: string;
+  description: string;
+}
+
+/** The first line of a description, at most 200 characters. */
+function oneLine(text: string): string {
+  const line = (text ?? '').split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.length > 200 ? `${line.slice(0, 199).trimEnd()}…` : line.trim();
 }
 
 function filesOf(options: ActivateOptions): string[] {
