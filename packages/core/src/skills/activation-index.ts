@@ -218,6 +218,19 @@ export class ActivationIndex {
     return out;
   }
 
+  /**
+   * A raw relevance of every skill to a message, for ordering skills no signal
+   * activates (the catalog): cosine plus BM25 in units of one distinctive word.
+   */
+  relevance(message: string, vector: Float32Array | undefined): Float64Array {
+    const out = new Float64Array(this.entries.length);
+    const dense = this.cosines(vector);
+    const idfMax = idf(this.entries.length, 1) || 1;
+    for (const [doc, score] of this.bm25(message)) out[doc] = score / idfMax;
+    if (dense) for (let doc = 0; doc < out.length; doc++) out[doc]! += dense[doc]!;
+    return out;
+  }
+
   /** Cosine of the message with every skill, over the message vector's non-zero dimensions only. */
   private cosines(vector: Float32Array | undefined): Float32Array | undefined {
     if (!vector) return undefined;

@@ -321,12 +321,20 @@ export class SkillRegistry {
    */
   async catalog(message = '', options: Pick<ActivateOptions, 'files' | 'filePath'> = {}): Promise<SkillSummary[]> {
     const index = await this.index();
-    const first = message.trim() === '' ? [] : (await this.explain(message, options)).candidates.map((c) => c.entry);
-    const seen = new Set(first.map((e) => e.id));
-    const rest = index.entries
-      .filter((e) => !seen.has(e.id))
-      .sort((a, b) => (a.skill.name < b.skill.name ? -1 : a.skill.name > b.skill.name ? 1 : 0));
-    return [...first, ...rest].map(({ skill }) => ({ name: skill.name, description: oneLine(skill.description) }));
+    const byName = (a: IndexedSkill, b: IndexedSkill) =>
+      a.skill.name < b.skill.name ? -1 : a.skill.name > b.skill.name ? 1 : 0;
+    let ordered = [...index.entries].sort(byName);
+    if (message.trim() !== '') {
+      const first = (await this.explain(message, options)).candidates.map((c) => c.entry);
+      const seen = new Set(first.map((e) => e.id));
+      const raw = index.relevance(message, await this.embedMessage(message));
+      const position = new Map(index.entries.map((e, i) => [e.id, i]));
+      const rest = ordered
+        .filter((e) => !seen.has(e.id))
+        .sort((a, b) => raw[position.get(b.id)!]! - raw[position.get(a.id)!]! || byName(a, b));
+      ordered = [...first, ...rest];
+    }
+    return ordered.map(({ skill }) => ({ name: skill.name, description: oneLine(skill.description) }));
   }
 
   /**
