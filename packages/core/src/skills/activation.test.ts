@@ -5,7 +5,7 @@ import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
 import { FakeEmbedder } from '../testing';
 import { DENSE_SEMANTIC_RANGE, SKILL_SCORE_WEIGHTS, SkillRegistry, type SkillRegistryOptions } from './registry';
-import { GLOB_SPECIFICITY_SCORE, globSpecificity, looksLikeFile, pathsInMessage } from './signals';
+import { GLOB_SPECIFICITY_SCORE, pathsInMessage } from './signals';
 import type { SkillInput } from './skill';
 
 const DOCKER: SkillInput = {

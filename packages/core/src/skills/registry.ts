@@ -344,9 +344,13 @@ export class SkillRegistry {
   async instructions(name: string): Promise<string> {
     const skill = await this.get(name);
     if (!skill) {
-      throw new AgentMemoryError('NOT_FOUND', `No skill named ${JSON.stringify(name)}. Use a name from the skill catalog.`, {
-        details: { name },
-      });
+      throw new AgentMemoryError(
+        'NOT_FOUND',
+        `No skill named ${JSON.stringify(name)}. Use a name from the skill catalog.`,
+        {
+          details: { name },
+        },
+      );
     }
     return formatForPrompt([{ skill, score: 1, activatedBy: 'always', signals: {} }], {
       maxChars: skill.content.length + skill.name.length + 1000,
@@ -478,10 +482,6 @@ export function recordToSkill(record: BackendRecord): Skill {
     metadata: structuredClone(p.metadata ?? {}),
     ...(p.source ? { source: { ...p.source } } : {}),
   };
-}
-
-function clamp01(x: number): number {
-  return Math.max(0, Math.min(x, 1));
 }
 
 function round(x: number): number {

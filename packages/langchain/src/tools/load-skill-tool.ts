@@ -1,5 +1,5 @@
 import type { AgentMemory } from '@agentmem/core';
-import { tool } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 
 export interface LoadSkillToolOptions {
   /** The tool's name; default `load_skill` (the name catalog mode tells the model to call). */
@@ -12,7 +12,7 @@ export interface LoadSkillToolOptions {
  * or `agentMemoryMiddleware({ memory, skillCatalog: true })`). Returns the
  * instructions sanitised like the context block, or says no such skill exists.
  */
-export function loadSkillTool(memory: AgentMemory, options: LoadSkillToolOptions = {}) {
+export function loadSkillTool(memory: AgentMemory, options: LoadSkillToolOptions = {}): StructuredToolInterface {
   return tool(
     async (input: { name: string }) => {
       const skill = await memory.skills.get(input.name);
