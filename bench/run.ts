@@ -6,7 +6,7 @@ const BENCHES: Record<string, string> = {
   decay: 'applyDecay over 100k memories (goal <= 1 s), idempotent second pass, compact',
   locomo: 'LoCoMo dev split: evidence recall@5/10/25, keyword vs dense vs hybrid, per backend',
   recall: 'recall latency p50/p95 at 10k and 100k memories: SQLite, in-memory, raw sqlite-vec + FTS5',
-  skills: 'skill activation latency over 500 registered skills (goal: a few ms), in-memory or SQLite',
+  skills: 'skill activation latency over 500 or 1,000 synthetic skills (goal: p50 <= 1 ms CPU), in-memory or SQLite',
   'skills-quality': 'skills-dev: top-1, hit@3, unrelated false activations, mean activated, latency (memory + SQLite)',
   teleport: 'snapshot + diff + merge + undo of a 100k-memory SQLite store (goal: snapshot + merge <= 5 s)',
 };

@@ -84,6 +84,7 @@ export async function run(args: string[]): Promise<void> {
       for (const q of queries) await memory.skills.activate(q.message, { files: q.files });
 
       const times: number[] = [];
+      const cpuTimes: number[] = [];
       const relevant = { n: 0, top1: 0, hit3: 0, activated: 0 };
       const unrelated = { n: 0, fired: 0, activated: 0 };
       const byKind = new Map<string, { n: number; top1: number }>();
@@ -91,9 +92,12 @@ export async function run(args: string[]): Promise<void> {
       const cpu = process.cpuUsage();
       const results: ActivatedSkill[][] = [];
       for (const q of queries) {
+        const before = process.cpuUsage();
         t = performance.now();
         results.push(await memory.skills.activate(q.message, { files: q.files }));
         times.push(performance.now() - t);
+        const used = process.cpuUsage(before);
+        cpuTimes.push((used.user + used.system) / 1000);
       }
       const cpuUsed = process.cpuUsage(cpu);
       for (const [i, q] of queries.entries()) {
@@ -126,6 +130,7 @@ export async function run(args: string[]): Promise<void> {
         }
       }
       times.sort((a, b) => a - b);
+      cpuTimes.sort((a, b) => a - b);
       const cpuMs = (cpuUsed.user + cpuUsed.system) / 1000 / queries.length;
       console.log(
         `\n${kind}: ${loaded} skills loaded in ${loadMs.toFixed(0)} ms, first activation ${firstMs.toFixed(0)} ms, embedder ${memory.embedder.id}`,
@@ -134,13 +139,14 @@ export async function run(args: string[]): Promise<void> {
       if (values.misses) for (const m of misses) console.log(m);
       rows.push(
         [
-          kind.padEnd(8),
+          kind.padEnd(9),
           pct(relevant.top1, relevant.n),
           pct(relevant.hit3, relevant.n),
           pct(unrelated.fired, unrelated.n),
           ((relevant.activated + unrelated.activated) / queries.length).toFixed(2).padStart(5),
           percentile(times, 50).toFixed(2).padStart(6),
           percentile(times, 95).toFixed(2).padStart(6),
+          percentile(cpuTimes, 50).toFixed(2).padStart(6),
           cpuMs.toFixed(2).padStart(6),
         ].join('  '),
       );
@@ -150,6 +156,6 @@ export async function run(args: string[]): Promise<void> {
     }
   }
   console.log(`\n${queries.length} queries${values.half !== undefined ? ` (half ${values.half})` : ''}`);
-  console.log('backend   top-1   hit@3  unrel.fired  mean   p50ms  p95ms  cpu ms/msg');
+  console.log('backend    top-1   hit@3  unrelated   mean  wall p50  p95 ms  CPU p50  mean ms');
   for (const row of rows) console.log(row);
 }

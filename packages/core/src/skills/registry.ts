@@ -373,24 +373,30 @@ export class SkillRegistry {
   }
 
   /**
-   * The activation index, rebuilt when the library changed: by this registry
-   * (register, unregister) or by anyone else writing the same store (another
-   * process on the same SQLite file, a merge), seen through the version this
-   * registry's writes stamp and the number of skills.
+   * The activation index, rebuilt when the library changed: through any
+   * registry on the same store, in this process or another on the same SQLite
+   * file (the version stamp, read per message), or by a writer that bypasses
+   * registries such as a snapshot merge (the number of skills, checked at most
+   * once per `COUNT_CHECK_MS`).
    */
   private async index(): Promise<ActivationIndex> {
-    const token = await this.version();
+    const stamp = (await this.store.backend.getMeta(this.versionKey())) ?? '';
     const cached = this.indexes().get(this.indexKey());
-    if (cached && cached.token === token) return cached.index;
+    if (cached && cached.stamp === stamp && Date.now() - cached.countedAt < COUNT_CHECK_MS) return cached.index;
+    const count = await this.store.backend.count(this.filter());
+    if (cached && cached.stamp === stamp && cached.count === count) {
+      cached.countedAt = Date.now();
+      return cached.index;
+    }
     const records: BackendRecord[] = [];
     for await (const record of this.store.scanRecords(this.filter(), true)) records.push(record);
     const index = new ActivationIndex(records, this.store.embedder.dimension);
-    this.indexes().set(this.indexKey(), { token, index });
+    this.indexes().set(this.indexKey(), { stamp, count: records.length, countedAt: Date.now(), index });
     return index;
   }
 
   /** Indexes are shared by every registry on the same backend (scoped views of a store make their own registry). */
-  private indexes(): Map<string, { token: string; index: ActivationIndex }> {
+  private indexes(): Map<string, CachedIndex> {
     let map = INDEXES.get(this.store.backend);
     if (!map) {
       map = new Map();
@@ -401,14 +407,6 @@ export class SkillRegistry {
 
   private indexKey(): string {
     return `${this.tenant}\u0000${this.store.embedder.id}`;
-  }
-
-  private async version(): Promise<string> {
-    const [stamp, count] = await Promise.all([
-      this.store.backend.getMeta(this.versionKey()),
-      this.store.backend.count(this.filter()),
-    ]);
-    return `${stamp ?? ''}:${count}`;
   }
 
   private versionKey(): string {
@@ -488,7 +486,21 @@ function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
-const INDEXES = new WeakMap<MemoryBackend, Map<string, { token: string; index: ActivationIndex }>>();
+/**
+ * Registry writes (in any process) stamp a version that every activation reads (one key lookup);
+ * the number of skills, which also catches writers that bypass the registry (a snapshot merge),
+ * is checked at most this often (counting costs 0.3 ms on SQLite at 1,000 skills).
+ */
+const COUNT_CHECK_MS = 1000;
+
+interface CachedIndex {
+  stamp: string;
+  count: number;
+  countedAt: number;
+  index: ActivationIndex;
+}
+
+const INDEXES = new WeakMap<MemoryBackend, Map<string, CachedIndex>>();
 
 /** A skill as the catalog lists it. */
 export interface SkillSummary {
