@@ -220,7 +220,7 @@ export function register(program: Command, ctx: CliContext): void {
           for (const p of problems) ctx.print(problemLine(p));
           const count = (severity: SkillProblem['severity']) => problems.filter((p) => p.severity === severity).length;
           ctx.print(
-            `${found.length} skill(s) OK${problems.length > 0 ? `; ${count('error')} error(s), ${count('warning')} warning(s), ${count('skipped')} skipped` : ', no problems'}.`,
+            `${found.length} skill(s) OK${problems.length > 0 ? `; ${count('error')} error(s), ${count('warning')} warning(s)${count('skipped') > 0 ? `, ${count('skipped')} skipped (not skills)` : ''}` : ', no problems'}.`,
           );
         },
       );
