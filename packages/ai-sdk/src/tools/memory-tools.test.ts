@@ -1,4 +1,5 @@
 import { AgentMemory, InMemoryBackend } from '@agentmem/core';
+import { CATALOG_TEST_SKILLS } from '@agentmem/core/testing';
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { generateText, type ModelMessage, stepCountIs, type ToolApprovalResponse, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -124,15 +125,7 @@ describe('memoryTools', () => {
 describe('catalog mode: the model chooses a skill and reads it with load_skill', () => {
   it('lists the library in the system prompt, and load_skill returns the chosen skill in full', async () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
-    await memory.skills.registerMany([
-      {
-        name: 'release-notes',
-        description: 'Write release notes from merged pull requests',
-        content: '# Release notes\n- Group changes by user impact.\n- Link every pull request.',
-      },
-      { name: 'terraform', description: 'Terraform modules and state', content: '# Terraform\n- Pin providers.' },
-      { name: 'api-style', description: 'REST naming and error formats', content: '# API style\n- Plural nouns.' },
-    ]);
+    await memory.skills.registerMany(CATALOG_TEST_SKILLS);
     // Step 1: the model reads the catalog and asks for a skill; step 2: it answers from the tool result.
     let system = '';
     const model = new MockLanguageModelV3({

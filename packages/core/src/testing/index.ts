@@ -7,3 +7,4 @@ export {
 } from './conformance';
 export { FakeEmbedder, type FakeEmbedderOptions } from './fake-embedder';
 export { seededRandom } from './seeded-random';
+export { CATALOG_TEST_SKILLS } from './skill-library';

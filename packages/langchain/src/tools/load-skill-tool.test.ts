@@ -1,4 +1,5 @@
 import { AgentMemory, InMemoryBackend } from '@agentmem/core';
+import { CATALOG_TEST_SKILLS } from '@agentmem/core/testing';
 import { AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { createAgent } from 'langchain';
@@ -10,14 +11,7 @@ import { loadSkillTool } from './load-skill-tool';
 describe('loadSkillTool in createAgent (catalog mode)', () => {
   it('the model reads the catalog, calls load_skill and gets the skill in full', async () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
-    await memory.skills.registerMany([
-      {
-        name: 'release-notes',
-        description: 'Write release notes from merged pull requests',
-        content: '# Release notes\n- Group changes by user impact.\n- Link every pull request.',
-      },
-      { name: 'terraform', description: 'Terraform modules and state', content: '# Terraform\n- Pin providers.' },
-    ]);
+    await memory.skills.registerMany(CATALOG_TEST_SKILLS);
     let system = '';
     const model = fakeModel()
       .respond((messages: BaseMessage[]) => {
