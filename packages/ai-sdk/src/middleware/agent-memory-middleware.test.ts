@@ -273,6 +273,21 @@ describe('agentMemoryMiddleware: injection', () => {
 
     await generateText({ model: wrapped, prompt: 'What is the capital of Peru?' });
     expect(model.doGenerateCalls[0]!.prompt[0]!.role).toBe('user'); // no skill, no memory: no block
+
+    // Several files per call: providerOptions.agentmem.files.
+    await generateText({
+      model: wrapped,
+      prompt: 'tidy these up',
+      providerOptions: { agentmem: { files: ['src/app/main.py', 'deploy/Dockerfile'] } },
+    });
+    // The second file brings Docker in; the gap filter leaves the weaker *.py match out.
+    const both = model.doGenerateCalls[1]!.prompt[0]!.content as string;
+    expect(both).toContain('Always use multi-stage builds');
+    await generateText({ model: wrapped, prompt: 'tidy this up', providerOptions: { agentmem: { files: ['src/app/main.py'] } } });
+    expect(model.doGenerateCalls[2]!.prompt[0]!.content as string).toContain('Use ruff.');
+    await expect(
+      generateText({ model: wrapped, prompt: 'x', providerOptions: { agentmem: { files: 'Dockerfile' } } }),
+    ).rejects.toThrow(/files must be a list of path strings/);
   });
 
   it('renders a memory that tries to end the block and pose as the system inert', async () => {
