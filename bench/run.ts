@@ -7,7 +7,8 @@ const BENCHES: Record<string, string> = {
   inspector: 'inspector on a 100k store: time to first paint of the overview in Chromium (goal < 1 s), per-view server cost',
   locomo: 'LoCoMo: evidence recall@5/10/25, keyword vs dense vs hybrid, per backend, turn vs conversation ingest',
   recall: 'recall latency p50/p95 at 10k and 100k memories: SQLite, in-memory, raw sqlite-vec + FTS5',
-  skills: 'skill activation latency over 500 registered skills (goal: a few ms), in-memory or SQLite',
+  skills: 'skill activation latency over 500 or 1,000 synthetic skills (goal: p50 <= 1 ms CPU), in-memory or SQLite',
+  'skills-quality': 'skills-dev: top-1, hit@3, unrelated false activations, mean activated, latency (memory + SQLite)',
   teleport: 'snapshot + diff + merge + undo of a 100k-memory SQLite store (goal: snapshot + merge <= 5 s)',
 };
 
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
   const [name, ...args] = process.argv.slice(2);
   if (!name || name === '--help' || name === '-h') {
     console.log('usage: npm run bench -- <name> [args]\n');
-    for (const [n, description] of Object.entries(BENCHES)) console.log(`  ${n.padEnd(10)} ${description}`);
+    for (const [n, description] of Object.entries(BENCHES)) console.log(`  ${n.padEnd(15)} ${description}`);
     return;
   }
   if (!(name in BENCHES)) {

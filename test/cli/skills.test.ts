@@ -27,7 +27,7 @@ describe('agentmem skills', () => {
     await cli('skills', 'load', EXAMPLES);
     const table = await cli('skills', 'activate', 'deploy the containers to staging');
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/docker\s+0\.\d+\s+combined\s+semantic [\d.]+ \(cos [\d.]+\) · keyword container/);
+    expect(table.stdout).toMatch(/docker\s+0\.\d+\s+combined\s+semantic [\d.]+ \(cos [\d.]+(, bm25 [\d.]+)?\) · keyword container/);
 
     const json = await cli('skills', 'activate', 'tidy this up', '--file', 'src/app/main.py', '--json');
     expect(json.json()).toMatchObject({

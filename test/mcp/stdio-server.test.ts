@@ -23,6 +23,7 @@ const TOOLS = [
   'history',
   'restore',
   'activate_skills',
+  'load_skill',
   'list_skills',
   'branch_list',
   'branch_switch',
@@ -90,6 +91,7 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
       'recall',
       'history',
       'activate_skills',
+      'load_skill',
       'list_skills',
       'branch_list',
       'branch_diff',
@@ -227,6 +229,22 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
     expect(active.rendered).toContain('**Allowed tools:** docker_build');
     const none = await call(client, 'activate_skills', { message: 'What did we decide about invoice rounding?' });
     expect(none).toEqual({ skills: [], rendered: '' });
+    const byFiles = await call(client, 'activate_skills', { message: 'tidy these', files: ['deploy/docker-compose.yml'] });
+    expect(byFiles.skills[0].signals.glob.matches).toEqual([
+      { path: 'deploy/docker-compose.yml', pattern: 'docker-compose*.yml', specificity: 'path' },
+    ]);
+  });
+
+  it('load_skill returns the full instructions of a skill by name (catalog mode)', async () => {
+    const loaded = await call(client, 'load_skill', { name: 'docker' });
+    expect(loaded).toMatchObject({ name: 'docker', found: true });
+    expect(loaded.instructions).toContain('### docker');
+    expect(loaded.instructions).toContain('multi-stage');
+    expect(await call(client, 'load_skill', { name: 'kubernetes' })).toEqual({
+      name: 'kubernetes',
+      found: false,
+      instructions: '',
+    });
   });
 
   it('switches, diffs and merges branches; merges preview until dryRun is false and can be undone', async () => {
@@ -343,6 +361,7 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
     expect(prompts[0]!.arguments?.map((a) => [a.name, a.required])).toEqual([
       ['message', true],
       ['filePath', false],
+      ['files', false],
     ]);
     const prompt = await client.getPrompt({
       name: 'context_for_task',

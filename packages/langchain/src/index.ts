@@ -9,3 +9,4 @@ export { fromChatMessages, toChatMessages, withContextBlock } from './middleware
 export { defaultScope, type MemoryScope, type ScopeResolver } from './middleware/scope';
 export * from './retriever';
 export { fromAgentmemNamespace, LANGGRAPH_PREFIX, toAgentmemNamespace } from './store/namespace-mapping';
+export * from './tools';

@@ -273,6 +273,20 @@ describe('agentMemoryMiddleware: injection', () => {
 
     await generateText({ model: wrapped, prompt: 'What is the capital of Peru?' });
     expect(model.doGenerateCalls[0]!.prompt[0]!.role).toBe('user'); // no skill, no memory: no block
+
+    // Several files per call: providerOptions.agentmem.files.
+    await generateText({
+      model: wrapped,
+      prompt: 'tidy these up',
+      providerOptions: { agentmem: { files: ['src/app/main.py', 'deploy/Dockerfile'] } },
+    });
+    // The second file of the list brings Docker in.
+    const both = model.doGenerateCalls[1]!.prompt[0]!.content as string;
+    expect(both).toContain('Always use multi-stage builds');
+    expect(both).not.toContain('Use ruff.');
+    await expect(
+      generateText({ model: wrapped, prompt: 'x', providerOptions: { agentmem: { files: 'Dockerfile' } } }),
+    ).rejects.toThrow(/files must be a list of path strings/);
   });
 
   it('renders a memory that tries to end the block and pose as the system inert', async () => {

@@ -32,10 +32,12 @@ export interface ExtractionSettings {
   maxRetries?: number;
 }
 
-export interface AgentMemoryMiddlewareOptions extends Omit<ContextOptions, 'filePath'> {
+export interface AgentMemoryMiddlewareOptions extends Omit<ContextOptions, 'filePath' | 'files'> {
   memory: AgentMemory;
   /** A file the user is working on, for every call (per call: `providerOptions.agentmem.filePath`). */
   filePath?: string;
+  /** Files the user is working on, for every call (per call: `providerOptions.agentmem.files`). */
+  files?: string[];
   /** Background extraction of durable facts after each response. Off unless given. */
   extraction?: ExtractionSettings;
   /** Called after each background extraction (facts, outcomes, token cost). */
@@ -58,7 +60,7 @@ export interface AgentMemoryMiddleware extends PortableLanguageModelMiddleware {
   readonly extractionUsage: Readonly<BackgroundExtractor['usage']>;
 }
 
-const OWN_OPTIONS = ['memory', 'filePath', 'extraction', 'onExtraction', 'onError'] as const;
+const OWN_OPTIONS = ['memory', 'filePath', 'files', 'extraction', 'onExtraction', 'onError'] as const;
 
 /**
  * Gives any AI SDK model long-term memory and skills:
@@ -133,7 +135,9 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
       const call = readCallOptions(params.providerOptions);
       if (call.inject === false) return params;
       const turn = latestUserTurn(params.prompt);
-      const filePath = call.filePath ?? options.filePath ?? (turn.fileNames.length > 0 ? turn.fileNames : undefined);
+      const files = call.files ?? options.files;
+      const filePath =
+        call.filePath ?? options.filePath ?? (!files && turn.fileNames.length > 0 ? turn.fileNames : undefined);
       // The session's latest summary leads the block, so a new session of the thread starts from it.
       const sessionId = call.sessionId ?? options.sessionId;
       let block: string;
@@ -142,6 +146,7 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions): Ag
           await scoped(call).contextFor(turn.text, {
             ...contextOptions,
             ...(filePath ? { filePath } : {}),
+            ...(files ? { files } : {}),
             ...(sessionId ? { sessionId } : {}),
           })
         ).block;

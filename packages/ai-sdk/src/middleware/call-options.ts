@@ -15,6 +15,8 @@ export interface AgentMemoryCallOptions {
   agentId?: string;
   /** A file the user is working on (activates skills by glob). */
   filePath?: string;
+  /** The files the user is working on (activate skills by glob), with `filePath`. */
+  files?: string[];
   /** The thread or conversation: its latest session summary leads the context block, and `sessionMiddleware` keeps it up to date. */
   sessionId?: string;
   /** `false`: the prompt is passed as is (no context block, no compaction). */
@@ -28,6 +30,7 @@ export interface AgentMemoryCallOptions {
 
 const STRING_KEYS = ['tenant', 'userId', 'branch', 'agentId', 'filePath', 'sessionId'] as const;
 const BOOLEAN_KEYS = ['inject', 'extract'] as const;
+const LIST_KEYS = ['files'] as const;
 
 /** Reads and checks `providerOptions.agentmem`; unknown keys and wrong types are refused. */
 export function readCallOptions(providerOptions: Record<string, unknown> | undefined): AgentMemoryCallOptions {
@@ -44,6 +47,11 @@ export function readCallOptions(providerOptions: Record<string, unknown> | undef
         throw invalidInput(`providerOptions.${PROVIDER_OPTIONS_KEY}.${key} must be a string, got ${typeof value}.`);
       }
       options[key as (typeof STRING_KEYS)[number]] = value;
+    } else if ((LIST_KEYS as readonly string[]).includes(key)) {
+      if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+        throw invalidInput(`providerOptions.${PROVIDER_OPTIONS_KEY}.${key} must be a list of path strings.`);
+      }
+      options[key as (typeof LIST_KEYS)[number]] = [...value];
     } else if ((BOOLEAN_KEYS as readonly string[]).includes(key)) {
       if (typeof value !== 'boolean') {
         throw invalidInput(
@@ -53,7 +61,7 @@ export function readCallOptions(providerOptions: Record<string, unknown> | undef
       options[key as (typeof BOOLEAN_KEYS)[number]] = value;
     } else {
       throw invalidInput(
-        `Unknown option providerOptions.${PROVIDER_OPTIONS_KEY}.${key}; use ${[...STRING_KEYS, ...BOOLEAN_KEYS].join(', ')}.`,
+        `Unknown option providerOptions.${PROVIDER_OPTIONS_KEY}.${key}; use ${[...STRING_KEYS, ...LIST_KEYS, ...BOOLEAN_KEYS].join(', ')}.`,
       );
     }
   }

@@ -1,9 +1,11 @@
 import { AgentMemory, InMemoryBackend } from '@agentmem/core';
+import { CATALOG_TEST_SKILLS } from '@agentmem/core/testing';
 import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from '@ai-sdk/provider';
-import { generateText, type ModelMessage, stepCountIs, type ToolApprovalResponse } from 'ai';
+import { generateText, type ModelMessage, stepCountIs, type ToolApprovalResponse, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { textResult, usage } from '../testing';
+import { agentMemoryMiddleware } from '../middleware/agent-memory-middleware';
 import { memoryTools } from './memory-tools';
 
 /** A model that calls one tool, then answers with text once it sees the tool's result. */
@@ -117,5 +119,54 @@ describe('memoryTools', () => {
     const result = await generateText({ model, tools: memoryTools(memory), prompt: 'hi', stopWhen: stepCountIs(1) });
     expect(result.content.some((p) => p.type === 'tool-error')).toBe(true);
     expect((await memory.stats()).total).toBe(0);
+  });
+});
+
+describe('catalog mode: the model chooses a skill and reads it with load_skill', () => {
+  it('lists the library in the system prompt, and load_skill returns the chosen skill in full', async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    await memory.skills.registerMany(CATALOG_TEST_SKILLS);
+    // Step 1: the model reads the catalog and asks for a skill; step 2: it answers from the tool result.
+    let system = '';
+    const model = new MockLanguageModelV3({
+      doGenerate: async ({ prompt }: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
+        system = prompt
+          .filter((m) => m.role === 'system')
+          .map((m) => m.content)
+          .join('\n');
+        if (prompt.some((m) => m.role === 'tool')) return textResult('Grouped by impact, with links.');
+        const listed = /^- ([a-z-]+):/m.exec(system)?.[1];
+        return {
+          content: [
+            { type: 'tool-call', toolCallId: 'c1', toolName: 'load_skill', input: JSON.stringify({ name: listed }) },
+          ],
+          finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+          usage: usage(10, 5),
+          warnings: [],
+        };
+      },
+    });
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware: agentMemoryMiddleware({ memory, skillCatalog: true, skillK: 0 }) }),
+      tools: memoryTools(memory),
+      prompt: 'Draft the changelog entry for this sprint from the merged pull requests',
+      stopWhen: stepCountIs(3),
+    });
+    expect(result.text).toBe('Grouped by impact, with links.');
+    expect(system).toContain('## Other available skills');
+    expect(system).toContain('load_skill');
+    // Catalog only (skillK 0): nothing in full, the most relevant skill listed first.
+    expect(system).not.toContain('## Active skills');
+    expect(system.indexOf('- release-notes:')).toBeLessThan(system.indexOf('- api-style:'));
+    const output = toolOutput(model) as { type: string; value: { name: string; found: boolean; instructions: string } };
+    expect(output.value).toMatchObject({ name: 'release-notes', found: true });
+    expect(output.value.instructions).toContain('Link every pull request.');
+  });
+
+  it('load_skill tells the model when there is no such skill', async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    const model = callsTool('load_skill', { name: 'nothing-here' });
+    await generateText({ model, tools: memoryTools(memory), prompt: 'x', stopWhen: stepCountIs(3) });
+    expect((toolOutput(model) as { value: unknown }).value).toMatchObject({ name: 'nothing-here', found: false });
   });
 });

@@ -20,7 +20,7 @@ export interface MemoryToolsOptions {
 }
 
 /**
- * `remember`, `recall` and `forget` as AI SDK tools:
+ * `remember`, `recall`, `forget` and `load_skill` (catalog mode) as AI SDK tools:
  * `generateText({ model, tools: memoryTools(memory), ... })`.
  * Writes go through the conflict check; what a tool returns is data, sanitised
  * like the context block.
@@ -93,6 +93,17 @@ export function memoryTools(memory: AgentMemory, options: MemoryToolsOptions = {
           occurredAt: r.memory.occurredAt,
           score: Number(r.score.toFixed(3)),
         }));
+      },
+    }),
+
+    load_skill: tool({
+      description:
+        "Read a skill's full instructions by name (from the skill catalog in the system prompt), when the task calls for it.",
+      inputSchema: z.object({ name: z.string().min(1).describe('The skill name, as the catalog lists it.') }),
+      execute: async ({ name }) => {
+        const skill = await view.skills.get(name);
+        if (!skill) return { name, found: false, instructions: `No skill named ${JSON.stringify(name)}.` };
+        return { name, found: true, instructions: await view.skills.instructions(name) };
       },
     }),
 

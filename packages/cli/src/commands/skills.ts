@@ -1,4 +1,11 @@
-import { type ActivatedSkill, formatForPrompt, loadSkills, type Skill, type SkillProblem } from '@agentmem/core';
+import {
+  type ActivatedSkill,
+  type ActivationExplanation,
+  formatForPrompt,
+  loadSkills,
+  type Skill,
+  type SkillProblem,
+} from '@agentmem/core';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context';
 import type { Column } from '../output';
@@ -12,10 +19,21 @@ function parseNonNegativeInt(value: string): number {
 /** "semantic 0.74 (cos 0.38) · keyword container · glob Dockerfile": which signals fired and how. */
 export function formatSkillSignals(signals: ActivatedSkill['signals']): string {
   const parts: string[] = [];
-  if (signals.semantic)
-    parts.push(`semantic ${signals.semantic.score.toFixed(2)} (cos ${signals.semantic.cosine.toFixed(2)})`);
-  if (signals.keyword) parts.push(`keyword ${signals.keyword.matched.join(', ')}`);
-  if (signals.glob) parts.push(`glob ${signals.glob.paths.join(', ')}`);
+  const s = signals.semantic;
+  if (s)
+    parts.push(
+      `semantic ${s.score.toFixed(2)} (cos ${s.cosine.toFixed(2)}${s.lexical ? `, bm25 ${s.lexical.toFixed(2)}` : ''})`,
+    );
+  if (signals.keyword)
+    parts.push(`keyword ${signals.keyword.matched.join(', ')}${signals.keyword.source === 'derived' ? ' (name)' : ''}`);
+  if (signals.glob) {
+    const matches = signals.glob.matches;
+    parts.push(
+      matches
+        ? `glob ${matches.map((m) => `${m.path} ~ ${m.pattern} (${m.specificity})`).join(', ')}`
+        : `glob ${signals.glob.paths.join(', ')}`,
+    );
+  }
   return parts.join(' · ') || '-';
 }
 
@@ -42,6 +60,33 @@ export function activatedJson(activated: readonly ActivatedSkill[]) {
     activatedBy: a.activatedBy,
     signals: a.signals,
   }));
+}
+
+export const EXPLAIN_COLUMNS: readonly Column[] = [
+  { key: 'skill', max: 30 },
+  { key: 'score', align: 'right' },
+  { key: 'status' },
+  { key: 'signals', max: 90 },
+  { key: 'reason', max: 50 },
+];
+
+/** Every candidate of `skills.explain`, with its signals and why it was left out. */
+export function explainRows(explained: ActivationExplanation) {
+  return explained.candidates.map((c) => ({
+    skill: c.name,
+    score: c.score,
+    status: c.status,
+    signals: formatSkillSignals(c.signals),
+    reason: c.reason ?? '',
+  }));
+}
+
+export function explainJson(explained: ActivationExplanation) {
+  return {
+    paths: explained.paths,
+    pathsFromMessage: explained.pathsFromMessage,
+    candidates: explained.candidates.map(({ entry: _entry, ...rest }) => rest),
+  };
 }
 
 export const SKILL_COLUMNS: readonly Column[] = [
@@ -71,6 +116,7 @@ interface ActivateCommandOptions {
   file?: string[];
   k?: number;
   prompt?: boolean;
+  explain?: boolean;
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -128,9 +174,19 @@ export function register(program: Command, ctx: CliContext): void {
     ])
     .option('-k, --k <n>', 'at most this many skills besides alwaysApply ones', parseNonNegativeInt, 3)
     .option('--prompt', 'also print the rendered "## Active skills" section')
+    .option('--explain', 'show every candidate: each signal, and why a skill was left out')
     .action(async (message: string, options: ActivateCommandOptions) => {
       const memory = await ctx.openMemory({ mustExist: true });
-      const activated = await memory.skills.activate(message, { filePath: options.file, k: options.k });
+      const activateOptions = { files: options.file ?? [], k: options.k };
+      if (options.explain) {
+        const explained = await memory.skills.explain(message, activateOptions);
+        ctx.emit({ message, files: options.file ?? [], ...explainJson(explained) }, () => {
+          if (explained.paths.length > 0) ctx.print(`Files: ${explained.paths.join(', ')}\n`);
+          ctx.table(explainRows(explained), EXPLAIN_COLUMNS, `No skill has any signal for "${message}".`);
+        });
+        return;
+      }
+      const activated = await memory.skills.activate(message, activateOptions);
       const prompt = options.prompt ? formatForPrompt(activated) : undefined;
       ctx.emit(
         {
@@ -152,14 +208,19 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<dir>', 'directory (or one skill file)')
     .action(async (dir: string) => {
       const { skills: found, problems } = await loadSkills(dir);
-      if (problems.length > 0) ctx.exitCode = 1;
+      // Plain Markdown skipped on purpose is reported, not a failure.
+      if (problems.some((p) => p.severity !== 'skipped')) ctx.exitCode = 1;
       ctx.emit(
-        { ok: problems.length === 0, skills: found.map((s) => ({ name: s.name, source: s.source })), problems },
+        {
+          ok: !problems.some((p) => p.severity !== 'skipped'),
+          skills: found.map((s) => ({ name: s.name, source: s.source })),
+          problems,
+        },
         () => {
           for (const p of problems) ctx.print(problemLine(p));
-          const errors = problems.filter((p) => p.severity === 'error').length;
+          const count = (severity: SkillProblem['severity']) => problems.filter((p) => p.severity === severity).length;
           ctx.print(
-            `${found.length} skill(s) OK${problems.length > 0 ? `; ${errors} error(s), ${problems.length - errors} warning(s)` : ', no problems'}.`,
+            `${found.length} skill(s) OK${problems.length > 0 ? `; ${count('error')} error(s), ${count('warning')} warning(s)${count('skipped') > 0 ? `, ${count('skipped')} skipped (not skills)` : ''}` : ', no problems'}.`,
           );
         },
       );

@@ -57,8 +57,13 @@ export interface AgentMemoryOptions
     TeleportSettings,
     SkillSettings {}
 
+/** The line under "## Other available skills" in catalog mode. */
+export const SKILL_CATALOG_HINT = 'To follow one, call the load_skill tool with its name and read its instructions.';
+
 export interface ContextOptions extends ContextBlockOptions {
-  /** The file (or files) the user is working on (activates skills by glob). */
+  /** The files the user is working on (activate skills by glob). */
+  files?: readonly string[];
+  /** The same as `files`: one path or several. */
   filePath?: string | readonly string[];
   /** How many memories to recall; default 5. */
   k?: number;
@@ -69,6 +74,12 @@ export interface ContextOptions extends ContextBlockOptions {
   skillK?: number;
   /** Also list inactive skills by name and description (progressive disclosure); default false. */
   discloseSkills?: boolean;
+  /**
+   * Catalog mode, as Claude Code does: active skills in full, then the rest of the library by name and
+   * one-line description, most relevant first, within the skills budget; the model reads one in full
+   * with the `load_skill` tool (AI SDK `memoryTools`, LangChain `loadSkillTool`, MCP). Default false.
+   */
+  skillCatalog?: boolean;
   /** Budget of the skills section in characters; default 60% of `maxChars`. */
   skillsMaxChars?: number;
   /** Put this session's latest summary first in the block (see SessionSummary). */
@@ -101,10 +112,19 @@ export class AgentMemory extends MemoryStore {
         ? await this.recall(message, { k: options.k ?? 5, types: options.types, minScore: options.minScore ?? 0.2 })
         : [];
     const skills =
-      typeof message === 'string' ? await this.skills.activate(message, { filePath: options.filePath, k: options.skillK }) : [];
+      typeof message === 'string'
+        ? await this.skills.activate(message, { files: options.files, filePath: options.filePath, k: options.skillK })
+        : [];
     const rendered = formatForPrompt(skills, {
       maxChars: options.skillsMaxChars ?? Math.floor((options.maxChars ?? 6000) * 0.6),
-      ...(options.discloseSkills ? { inactive: await this.skills.list() } : {}),
+      ...(options.skillCatalog
+        ? {
+            inactive: await this.skills.catalog(message, { files: options.files, filePath: options.filePath }),
+            inactiveHint: SKILL_CATALOG_HINT,
+          }
+        : options.discloseSkills
+          ? { inactive: await this.skills.list() }
+          : {}),
     });
     const summary = options.sessionId ? (await this.get(sessionSummaryId(this.tenant, options.sessionId)))?.content : undefined;
     return { memories, skills, block: renderContextBlock({ summary, skills: rendered, memories }, options) };

@@ -5,7 +5,7 @@ import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
 import { FakeEmbedder } from '../testing';
 import { DENSE_SEMANTIC_RANGE, SKILL_SCORE_WEIGHTS, SkillRegistry, type SkillRegistryOptions } from './registry';
-import { pathsInMessage } from './signals';
+import { GLOB_SPECIFICITY_SCORE, pathsInMessage } from './signals';
 import type { SkillInput } from './skill';
 
 const DOCKER: SkillInput = {
@@ -41,8 +41,8 @@ async function registry(skills: SkillInput[], options?: SkillRegistryOptions) {
 }
 
 const names = (list: { skill: { name: string } }[]) => list.map((a) => a.skill.name);
-/** A semantic range no cosine reaches: isolates the keyword and glob signals. */
-const NO_SEMANTIC = { semanticRange: { floor: 0.999, ceiling: 1 } };
+/** A semantic range no cosine reaches and no lexical part: isolates the keyword and glob signals. */
+const NO_SEMANTIC = { semanticRange: { floor: 0.999, ceiling: 1 }, fusionWeights: { dense: 1, keyword: 0 } };
 
 describe('activate: each signal alone', () => {
   it('semantic: a message on the topic of a skill without keywords or globs', async () => {
@@ -58,9 +58,12 @@ describe('activate: each signal alone', () => {
       'scale the kubernetes deployment replicas and roll back the rollout',
     );
     expect(rest).toEqual([]);
-    expect(first).toMatchObject({ skill: { name: 'kubernetes' }, activatedBy: 'semantic' });
-    expect(first!.signals.keyword).toBeUndefined();
+    expect(first).toMatchObject({ skill: { name: 'kubernetes' } });
     expect(first!.signals.semantic!.score).toBeGreaterThan(0);
+    // No declared keywords: the skill's name acts as one.
+    expect(first!.signals.keyword).toMatchObject({ matched: ['kubernetes'], source: 'derived' });
+    const [again] = await skills.activate('roll back the failed deployment rollout and scale replicas');
+    expect(again).toMatchObject({ skill: { name: 'kubernetes' }, activatedBy: 'semantic' });
   });
 
   it('keyword: whole words, plural tolerant; counts 0.25 of the score', async () => {
@@ -129,9 +132,19 @@ describe('activate: each signal alone', () => {
     expect(hit).toMatchObject({
       skill: { name: 'python' },
       activatedBy: 'glob',
-      signals: { glob: { paths: ['/home/me/repo/src/app/main.py'], patterns: ['**/*.py'] } },
+      signals: {
+        glob: {
+          paths: ['/home/me/repo/src/app/main.py'],
+          patterns: ['**/*.py'],
+          matches: [{ path: '/home/me/repo/src/app/main.py', pattern: '**/*.py', specificity: 'extension' }],
+        },
+      },
     });
-    expect(hit!.score).toBeCloseTo(SKILL_SCORE_WEIGHTS.glob + SKILL_SCORE_WEIGHTS.importance * 0.7, 6);
+    // An extension-only glob is half the evidence of a path-specific one.
+    expect(hit!.score).toBeCloseTo(
+      SKILL_SCORE_WEIGHTS.glob * GLOB_SPECIFICITY_SCORE.extension + SKILL_SCORE_WEIGHTS.importance * 0.7,
+      6,
+    );
     expect(names(await skills.activate('look at this', { filePath: 'deploy/docker-compose.prod.yml' }))).toEqual([
       'docker',
     ]);
@@ -176,14 +189,14 @@ describe('activate: combining', () => {
       name: 'a',
       content: 'alpha',
       triggerKeywords: ['deploy'],
-      globPatterns: ['*.tf'],
+      globPatterns: ['infra/*.tf'],
       importance: 0.7,
     };
     const b: SkillInput = { name: 'b', content: 'beta', triggerKeywords: ['deploy'], importance: 0.7 };
     const skills = await registry([a, b], NO_SEMANTIC);
     // a: 0.25 + 0.15 + 0.035 = 0.435; b: 0.285 < 0.75 × 0.435.
-    expect(names(await skills.activate('deploy main.tf'))).toEqual(['a']);
-    expect(names(await skills.activate('deploy main.tf', { gapRatio: 0 }))).toEqual(['a', 'b']);
+    expect(names(await skills.activate('deploy infra/main.tf'))).toEqual(['a']);
+    expect(names(await skills.activate('deploy infra/main.tf', { gapRatio: 0 }))).toEqual(['a', 'b']);
   });
 
   it('returns at most k skills (default 3), best first', async () => {

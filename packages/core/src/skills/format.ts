@@ -10,6 +10,8 @@ export interface FormatSkillsOptions {
    * Active skills in this list are left out of it.
    */
   inactive?: readonly Pick<Skill, 'name' | 'description'>[];
+  /** The line under "## Other available skills"; default: ask for one by name. */
+  inactiveHint?: string;
 }
 
 export const DEFAULT_SKILLS_MAX_CHARS = 4000;
@@ -48,7 +50,7 @@ export function formatForPrompt(activated: readonly ActivatedSkill[], options: F
   const active = new Set(activated.map((a) => a.skill.name));
   const others = (options.inactive ?? []).filter((s) => !active.has(s.name));
   if (others.length > 0) {
-    let section = `${out ? '\n\n' : ''}## Other available skills\nAsk for one by name if the task needs it.`;
+    let section = `${out ? '\n\n' : ''}## Other available skills\n${options.inactiveHint ?? 'Ask for one by name if the task needs it.'}`;
     let listed = 0;
     for (const s of others) {
       const line = `\n- ${sanitizeForPrompt(s.name, { singleLine: true })}${s.description ? `: ${sanitizeForPrompt(s.description, { singleLine: true })}` : ''}`;

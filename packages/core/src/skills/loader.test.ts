@@ -287,6 +287,22 @@ describe('loadSkills(dir)', () => {
     ]);
   });
 
+  it("load('.') in a repository takes skills only: plain Markdown is reported as skipped", async () => {
+    await put('CHANGELOG.md', '# Changelog\n\n## 1.2.0\n- Release notes');
+    await put('CONTRIBUTING.md', '---\ntitle: Contributing\n---\nOpen a pull request.');
+    await put('style.md', '---\ndescription: House style\n---\nUse British English.');
+    await put('docs/guide.md', '---\ndescription: not at the top\n---\nIgnored.');
+    const { skills, problems } = await loadSkills(dir);
+    expect(skills.map((s) => s.name)).toEqual(['style']);
+    expect(problems.map((p) => [p.path.slice(dir.length + 1), p.severity])).toEqual([
+      ['CHANGELOG.md', 'skipped'],
+      ['CONTRIBUTING.md', 'skipped'],
+    ]);
+    expect(problems[0]!.reason).toMatch(/plain Markdown without skill frontmatter/);
+    // A file named explicitly is read as a skill, frontmatter or not.
+    expect((await loadSkills(join(dir, 'CHANGELOG.md'))).skills.map((s) => s.name)).toEqual(['CHANGELOG']);
+  });
+
   it('reports a file the registry would refuse (too long, name too long) and loads the rest', async () => {
     await put('docker.md', '---\ndescription: Docker\n---\nUse multi-stage builds.');
     await put('huge.md', `---\ndescription: huge\n---\n${'word '.repeat(30_000)}`);

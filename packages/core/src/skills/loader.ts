@@ -26,7 +26,8 @@ const SKIPPED_DIRS = new Set(['node_modules', '.git']);
 
 /**
  * Reads every skill under a directory, in all supported formats:
- * `*.md` at the top (agentmem frontmatter), `<name>/SKILL.md` (Agent Skills,
+ * `*.md` at the top with skill frontmatter (agentmem; plain Markdown such as
+ * CHANGELOG.md is reported as skipped), `<name>/SKILL.md` (Agent Skills,
  * also under `.claude/skills/`), `.claude/rules/**\/*.md` (Claude Code rules)
  * and `.cursor/rules/**\/*.mdc` (Cursor rules). A path to one file or to a
  * rules directory works too. A bad file becomes a problem; the others load.
@@ -59,6 +60,10 @@ export async function loadSkills(dir: string): Promise<LoadSkillsResult> {
       });
       continue;
     }
+    if (info.isDirectory() && file.format === 'agentmem' && !hasSkillFrontmatter(text)) {
+      result.problems.push({ path: file.path, severity: 'skipped', reason: NOT_A_SKILL });
+      continue;
+    }
     const rel = relative(root, file.path).split(sep).join('/') || basename(file.path);
     const parsed = parseSkillFile(text, {
       path: file.path,
@@ -80,6 +85,24 @@ export async function loadSkills(dir: string): Promise<LoadSkillsResult> {
     result.skills.push({ ...parsed.skill, source: { path: rel, format: file.format } });
   }
   return result;
+}
+
+const NOT_A_SKILL =
+  'plain Markdown without skill frontmatter, not loaded (a skill starts with "---", a description: line and "---").';
+/** Keys that make a top-level Markdown file's frontmatter a skill's (agentmem's own, or a name or description). */
+const SKILL_KEYS =
+  /^(name|description|trigger_keywords|triggerKeywords|glob_patterns|globPatterns|always_apply|alwaysApply|tools_allowed|toolsAllowed|importance)\s*:/m;
+
+/**
+ * Whether a top-level `*.md` is a skill rather than a CHANGELOG or a
+ * CONTRIBUTING guide: it opens with frontmatter naming a skill key. Only
+ * the opening block is looked at; parsing it stays with `parseSkillFile`.
+ */
+function hasSkillFrontmatter(text: string): boolean {
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  if (!/^---[ \t]*$/.test(lines[0] ?? '')) return false;
+  const close = lines.findIndex((l, i) => i > 0 && /^---[ \t]*$/.test(l));
+  return close > 0 && SKILL_KEYS.test(lines.slice(1, close).join('\n'));
 }
 
 /** The format a single file is in, judged by its name and place. */

@@ -1,19 +1,14 @@
-import { fusedRelevance, fuseRrf } from '../backends/rrf';
-import type { BackendRecord, JsonObject, RecordFilter, SearchHit } from '../contracts';
+import { randomUUID } from 'node:crypto';
+import type { BackendRecord, JsonObject, MemoryBackend, RecordFilter } from '../contracts';
 import { AgentMemoryError, invalidInput } from '../errors';
 import { SKILLS_NAMESPACE } from '../scope';
 import { KIND } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { stableId, toMillis } from '../util';
 import { type LoadSkillsResult, loadSkills } from './loader';
-import {
-  type CompiledKeyword,
-  compileKeywords,
-  GlobMatcher,
-  matchKeywords,
-  messageTerms,
-  pathsInMessage,
-} from './signals';
+import { ActivationIndex, type IndexedSkill } from './activation-index';
+import { formatForPrompt } from './format';
+import { pathsInMessage } from './signals';
 import type { ActivatedSkill, ActivationSignal, Skill, SkillInput, SkillSignals } from './skill';
 import { skillHash, validateSkillInput, validateSkillName } from './validate';
 
@@ -29,23 +24,28 @@ export const SKILL_EMBED_CONTENT_CHARS = 1000;
 /**
  * Cosine similarities mapped onto the absolute 0..1 semantic scale: at or
  * below `floor` a skill is unrelated (0), at or above `ceiling` fully
- * related (1), linear in between. With the hashing embedder, unrelated short
- * messages still share character trigrams with a skill ("the", "ing") and
- * score 0.10-0.22, while a message on the skill's topic scores 0.28-0.50
- * (measured on examples/skills). Semantic embedders give unrelated text a
+ * related (1), linear in between. With the hashing embedder, unrelated
+ * messages share character n-grams with long skills (real rules of 10 kB)
+ * and reach 0.25-0.35, so the dense part only counts above 0.30 (chosen by
+ * cross-validation on skills-dev's halves). Semantic embedders give unrelated text a
  * higher baseline, so their range sits higher; tune it per model with
  * `semanticRange`.
  */
-export const LEXICAL_SEMANTIC_RANGE = { floor: 0.2, ceiling: 0.45 } as const;
+export const LEXICAL_SEMANTIC_RANGE = { floor: 0.3, ceiling: 0.6 } as const;
 export const DENSE_SEMANTIC_RANGE = { floor: 0.25, ceiling: 0.6 } as const;
+/**
+ * With the hashing embedder the dense cosine is itself lexical overlap without
+ * idf (common words count as much as rare ones), so it weighs less than the
+ * BM25 relevance in the semantic signal.
+ */
+export const LEXICAL_FUSION_WEIGHTS = { dense: 0.5, keyword: 1 } as const;
 
 export interface SkillRegistryOptions {
   /** Override the cosine range of the semantic score (see `LEXICAL_SEMANTIC_RANGE`). */
   semanticRange?: { floor: number; ceiling: number };
   /**
-   * RRF weights of the dense and keyword lists. Default lexical 0.25/1, else 1/1: more dense weight
-   * than recall uses (0.03), because the semantic signal is scored from the dense cosine of the
-   * candidates the fusion keeps, and the activation thresholds were calibrated with it.
+   * Weights of the dense and lexical (BM25 over the library) relevances in the semantic signal, fused
+   * as a weighted noisy-OR. Default for a lexical embedder `LEXICAL_FUSION_WEIGHTS`, else equal (1/1).
    */
   fusionWeights?: { dense: number; keyword: number };
   /**
@@ -61,7 +61,9 @@ export interface SkillSettings {
 }
 
 export interface ActivateOptions {
-  /** The file (or files) the user is working on; matched against glob patterns. */
+  /** The files the user is working on; matched against glob patterns (with paths named in the message). */
+  files?: readonly string[];
+  /** The same as `files` (one path or several); both may be given. */
   filePath?: string | readonly string[];
   /** At most this many skills besides the `alwaysApply` ones; default 3. */
   k?: number;
@@ -82,9 +84,30 @@ export interface LoadIntoRegistryResult extends RegisterResult {
   problems: LoadSkillsResult['problems'];
 }
 
-interface Compiled {
-  hash: string;
-  keywords: CompiledKeyword[];
+/** Why a skill with some signal was not activated (`active`: it was). */
+export type CandidateStatus = 'active' | 'no-evidence' | 'below-minimum' | 'gap' | 'beyond-k';
+
+export interface SkillCandidate {
+  name: string;
+  /** The index entry: `entry.skill` is the stored skill, read in place (do not modify). */
+  entry: IndexedSkill;
+  score: number;
+  /** What made it active (absent when nothing but a catch-all glob fired). */
+  activatedBy?: ActivationSignal | 'combined' | 'always';
+  signals: SkillSignals;
+  status: CandidateStatus;
+  /** Why it was left out, in words. */
+  reason?: string;
+}
+
+export interface ActivationExplanation {
+  message: string;
+  /** Every path matched against globs: the `files` given and the paths found in the message. */
+  paths: string[];
+  /** The words of the message taken as file paths. */
+  pathsFromMessage: string[];
+  /** Skills where some signal fired (and `alwaysApply` ones), best first. */
+  candidates: SkillCandidate[];
 }
 
 /**
@@ -95,9 +118,6 @@ interface Compiled {
 export class SkillRegistry {
   private readonly store: MemoryStore;
   private readonly options: SkillRegistryOptions;
-  /** Keyword matchers per skill id, rebuilt when the stored skill changes. */
-  private readonly compiled = new Map<string, Compiled>();
-  private readonly globs = new GlobMatcher();
 
   constructor(store: MemoryStore, options: SkillRegistryOptions = {}) {
     if (!store?.backend) throw invalidInput('SkillRegistry needs a MemoryStore (or AgentMemory).');
@@ -164,6 +184,7 @@ export class SkillRegistry {
     if (fresh.length > 0) {
       const vectors = await this.store.embedDocuments(fresh.map(embeddingText));
       await this.store.backend.upsert(fresh.map((s, i) => this.toRecord(s, vectors[i]!)));
+      await this.bump();
     }
     return result;
   }
@@ -182,7 +203,7 @@ export class SkillRegistry {
     const [record] = await this.store.backend.get([id], { tenant: this.tenant, withVectors: false });
     if (!record || record.attributes.kind !== KIND.skill) return false;
     await this.store.backend.delete([id]);
-    this.compiled.delete(id);
+    await this.bump();
     return true;
   }
 
@@ -202,11 +223,28 @@ export class SkillRegistry {
   }
 
   /**
-   * The skills a message (and the file being worked on) calls for, best
+   * The skills a message (and the files being worked on) calls for, best
    * first: `alwaysApply` skills, then up to `k` skills whose weighted score
    * passes the minimum and the gap filter. See docs/skills.md for the scoring.
    */
   async activate(message: string, options: ActivateOptions = {}): Promise<ActivatedSkill[]> {
+    const explained = await this.explain(message, options);
+    return explained.candidates
+      .filter((c) => c.status === 'active')
+      .map(({ entry, score, activatedBy, signals }) => ({
+        skill: recordToSkill(entry.record),
+        score,
+        activatedBy: activatedBy!,
+        signals,
+      }));
+  }
+
+  /**
+   * What `activate` decides and why: every skill where some signal fired,
+   * best first, with its signals, its score, and whether it was activated or
+   * left out (below the minimum, by the gap filter, beyond `k`).
+   */
+  async explain(message: string, options: ActivateOptions = {}): Promise<ActivationExplanation> {
     await this.store.init();
     if (typeof message !== 'string') throw invalidInput('activate() takes the user message as a string.');
     const k = options.k ?? DEFAULT_SKILL_K;
@@ -215,80 +253,113 @@ export class SkillRegistry {
     const gapRatio = options.gapRatio ?? DEFAULT_SKILL_GAP_RATIO;
     if (!Number.isFinite(minScore)) throw invalidInput('minScore must be a number.');
     if (!(gapRatio >= 0 && gapRatio <= 1)) throw invalidInput(`gapRatio must be between 0 and 1, got ${gapRatio}.`);
-    const files =
-      options.filePath === undefined
-        ? []
-        : typeof options.filePath === 'string'
-          ? [options.filePath]
-          : [...options.filePath];
-    if (files.some((f) => typeof f !== 'string'))
-      throw invalidInput('filePath must be a path string or a list of them.');
+    const files = filesOf(options);
+    const index = await this.index();
+    const fromText = pathsInMessage(message);
+    const paths = [...new Set([...fromText, ...files])];
+    const vector = message.trim() === '' || index.size === 0 ? undefined : await this.embedMessage(message);
+    const embedder = this.store.embedder;
+    const raw = index.signals(message, vector, paths, {
+      range: this.options.semanticRange ?? (embedder.lexical ? LEXICAL_SEMANTIC_RANGE : DENSE_SEMANTIC_RANGE),
+      weights: this.options.fusionWeights ?? (embedder.lexical ? LEXICAL_FUSION_WEIGHTS : { dense: 1, keyword: 1 }),
+    });
 
-    const total = await this.store.backend.count(this.filter());
-    if (total === 0) return [];
-    const { scores: semantic, records: found } =
-      message.trim() === ''
-        ? { scores: new Map<string, NonNullable<SkillSignals['semantic']>>(), records: [] as BackendRecord[] }
-        : await this.semanticScores(message, total);
-    // The dense search over every skill usually returns them all; scan only when it did not.
-    let records = found;
-    if (records.length < total) {
-      records = [];
-      for await (const record of this.store.scanRecords(this.filter())) records.push(record);
-    }
-    const terms = messageTerms(message);
-    const paths = [...new Set([...pathsInMessage(message), ...files.filter((f) => f.trim() !== '')])];
-    const matchGlobs = this.globs.forPaths(paths);
-
-    type Candidate = Omit<ActivatedSkill, 'skill'> & { record: BackendRecord; name: string };
-    const always: Candidate[] = [];
-    const scored: Candidate[] = [];
-    const live = new Set<string>();
     const w = SKILL_SCORE_WEIGHTS;
-    for (const record of records) {
-      live.add(record.id);
-      // Read the stored payload in place; only the skills returned are copied.
-      const skill = record.payload as unknown as Skill;
-      const keywords = this.compile(record.id, skill);
-      const signals: SkillSignals = {};
-      const sem = semantic.get(record.id);
-      if (sem && sem.score > 0) signals.semantic = sem;
-      const matched = matchKeywords(terms, keywords, message);
-      if (matched.length > 0) signals.keyword = { score: 1, matched };
-      if (paths.length > 0 && skill.globPatterns?.length > 0) {
-        const hit = matchGlobs(skill.globPatterns);
-        if (hit.paths.length > 0) signals.glob = { score: 1, ...hit };
-      }
-      const score =
+    const always: SkillCandidate[] = [];
+    const scored: SkillCandidate[] = [];
+    for (const { entry, signals, declared } of raw) {
+      const score = round(
         w.semantic * (signals.semantic?.score ?? 0) +
-        w.keyword * (signals.keyword?.score ?? 0) +
-        w.glob * (signals.glob?.score ?? 0) +
-        w.importance * skill.importance;
-      const fired = (['semantic', 'keyword', 'glob'] as const).filter((s) => signals[s] !== undefined);
-      if (skill.alwaysApply) {
-        always.push({ record, name: skill.name, score, activatedBy: 'always', signals });
-      } else if (fired.length > 0) {
+          w.keyword * (signals.keyword?.score ?? 0) +
+          w.glob * (signals.glob?.score ?? 0) +
+          w.importance * entry.skill.importance,
+      );
+      const fired = (['semantic', 'keyword', 'glob'] as const).filter((s) => (signals[s]?.score ?? 0) > 0);
+      const candidate: SkillCandidate = { name: entry.skill.name, entry, score, signals, status: 'active' };
+      if (entry.skill.alwaysApply) {
+        candidate.activatedBy = 'always';
+        always.push(candidate);
+      } else if (fired.length === 0) {
+        // A catch-all glob matched, nothing else: shown by explain, never active.
+        candidate.status = 'no-evidence';
+        candidate.reason = 'only a catch-all glob matched, which is no evidence';
+        scored.push(candidate);
+      } else {
         // Importance alone never activates a skill: some signal must have fired.
-        const activatedBy: ActivationSignal | 'combined' = fired.length === 1 ? fired[0]! : 'combined';
-        scored.push({ record, name: skill.name, score, activatedBy, signals });
+        candidate.activatedBy = fired.length === 1 ? fired[0]! : 'combined';
+        // A declared trigger keyword or path-specific glob makes a candidate on its own; the rest needs minScore.
+        if (score < minScore && !declared) {
+          candidate.status = 'below-minimum';
+          candidate.reason = `score ${score.toFixed(3)} < minimum ${minScore}`;
+        }
+        scored.push(candidate);
       }
     }
-    for (const id of this.compiled.keys()) if (!live.has(id)) this.compiled.delete(id);
-
-    const byScore = (a: Candidate, b: Candidate) =>
+    const byScore = (a: SkillCandidate, b: SkillCandidate) =>
       b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     always.sort(byScore);
-    // A trigger keyword or a matching glob was declared by the skill's author: it
-    // makes the skill a candidate on its own. Semantic-only matches need minScore.
-    const passing = scored
-      .filter((s) => s.score >= minScore || s.signals.keyword !== undefined || s.signals.glob !== undefined)
-      .sort(byScore);
-    const top = passing[0]?.score ?? 0;
-    const chosen = passing.filter((s) => s.score >= top * gapRatio).slice(0, k);
-    return [...always, ...chosen].map(({ record, name: _name, ...rest }) => ({
-      skill: recordToSkill(record),
-      ...rest,
-    }));
+    scored.sort(byScore);
+    const top = scored.find((c) => c.status === 'active')?.score ?? 0;
+    let taken = 0;
+    for (const c of scored) {
+      if (c.status !== 'active') continue;
+      if (c.score < top * gapRatio) {
+        c.status = 'gap';
+        c.reason = `score ${c.score.toFixed(3)} < ${gapRatio} × top ${top.toFixed(3)}`;
+      } else if (taken >= k) {
+        c.status = 'beyond-k';
+        c.reason = `${k} better skills were taken (k = ${k})`;
+      } else taken++;
+    }
+    return { message, paths, pathsFromMessage: fromText, candidates: [...always, ...scored] };
+  }
+
+  /**
+   * The library as a catalog: every skill's name and one-line description,
+   * the ones relevant to `message` first (as `explain` ranks them), then the
+   * rest by name. What catalog mode lists for the model to choose from.
+   */
+  async catalog(message = '', options: Pick<ActivateOptions, 'files' | 'filePath'> = {}): Promise<SkillSummary[]> {
+    const index = await this.index();
+    const byName = (a: IndexedSkill, b: IndexedSkill) =>
+      a.skill.name < b.skill.name ? -1 : a.skill.name > b.skill.name ? 1 : 0;
+    let ordered = [...index.entries].sort(byName);
+    if (message.trim() !== '') {
+      const first = (await this.explain(message, options)).candidates.map((c) => c.entry);
+      const seen = new Set(first.map((e) => e.id));
+      const raw = index.relevance(message, await this.embedMessage(message));
+      const position = new Map(index.entries.map((e, i) => [e.id, i]));
+      const rest = ordered
+        .filter((e) => !seen.has(e.id))
+        .sort((a, b) => raw[position.get(b.id)!]! - raw[position.get(a.id)!]! || byName(a, b));
+      ordered = [...first, ...rest];
+    }
+    return ordered.map(({ skill }) => ({ name: skill.name, description: oneLine(skill.description) }));
+  }
+
+  /**
+   * A skill's full instructions rendered for the model (sanitised like the
+   * context block): what the `load_skill` tools return.
+   */
+  async instructions(name: string): Promise<string> {
+    const skill = await this.get(name);
+    if (!skill) {
+      throw new AgentMemoryError(
+        'NOT_FOUND',
+        `No skill named ${JSON.stringify(name)}. Use a name from the skill catalog.`,
+        {
+          details: { name },
+        },
+      );
+    }
+    return formatForPrompt([{ skill, score: 1, activatedBy: 'always', signals: {} }], {
+      maxChars: skill.content.length + skill.name.length + 1000,
+    });
+  }
+
+  /** Drops the in-process activation index; the next activation rebuilds it from the backend. */
+  invalidate(): void {
+    this.indexes().delete(this.indexKey());
   }
 
   // ---------------------------------------------------------------- internals
@@ -301,12 +372,66 @@ export class SkillRegistry {
     return { tenant: this.tenant, namespaces: [SKILLS_NAMESPACE], where: { kind: KIND.skill } };
   }
 
-  private compile(id: string, skill: Skill): CompiledKeyword[] {
-    const cached = this.compiled.get(id);
-    if (cached && cached.hash === skill.contentHash) return cached.keywords;
-    const keywords = compileKeywords(skill.triggerKeywords ?? []);
-    this.compiled.set(id, { hash: skill.contentHash, keywords });
-    return keywords;
+  /**
+   * The activation index, rebuilt when the library changed: through any
+   * registry on the same store, in this process or another on the same SQLite
+   * file (the version stamp, read per message), or by a writer that bypasses
+   * registries such as a snapshot merge (the number of skills, checked at most
+   * once per `COUNT_CHECK_MS`).
+   */
+  private async index(): Promise<ActivationIndex> {
+    const stamp = (await this.store.backend.getMeta(this.versionKey())) ?? '';
+    const cached = this.indexes().get(this.indexKey());
+    if (cached && cached.stamp === stamp && Date.now() - cached.countedAt < COUNT_CHECK_MS) return cached.index;
+    const count = await this.store.backend.count(this.filter());
+    if (cached && cached.stamp === stamp && cached.count === count) {
+      cached.countedAt = Date.now();
+      return cached.index;
+    }
+    const records: BackendRecord[] = [];
+    for await (const record of this.store.scanRecords(this.filter(), true)) records.push(record);
+    const index = new ActivationIndex(records, this.store.embedder.dimension);
+    this.indexes().set(this.indexKey(), { stamp, count: records.length, countedAt: Date.now(), index });
+    return index;
+  }
+
+  /** Indexes are shared by every registry on the same backend (scoped views of a store make their own registry). */
+  private indexes(): Map<string, CachedIndex> {
+    let map = INDEXES.get(this.store.backend);
+    if (!map) {
+      map = new Map();
+      INDEXES.set(this.store.backend, map);
+    }
+    return map;
+  }
+
+  private indexKey(): string {
+    return `${this.tenant}\u0000${this.store.embedder.id}`;
+  }
+
+  private versionKey(): string {
+    return `skills.version:${this.tenant}`;
+  }
+
+  /** Marks the library changed, for this registry and every other one on the same store. */
+  private async bump(): Promise<void> {
+    this.invalidate();
+    await this.store.backend.setMeta(this.versionKey(), `${Date.now().toString(36)}-${randomUUID()}`);
+  }
+
+  private async embedMessage(message: string): Promise<Float32Array> {
+    const embedder = this.store.embedder;
+    const embedded = await embedder.embed([message], { purpose: 'query' });
+    this.store.usage.calls += embedded.usage?.calls ?? 1;
+    this.store.usage.tokens += embedded.usage?.tokens ?? 0;
+    const vector = embedded.embeddings[0];
+    if (!vector || vector.length !== embedder.dimension) {
+      throw new AgentMemoryError(
+        'DIMENSION_MISMATCH',
+        `Embedder ${embedder.id} returned no ${embedder.dimension}-dimensional vector for the message. Fix its dimension option.`,
+      );
+    }
+    return vector;
   }
 
   private toRecord(skill: Skill, vector: Float32Array): BackendRecord {
@@ -326,67 +451,6 @@ export class SkillRegistry {
       },
       payload: skill as unknown as JsonObject,
     };
-  }
-
-  /**
-   * Absolute semantic score per skill id: the cosine confidence (mapped onto
-   * 0..1 by the semantic range) times the fused hybrid relevance recall uses
-   * (1 when first in both the dense and the keyword list). A message that
-   * shares nothing with any skill scores 0 everywhere, whatever the ranks.
-   */
-  private async semanticScores(
-    message: string,
-    total: number,
-  ): Promise<{ scores: Map<string, NonNullable<SkillSignals['semantic']>>; records: BackendRecord[] }> {
-    const embedder = this.store.embedder;
-    const embedded = await embedder.embed([message], { purpose: 'query' });
-    this.store.usage.calls += embedded.usage?.calls ?? 1;
-    this.store.usage.tokens += embedded.usage?.tokens ?? 0;
-    const vector = embedded.embeddings[0];
-    if (!vector || vector.length !== embedder.dimension) {
-      throw new AgentMemoryError(
-        'DIMENSION_MISMATCH',
-        `Embedder ${embedder.id} returned no ${embedder.dimension}-dimensional vector for the message. Fix its dimension option.`,
-      );
-    }
-    const range = this.options.semanticRange ?? (embedder.lexical ? LEXICAL_SEMANTIC_RANGE : DENSE_SEMANTIC_RANGE);
-    const weights =
-      this.options.fusionWeights ?? (embedder.lexical ? { dense: 0.25, keyword: 1 } : { dense: 1, keyword: 1 });
-    const filter = this.filter();
-    const backend = this.store.backend;
-    // Every skill takes part: a few hundred candidates cost less than a missed one.
-    const pool = total;
-    let fused: SearchHit[];
-    let totalWeight: number;
-    let records: BackendRecord[];
-    if (backend.capabilities.nativeHybrid) {
-      fused = await backend.search({ mode: 'hybrid', vector, text: message, filter, k: pool, weights });
-      totalWeight = weights.dense + weights.keyword;
-      records = fused.map((h) => h.record);
-    } else {
-      const [dense, keyword] = await Promise.all([
-        backend.search({ mode: 'dense', vector, filter, k: pool }),
-        backend.capabilities.textSearch ? backend.search({ mode: 'keyword', text: message, filter, k: pool }) : [],
-      ]);
-      const keywordWeight = backend.capabilities.textSearch ? weights.keyword : 0;
-      fused = fuseRrf(dense, keyword, { dense: weights.dense, keyword: keywordWeight }, pool);
-      totalWeight = weights.dense + keywordWeight;
-      records = dense.map((h) => h.record);
-    }
-    const scores = new Map<string, NonNullable<SkillSignals['semantic']>>();
-    for (const hit of fused) {
-      const cosine = hit.dense?.score ?? 0;
-      const confidence = clamp01((cosine - range.floor) / (range.ceiling - range.floor));
-      const relevance = fusedRelevance(hit.score, totalWeight);
-      const entry: NonNullable<SkillSignals['semantic']> = {
-        score: round(confidence * relevance),
-        cosine: round(cosine),
-      };
-      if (hit.dense) entry.denseRank = hit.dense.rank;
-      if (hit.keyword) entry.keywordRank = hit.keyword.rank;
-      scores.set(hit.record.id, entry);
-    }
-    return { scores, records };
   }
 }
 
@@ -418,10 +482,48 @@ export function recordToSkill(record: BackendRecord): Skill {
   };
 }
 
-function clamp01(x: number): number {
-  return Math.max(0, Math.min(x, 1));
-}
-
 function round(x: number): number {
   return Math.round(x * 1e6) / 1e6;
+}
+
+/**
+ * Registry writes (in any process) stamp a version that every activation reads (one key lookup);
+ * the number of skills, which also catches writers that bypass the registry (a snapshot merge),
+ * is checked at most this often (counting costs 0.3 ms on SQLite at 1,000 skills).
+ */
+const COUNT_CHECK_MS = 1000;
+
+interface CachedIndex {
+  stamp: string;
+  count: number;
+  countedAt: number;
+  index: ActivationIndex;
+}
+
+const INDEXES = new WeakMap<MemoryBackend, Map<string, CachedIndex>>();
+
+/** A skill as the catalog lists it. */
+export interface SkillSummary {
+  name: string;
+  description: string;
+}
+
+/** The first line of a description, at most 200 characters. */
+function oneLine(text: string): string {
+  const line = (text ?? '').split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.length > 200 ? `${line.slice(0, 199).trimEnd()}…` : line.trim();
+}
+
+function filesOf(options: ActivateOptions): string[] {
+  const out: string[] = [];
+  if (options.files !== undefined && !Array.isArray(options.files))
+    throw invalidInput('files must be a list of path strings, e.g. { files: ["src/app.ts"] }.');
+  for (const value of [options.files, options.filePath]) {
+    if (value === undefined) continue;
+    const list = typeof value === 'string' ? [value] : value;
+    if (!Array.isArray(list) || list.some((f) => typeof f !== 'string'))
+      throw invalidInput('files (or filePath) must be a list of path strings.');
+    for (const f of list as string[]) if (f.trim() !== '') out.push(f);
+  }
+  return out;
 }

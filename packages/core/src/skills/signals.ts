@@ -1,5 +1,6 @@
 import micromatch from 'micromatch';
 import { stem, words } from '../text';
+import { FILE_EXTENSIONS, FILE_NAMES } from './file-names.generated';
 
 /**
  * Words whose trailing symbols the tokenizer drops although they name
@@ -114,34 +115,51 @@ export function matchKeywords(
   return matched;
 }
 
-/** File names that mean a file without having an extension. */
-const KNOWN_FILE_NAMES = new Set(
-  [
-    'Dockerfile',
-    'Containerfile',
-    'Makefile',
-    'GNUmakefile',
-    'Jenkinsfile',
-    'Vagrantfile',
-    'Procfile',
-    'Gemfile',
-    'Rakefile',
-    'Brewfile',
-    'Justfile',
-    'Earthfile',
-    'Tiltfile',
-    'Caddyfile',
-    'CODEOWNERS',
-    'LICENSE',
-  ].map((n) => n.toLowerCase()),
-);
-
-const EXTENSION = /\.[A-Za-z][A-Za-z0-9_-]{0,11}$/;
+const EXTENSIONS: ReadonlySet<string> = new Set(FILE_EXTENSIONS.split(' '));
+const NAMES: ReadonlySet<string> = new Set(FILE_NAMES.split(' '));
+/**
+ * Endings that are file extensions in the lists but, in a chat message
+ * without a folder, almost always end a domain name (`example.com`,
+ * `claude.ai`, `shop.app`).
+ */
+const DOMAIN_ENDINGS = new Set(['com', 'org', 'net', 'io', 'ai', 'app', 'dev', 'co', 'info', 'edu', 'gov']);
+/** Product names written like files: `Next.js`, `Node.js`, `Vue.js` (capitalised, no folder). */
+const PRODUCT_NAME = /^[A-Z][A-Za-z0-9]*\.js$/;
 
 /**
- * Paths a message mentions: tokens with a `/`, a file extension (`main.py`,
- * `.env`) or a well-known extensionless name (Dockerfile, Makefile).
- * Surrounding quotes, backticks, brackets and sentence punctuation are dropped.
+ * Whether a word of a message names a file: its last segment is a well-known
+ * file name (Dockerfile, Makefile, `.env`) or ends in a known file
+ * extension. Both lists come from GitHub Linguist and the MIME database
+ * (`file-names.generated.ts`), so `main.py`, `schema.prisma` and
+ * `invoice.pdf` are files while `shadcn/ui`, `client.messages.create`,
+ * `claude.ai` and `Next.js` are not.
+ */
+export function looksLikeFile(token: string): boolean {
+  const segments = token.replace(/\\/g, '/').split('/');
+  const base = segments.at(-1)!;
+  if (base === '') return false;
+  // A known name without an extension is a file as the lists write it (Dockerfile, .bashrc), not a word ("root").
+  if (NAMES.has(base) && /[A-Z.]/.test(base)) return true;
+  const lower = base.toLowerCase();
+  const dot = lower.lastIndexOf('.');
+  if (dot <= 0 || dot === lower.length - 1) return false;
+  const ext = lower.slice(dot + 1);
+  if (!/^[a-z]/.test(ext) || !EXTENSIONS.has(ext)) return false;
+  // A folder before it makes a file of `docs/site.com`; a domain as the folder is a URL without a scheme.
+  if (
+    segments
+      .slice(0, -1)
+      .some((s) => DOMAIN_ENDINGS.has(s.slice(s.lastIndexOf('.') + 1).toLowerCase()) && s.includes('.'))
+  )
+    return false;
+  if (segments.length === 1 && (DOMAIN_ENDINGS.has(ext) || PRODUCT_NAME.test(base))) return false;
+  return true;
+}
+
+/**
+ * Paths a message mentions: words that look like files (see `looksLikeFile`).
+ * Surrounding quotes, backticks, brackets and sentence punctuation are
+ * dropped; URLs are not files.
  */
 export function pathsInMessage(message: string): string[] {
   const found = new Set<string>();
@@ -149,14 +167,32 @@ export function pathsInMessage(message: string): string[] {
     const token = raw.replace(/^[("'`[{<]+/, '').replace(/[)"'`\]}>,;:!?.]+$/, '');
     if (token === '' || /^[a-z][a-z0-9+.-]*:\/\//i.test(token)) continue; // URLs are not files
     if (/^([a-z]\.)+[a-z]?$/i.test(token)) continue; // abbreviations: e.g, i.e
-    const base = token.slice(token.lastIndexOf('/') + 1);
-    const isPath =
-      (token.includes('/') && /[A-Za-z0-9]/.test(token) && !/^\/+$/.test(token)) ||
-      EXTENSION.test(token) ||
-      KNOWN_FILE_NAMES.has(base.toLowerCase());
-    if (isPath) found.add(token);
+    if (looksLikeFile(token)) found.add(token);
   }
   return [...found];
+}
+
+/** How much a glob says about a file: nothing (matches every file), its extension only, or a place or name. */
+export type GlobSpecificity = 'catch-all' | 'extension' | 'path';
+
+/** Evidence of a matching glob by specificity: a catch-all is no evidence. */
+export const GLOB_SPECIFICITY_SCORE: Record<GlobSpecificity, number> = { 'catch-all': 0, extension: 0.5, path: 1 };
+
+const EXTENSION_ONLY = /^(?:\*\*\/)?\*\.(?:\{[^{}/*]+\}|[^{}/*]+)$/;
+
+/**
+ * The specificity of a pattern. A catch-all is recognised by what it
+ * matches (a made-up file with a made-up extension in a made-up folder, and
+ * one without an extension), so `**`, `**\/*`, `*` and `**\/*.*` are all
+ * caught; `*.py` and `**\/*.{ts,tsx}` name an extension only.
+ */
+export function globSpecificity(pattern: string): GlobSpecificity {
+  const p = pattern.trim().replace(/^\.\//, '');
+  const compiled = compileGlob(p);
+  // Tested like file paths are (every tail of the path), so `*` matches any file too.
+  const isMatch = (path: string) => pathForms(path).some((form) => compiled(form));
+  if (isMatch('zq9x/vk7w/qj3.zzqv') && (isMatch('zq9x/qj3') || isMatch('qj3.zzqv'))) return 'catch-all';
+  return EXTENSION_ONLY.test(p) ? 'extension' : 'path';
 }
 
 /**

@@ -59,20 +59,42 @@ export interface SkillProblem {
   path: string;
   /** 1-based line in the file, where known. */
   line?: number;
-  /** `error`: the file was skipped; `warning`: it loaded, with the caveat in `reason`. */
-  severity: 'error' | 'warning';
+  /**
+   * `error`: the file was skipped; `warning`: it loaded, with the caveat in `reason`; `skipped`: not a
+   * skill (plain Markdown found by `load('.')`), left out on purpose.
+   */
+  severity: 'error' | 'warning' | 'skipped';
   reason: string;
 }
 
 export type ActivationSignal = 'semantic' | 'keyword' | 'glob';
 
 export interface SkillSignals {
-  /** Absolute semantic relevance 0..1 (0: unrelated), with the raw cosine it came from. */
-  semantic?: { score: number; cosine: number; denseRank?: number; keywordRank?: number };
-  /** The trigger keywords found in the message. */
-  keyword?: { score: number; matched: string[] };
-  /** The paths that matched, and the patterns they matched. */
-  glob?: { score: number; paths: string[]; patterns: string[] };
+  /**
+   * Absolute semantic relevance 0..1 (0: unrelated): the dense confidence (cosine mapped onto the
+   * semantic range) and the library-aware lexical relevance (BM25 over name, keywords, description and
+   * headings), fused. `cosine` is the raw similarity.
+   */
+  semantic?: {
+    score: number;
+    cosine: number;
+    dense?: number;
+    lexical?: number;
+    denseRank?: number;
+    keywordRank?: number;
+  };
+  /** The keywords found in the message: declared by the skill, or derived from its name when it declares none. */
+  keyword?: { score: number; matched: string[]; source?: 'declared' | 'derived' };
+  /**
+   * The paths that matched, and the patterns they matched. `score` is the evidence of the most
+   * specific match: a catch-all (`**\/*`) is none, an extension-only glob half, a path-specific one full.
+   */
+  glob?: {
+    score: number;
+    paths: string[];
+    patterns: string[];
+    matches?: { path: string; pattern: string; specificity: 'catch-all' | 'extension' | 'path' }[];
+  };
 }
 
 export interface ActivatedSkill {

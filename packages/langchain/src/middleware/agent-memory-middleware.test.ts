@@ -54,6 +54,16 @@ describe('agentMemoryMiddleware in createAgent', () => {
     expect(result.messages.at(-1)?.content).toBe('Use a multi-stage Dockerfile.');
   });
 
+  it('matches skills by the files of a run (context.files)', async () => {
+    const memory = await memoryWithSkill();
+    const model = fakeModel().respond(new AIMessage('Done.'));
+    const agent = createAgent({ model, middleware: [agentMemoryMiddleware({ memory })] });
+    await agent.invoke({ messages: [{ role: 'user', content: 'tidy this up' }] }, {
+      context: { files: ['services/api/Dockerfile'] },
+    } as never);
+    expect(systemText(model.calls[0]!.messages)).toContain('### docker');
+  });
+
   it('extracts facts after the run in the background, through the conflict check', async () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
     await memory.remember({ content: 'The database is PostgreSQL 14', type: 'project' });

@@ -13,10 +13,12 @@ import { chatModelExtractor } from './chat-model-extractor';
 import { isAi, isHuman, latestHumanText, textOf, withContextBlock } from './messages';
 import { defaultScope, RunContexts, type ScopeResolver, threadOf } from './scope';
 
-export interface AgentMemoryMiddlewareOptions extends Omit<ContextOptions, 'filePath'> {
+export interface AgentMemoryMiddlewareOptions extends Omit<ContextOptions, 'filePath' | 'files'> {
   memory: AgentMemory;
   /** A file the user works on (skills by glob); or per run via `context.filePath`. A run's `context.sessionId` (or `threadId`) puts that session's summary first. */
   filePath?: string;
+  /** Files the user works on (skills by glob); or per run via `context.files`. */
+  files?: string[];
   /** Reads tenant/branch/agent from the run's context; default: `userId`/`tenant`, `branch`, `agentId`. */
   scope?: ScopeResolver;
   /** Background extraction of durable facts after each run (off unless given). */
@@ -39,7 +41,16 @@ export interface AgentMemoryMiddlewareOptions extends Omit<ContextOptions, 'file
  */
 export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions) {
   if (!options?.memory) throw invalidInput('agentMemoryMiddleware needs { memory }, e.g. from createSqliteMemory().');
-  const { memory, filePath, scope = defaultScope, extraction, onExtraction, onError, ...contextOptions } = options;
+  const {
+    memory,
+    filePath,
+    files,
+    scope = defaultScope,
+    extraction,
+    onExtraction,
+    onError,
+    ...contextOptions
+  } = options;
   const report = (error: unknown, phase: 'inject' | 'extract') => {
     try {
       (onError ?? ((e, i) => console.warn(`[agentmem] ${i.phase} failed; the run went on:`, e)))(error, { phase });
@@ -69,10 +80,14 @@ export function agentMemoryMiddleware(options: AgentMemoryMiddlewareOptions) {
       try {
         const view = memory.withScope(scope(context));
         const file = typeof context?.filePath === 'string' ? context.filePath : filePath;
+        const list = Array.isArray(context?.files)
+          ? (context.files as unknown[]).filter((f): f is string => typeof f === 'string')
+          : files;
         const session = threadOf(context, (request.runtime as { configurable?: unknown })?.configurable);
         const { block } = await view.contextFor(message, {
           ...contextOptions,
           ...(file ? { filePath: file } : {}),
+          ...(list ? { files: list } : {}),
           ...(typeof session === 'string' ? { sessionId: session } : {}),
         });
         return handler({ ...request, systemMessage: withContextBlock(request.systemMessage, block) });

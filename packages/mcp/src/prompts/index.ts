@@ -18,11 +18,22 @@ export function registerPrompts(server: McpServer, ctx: ServerContext): void {
       argsSchema: {
         message: z.string().describe('The task or user message.'),
         filePath: z.string().optional().describe('The file being worked on (activates skills by glob).'),
+        files: z
+          .string()
+          .optional()
+          .describe('More files being worked on, comma-separated (prompt arguments are strings).'),
       },
     },
-    async ({ message, filePath }) => {
+    async ({ message, filePath, files }) => {
       await ctx.syncBranch();
-      const context = await ctx.memory.contextFor(message, filePath ? { filePath } : {});
+      const list = (files ?? '')
+        .split(',')
+        .map((f) => f.trim())
+        .filter((f) => f !== '');
+      const context = await ctx.memory.contextFor(message, {
+        ...(filePath ? { filePath } : {}),
+        ...(list.length > 0 ? { files: list } : {}),
+      });
       const text = context.block === '' ? message : `${context.block}\n\n${message}`;
       return {
         description:

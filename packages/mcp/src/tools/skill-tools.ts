@@ -26,12 +26,26 @@ const activatedOut = z.object({
       .object({
         score: z.number(),
         cosine: z.number(),
+        dense: z.number().optional().describe('The dense part (cosine on the semantic range), 0..1.'),
+        lexical: z.number().optional().describe('The library-aware lexical part (BM25), 0..1.'),
         denseRank: z.number().optional(),
         keywordRank: z.number().optional(),
       })
       .optional(),
-    keyword: z.object({ score: z.number(), matched: z.array(z.string()) }).optional(),
-    glob: z.object({ score: z.number(), paths: z.array(z.string()), patterns: z.array(z.string()) }).optional(),
+    keyword: z
+      .object({ score: z.number(), matched: z.array(z.string()), source: z.enum(['declared', 'derived']).optional() })
+      .optional(),
+    glob: z
+      .object({
+        score: z.number(),
+        paths: z.array(z.string()),
+        patterns: z.array(z.string()),
+        matches: z
+          .array(z.object({ path: z.string(), pattern: z.string(), specificity: z.string() }))
+          .optional()
+          .describe('Which file matched which glob; a catch-all is no evidence.'),
+      })
+      .optional(),
   }),
 });
 
@@ -61,13 +75,15 @@ function toActivatedOut(a: ActivatedSkill): z.output<typeof activatedOut> {
             semantic: {
               score: semantic.score,
               cosine: semantic.cosine,
+              ...(semantic.dense !== undefined ? { dense: semantic.dense } : {}),
+              ...(semantic.lexical !== undefined ? { lexical: semantic.lexical } : {}),
               ...(semantic.denseRank !== undefined ? { denseRank: semantic.denseRank } : {}),
               ...(semantic.keywordRank !== undefined ? { keywordRank: semantic.keywordRank } : {}),
             },
           }
         : {}),
-      ...(keyword ? { keyword: { score: keyword.score, matched: keyword.matched } } : {}),
-      ...(glob ? { glob: { score: glob.score, paths: glob.paths, patterns: glob.patterns } } : {}),
+      ...(keyword ? { keyword: { ...keyword } } : {}),
+      ...(glob ? { glob: { ...glob } } : {}),
     },
   };
 }
@@ -86,6 +102,7 @@ export function registerSkillTools(server: McpServer, ctx: ServerContext): void 
       inputSchema: {
         message: z.string().describe('The task or user message.'),
         filePath: z.string().optional().describe('The file being worked on (activates skills by glob).'),
+        files: z.array(z.string()).optional().describe('The files being worked on (activate skills by glob).'),
         k: z
           .number()
           .int()
@@ -103,6 +120,7 @@ export function registerSkillTools(server: McpServer, ctx: ServerContext): void 
     async (args) => {
       const activated = await memory.skills.activate(args.message, {
         ...(args.filePath !== undefined ? { filePath: args.filePath } : {}),
+        ...(args.files !== undefined ? { files: args.files } : {}),
         ...(args.k !== undefined ? { k: args.k } : {}),
       });
       return {
@@ -111,6 +129,37 @@ export function registerSkillTools(server: McpServer, ctx: ServerContext): void 
             ? 'No skill applies.'
             : `Active: ${activated.map((a) => `${a.skill.name} (${a.activatedBy})`).join(', ')}.`,
         structured: { skills: activated.map(toActivatedOut), rendered: formatForPrompt(activated) },
+      };
+    },
+  );
+
+  defineTool(
+    server,
+    ctx,
+    'load_skill',
+    {
+      title: 'Load a skill',
+      description:
+        "A skill's full instructions by name, rendered as Markdown to follow: catalog mode, where the prompt lists skills by name and description and you read the one the task needs.",
+      inputSchema: { name: z.string().min(1).describe('The skill name, as list_skills or the catalog gives it.') },
+      outputSchema: {
+        name: z.string(),
+        found: z.boolean(),
+        instructions: z.string().describe('The skill rendered as Markdown; empty when there is no such skill.'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args) => {
+      const skill = await memory.skills.get(args.name);
+      if (!skill) {
+        return {
+          summary: `No skill named ${JSON.stringify(args.name)}; list_skills gives the names.`,
+          structured: { name: args.name, found: false, instructions: '' },
+        };
+      }
+      return {
+        summary: `Instructions of ${skill.name}.`,
+        structured: { name: skill.name, found: true, instructions: await memory.skills.instructions(skill.name) },
       };
     },
   );

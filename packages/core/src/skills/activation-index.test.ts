@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { InMemoryBackend } from '../backends';
+import { MemoryStore } from '../store/memory-store';
+import { SkillRegistry } from './registry';
+import { globSpecificity, looksLikeFile, pathsInMessage } from './signals';
+import type { SkillInput } from './skill';
+
+const names = (list: { skill: { name: string } }[]) => list.map((a) => a.skill.name);
+
+async function registry(skills: SkillInput[], backend = new InMemoryBackend()) {
+  const registry = new SkillRegistry(new MemoryStore({ backend }));
+  await registry.registerMany(skills);
+  return registry;
+}
+
+const CATCH_ALL: SkillInput = {
+  name: 'clean-code',
+  description: 'General clean code guidelines for naming and small functions',
+  content: '# Clean code\n- Name things for what they do.',
+  globPatterns: ['**/*'],
+};
+const PRISMA: SkillInput = {
+  name: 'prisma',
+  description: 'Prisma ORM schema, migrations and client usage',
+  content:
+    '# Prisma\n## Schema design\n- Add @@unique for composite keys.\n## Migrations\n- Never edit an applied migration.',
+  globPatterns: ['**/*.prisma'],
+};
+const REACT_QUERY: SkillInput = {
+  name: 'react-query',
+  description: 'Server state with TanStack Query: caching, invalidation and mutations',
+  content: '# TanStack Query\n## Invalidation\n- Invalidate queries after a mutation.',
+  globPatterns: ['**/*.{ts,tsx}'],
+};
+
+describe('glob evidence by specificity', () => {
+  it('classifies catch-alls, extension-only globs and path-specific ones', () => {
+    for (const p of ['**/*', '**', '*', '**/*.*', './**/*']) expect(globSpecificity(p)).toBe('catch-all');
+    for (const p of ['**/*.py', '*.py', '**/*.{ts,tsx}']) expect(globSpecificity(p)).toBe('extension');
+    for (const p of ['Dockerfile', '.github/workflows/*.yml', 'src/**/*.ts', 'prisma/schema.prisma'])
+      expect(globSpecificity(p)).toBe('path');
+  });
+
+  it('a catch-all glob is no evidence: it activates nothing, and explain says why', async () => {
+    const skills = await registry([CATCH_ALL, PRISMA]);
+    expect(await skills.activate('how many tablespoons in a cup?', { files: ['holiday-photos.zip'] })).toEqual([]);
+    const explained = await skills.explain('how many tablespoons in a cup?', { files: ['holiday-photos.zip'] });
+    const clean = explained.candidates.find((c) => c.name === 'clean-code');
+    expect(clean).toMatchObject({ status: 'no-evidence', signals: { glob: { score: 0 } } });
+    expect(clean!.signals.glob!.matches).toEqual([
+      { path: 'holiday-photos.zip', pattern: '**/*', specificity: 'catch-all' },
+    ]);
+  });
+
+  it('an extension few skills claim activates on its own; one most skills claim is weaker', async () => {
+    const skills = await registry([PRISMA, REACT_QUERY, CATCH_ALL]);
+    const [hit] = await skills.activate('add a unique constraint here', { files: ['prisma/schema.prisma'] });
+    expect(hit?.skill.name).toBe('prisma');
+    const many = await registry(
+      Array.from({ length: 12 }, (_, i) => ({ name: `ts-${i}`, content: `rule ${i}`, globPatterns: ['**/*.ts'] })),
+    );
+    const explained = await many.explain('tidy', { files: ['src/a.ts'] });
+    for (const c of explained.candidates) expect(c.signals.glob!.score).toBeLessThan(0.5);
+    expect(await many.activate('tidy', { files: ['src/a.ts'] })).toEqual([]);
+  });
+});
+
+describe('file context', () => {
+  it('takes only words that look like files from the message', () => {
+    expect(
+      pathsInMessage(
+        'ask claude.ai about shadcn/ui, call client.messages.create, check invoice.zip, Next.js and src/app/page.tsx',
+      ),
+    ).toEqual(['invoice.zip', 'src/app/page.tsx']);
+    for (const f of ['main.py', 'schema.prisma', 'Dockerfile', '.env', 'docs/site.com', 'boarding-pass.pdf'])
+      expect(looksLikeFile(f)).toBe(true);
+    expect(pathsInMessage('this image runs as root; see the Makefile')).toEqual(['Makefile']);
+    for (const f of ['example.com', 'github.com/org/repo.git', 'CI/CD', 'and/or', 'os.path.join', 'root'])
+      expect(looksLikeFile(f)).toBe(false);
+  });
+
+  it('files and filePath are both matched against globs', async () => {
+    const skills = await registry([PRISMA, REACT_QUERY]);
+    const explained = await skills.explain('look at these', {
+      files: ['prisma/schema.prisma'],
+      filePath: 'src/hooks/useTodos.ts',
+    });
+    expect(explained.paths).toEqual(['prisma/schema.prisma', 'src/hooks/useTodos.ts']);
+    expect(names(await skills.activate('look', { files: ['prisma/schema.prisma'] }))).toEqual(['prisma']);
+    await expect(skills.activate('x', { files: 'a.ts' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
+
+describe('keywords without declarations and library-aware relevance', () => {
+  it("a skill's whole name acts as a keyword when it declares none", async () => {
+    const skills = await registry([PRISMA, REACT_QUERY, CATCH_ALL]);
+    const [hit] = await skills.activate('why does React Query refetch on window focus?');
+    expect(hit).toMatchObject({
+      skill: { name: 'react-query' },
+      signals: { keyword: { matched: ['react query'], source: 'derived' } },
+    });
+    // A part of a name alone is not a keyword ("react" is also a verb).
+    const explained = await skills.explain('how should I react to this?');
+    expect(explained.candidates.find((c) => c.name === 'react-query')?.signals.keyword).toBeUndefined();
+  });
+
+  it('a distinctive word of the library counts more than a common one, and one stray word is nothing', async () => {
+    const library: SkillInput[] = [
+      PRISMA,
+      REACT_QUERY,
+      ...Array.from({ length: 8 }, (_, i) => ({
+        name: `guide-${i}`,
+        description: `Schema and migrations guide number ${i}`,
+        content: `# Guide ${i}\n- Keep schema changes small.`,
+      })),
+    ];
+    const skills = await registry(library);
+    const explained = await skills.explain('composite unique keys in the prisma schema');
+    expect(explained.candidates[0]!.name).toBe('prisma');
+    const prisma = explained.candidates[0]!.signals.semantic!;
+    const guide = explained.candidates.find((c) => c.name === 'guide-0')?.signals.semantic?.lexical ?? 0;
+    expect(prisma.lexical).toBeGreaterThan(guide);
+    expect(await skills.activate('what is the best invalidation of a parking ticket?')).toEqual([]);
+  });
+});
+
+describe('the in-process activation index', () => {
+  it('follows register and unregister', async () => {
+    const skills = await registry([PRISMA]);
+    expect(names(await skills.activate('prisma migrations'))).toEqual(['prisma']);
+    await skills.register({ ...REACT_QUERY });
+    expect(names(await skills.activate('react query invalidation'))).toEqual(['react-query']);
+    await skills.unregister('prisma');
+    expect(await skills.activate('prisma migrations')).toEqual([]);
+  });
+
+  it('sees skills another writer added to the same store (another process on the same file)', async () => {
+    const backend = new InMemoryBackend();
+    const reader = await registry([PRISMA], backend);
+    expect(await reader.activate('react query invalidation')).toEqual([]);
+    const writer = new SkillRegistry(new MemoryStore({ backend }));
+    await writer.register(REACT_QUERY);
+    expect(names(await reader.activate('react query invalidation'))).toEqual(['react-query']);
+    await writer.register({ ...REACT_QUERY, description: 'Data fetching hooks for TanStack' });
+    expect((await reader.activate('react query invalidation'))[0]?.skill.description).toBe(
+      'Data fetching hooks for TanStack',
+    );
+  });
+
+  it('does not search the backend per message', async () => {
+    const backend = new InMemoryBackend();
+    const skills = await registry([PRISMA, REACT_QUERY], backend);
+    await skills.activate('warm up');
+    let searches = 0;
+    const search = backend.search.bind(backend);
+    backend.search = (request) => {
+      searches++;
+      return search(request);
+    };
+    for (let i = 0; i < 5; i++) await skills.activate('prisma migrations', { files: ['prisma/schema.prisma'] });
+    expect(searches).toBe(0);
+  });
+});
+
+describe('explain', () => {
+  it('reports each candidate with its signals and why it was left out', async () => {
+    const many: SkillInput[] = ['one', 'two', 'three', 'four'].map((name, i) => ({
+      name,
+      content: `Skill ${name}`,
+      triggerKeywords: ['release'],
+      importance: 0.4 + i / 10,
+    }));
+    const skills = await registry([...many, { name: 'weak', content: 'notes', triggerKeywords: ['nothing'] }]);
+    const { candidates } = await skills.explain('cut a release', { k: 2 });
+    expect(candidates.map((c) => c.status)).toEqual(['active', 'active', 'beyond-k', 'beyond-k']);
+    expect(candidates.map((c) => c.score)).toEqual([...candidates.map((c) => c.score)].sort((a, b) => b - a));
+    expect(candidates.every((c) => c.signals.keyword?.matched[0] === 'release')).toBe(true);
+    expect(candidates[2]!.reason).toContain('k = 2');
+    const active = (await skills.activate('cut a release', { k: 2 })).map((a) => a.skill.name);
+    expect(active).toEqual(candidates.slice(0, 2).map((c) => c.name));
+    const gap = await skills.explain('cut a release', { gapRatio: 1 });
+    expect(gap.candidates.slice(1).every((c) => c.status === 'gap' || c.score === gap.candidates[0]!.score)).toBe(true);
+  });
+});

@@ -1,0 +1,390 @@
+import type { BackendRecord } from '../contracts';
+import { tokenize } from '../text';
+import {
+  type CompiledKeyword,
+  compileKeywords,
+  GLOB_SPECIFICITY_SCORE,
+  GlobMatcher,
+  type GlobSpecificity,
+  globSpecificity,
+  type MatchTerm,
+  matchKeywords,
+  messageTerms,
+} from './signals';
+import type { Skill, SkillSignals } from './skill';
+
+/**
+ * BM25 parameters of the library-aware lexical relevance. Length normalisation
+ * is full (b = 1): skills range from a two-line description to 10 kB rules,
+ * and a long rule gathers a message's words from its body by sheer size. On
+ * skills-dev's halves b = 1 raised top-1 from 82.4% / 79.2% to 86.5% / 80.2%
+ * with no new unrelated activation (b = 0.5 and 0.9 were worse or equal).
+ */
+const BM25 = { k1: 1.2, b: 1 } as const;
+/**
+ * BM25 field weights. The body counts least but counts: what a rule covers is in its text
+ * ("runs as root", "node_modules" for Docker). With it, top-1 on skills-dev went from 66% / 70% to
+ * 82% / 79% on the two halves; 0.5 with the 1.5 floor kept unrelated messages quietest of those tried.
+ */
+export const ACTIVATION_INDEX_FIELD_WEIGHTS = { name: 3, keywords: 2, description: 2, headings: 1, body: 0.5 } as const;
+const FIELD_WEIGHTS = ACTIVATION_INDEX_FIELD_WEIGHTS;
+/**
+ * Lexical relevance is 1 - exp(-(x - LEXICAL_FLOOR) / LEXICAL_SCALE), where x
+ * is the BM25 score divided by the idf of a word found in one skill only (so
+ * the scale does not depend on the library's size): two or three distinctive
+ * words in the name or description give 0.5-0.8. Chosen by cross-validation
+ * on the two halves of skills-dev (bench/skills-quality.ts --half).
+ */
+export const LEXICAL_SCALE = 1.5;
+/**
+ * BM25 (in the same unit) that counts for nothing: a distinctive word or two in
+ * a heading or the body, which any message can share with a long skill by chance.
+ */
+export const LEXICAL_FLOOR = 1.5;
+/** Globs claiming a file for at most N^(1-this) of N skills keep their full specificity score. */
+export const GLOB_RARITY_FULL = 0.5;
+/**
+ * Strength of the keyword a skill did not declare: its whole name as a phrase
+ * (`react query` for react-query, also written `React Query`). Single parts of
+ * a name (`next`, `three`, `plans`) are everyday words too often: as keywords
+ * they lowered top-1 and raised false activations on both halves of
+ * skills-dev, so they count through the BM25 name field only.
+ */
+export const DERIVED_KEYWORD_STRENGTH = 1;
+
+export interface IndexedSkill {
+  id: string;
+  record: BackendRecord;
+  /** The stored payload, read in place (copied only for the skills returned). */
+  skill: Skill;
+  keywords: { compiled: CompiledKeyword; strength: number; source: 'declared' | 'name' }[];
+  globs: { pattern: string; specificity: GlobSpecificity }[];
+}
+
+/** One skill's signals for a message, before weighting. */
+export interface RawSignals {
+  entry: IndexedSkill;
+  signals: SkillSignals;
+  /** The skill's author declared the evidence (a trigger keyword or a path-specific glob). */
+  declared: boolean;
+}
+
+/** Settings the index scores with. */
+export interface IndexScoring {
+  range: { floor: number; ceiling: number };
+  weights: { dense: number; keyword: number };
+}
+
+/**
+ * Everything activation needs, kept in memory and built from the stored
+ * skills once per change of the library: the skills' vectors (one contiguous
+ * array), BM25 postings over name, keywords, description and headings,
+ * keywords (declared, or derived from the name), and globs classified by
+ * specificity. A message costs one embedding and arithmetic over this, not a
+ * backend search.
+ */
+export class ActivationIndex {
+  readonly entries: IndexedSkill[];
+  private readonly dimension: number;
+  private readonly vectors: Float32Array;
+  private readonly norms: Float32Array;
+  private readonly postings = new Map<string, { docs: number[]; tf: number[] }>();
+  private readonly lengths: Float64Array;
+  private readonly averageLength: number;
+  /** Keywords by the stem of their first word; symbol keywords (C++) apart. */
+  private readonly keywordsByStem = new Map<string, { doc: number; k: number }[]>();
+  private readonly literalKeywords: { doc: number; k: number }[] = [];
+  private readonly globDocs = new Map<string, number[]>();
+  private readonly matcher = new GlobMatcher();
+
+  constructor(records: readonly BackendRecord[], dimension: number) {
+    this.dimension = dimension;
+    const n = records.length;
+    this.vectors = new Float32Array(n * dimension);
+    this.norms = new Float32Array(n);
+    this.lengths = new Float64Array(n);
+    const skills = records.map((r) => r.payload as unknown as Skill);
+
+    let totalLength = 0;
+    const kinds = new Map<string, GlobSpecificity>();
+    this.entries = records.map((record, doc) => {
+      const skill = skills[doc]!;
+      const vector = record.vector;
+      if (vector && vector.length === dimension) {
+        let sum = 0;
+        for (let i = 0; i < dimension; i++) {
+          this.vectors[doc * dimension + i] = vector[i]!;
+          sum += vector[i]! * vector[i]!;
+        }
+        this.norms[doc] = Math.sqrt(sum);
+      }
+      // BM25 postings, weighted per field.
+      const tf = new Map<string, number>();
+      const add = (text: string, weight: number) => {
+        for (const t of tokenize(text)) tf.set(t, (tf.get(t) ?? 0) + weight);
+      };
+      add(splitName(skill.name), FIELD_WEIGHTS.name);
+      add((skill.triggerKeywords ?? []).join(' '), FIELD_WEIGHTS.keywords);
+      add(skill.description ?? '', FIELD_WEIGHTS.description);
+      add(headings(skill.content ?? ''), FIELD_WEIGHTS.headings);
+      add(body(skill.content ?? ''), FIELD_WEIGHTS.body);
+      let length = 0;
+      for (const [term, count] of tf) {
+        let list = this.postings.get(term);
+        if (!list) {
+          list = { docs: [], tf: [] };
+          this.postings.set(term, list);
+        }
+        list.docs.push(doc);
+        list.tf.push(count);
+        length += count;
+      }
+      this.lengths[doc] = length;
+      totalLength += length;
+
+      const keywords: IndexedSkill['keywords'] = [];
+      const declared = skill.triggerKeywords ?? [];
+      if (declared.length > 0) {
+        for (const compiled of compileKeywords(declared)) keywords.push({ compiled, strength: 1, source: 'declared' });
+      } else {
+        for (const compiled of compileKeywords([splitName(skill.name)]))
+          keywords.push({ compiled, strength: DERIVED_KEYWORD_STRENGTH, source: 'name' });
+      }
+      for (const [k, { compiled }] of keywords.entries()) {
+        if (compiled.literal) this.literalKeywords.push({ doc, k });
+        else {
+          listOf(this.keywordsByStem, compiled.terms[0]!.stem).push({ doc, k });
+        }
+      }
+
+      const globs = (skill.globPatterns ?? []).map((pattern) => {
+        const specificity = kinds.get(pattern) ?? globSpecificity(pattern);
+        kinds.set(pattern, specificity);
+        return { pattern, specificity };
+      });
+      for (const g of globs) {
+        listOf(this.globDocs, g.pattern).push(doc);
+      }
+      return { id: record.id, record, skill, keywords, globs };
+    });
+    this.averageLength = n > 0 ? totalLength / n : 0;
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /**
+   * The signals of every skill for a message: the query vector (or none for
+   * an empty message), its words, and the files in context. Skills where no
+   * signal fired are left out.
+   */
+  signals(
+    message: string,
+    vector: Float32Array | undefined,
+    paths: readonly string[],
+    scoring: IndexScoring,
+  ): RawSignals[] {
+    const n = this.entries.length;
+    const dense = this.cosines(vector);
+    const bm25 = this.bm25(`${message} ${paths.map(pathWords).join(' ')}`);
+    const keywordHits = this.keywordHits(messageTerms(message), message);
+    const globHits = this.globHits(paths);
+    const out: RawSignals[] = [];
+    const { range, weights } = scoring;
+    const maxWeight = Math.max(weights.dense, weights.keyword, Number.MIN_VALUE);
+    const idfMax = idf(n, 1);
+    for (let doc = 0; doc < n; doc++) {
+      const entry = this.entries[doc]!;
+      const signals: SkillSignals = {};
+      const cosine = dense ? dense[doc]! : 0;
+      const confidence = clamp01((cosine - range.floor) / (range.ceiling - range.floor));
+      const raw = bm25.get(doc) ?? 0;
+      const lexical = idfMax > 0 ? 1 - Math.exp(-Math.max(0, raw / idfMax - LEXICAL_FLOOR) / LEXICAL_SCALE) : 0;
+      // Noisy-OR of the two absolute relevances: either alone can carry the signal, both reinforce.
+      const semantic =
+        1 - (1 - confidence) ** (weights.dense / maxWeight) * (1 - lexical) ** (weights.keyword / maxWeight);
+      if (semantic > 0) {
+        signals.semantic = {
+          score: round(semantic),
+          cosine: round(cosine),
+          dense: round(confidence),
+          lexical: round(lexical),
+        };
+      }
+      let declared = false;
+      const kw = keywordHits.get(doc);
+      if (kw) {
+        signals.keyword = { score: kw.strength, matched: kw.matched, source: kw.declared ? 'declared' : 'derived' };
+        declared ||= kw.declared;
+      }
+      const glob = globHits.get(doc);
+      if (glob) {
+        signals.glob = glob;
+        // A path-specific glob, or an extension few skills claim, is the author's declaration.
+        declared ||= glob.score >= GLOB_SPECIFICITY_SCORE.extension;
+      }
+      if (signals.semantic || signals.keyword || signals.glob || entry.skill.alwaysApply)
+        out.push({ entry, signals, declared });
+    }
+    return out;
+  }
+
+  /**
+   * A raw relevance of every skill to a message, for ordering skills no signal
+   * activates (the catalog): cosine plus BM25 in units of one distinctive word.
+   */
+  relevance(message: string, vector: Float32Array | undefined): Float64Array {
+    const out = new Float64Array(this.entries.length);
+    const dense = this.cosines(vector);
+    const idfMax = idf(this.entries.length, 1) || 1;
+    for (const [doc, score] of this.bm25(message)) out[doc] = score / idfMax;
+    if (dense) for (let doc = 0; doc < out.length; doc++) out[doc]! += dense[doc]!;
+    return out;
+  }
+
+  /** Cosine of the message with every skill, over the message vector's non-zero dimensions only. */
+  private cosines(vector: Float32Array | undefined): Float32Array | undefined {
+    if (!vector) return undefined;
+    const dim = this.dimension;
+    const nonZero: number[] = [];
+    let norm = 0;
+    for (let i = 0; i < dim; i++) {
+      const x = vector[i]!;
+      if (x !== 0) {
+        nonZero.push(i);
+        norm += x * x;
+      }
+    }
+    const out = new Float32Array(this.entries.length);
+    if (norm === 0) return out;
+    norm = Math.sqrt(norm);
+    const values = nonZero.map((i) => vector[i]!);
+    const vectors = this.vectors;
+    for (let doc = 0; doc < out.length; doc++) {
+      const base = doc * dim;
+      let dot = 0;
+      for (let j = 0; j < nonZero.length; j++) dot += values[j]! * vectors[base + nonZero[j]!]!;
+      const skillNorm = this.norms[doc]!;
+      out[doc] = skillNorm > 0 ? dot / (norm * skillNorm) : 0;
+    }
+    return out;
+  }
+
+  private bm25(text: string): Map<number, number> {
+    const scores = new Map<number, number>();
+    const n = this.entries.length;
+    for (const term of new Set(tokenize(text))) {
+      const list = this.postings.get(term);
+      if (!list) continue;
+      const weight = idf(n, list.docs.length);
+      for (let i = 0; i < list.docs.length; i++) {
+        const doc = list.docs[i]!;
+        const tf = list.tf[i]!;
+        const norm = BM25.k1 * (1 - BM25.b + (BM25.b * this.lengths[doc]!) / (this.averageLength || 1));
+        scores.set(doc, (scores.get(doc) ?? 0) + (weight * tf * (BM25.k1 + 1)) / (tf + norm));
+      }
+    }
+    return scores;
+  }
+
+  private keywordHits(
+    terms: readonly MatchTerm[],
+    message: string,
+  ): Map<number, { strength: number; matched: string[]; declared: boolean }> {
+    const hits = new Map<number, { strength: number; matched: string[]; declared: boolean }>();
+    const tried = new Set<string>();
+    const record = (doc: number, k: number) => {
+      const key = `${doc}:${k}`;
+      if (tried.has(key)) return;
+      tried.add(key);
+      const kw = this.entries[doc]!.keywords[k]!;
+      if (matchKeywords(terms, [kw.compiled], message).length === 0) return;
+      const hit = hits.get(doc) ?? { strength: 0, matched: [], declared: false };
+      hit.strength = Math.max(hit.strength, kw.strength);
+      hit.matched.push(kw.compiled.keyword);
+      hit.declared ||= kw.source === 'declared';
+      hits.set(doc, hit);
+    };
+    for (const term of terms) for (const { doc, k } of this.keywordsByStem.get(term.stem) ?? []) record(doc, k);
+    for (const { doc, k } of this.literalKeywords) record(doc, k);
+    return hits;
+  }
+
+  private globHits(paths: readonly string[]): Map<number, NonNullable<SkillSignals['glob']>> {
+    const hits = new Map<number, NonNullable<SkillSignals['glob']>>();
+    if (paths.length === 0) return hits;
+    const match = this.matcher.forPaths(paths);
+    for (const [pattern, docs] of this.globDocs) {
+      const hit = match([pattern]);
+      if (hit.paths.length === 0) continue;
+      for (const doc of docs) {
+        const specificity = this.entries[doc]!.globs.find((g) => g.pattern === pattern)!.specificity;
+        const glob = hits.get(doc) ?? { score: 0, paths: [], patterns: [], matches: [] };
+        glob.score = Math.max(glob.score, GLOB_SPECIFICITY_SCORE[specificity]);
+        glob.patterns.push(pattern);
+        for (const path of hit.paths) {
+          if (!glob.paths.includes(path)) glob.paths.push(path);
+          glob.matches!.push({ path, pattern, specificity });
+        }
+        hits.set(doc, glob);
+      }
+    }
+    // A file many skills' globs claim (`*.py` in a Python library) says less than one few claim.
+    const n = this.entries.length;
+    const claimed = [...hits.values()].filter((g) => g.score > 0).length;
+    const rarity = claimed > 0 && n > 1 ? Math.min(1, Math.log(n / claimed) / Math.log(n) / GLOB_RARITY_FULL) : 1;
+    for (const glob of hits.values()) glob.score = round(glob.score * (glob.score >= 1 ? 1 : rarity));
+    return hits;
+  }
+}
+
+/** `django-rest-framework` → `django rest framework`: a name's parts as words. */
+export function splitName(name: string): string {
+  return name.replace(/[-_/.]+/g, ' ');
+}
+
+/** The content of a skill without its headings (they are a field of their own). */
+function body(content: string): string {
+  return content
+    .split('\n')
+    .filter((l) => !/^#{1,6}\s/.test(l))
+    .join('\n');
+}
+
+/** The Markdown headings of a skill's content, outside code fences. */
+function headings(content: string): string {
+  const out: string[] = [];
+  let fenced = false;
+  for (const line of content.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced && /^#{1,6}\s/.test(line)) out.push(line.replace(/^#+\s*/, ''));
+  }
+  return out.join('\n');
+}
+
+/** The words of a path (`src-tauri/src/main.rs` → src tauri src main rs), for lexical relevance. */
+function pathWords(path: string): string {
+  return path.replace(/[\\/._-]+/g, ' ');
+}
+
+function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {
+  let list = map.get(key);
+  if (!list) {
+    list = [];
+    map.set(key, list);
+  }
+  return list;
+}
+
+function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+function clamp01(x: number): number {
+  return Math.max(0, Math.min(x, 1));
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}

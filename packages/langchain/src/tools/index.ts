@@ -1,0 +1,1 @@
+export { type LoadSkillToolOptions, loadSkillTool } from './load-skill-tool';
