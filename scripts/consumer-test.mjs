@@ -244,6 +244,99 @@ step('@agentmem/mcp', 'npx agentmem-mcp --help', bin('agentmem-mcp'), ['--help']
   expect: (out) => /agentmem-mcp/.test(out),
 });
 
+// 6. The inspector from its tarball: its server starts (ESM and CJS: the CJS build finds dist/ui through the
+// import.meta.url shim) and serves the prebuilt UI bundle (esbuild, which could rebuild it, is not installed here),
+// then `agentmem inspect` loads it through the CLI's optional import and stops on Ctrl-C.
+/** Fetches the page and the UI bundle of a running inspector at `url`; throws what is wrong. */
+const inspectorFetch = `async function fetchInspector(url) {
+  // As a browser does: the token in the URL buys a cookie (and a redirect that drops it from the address bar).
+  const login = await fetch(url, { redirect: 'manual' });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  if (login.status !== 303 || !cookie) throw new Error('token: HTTP ' + login.status + ', no cookie');
+  const get = (path) => fetch(new URL(path, url), { headers: { cookie } });
+  const page = await get('/');
+  const html = await page.text();
+  if (page.status !== 200 || !html.includes('/assets/app.js')) throw new Error('page: HTTP ' + page.status + ' ' + html.slice(0, 200));
+  for (const asset of ['app.js', 'app.css']) {
+    const res = await get('/assets/' + asset);
+    const body = await res.text();
+    if (res.status !== 200 || body.length < 1000) throw new Error(asset + ': HTTP ' + res.status + ' ' + body.slice(0, 200));
+  }
+}`;
+const startAndFetch = `const memory = await createAgentMemory({ backend: new InMemoryBackend() });
+  const inspector = await startInspector({ memory });
+  try { await fetchInspector(inspector.url); } finally { await inspector.close(); await memory.close(); }`;
+writeFileSync(
+  join(app, 'inspector-start.mjs'),
+  `import { createAgentMemory, InMemoryBackend } from '@agentmem/core';
+import { startInspector } from '@agentmem/inspector';
+${inspectorFetch}
+${startAndFetch}
+`,
+);
+writeFileSync(
+  join(app, 'inspector-start.cjs'),
+  `const { createAgentMemory, InMemoryBackend } = require('@agentmem/core');
+const { startInspector } = require('@agentmem/inspector');
+${inspectorFetch}
+(async () => {
+  ${startAndFetch}
+})().catch((error) => { console.error(error); process.exit(1); });
+`,
+);
+writeFileSync(
+  join(app, 'inspector-cli.mjs'),
+  `import { spawn } from 'node:child_process';
+${inspectorFetch}
+const [bin, db] = process.argv.slice(2);
+const child = spawn(bin, ['inspect', '--db', db, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+let out = '';
+const url = await new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error('no URL within 120 s: ' + out)), 120_000);
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+    const match = out.match(/"url":\\s*"([^"]+)"/);
+    if (match) { clearTimeout(timer); resolve(match[1]); }
+  });
+  exited.then((code) => reject(new Error('exited (' + code + ') before printing its URL: ' + out)));
+});
+try { await fetchInspector(url); } finally { child.kill('SIGINT'); }
+const code = await exited;
+if (code !== 0) throw new Error('agentmem inspect exited ' + code + ' on SIGINT');
+console.log('agentmem inspect served ' + url.replace(/token=.*/, 'token=…') + ' and stopped on SIGINT');
+`,
+);
+for (const file of ['inspector-start.mjs', 'inspector-start.cjs']) {
+  step(
+    '@agentmem/inspector',
+    `startInspector serves the prebuilt UI (${file.slice(-3).toUpperCase()})`,
+    process.execPath,
+    [file],
+    {
+      cwd: app,
+    },
+  );
+}
+const inspectDb = join(app, 'inspect.db');
+if (
+  step(
+    '@agentmem/cli',
+    'npx agentmem remember (a store to inspect)',
+    bin('agentmem'),
+    ['remember', 'The staging database is PostgreSQL 16', '--type', 'project', '--db', inspectDb],
+    { cwd: app },
+  ).ok
+) {
+  step(
+    '@agentmem/inspector',
+    'npx agentmem inspect (serves, stops on SIGINT)',
+    process.execPath,
+    ['inspector-cli.mjs', bin('agentmem'), inspectDb],
+    { cwd: app },
+  );
+}
+
 if (keep) console.log(`\nkept: ${work}`);
 else rmSync(work, { recursive: true, force: true });
 finish();
