@@ -205,6 +205,28 @@ export function postgresBehaviourSuite(
     }
   });
 
+  it("keywordRanking 'ts_rank_cd' also finds context and ranks a context-only match below a content match", async () => {
+    const b = backend({ keywordRanking: 'ts_rank_cd' });
+    await b.init({ dimension: 4 });
+    const rec = (id: string, text: string, context?: string): BackendRecord => ({
+      id,
+      namespace: 'n',
+      tenant: '',
+      text,
+      ...(context === undefined ? {} : { context }),
+      attributes: {},
+      payload: {},
+    });
+    await b.upsert([
+      rec('in-context', 'we met up', 'charity race in May'),
+      rec('in-text', 'the charity race'),
+      rec('no', 'tea'),
+    ]);
+    const hits = await b.search({ mode: 'keyword', text: 'charity race', k: 5, filter: { tenant: '' } });
+    expect(hits.map((h) => h.record.id)).toEqual(['in-text', 'in-context']);
+    expect(hits[1]!.score).toBeGreaterThan(0);
+  });
+
   it('event-time ranges compare occurred_at, which follows the occurredAt attribute through writes and patches', async () => {
     const b = backend();
     await b.init({ dimension: 4 });
