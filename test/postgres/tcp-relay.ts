@@ -1,4 +1,4 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket, connect } from 'node:net';
 
 /**
  * A TCP endpoint on loopback that forwards every connection to an upstream
