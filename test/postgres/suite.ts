@@ -6,6 +6,7 @@ import {
   PostgresBackend,
   type PostgresBackendOptions,
   SCHEMA_VERSION,
+  termsVector,
 } from '@agentmem/postgres';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +69,7 @@ export function postgresBehaviourSuite(
       expect(defs).toMatch(/USING hnsw \(embedding vector_cosine_ops\)/);
       expect(defs).toMatch(/USING gin \(terms\)/);
       expect(defs).toMatch(/\(tenant, namespace, id\)/);
+      expect(defs).toMatch(/\(tenant, namespace, occurred_at\)/);
     } finally {
       await client.end();
     }
@@ -92,17 +94,21 @@ export function postgresBehaviourSuite(
     }
   });
 
-  it('keyword search ranks and scores like core BM25 (the in-memory backend) on the same records', async () => {
+  it('keyword search ranks and scores like core BM25F (the in-memory backend) on the same records, context included', async () => {
     const random = seededRandom(7);
     const vocab = ['deploy', 'staging', 'database', 'postgres', 'cluster', 'tea', 'green', 'editor', 'tabs', 'review'];
+    const words = (min: number, spread: number) =>
+      Array.from(
+        { length: min + Math.floor(random() * spread) },
+        () => vocab[Math.floor(random() * vocab.length)],
+      ).join(' ');
     const records: BackendRecord[] = Array.from({ length: 120 }, (_, i) => ({
       id: `k${String(i).padStart(3, '0')}`,
       namespace: i % 3 === 0 ? 'a' : 'b',
       tenant: i % 5 === 0 ? 'other' : '',
-      text: Array.from(
-        { length: 3 + Math.floor(random() * 12) },
-        () => vocab[Math.floor(random() * vocab.length)],
-      ).join(' '),
+      // Some records have only context, some only text, most both or neither.
+      text: i % 11 === 0 ? '' : words(3, 12),
+      ...(i % 2 === 0 ? { context: words(2, 20) } : {}),
       attributes: { status: i % 7 === 0 ? 'pruned' : 'active' },
       payload: {},
     }));
@@ -124,6 +130,131 @@ export function postgresBehaviourSuite(
       expect(ours.map((h) => h.record.id)).toEqual(theirs.map((h) => h.record.id));
       for (const [i, h] of ours.entries()) expect(h.score).toBeCloseTo(theirs[i]!.score, 6);
     }
+  });
+
+  it('migrates a schema 1 table to 2: old memories get occurredAt from createdAt, old terms keep scoring as content', async () => {
+    const names = backend().names;
+    const client = new pg.Client({ connectionString: url() });
+    await client.connect();
+    try {
+      // A store as @agentmem/postgres wrote it before schema 2 (tsvector positions without weights).
+      await client.query('CREATE EXTENSION IF NOT EXISTS vector');
+      await client.query(`CREATE SCHEMA "${names.schema}"`);
+      await client.query(
+        `CREATE TABLE ${names.migrations} (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      for (const sql of MIGRATIONS[0]!.up(names)) await client.query(sql);
+      await client.query(`INSERT INTO ${names.migrations} (version, description) VALUES (1, 'v1')`);
+      const old = (id: string, text: string, attributes: object) => {
+        const terms = termsVector(text);
+        return client.query(
+          `INSERT INTO ${names.records} (id, tenant, namespace, text, terms, term_count, attributes, payload) VALUES ($1, '', 'n', $2, $3::tsvector, $4, $5::jsonb, '{}')`,
+          [id, text, terms.literal.replace(/(\d)A/g, '$1'), terms.count, JSON.stringify(attributes)],
+        );
+      };
+      const may = Date.parse('2023-05-08T13:56:00Z');
+      await old('m1', 'deploy staging', { kind: 'memory', createdAt: may });
+      await old('m2', 'green tea', { kind: 'memory', createdAt: may + 86_400_000 });
+      await old('h1', '', { kind: 'history', createdAt: may });
+
+      const b = backend({ schema: names.schema });
+      await b.init({ dimension: 4 });
+      const versions = await client.query(`SELECT version FROM ${names.migrations} ORDER BY version`);
+      expect(versions.rows.map((r) => r.version)).toEqual([1, 2]);
+      const got = await b.get(['m1', 'h1']);
+      const m1 = got.find((r) => r.id === 'm1');
+      const h1 = got.find((r) => r.id === 'h1');
+      expect(m1!.attributes.occurredAt).toBe(may);
+      expect(h1!.attributes.occurredAt).toBeUndefined();
+      const columns = await client.query(`SELECT id, occurred_at, context FROM ${names.records} ORDER BY id`);
+      expect(columns.rows.map((r) => [r.id, (r.occurred_at as Date | null)?.toISOString() ?? null, r.context])).toEqual(
+        [
+          ['h1', null, ''],
+          ['m1', '2023-05-08T13:56:00.000Z', ''],
+          ['m2', '2023-05-09T13:56:00.000Z', ''],
+        ],
+      );
+      const inRange = await b.scan({ filter: { tenant: '', where: { occurredAt: { gte: may, lt: may + 1 } } } });
+      expect(inRange.records.map((r) => r.id)).toEqual(['m1']);
+
+      // Old (unweighted) terms count as content beside new rows with context, as in core.
+      await b.upsert([
+        {
+          id: 'm3',
+          namespace: 'n',
+          tenant: '',
+          text: 'tea review',
+          context: 'deploy deploy',
+          attributes: {},
+          payload: {},
+        },
+      ]);
+      const reference = new InMemoryBackend();
+      await reference.init({ dimension: 4 });
+      await reference.upsert(await b.get(['m1', 'm2', 'm3', 'h1']));
+      for (const text of ['deploy', 'tea', 'green deploy']) {
+        const request = { mode: 'keyword' as const, text, k: 10, filter: { tenant: '' } };
+        const ours = await b.search(request);
+        const theirs = await reference.search(request);
+        expect(ours.map((h) => h.record.id)).toEqual(theirs.map((h) => h.record.id));
+        for (const [i, h] of ours.entries()) expect(h.score).toBeCloseTo(theirs[i]!.score, 6);
+      }
+      expect((await b.get(['m3']))[0]!.context).toBe('deploy deploy');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("keywordRanking 'ts_rank_cd' also finds context and ranks a context-only match below a content match", async () => {
+    const b = backend({ keywordRanking: 'ts_rank_cd' });
+    await b.init({ dimension: 4 });
+    const rec = (id: string, text: string, context?: string): BackendRecord => ({
+      id,
+      namespace: 'n',
+      tenant: '',
+      text,
+      ...(context === undefined ? {} : { context }),
+      attributes: {},
+      payload: {},
+    });
+    await b.upsert([
+      rec('in-context', 'we met up', 'charity race in May'),
+      rec('in-text', 'the charity race'),
+      rec('no', 'tea'),
+    ]);
+    const hits = await b.search({ mode: 'keyword', text: 'charity race', k: 5, filter: { tenant: '' } });
+    expect(hits.map((h) => h.record.id)).toEqual(['in-text', 'in-context']);
+    expect(hits[1]!.score).toBeGreaterThan(0);
+  });
+
+  it('event-time ranges compare occurred_at, which follows the occurredAt attribute through writes and patches', async () => {
+    const b = backend();
+    await b.init({ dimension: 4 });
+    const rec = (id: string, occurredAt?: number): BackendRecord => ({
+      id,
+      namespace: 'n',
+      tenant: '',
+      text: id,
+      attributes: occurredAt === undefined ? {} : { occurredAt },
+      payload: {},
+    });
+    await b.upsert([rec('a', 1000), rec('b', 2000), rec('none')]);
+    const ids = async (range: { gt?: number; gte?: number; lt?: number; lte?: number }) =>
+      (await b.scan({ filter: { tenant: '', where: { occurredAt: range } } })).records.map((r) => r.id);
+    expect(await ids({ gte: 1000 })).toEqual(['a', 'b']);
+    expect(await ids({ gte: 1000.5 })).toEqual(['b']);
+    expect(await ids({ gt: 1999.5 })).toEqual(['b']);
+    expect(await ids({ lt: 2000 })).toEqual(['a']);
+    expect(await ids({ lte: 1999.9 })).toEqual(['a']);
+    expect(await ids({ lt: 1e300 })).toEqual(['a', 'b']);
+    expect(await ids({ gt: -1e300, lt: -1e300 })).toEqual([]);
+    expect(await b.count({ tenant: '', where: { occurredAt: { ne: 1000 } } })).toBe(2); // others: attribute semantics
+    await b.patch([{ id: 'none', attributes: { occurredAt: 1500 } }]);
+    expect(await ids({ gt: 1000, lt: 2000 })).toEqual(['none']);
+    const bad = await b.upsert([rec('c', 1.5)]).catch((e: unknown) => e);
+    expect(AgentMemoryError.hasCode(bad, 'INVALID_INPUT')).toBe(true);
+    expect((bad as Error).message).toContain('occurredAt');
+    expect(await b.count({ tenant: '' })).toBe(3);
   });
 
   it('dense search filtered to a small tenant among many records still returns k (no starvation)', async () => {

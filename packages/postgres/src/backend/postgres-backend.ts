@@ -1,12 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   AgentMemoryError,
-  BM25_B,
-  BM25_K1,
-  checkAttributeValue,
   type BackendCapabilities,
   type BackendInitOptions,
   type BackendRecord,
+  BM25_B,
+  BM25_K1,
+  CONTEXT_WEIGHT,
+  checkAttributeValue,
   invalidInput,
   type JsonObject,
   type MemoryBackend,
@@ -20,7 +21,7 @@ import {
   searchRequestK,
 } from '@agentmem/core';
 import pg from 'pg';
-import { compileFilter, SqlBuilder, termsQuery, termsVector } from '../query';
+import { compileFilter, occurredAtColumn, SqlBuilder, termsQuery, termsVector } from '../query';
 import { migrate, type TableNames, tableNames } from '../schema';
 import {
   backoffMs,
@@ -61,14 +62,17 @@ const DEFAULT_PAGE = 500;
 const MAX_PAGE = 10_000;
 const WRITE_BATCH = 500;
 const DEFAULT_EF_SEARCH = 40;
+/** Core's BM25F length normalisation of the context field (core's BM25_B_CONTEXT, not exported); a test compares scores with core's. */
+const BM25_B_CONTEXT = 0.4;
 
-const COLUMNS = 'r.id, r.tenant, r.namespace, r.text, r.attributes, r.payload';
+const COLUMNS = 'r.id, r.tenant, r.namespace, r.text, r.context, r.attributes, r.payload';
 
 interface RecordRow {
   id: string;
   tenant: string;
   namespace: string;
   text: string;
+  context: string;
   attributes: Record<string, BackendRecord['attributes'][string]>;
   payload: JsonObject;
   embedding?: string | null;
@@ -209,12 +213,14 @@ export class PostgresBackend implements MemoryBackend {
     // Every record is checked before anything is written; the last of several with one id wins.
     const rows = [...new Map(records.map((r) => [r?.id, this.encodeRecord(r)])).values()];
     if (rows.length === 0) return;
-    const sql = `INSERT INTO ${this.names.records} AS r (id, tenant, namespace, text, terms, term_count, embedding, attributes, payload)
-      SELECT u.id, u.tenant, u.namespace, u.text, u.terms::tsvector, u.term_count, u.embedding::vector, u.attributes::jsonb, u.payload::json
-      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[], $9::text[])
-        AS u(id, tenant, namespace, text, terms, term_count, embedding, attributes, payload)
+    const sql = `INSERT INTO ${this.names.records} AS r (id, tenant, namespace, text, context, terms, term_count, context_term_count, occurred_at, embedding, attributes, payload)
+      SELECT u.id, u.tenant, u.namespace, u.text, u.context, u.terms::tsvector, u.term_count, u.context_term_count,
+        u.occurred_at::timestamptz, u.embedding::vector, u.attributes::jsonb, u.payload::json
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::text[], $10::text[], $11::text[], $12::text[])
+        AS u(id, tenant, namespace, text, context, terms, term_count, context_term_count, occurred_at, embedding, attributes, payload)
       ON CONFLICT (id) DO UPDATE SET tenant = excluded.tenant, namespace = excluded.namespace, text = excluded.text,
-        terms = excluded.terms, term_count = excluded.term_count, embedding = excluded.embedding,
+        context = excluded.context, terms = excluded.terms, term_count = excluded.term_count,
+        context_term_count = excluded.context_term_count, occurred_at = excluded.occurred_at, embedding = excluded.embedding,
         attributes = excluded.attributes, payload = excluded.payload`;
     await this.atomic(async (q) => {
       for (let i = 0; i < rows.length; i += WRITE_BATCH) {
@@ -224,8 +230,11 @@ export class PostgresBackend implements MemoryBackend {
           batch.map((r) => r.tenant),
           batch.map((r) => r.namespace),
           batch.map((r) => r.text),
+          batch.map((r) => r.context),
           batch.map((r) => r.terms),
           batch.map((r) => r.termCount),
+          batch.map((r) => r.contextTermCount),
+          batch.map((r) => r.occurredAt),
           batch.map((r) => r.embedding),
           batch.map((r) => r.attributes),
           batch.map((r) => r.payload),
@@ -245,6 +254,7 @@ export class PostgresBackend implements MemoryBackend {
       for (const [k, v] of Object.entries(p.attributes ?? {})) {
         if (v === undefined) continue;
         checkAttributeValue(k, v);
+        if (k === 'occurredAt') occurredAtColumn(p.id, v);
         entry.attributes[k] = v;
       }
       if (p.payload !== undefined) entry.payload = checkPayload(p.payload);
@@ -253,8 +263,10 @@ export class PostgresBackend implements MemoryBackend {
     if (merged.size === 0) return 0;
     await this.setup();
     const entries = [...merged];
-    const sql = `UPDATE ${this.names.records} AS r SET attributes = r.attributes || u.attributes::jsonb, payload = coalesce(u.payload::json, r.payload)
-      FROM unnest($1::text[], $2::text[], $3::text[]) AS u(id, attributes, payload) WHERE r.id = u.id`;
+    // occurred_at follows the occurredAt attribute when a patch sets it.
+    const sql = `UPDATE ${this.names.records} AS r SET attributes = r.attributes || u.attributes::jsonb, payload = coalesce(u.payload::json, r.payload),
+        occurred_at = CASE WHEN u.attributes::jsonb ? 'occurredAt' THEN u.occurred_at::timestamptz ELSE r.occurred_at END
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(id, attributes, payload, occurred_at) WHERE r.id = u.id`;
     return this.atomic(async (q) => {
       let changed = 0;
       for (let i = 0; i < entries.length; i += WRITE_BATCH) {
@@ -263,6 +275,7 @@ export class PostgresBackend implements MemoryBackend {
           batch.map(([id]) => id),
           batch.map(([, e]) => JSON.stringify(e.attributes)),
           batch.map(([, e]) => (e.payload === undefined ? null : JSON.stringify(e.payload))),
+          batch.map(([id, e]) => occurredAtColumn(id, e.attributes.occurredAt)),
         ]);
         changed += result.rowCount ?? 0;
       }
@@ -631,24 +644,33 @@ export class PostgresBackend implements MemoryBackend {
     const table = this.names.records;
     let sql: string;
     if (this.keywordRanking === 'ts_rank_cd') {
-      sql = `SELECT ${COLUMNS}, ts_rank_cd(r.terms, ${tsquery}::tsquery, 1) AS score FROM ${table} r
+      // Weights {D, C, B, A}: content (A, or D when written before schema 2) 1, context (C) CONTEXT_WEIGHT.
+      sql = `SELECT ${COLUMNS}, ts_rank_cd('{1, ${CONTEXT_WEIGHT}, 1, 1}'::float4[], r.terms, ${tsquery}::tsquery, 1) AS score FROM ${table} r
         WHERE r.terms @@ ${tsquery}::tsquery AND ${where} ORDER BY score DESC, r.id LIMIT ${kParam}`;
     } else {
       const terms = b.param(query.terms);
+      // BM25F as core's: each field's occurrences normalised by its own length, context weighted, one saturation.
       sql = `WITH cand AS MATERIALIZED (
-          SELECT r.id, r.terms, r.term_count FROM ${table} r WHERE r.terms @@ ${tsquery}::tsquery AND ${where}
+          SELECT r.id, r.terms, r.term_count, r.context_term_count FROM ${table} r WHERE r.terms @@ ${tsquery}::tsquery AND ${where}
         ), stats AS (
-          SELECT count(*)::float8 AS n, coalesce(avg(r.term_count), 1)::float8 AS avgdl FROM ${table} r WHERE r.term_count > 0 AND ${where}
+          SELECT count(*)::float8 AS n, coalesce(nullif(avg(r.term_count), 0), 1)::float8 AS avgdl,
+            coalesce(nullif(avg(r.context_term_count), 0), 1)::float8 AS avgcl
+          FROM ${table} r WHERE (r.term_count > 0 OR r.context_term_count > 0) AND ${where}
         ), tf AS (
-          SELECT c.id, c.term_count, u.lexeme, cardinality(u.positions)::float8 AS f
+          SELECT c.id, c.term_count, c.context_term_count, u.lexeme,
+            cardinality(array_positions(u.weights, 'C'))::float8 AS fc,
+            (cardinality(u.weights) - cardinality(array_positions(u.weights, 'C')))::float8 AS ft
           FROM cand c CROSS JOIN LATERAL unnest(c.terms) AS u(lexeme, positions, weights)
           WHERE u.lexeme = ANY(${terms}::text[])
         ), df AS (
           SELECT lexeme, count(*)::float8 AS df FROM tf GROUP BY lexeme
+        ), weighted AS (
+          SELECT tf.id, ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5)) AS idf,
+            tf.ft / (1 - ${BM25_B} + ${BM25_B} * tf.term_count / s.avgdl)
+              + ${CONTEXT_WEIGHT} * tf.fc / (1 - ${BM25_B_CONTEXT} + ${BM25_B_CONTEXT} * tf.context_term_count / s.avgcl) AS f
+          FROM tf JOIN df USING (lexeme) CROSS JOIN stats s
         ), scored AS (
-          SELECT tf.id, sum(ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5)) * tf.f * ${BM25_K1 + 1}
-            / (tf.f + ${BM25_K1} * (1 - ${BM25_B} + ${BM25_B} * tf.term_count / s.avgdl))) AS score
-          FROM tf JOIN df USING (lexeme) CROSS JOIN stats s GROUP BY tf.id
+          SELECT id, sum(idf * f * ${BM25_K1 + 1} / (f + ${BM25_K1})) AS score FROM weighted GROUP BY id
         )
         SELECT ${COLUMNS}, s.score FROM scored s JOIN ${table} r ON r.id = s.id ORDER BY s.score DESC, r.id LIMIT ${kParam}`;
     }
@@ -673,14 +695,20 @@ export class PostgresBackend implements MemoryBackend {
       if (!r.vector.every(Number.isFinite)) throw invalidInput(`Record ${r.id}: vector values must be finite numbers.`);
       embedding = vectorLiteral(r.vector);
     }
-    const terms = termsVector(r.text);
+    if (r.context !== undefined && typeof r.context !== 'string')
+      throw invalidInput(`Record ${r.id}: context must be a string when given.`, { id: r.id });
+    const context = r.context ?? '';
+    const terms = termsVector(r.text, context);
     return {
       id: r.id,
       tenant: r.tenant,
       namespace: r.namespace,
       text: r.text,
+      context,
       terms: terms.literal,
       termCount: terms.count,
+      contextTermCount: terms.contextCount,
+      occurredAt: occurredAtColumn(r.id, r.attributes.occurredAt),
       embedding,
       attributes: JSON.stringify(r.attributes),
       payload: JSON.stringify(checkPayload(r.payload)),
@@ -724,6 +752,7 @@ function decode(row: RecordRow): BackendRecord {
     attributes: row.attributes,
     payload: row.payload,
   };
+  if (row.context) record.context = row.context;
   if (typeof row.embedding === 'string') record.vector = parseVector(row.embedding);
   return record;
 }

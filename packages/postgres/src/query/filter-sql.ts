@@ -8,6 +8,7 @@ import {
   RANGE_OPERATORS,
   type RecordFilter,
 } from '@agentmem/core';
+import { occurredAtBound } from './occurred-at';
 import type { SqlBuilder } from './sql-builder';
 
 // Every predicate below is TRUE or FALSE, never NULL (attributes is NOT NULL), so negations are safe.
@@ -29,16 +30,37 @@ function conditionSql(key: string, condition: AttributeCondition, b: SqlBuilder,
   if ('in' in condition) return oneOf(key, filterValues(condition.in, key), b, alias);
   if ('notIn' in condition) return `NOT ${oneOf(key, filterValues(condition.notIn, key), b, alias)}`;
   if ('ne' in condition) return `NOT (${equals(key, checkFilterValue(condition.ne, key), b, alias)})`;
-  // Ranges only match numbers; the CASE keeps the cast away from strings whatever order the planner picks.
-  const k = b.param(key);
+  return rangeSql(key, condition, b, alias);
+}
+
+/**
+ * Ranges only match numbers. Event-time ranges (recall's after/before) compare
+ * the occurred_at column, which mirrors the attribute, on the (tenant,
+ * namespace, occurred_at) index; a record without one matches no range. Never NULL.
+ */
+function rangeSql(
+  key: string,
+  condition: { gt?: number; gte?: number; lt?: number; lte?: number },
+  b: SqlBuilder,
+  alias: string,
+): string {
+  const occurred = key === 'occurredAt';
+  const k = occurred ? '' : b.param(key);
+  // The CASE keeps the cast away from strings whatever order the planner picks.
   const value = `CASE WHEN jsonb_typeof(${alias}.attributes -> ${k}) = 'number' THEN (${alias}.attributes ->> ${k})::numeric END`;
-  const parts = [`jsonb_typeof(${alias}.attributes -> ${k}) = 'number'`];
+  const parts = [
+    occurred ? `${alias}.occurred_at IS NOT NULL` : `jsonb_typeof(${alias}.attributes -> ${k}) = 'number'`,
+  ];
   for (const [op, sql] of RANGE_OPERATORS) {
     const bound = condition[op];
     if (bound === undefined) continue;
     if (typeof bound !== 'number' || !Number.isFinite(bound))
       throw invalidInput(`Filter on "${key}": ${op} needs a finite number.`);
-    parts.push(`coalesce(${value} ${sql} ${b.param(String(bound))}::numeric, false)`);
+    parts.push(
+      occurred
+        ? `${alias}.occurred_at ${sql} ${b.param(occurredAtBound(op, bound))}::timestamptz`
+        : `coalesce(${value} ${sql} ${b.param(String(bound))}::numeric, false)`,
+    );
   }
   return `(${parts.join(' AND ')})`;
 }

@@ -1,3 +1,4 @@
 export { type CompiledFilter, compileFilter, namespaceList } from './filter-sql';
+export { MAX_OCCURRED_AT_MS, MIN_OCCURRED_AT_MS, occurredAtBound, occurredAtColumn } from './occurred-at';
 export { SqlBuilder } from './sql-builder';
 export { termsQuery, termsVector } from './terms';

@@ -15,26 +15,34 @@ function indexable(term: string): boolean {
 }
 
 /**
- * The keyword terms of a text as a tsvector literal with positions, built
+ * The keyword terms of a record as a tsvector literal with positions, built
  * with core's tokenizer (stop words dropped, Porter stems) rather than a
  * server text search configuration: the same terms as the in-memory BM25,
  * the SQLite FTS5 porter tokenizer and the Qdrant sparse vectors, whatever
- * the server's locale and configurations. `count` is the document length
- * BM25 normalises by.
+ * the server's locale and configurations. Content positions are weighted A,
+ * the context's (after them) C, so BM25 counts each field's occurrences
+ * apart. `count` and `contextCount` are the field lengths BM25 normalises by.
  */
-export function termsVector(text: string): { literal: string; count: number } {
-  const positions = new Map<string, number[]>();
-  let count = 0;
-  for (const term of tokenize(text)) {
-    if (!indexable(term)) continue;
-    count++;
-    const list = positions.get(term);
-    const position = Math.min(count, MAX_POSITION);
-    if (list === undefined) positions.set(term, [position]);
-    else if (list.length < MAX_POSITIONS_PER_TERM && list[list.length - 1] !== position) list.push(position);
-  }
-  const literal = [...positions].map(([term, at]) => `${quote(term)}:${at.join(',')}`).join(' ');
-  return { literal, count };
+export function termsVector(text: string, context = ''): { literal: string; count: number; contextCount: number } {
+  const positions = new Map<string, string[]>();
+  let at = 0;
+  const add = (source: string, weight: 'A' | 'C'): number => {
+    let count = 0;
+    for (const term of tokenize(source)) {
+      if (!indexable(term)) continue;
+      count++;
+      at++;
+      const position = `${Math.min(at, MAX_POSITION)}${weight}`;
+      const list = positions.get(term);
+      if (list === undefined) positions.set(term, [position]);
+      else if (list.length < MAX_POSITIONS_PER_TERM && list[list.length - 1] !== position) list.push(position);
+    }
+    return count;
+  };
+  const count = add(text, 'A');
+  const contextCount = context === '' ? 0 : add(context, 'C');
+  const literal = [...positions].map(([term, list]) => `${quote(term)}:${list.join(',')}`).join(' ');
+  return { literal, count, contextCount };
 }
 
 /** The distinct query terms, and a tsquery literal that matches any of them; undefined when no term is left. */

@@ -1,5 +1,6 @@
 import { AgentMemoryError } from '@agentmem/core';
 import type { PoolClient } from 'pg';
+import { MAX_OCCURRED_AT_MS, MIN_OCCURRED_AT_MS } from '../query/occurred-at';
 import type { TableNames } from './names';
 
 export interface Migration {
@@ -34,6 +35,28 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX "${n.table}_terms_idx" ON ${n.records} USING gin (terms)`,
       `CREATE INDEX "${n.table}_attributes_idx" ON ${n.records} USING gin (attributes jsonb_path_ops)`,
       `CREATE TABLE ${n.meta} (key text PRIMARY KEY, value text NOT NULL)`,
+    ],
+  },
+  {
+    version: 2,
+    description: 'event time (occurred_at) with its own index, and context text in the keyword terms',
+    up: (n) => [
+      // context: text that helps find a record (neighbouring turns, session date) without being its content.
+      // Its terms go into the same tsvector with weight C; content positions keep their weight (A, or D
+      // before this version), so rows written before need no rewrite.
+      `ALTER TABLE ${n.records} ADD COLUMN context text NOT NULL DEFAULT ''`,
+      `ALTER TABLE ${n.records} ADD COLUMN context_term_count integer NOT NULL DEFAULT 0`,
+      `ALTER TABLE ${n.records} ADD COLUMN occurred_at timestamptz`,
+      // Memories written before event time existed happened when they were created.
+      `UPDATE ${n.records} SET attributes = attributes || jsonb_build_object('occurredAt', attributes -> 'createdAt')
+        WHERE attributes @> '{"kind":"memory"}' AND NOT attributes ? 'occurredAt'
+          AND jsonb_typeof(attributes -> 'createdAt') = 'number'`,
+      // The column mirrors the attribute (epoch milliseconds) where it is a whole number in years 1..9999.
+      `UPDATE ${n.records} SET occurred_at = to_timestamp(0) + ((attributes ->> 'occurredAt')::numeric * interval '1 millisecond')
+        WHERE jsonb_typeof(attributes -> 'occurredAt') = 'number'
+          AND (attributes ->> 'occurredAt')::numeric = trunc((attributes ->> 'occurredAt')::numeric)
+          AND (attributes ->> 'occurredAt')::numeric BETWEEN ${MIN_OCCURRED_AT_MS} AND ${MAX_OCCURRED_AT_MS}`,
+      `CREATE INDEX "${n.table}_occurred_at_idx" ON ${n.records} (tenant, namespace, occurred_at)`,
     ],
   },
 ];
