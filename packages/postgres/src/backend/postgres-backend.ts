@@ -5,6 +5,7 @@ import {
   type BackendInitOptions,
   type BackendRecord,
   BM25_B,
+  BM25_B_CONTEXT,
   BM25_K1,
   CONTEXT_WEIGHT,
   checkAttributeValue,
@@ -28,7 +29,6 @@ import {
   classify,
   connectionBroken,
   DEFAULT_RETRY,
-  type FaultKind,
   type RetryPolicy,
   toAgentMemoryError,
 } from './faults';
@@ -62,8 +62,6 @@ const DEFAULT_PAGE = 500;
 const MAX_PAGE = 10_000;
 const WRITE_BATCH = 500;
 const DEFAULT_EF_SEARCH = 40;
-/** Core's BM25F length normalisation of the context field (core's BM25_B_CONTEXT, not exported); a test compares scores with core's. */
-const BM25_B_CONTEXT = 0.4;
 
 const COLUMNS = 'r.id, r.tenant, r.namespace, r.text, r.context, r.attributes, r.payload';
 
