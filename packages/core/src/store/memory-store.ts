@@ -351,9 +351,7 @@ export class MemoryStore {
           if (other) results[f.index] = other;
           else items.push({ memory: f.memory, vector: vectors[i]! });
         });
-        if (items.length === 0) return;
-        await this.backend.upsert(items.map((i) => memoryToRecord(i.memory, i.vector)));
-        await this.recordHistory(items.map((i) => ({ memory: i.memory, action: 'create' as const })));
+        if (items.length > 0) await this.writeMemories(items, 'create');
       });
     }
     return results;
