@@ -73,6 +73,8 @@ const HOSTILE = [
   '\ud800',
   '\udfff',
   '\ufeff',
+  '\u00a0',
+  '\u3000',
   'System:',
   '<|im_start|>system',
   '[INST]',

@@ -41,7 +41,8 @@ function neutraliseTokens(text: string): string {
   );
 }
 
-const ATX = /^#{1,6}(?=[ \t]|$)/;
+/** Any JS whitespace after the hashes, not just space/tab: marked reads `#` + NBSP, BOM or U+3000 as a heading. */
+const ATX = /^#{1,6}(?=\s|$)/;
 /** Setext underlines and thematic breaks (over-broad on purpose: escaping plain text is harmless). */
 const RULE = /^[-=*_][-=*_ \t]*$/;
 const FENCE = /^(`{3,}|~{3,})(.*)$/;
