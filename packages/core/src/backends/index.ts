@@ -2,7 +2,7 @@ export { APPROXIMATE_POOL, approximateCandidates, BinaryIndex, encodeSigns, isSp
 export { BM25_B, BM25_B_CONTEXT, BM25_K1, Bm25Index, CONTEXT_WEIGHT } from './bm25';
 export { InMemoryBackend, type InMemoryBackendOptions } from './in-memory';
 export { matchesCondition, matchesFilter } from './match-filter';
-export { fusedRelevance, fuseRrf, RRF_K } from './rrf';
+export { fusedRelevance, fuseKeywordFirst, fuseRrf, RRF_K } from './rrf';
 export {
   checkAttributeValue,
   checkFilterValue,

@@ -14,7 +14,7 @@ import type {
   SignalMatch,
   Usage,
 } from '../contracts';
-import { fusedRelevance, fuseRrf, RRF_K } from '../backends/rrf';
+import { fusedRelevance, fuseKeywordFirst, fuseRrf, RRF_K } from '../backends/rrf';
 import { type ConversationTurn, conversationInputs, type RememberConversationOptions } from '../conversation';
 import { applyKeywordEvidence, timeSpansInQuery } from '../temporal';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
@@ -61,12 +61,14 @@ export interface MemoryStoreOptions {
   /** Half-life of importance in hours, one number or per type. Default 168. */
   halfLifeHours?: HalfLifeConfig;
   /**
-   * Reciprocal-rank-fusion weights of the dense and keyword lists. Default:
-   * `{ dense: 0.03, keyword: 1 }` for a lexical embedder: its dense list is a
-   * noisier copy of BM25 (no idf), so it only breaks near-ties (moves a hit
-   * about two places at most) and fills in after the keyword hits; any more
-   * and it pushes good keyword hits out (0.25 cost 3 points of R@10 on
-   * LoCoMo, docs/benchmarks.md). `{ dense: 1, keyword: 1 }` otherwise.
+   * Reciprocal-rank-fusion weights of the dense and keyword lists. Default
+   * `{ dense: 1, keyword: 1 }`. With a lexical embedder (the default
+   * `HashingEmbedder`) and no weights given, recall fuses keyword-first
+   * instead: its dense list is a noisier copy of BM25 (no idf), so the keyword
+   * hits keep their order (dense similarity breaks exact ties) and dense-only
+   * hits fill the ranks after them; hybrid never ranks below keyword alone
+   * (any dense weight that reorders keyword hits cost R@10 on LoCoMo,
+   * docs/benchmarks.md). Giving weights turns on weighted RRF for any embedder.
    */
   fusionWeights?: { dense: number; keyword: number };
   /** Dense hits below this cosine similarity do not count as matches. Default 0.1 (lexical) or 0. */
@@ -728,10 +730,18 @@ export class MemoryStore {
     if (mode === 'dense' || (mode === 'keyword' && !caps.textSearch)) return asList(await dense(), 'dense');
     if (mode === 'keyword') return asList(await keyword(), 'keyword');
     const weights = this.fusionWeights();
-    if (caps.nativeHybrid) {
+    // A lexical embedder's dense list is a noisier copy of the keyword one: it only breaks exact ties and
+    // fills the ranks keyword search leaves empty, so hybrid can never rank worse than keyword alone.
+    const keywordFirst = this.options.fusionWeights === undefined && this.embedder.lexical === true;
+    if (caps.nativeHybrid && !keywordFirst) {
       return this.backend.search({ mode: 'hybrid', vector, text: query, filter, k: pool, weights, minDenseScore: minDense });
     }
     const kw = await keyword();
+    if (keywordFirst) {
+      // A full keyword pool leaves no rank to fill: score its own vectors (no vector scan at 100k).
+      const d = kw.length >= pool ? await this.denseAmong(kw, vector!, filter, minDense) : await dense();
+      return fuseKeywordFirst(d, kw, weights, pool);
+    }
     // With a lexical embedder's small dense weight even the best dense-only hit ranks below the last
     // keyword hit, so a full dense scan cannot change which records make the pool: score the keyword
     // hits' own vectors instead (at 100k memories that saves the whole vector scan, ~50 ms on SQLite).
