@@ -44,6 +44,10 @@ describe('the context block cannot be forged (marked + micromark + line splitter
       'hashes followed by a BOM, NBSP or ideographic space (marked reads them as headings)',
       { ...empty, summary: '#\ufeff!', memories: ['#\u00a0x'], skills: [{ name: 's', description: '', content: 'a\n#\u3000x' }] },
     ],
+    [
+      'a setext underline ending in U+3000 (the block trims it away)',
+      { ...empty, skills: [{ name: '', description: '', content: '!\n---\u3000' }] },
+    ],
     ['bidi overrides and NUL', { ...empty, memories: ['safe \u202eevil\u0000'] }],
   ])('regression: %s', (_name, c) => {
     expect(forgeries(c)).toEqual([]);

@@ -43,8 +43,11 @@ function neutraliseTokens(text: string): string {
 
 /** Any JS whitespace after the hashes, not just space/tab: marked reads `#` + NBSP, BOM or U+3000 as a heading. */
 const ATX = /^#{1,6}(?=\s|$)/;
-/** Setext underlines and thematic breaks (over-broad on purpose: escaping plain text is harmless). */
-const RULE = /^[-=*_][-=*_ \t]*$/;
+/**
+ * Setext underlines and thematic breaks (over-broad on purpose: escaping plain text is harmless).
+ * Any trailing JS whitespace counts: the block trims its parts, and `trim()` strips U+3000 or NBSP too.
+ */
+const RULE = /^[-=*_][-=*_\s]*$/;
 const FENCE = /^(`{3,}|~{3,})(.*)$/;
 /** Where a line's leaf content may start: after indentation and any list markers. */
 const CONTAINER_PREFIX = /^[ \t]*((?:[-+*]|\d{1,9}[.)])(?=[ \t]|$)[ \t]*)?/;
