@@ -48,6 +48,10 @@ describe('the context block cannot be forged (marked + micromark + line splitter
       'a setext underline ending in U+3000 (the block trims it away)',
       { ...empty, skills: [{ name: '', description: '', content: '!\n---\u3000' }] },
     ],
+    [
+      'a line opening a link label that a catalog entry closes with "]:" (marked spans blank lines)',
+      { ...empty, skills: [{ name: '', description: '', content: '[\\' }], inactive: [{ name: ']', description: '!' }] },
+    ],
     ['bidi overrides and NUL', { ...empty, memories: ['safe \u202eevil\u0000'] }],
   ])('regression: %s', (_name, c) => {
     expect(forgeries(c)).toEqual([]);

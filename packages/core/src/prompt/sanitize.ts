@@ -105,6 +105,9 @@ function neutraliseBlocks(text: string, floor: number): string {
       }
       if (FENCE.test(leaf)) return at === 0 ? line : `${line.slice(0, at)}\\${leaf}`;
       if (!inCode && RULE.test(leaf)) return `${line.slice(0, at)}\\${leaf}`;
+      // A link reference definition starts here; marked lets its label run across blank lines and
+      // swallow the framework's own headings up to a later `]:` (e.g. a skill named `]` in the catalog).
+      if (!inCode && leaf.startsWith('[')) return `${line.slice(0, at)}\\${leaf}`;
     }
     return line;
   }
