@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import {
@@ -109,7 +109,7 @@ export class CliContext {
             ({ createPostgresMemory }) =>
               createPostgresMemory({ connectionString: path, ...common, snapshotFormat: sqliteSnapshotFormat }),
           )
-        : createSqliteMemory({ path, ...common });
+        : createSqliteMemory({ path, ...common, readonly: !canWrite(path) });
       this.opened.set(key, memory);
       // A failed open must not be handed out again (or closed).
       memory.catch(() => this.opened.delete(key));
@@ -189,6 +189,26 @@ export class CliContext {
     this.io.stderr(`${question} [y/N] `);
     return /^y(es)?$/i.test((await readLine(this.io.stdin)).trim());
   }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * False for an existing file this user cannot write (or whose directory cannot
+ * take the `-wal`/`-shm` files a writer needs): the CLI opens it read-only, so
+ * reading commands work and writing ones are refused before anything changes.
+ */
+function canWrite(path: string): boolean {
+  if (path === ':memory:' || !existsSync(path)) return true;
+  if (!writable(path)) return false;
+  return writable(dirname(path)) || (writable(`${path}-wal`) && writable(`${path}-shm`));
 }
 
 function readLine(input: Readable): Promise<string> {
