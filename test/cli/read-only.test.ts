@@ -89,7 +89,7 @@ describe.skipIf(!canRunCli)('agentmem on a read-only store: reading commands wor
       // A writing command is refused in one line, before anything changes.
       const remember = await cli(['--db', db, 'remember', 'A new fact', '-t', 'project']);
       expect(remember.code).toBe(1);
-      expect(remember.stderr).toMatch(/^error \[INVALID_INPUT\]: .*read-only.*\n$/);
+      expect(remember.stderr).toMatch(/^error \[INVALID_INPUT\]: .*memory\.db is not writable by this user .*refused before changing anything.*\n$/);
 
       expect(readdirSync(tmp.dir).sort()).toEqual(files);
       expect(digest(db)).toBe(before);

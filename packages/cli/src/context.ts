@@ -60,6 +60,8 @@ export class CliContext {
   /** Set by a command that ends without an error but not successfully (e.g. declined confirmation). */
   exitCode = 0;
   private readonly opened = new Map<string, Promise<AgentMemory>>();
+  /** Files opened read-only because this user cannot write them. */
+  private readonly unwritable = new Set<string>();
   private progressShown = false;
 
   constructor(
@@ -138,13 +140,30 @@ export class CliContext {
             snapshotFormat: sqliteSnapshotFormat,
           });
         }
-        return createSqliteMemory({ path, ...common, readonly: !canWrite(path) });
+        const readonly = !canWrite(path);
+        if (readonly) this.unwritable.add(path);
+        return createSqliteMemory({ path, ...common, readonly });
       });
       this.opened.set(key, memory);
       // A failed open must not be handed out again (or closed).
       memory.catch(() => this.opened.delete(key));
     }
     return memory;
+  }
+
+  /**
+   * A write refused on a file the CLI opened read-only says why in CLI terms
+   * (the backend's message speaks of the API's `readonly` option).
+   */
+  explain(error: unknown): unknown {
+    if (!AgentMemoryError.hasCode(error, 'INVALID_INPUT')) return error;
+    const path = [...this.unwritable].find((p) => error.message.startsWith(`${p} was opened read-only`));
+    if (!path) return error;
+    return new AgentMemoryError(
+      'INVALID_INPUT',
+      `${path} is not writable by this user (the file or its directory), so it was opened read-only: reading commands work, this one writes and was refused before changing anything. Run it as a user who can write the file and its directory.`,
+      { cause: error, details: { path } },
+    );
   }
 
   /** Closes every store this command opened. */

@@ -173,7 +173,7 @@ function checkSchema(path: string, info: SchemaInfo): void {
 function quiescentWalImage(path: string): Buffer | undefined {
   const header = readHeader(path);
   const wal = `${path}-wal`;
-  if (!header || header[18] !== 2 || header[19] !== 2 || existsSync(wal)) return undefined;
+  if (header?.[18] !== 2 || header[19] !== 2 || existsSync(wal)) return undefined;
   const before = statSync(path);
   const image = readFileSync(path);
   const after = statSync(path);
