@@ -2,6 +2,7 @@ import { AgentMemoryError } from '@agentmem/core';
 import { describe, expect, it } from 'vitest';
 import { qdrantLocation } from './context';
 import { embedderFor } from './embedder';
+import { main } from './index';
 
 describe('--embedder', () => {
   it('names an embedder by the id a store records, so an EMBEDDER_MISMATCH id can be passed back', async () => {
@@ -34,5 +35,14 @@ describe('--db as a Qdrant collection', () => {
     });
     for (const other of ['./collections/x', 'http://localhost:6333', 'postgres://h/collections/x', 'memory.db'])
       expect(qdrantLocation(other), other).toBeUndefined();
+  });
+});
+
+describe('agentmem mcp with --embedder', () => {
+  it('is refused with what to do, rather than serving the store with another embedder', async () => {
+    let stderr = '';
+    const io = { stdout: () => {}, stderr: (t: string) => void (stderr += t), isTTY: false };
+    expect(await main(['--embedder', 'hashing:256', 'mcp'], io)).toBe(2);
+    expect(stderr).toMatch(/^error \[USAGE\]: `agentmem mcp` serves stores of the default embedder only; .*\n$/);
   });
 });
