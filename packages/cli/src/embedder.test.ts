@@ -41,7 +41,13 @@ describe('--db as a Qdrant collection', () => {
 describe('agentmem mcp with --embedder', () => {
   it('is refused with what to do, rather than serving the store with another embedder', async () => {
     let stderr = '';
-    const io = { stdout: () => {}, stderr: (t: string) => void (stderr += t), isTTY: false };
+    const io = {
+      stdout: () => {},
+      stderr: (t: string) => {
+        stderr += t;
+      },
+      isTTY: false,
+    };
     expect(await main(['--embedder', 'hashing:256', 'mcp'], io)).toBe(2);
     expect(stderr).toMatch(/^error \[USAGE\]: `agentmem mcp` serves stores of the default embedder only; .*\n$/);
   });
