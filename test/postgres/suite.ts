@@ -27,7 +27,7 @@ export function postgresSuite(url: () => string, label: string): void {
         const { schema, table } = (backend as PostgresBackend).names;
         return new PostgresBackend({ connectionString: url(), schema, table, maxConnections: 4 });
       },
-      capabilities: { nativeHybrid: false, textSearch: true, transactions: true, persistent: true, snapshot: false },
+      capabilities: { nativeHybrid: false, textSearch: true, transactions: true, persistent: true, snapshot: false, readonly: false },
     },
     { describe, it },
   );

@@ -43,7 +43,7 @@ suite(
             checkCompatibility: false,
           });
         },
-        capabilities: { nativeHybrid: true, textSearch: true, transactions: false, persistent: true, snapshot: false },
+        capabilities: { nativeHybrid: true, textSearch: true, transactions: false, persistent: true, snapshot: false, readonly: false },
       },
       { describe, it },
     );

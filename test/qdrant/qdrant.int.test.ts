@@ -40,7 +40,7 @@ describe.skipIf(!url)(
             checkCompatibility: false,
           });
         },
-        capabilities: { nativeHybrid: true, textSearch: true, transactions: false, persistent: true, snapshot: false },
+        capabilities: { nativeHybrid: true, textSearch: true, transactions: false, persistent: true, snapshot: false, readonly: false },
       },
       { describe, it },
     );

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import {
@@ -12,6 +12,7 @@ import {
 } from '@agentmem/core';
 import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { Command } from 'commander';
+import { embedderFor } from './embedder';
 import { CliError } from './errors';
 import type { CliIo } from './io';
 import { type Column, type Row, renderTable, toJson } from './output';
@@ -20,6 +21,14 @@ export const DEFAULT_DB_PATH = './.agentmem/memory.db';
 // A variable, so that bundlers leave the optional package out.
 const POSTGRES_PACKAGE = '@agentmem/postgres';
 type PostgresModule = typeof import('@agentmem/postgres');
+const QDRANT_PACKAGE = '@agentmem/qdrant';
+type QdrantModule = typeof import('@agentmem/qdrant');
+
+/** A Qdrant collection's REST URL (`http(s)://host:6333/collections/<name>`) as a `--db`: its server and name. */
+export function qdrantLocation(value: string): { url: string; collection: string } | undefined {
+  const match = /^(https?:\/\/.+?)\/collections\/([^/?#]+)\/?$/i.exec(value.trim());
+  return match ? { url: match[1]!, collection: decodeURIComponent(match[2]!) } : undefined;
+}
 
 /** The global options every command sees (`agentmem --help`). */
 export interface GlobalOptions {
@@ -29,6 +38,7 @@ export interface GlobalOptions {
   tenant?: string;
   branch?: string;
   agent?: string;
+  embedder?: string;
 }
 
 export interface OpenMemoryOptions {
@@ -50,6 +60,8 @@ export class CliContext {
   /** Set by a command that ends without an error but not successfully (e.g. declined confirmation). */
   exitCode = 0;
   private readonly opened = new Map<string, Promise<AgentMemory>>();
+  /** Files opened read-only because this user cannot write them. */
+  private readonly unwritable = new Set<string>();
   private progressShown = false;
 
   constructor(
@@ -76,25 +88,28 @@ export class CliContext {
     return this.options.yes;
   }
 
-  /** Absolute path of `--db`, or its postgres:// connection string. */
+  /** Absolute path of `--db`, or its postgres:// connection string or Qdrant collection URL. */
   get dbPath(): string {
-    return isPostgresUrl(this.options.db) ? this.options.db : resolve(this.options.db);
+    const db = this.options.db;
+    return isPostgresUrl(db) || qdrantLocation(db) ? db : resolve(db);
   }
 
   /**
    * Opens (once per path) the SQLite store, or the Postgres one for a
-   * postgres:// `--db`, with the global tenant, branch (default: from git) and agent.
+   * postgres:// `--db`, or a Qdrant collection for its URL, with the global
+   * tenant, branch (default: from git), agent and embedder.
    */
   openMemory(options: OpenMemoryOptions = {}): Promise<AgentMemory> {
     const location = options.path ?? this.options.db;
     const postgres = isPostgresUrl(location);
-    const path = postgres || location === ':memory:' ? location : resolve(location);
+    const qdrant = qdrantLocation(location);
+    const path = postgres || qdrant || location === ':memory:' ? location : resolve(location);
     const branch = options.branch ?? this.options.branch;
     const agentId = options.agentId ?? this.options.agent;
     const key = `${path}\u0000${branch ?? ''}\u0000${agentId ?? ''}`;
     let memory = this.opened.get(key);
     if (!memory) {
-      if (options.mustExist && !postgres && !existsSync(path)) {
+      if (options.mustExist && !postgres && !qdrant && !existsSync(path)) {
         throw new AgentMemoryError(
           'NOT_FOUND',
           `No memory database at ${path}. Create one with \`agentmem remember\` or \`agentmem import\`, or pass --db with an existing file.`,
@@ -103,18 +118,52 @@ export class CliContext {
       }
       // Without --branch, project and reference memories follow the git branch of the working directory.
       const scope = branch ? { branch } : { detectBranch: true };
-      const common = { tenant: this.options.tenant, agentId, ...scope };
-      memory = postgres
-        ? importOptional(() => import(POSTGRES_PACKAGE) as Promise<PostgresModule>, POSTGRES_PACKAGE_MISSING).then(
-            ({ createPostgresMemory }) =>
-              createPostgresMemory({ connectionString: path, ...common, snapshotFormat: sqliteSnapshotFormat }),
-          )
-        : createSqliteMemory({ path, ...common });
+      memory = embedderFor(this.options.embedder).then(async (embedder) => {
+        const common = { tenant: this.options.tenant, agentId, ...scope, ...(embedder ? { embedder } : {}) };
+        if (postgres) {
+          const { createPostgresMemory } = await importOptional(
+            () => import(POSTGRES_PACKAGE) as Promise<PostgresModule>,
+            POSTGRES_PACKAGE_MISSING,
+          );
+          return createPostgresMemory({ connectionString: path, ...common, snapshotFormat: sqliteSnapshotFormat });
+        }
+        if (qdrant) {
+          const { createQdrantMemory } = await importOptional(
+            () => import(QDRANT_PACKAGE) as Promise<QdrantModule>,
+            `--db ${path} is a Qdrant collection: run \`npm i @agentmem/qdrant\` to use it.`,
+          );
+          const apiKey = process.env.AGENTMEM_QDRANT_API_KEY;
+          return createQdrantMemory({
+            ...qdrant,
+            ...(apiKey ? { apiKey } : {}),
+            ...common,
+            snapshotFormat: sqliteSnapshotFormat,
+          });
+        }
+        const readonly = !canWrite(path);
+        if (readonly) this.unwritable.add(path);
+        return createSqliteMemory({ path, ...common, readonly });
+      });
       this.opened.set(key, memory);
       // A failed open must not be handed out again (or closed).
       memory.catch(() => this.opened.delete(key));
     }
     return memory;
+  }
+
+  /**
+   * A write refused on a file the CLI opened read-only says why in CLI terms
+   * (the backend's message speaks of the API's `readonly` option).
+   */
+  explain(error: unknown): unknown {
+    if (!AgentMemoryError.hasCode(error, 'INVALID_INPUT')) return error;
+    const path = [...this.unwritable].find((p) => error.message.startsWith(`${p} was opened read-only`));
+    if (!path) return error;
+    return new AgentMemoryError(
+      'INVALID_INPUT',
+      `${path} is not writable by this user (the file or its directory), so it was opened read-only: reading commands work, this one writes and was refused before changing anything. Run it as a user who can write the file and its directory.`,
+      { cause: error, details: { path } },
+    );
   }
 
   /** Closes every store this command opened. */
@@ -189,6 +238,26 @@ export class CliContext {
     this.io.stderr(`${question} [y/N] `);
     return /^y(es)?$/i.test((await readLine(this.io.stdin)).trim());
   }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * False for an existing file this user cannot write (or whose directory cannot
+ * take the `-wal`/`-shm` files a writer needs): the CLI opens it read-only, so
+ * reading commands work and writing ones are refused before anything changes.
+ */
+function canWrite(path: string): boolean {
+  if (path === ':memory:' || !existsSync(path)) return true;
+  if (!writable(path)) return false;
+  return writable(dirname(path)) || (writable(`${path}-wal`) && writable(`${path}-shm`));
 }
 
 function readLine(input: Readable): Promise<string> {

@@ -45,7 +45,7 @@ function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
   ) {
     return error.exitCode === 0 ? 0 : 2;
   }
-  const { code, message, exitCode, stack } = describeError(error);
+  const { code, message, exitCode, stack } = describeError(ctx.explain(error));
   if (ctx.json || jsonFlag) {
     ctx.io.stderr(`${JSON.stringify({ error: { code, message } })}\n`);
   } else {

@@ -17,6 +17,7 @@ import * as skills from './commands/skills';
 import * as stats from './commands/stats';
 import * as teleport from './commands/teleport';
 import { type CliContext, DEFAULT_DB_PATH } from './context';
+import { EMBEDDER_FORMS } from './embedder';
 import { CliError } from './errors';
 
 /** A command module: `src/commands/<name>.ts` exporting `register`. */
@@ -50,9 +51,17 @@ export function buildProgram(ctx: CliContext): Command {
     .description('Long-term memory and skills for AI agents: operate a local agentmem store.')
     .version(pkg.version, '-V, --version')
     .addOption(
-      new Option('--db <path|url>', 'memory database file, or postgres://user:pw@host/db')
+      new Option(
+        '--db <path|url>',
+        'memory database file, postgres://user:pw@host/db, or a Qdrant collection http(s)://host:6333/collections/<name>',
+      )
         .env('AGENTMEM_DB')
         .default(DEFAULT_DB_PATH),
+    )
+    .addOption(
+      new Option('--embedder <id>', `embedder of the store: ${EMBEDDER_FORMS.replaceAll('`', '')}`).env(
+        'AGENTMEM_EMBEDDER',
+      ),
     )
     .option('--json', 'machine-readable JSON output')
     .option('--tenant <id>', 'tenant scope (e.g. a user id)')

@@ -76,6 +76,7 @@ export class QdrantBackend implements MemoryBackend {
     transactions: false,
     persistent: true,
     snapshot: false,
+    readonly: false,
   };
   readonly collection: string;
   readonly client: QdrantClient;

@@ -1,6 +1,7 @@
 import { importOptional } from '@agentmem/core';
 import type { Command } from 'commander';
-import type { CliContext } from '../context';
+import { type CliContext, qdrantLocation } from '../context';
+import { CliError } from '../errors';
 import { parsePositiveInt } from '../parse';
 
 type McpModule = typeof import('@agentmem/mcp');
@@ -31,17 +32,26 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--port <n>', 'HTTP port (default 3917); implies --http', parsePositiveInt)
     .option('--host <host>', 'HTTP host, loopback only (default 127.0.0.1)')
     .action(async (options: McpCommandOptions) => {
-      const mcp = await loadMcp();
       const global = ctx.options;
+      if (global.embedder) {
+        // The server opens the store with the default embedder; a store built with another is refused there anyway.
+        throw new CliError(
+          'USAGE',
+          '`agentmem mcp` serves stores of the default embedder only; unset --embedder/AGENTMEM_EMBEDDER, or serve the store from code with your embedder (docs/mcp.md).',
+        );
+      }
+      // `--db http(s)://host/collections/<name>` names a Qdrant collection, as for the other commands.
+      const qdrant = ctx.dbWasGiven ? qdrantLocation(global.db) : undefined;
+      const mcp = await loadMcp();
       // stdout carries the protocol: nothing else may be printed there.
       await mcp.serve(
         mcp.resolveConfig({
-          ...(ctx.dbWasGiven ? { db: ctx.dbPath } : {}),
+          ...(ctx.dbWasGiven && !qdrant ? { db: ctx.dbPath } : {}),
           tenant: global.tenant,
           branch: global.branch,
           agent: global.agent,
-          qdrantUrl: options.qdrantUrl,
-          qdrantCollection: options.qdrantCollection,
+          qdrantUrl: options.qdrantUrl ?? qdrant?.url,
+          qdrantCollection: options.qdrantCollection ?? qdrant?.collection,
           cwd: options.cwd,
           session: options.session,
           skills: options.skills,

@@ -11,7 +11,7 @@ import { type Command, Option } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { truncate } from '../output';
-import { parseList } from '../parse';
+import { parseList, parsePositiveInt } from '../parse';
 
 /** Progress of a long merge or snapshot on one refreshed line (terminal only). */
 export function progressOf(ctx: CliContext): (p: MergeProgress) => void {
@@ -63,6 +63,7 @@ interface MergeOptions {
   namespaces?: string[];
   reembed?: boolean;
   allTenants?: boolean;
+  commitEvery?: number;
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -96,7 +97,7 @@ export function register(program: Command, ctx: CliContext): void {
       parseList,
     )
     .option('--all-tenants', 'every tenant of the snapshot, not only --tenant')
-    .action(async (path: string, options: Omit<MergeOptions, 'strategy' | 'reembed'>) => {
+    .action(async (path: string, options: Omit<MergeOptions, 'strategy' | 'reembed' | 'commitEvery'>) => {
       const memory = await ctx.openMemory({ mustExist: true });
       const diff = await memory.diff(path, {
         namespaces: options.namespaces,
@@ -118,6 +119,11 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--reembed', 're-embed a snapshot built with another embedder (otherwise it is refused)')
     .option('--all-tenants', 'every tenant of the snapshot, not only --tenant')
+    .option(
+      '--commit-every <n>',
+      'commit every n records as a merge of its own: after a failure, the same command writes (and re-embeds) only the rest',
+      parsePositiveInt,
+    )
     .action(async (path: string, options: MergeOptions) => {
       const memory = await ctx.openMemory();
       const scope = { namespaces: options.namespaces, allTenants: options.allTenants };
@@ -136,11 +142,14 @@ export function register(program: Command, ctx: CliContext): void {
         ...scope,
         strategy: options.strategy,
         reembed: options.reembed,
+        commitEvery: options.commitEvery,
         onProgress: progressOf(ctx),
       });
       ctx.emit({ ...result.toJSON(), summary: result.summary() }, () => {
         ctx.print(result.summary());
-        ctx.print(`Merge id: ${result.mergeId} (undo with: agentmem undo-merge ${result.mergeId})`);
+        if (result.mergeIds.length > 1)
+          ctx.print(`Merge ids: ${result.mergeIds.join(', ')} (undo each with: agentmem undo-merge ID)`);
+        else ctx.print(`Merge id: ${result.mergeId} (undo with: agentmem undo-merge ${result.mergeId})`);
       });
     });
 

@@ -10,4 +10,6 @@ export interface BackendCapabilities {
   persistent: boolean;
   /** The backend can write a point-in-time copy of itself (`snapshotTo`). */
   snapshot: boolean;
+  /** Opened read-only: every write is refused, so core never writes (recall does not reinforce). */
+  readonly: boolean;
 }

@@ -1,5 +1,5 @@
 import type { BackendRecord, Memory } from '../contracts';
-import { AgentMemoryError, assertOneOf } from '../errors';
+import { AgentMemoryError, assertOneOf, invalidInput } from '../errors';
 import { branchOfNamespace, HISTORY_NAMESPACE } from '../scope';
 import { KIND, memoryToRecord, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
@@ -197,6 +197,64 @@ export async function applyMerge(
     embeddingTokens: store.usage.tokens - usage0.tokens,
   };
   return new MergeResult(mergeId, strategy, counts, plan, cost);
+}
+
+/**
+ * `applyMerge` in parts of `options.commitEvery` records (new ones, then
+ * conflicts), each committed as a merge of its own; the result adds them up.
+ * Without `commitEvery`, one all-or-nothing merge.
+ */
+export async function applyMergeInParts(
+  store: MemoryStore,
+  source: MergeSource,
+  plan: MergePlan,
+  options: ApplyOptions = {},
+): Promise<MergeResult> {
+  const size = options.commitEvery;
+  if (size === undefined) return applyMerge(store, source, plan, options);
+  if (!Number.isSafeInteger(size) || size < 1) {
+    throw invalidInput(`commitEvery must be a positive whole number of records, got ${JSON.stringify(size)}.`);
+  }
+  const entries = [...plan.imports.map((i) => ({ i })), ...plan.conflicts.map((c) => ({ c }))];
+  const parts: MergePlan[] = [];
+  for (let at = 0; at === 0 || at < entries.length; at += size) {
+    const slice = entries.slice(at, at + size);
+    parts.push({
+      ...plan,
+      imports: slice.flatMap((e) => ('i' in e ? [e.i] : [])),
+      conflicts: slice.flatMap((e) => ('c' in e ? [e.c] : [])),
+      duplicates: at === 0 ? plan.duplicates : [],
+    });
+  }
+  const results: MergeResult[] = [];
+  let done = 0;
+  for (const part of parts) {
+    const result = await applyMerge(store, source, part, {
+      ...options,
+      onProgress: (p) => options.onProgress?.({ ...p, done: done + p.done, total: entries.length }),
+    });
+    done += part.imports.length + part.conflicts.length;
+    results.push(result);
+  }
+  const last = results[results.length - 1]!;
+  const counts = { ...last.counts };
+  const cost = { durationMs: 0, embeddingCalls: 0, embeddingTokens: 0 };
+  for (const r of results.slice(0, -1)) {
+    for (const key of Object.keys(counts) as (keyof MergeCounts)[]) counts[key] += r.counts[key];
+  }
+  for (const r of results) {
+    cost.durationMs += r.cost.durationMs;
+    cost.embeddingCalls += r.cost.embeddingCalls;
+    cost.embeddingTokens += r.cost.embeddingTokens ?? 0;
+  }
+  return new MergeResult(
+    last.mergeId,
+    last.strategy,
+    counts,
+    plan,
+    cost,
+    results.map((r) => r.mergeId),
+  );
 }
 
 function importedMemory(remote: Memory, w: Write, source: MergeSource, mergeId: string): Memory {

@@ -111,6 +111,8 @@ export class MergeResult {
     readonly counts: MergeCounts,
     readonly plan: MergePlan,
     readonly cost: CostReport,
+    /** Every merge this run committed (several with `commitEvery`), in order; `mergeId` is the last. */
+    readonly mergeIds: readonly string[] = [mergeId],
   ) {}
 
   get imported(): number {
@@ -128,12 +130,14 @@ export class MergeResult {
     const conflicts = `Conflicts: ${c.conflicts}${resolved.length ? ` (${this.strategy}: ${resolved.join(', ')})` : ''}`;
     const parts = [`Imported: ${memories} new memories${skills}`, `Skipped: ${c.duplicates} duplicates`, conflicts];
     if (c.reembedded) parts.push(`Re-embedded: ${c.reembedded}`);
+    if (this.mergeIds.length > 1) parts.push(`Committed in ${this.mergeIds.length} merges`);
     return parts.join(' / ');
   }
 
   toJSON() {
     return {
       mergeId: this.mergeId,
+      mergeIds: this.mergeIds,
       strategy: this.strategy,
       source: this.plan.source,
       counts: this.counts,

@@ -113,6 +113,14 @@ export interface ApplyOptions {
   strategy?: MergeStrategy;
   /** Re-embed source contents with the local embedder when the embedders differ; otherwise refuse. */
   reembed?: boolean;
+  /**
+   * Commit every this many records as a merge of its own instead of all or
+   * nothing. A run that fails midway (an embedding API's rate limit, a crash)
+   * keeps the parts it committed, and the same merge run again plans those as
+   * duplicates: it writes, and re-embeds, only the rest. Each part is undone
+   * on its own (`mergeIds`). Default: one all-or-nothing merge.
+   */
+  commitEvery?: number;
   onProgress?: (progress: MergeProgress) => void;
   /** Test hook and audit: recorded in the merge record. */
   note?: string;

@@ -160,11 +160,6 @@ const PAGE = 1000;
 /** Ids or hashes per lookup query (well under SQLite's bound-parameter limit). */
 const LOOKUP_CHUNK = 500;
 
-/** A backend opened read-only (SqliteBackend's `readonly`): recall does not reinforce on it. */
-function isReadonly(backend: MemoryBackend): boolean {
-  return (backend as { readonly?: unknown }).readonly === true;
-}
-
 /**
  * Long-term memory over any backend: remember, recall (hybrid), update,
  * forget, history. Scope (tenant, branch) is fixed per instance; use
@@ -474,7 +469,7 @@ export class MemoryStore {
     if (options.minScore !== undefined) results = results.filter((r) => r.score >= options.minScore!);
     results = results.slice(0, k);
     // Reads stay reads: the accesses are written later, in batches (a read-only file skips them).
-    if (options.reinforce !== false && results.length > 0 && !isReadonly(this.backend)) {
+    if (options.reinforce !== false && results.length > 0 && !this.backend.capabilities.readonly) {
       this.reinforcement.add(results.map((r) => r.memory), this.clock());
     }
     return results;

@@ -89,6 +89,8 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
   add('declares specificationVersion v1 and the stated capabilities', async (b) => {
     assert.equal(b.specificationVersion, 'v1');
     assert.deepEqual({ ...b.capabilities }, { ...caps });
+    // Core reads it to skip writes (recall's reinforcement); a missing entry would mean "writable" silently.
+    assert.equal(typeof b.capabilities.readonly, 'boolean', 'capabilities.readonly must be declared (true or false)');
   });
 
   add('upsert then get returns the record; upsert again overwrites it', async (b) => {

@@ -102,6 +102,7 @@ export class PostgresBackend implements MemoryBackend {
     transactions: true,
     persistent: true,
     snapshot: false,
+    readonly: false,
   };
   readonly names: TableNames;
   /** `host:port/database` (no password), for messages. */

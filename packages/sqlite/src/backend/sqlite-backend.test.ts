@@ -5,7 +5,14 @@ import { runBackendConformance } from '@agentmem/core/testing';
 import { afterAll, describe, it } from 'vitest';
 import { SqliteBackend } from './sqlite-backend';
 
-const capabilities = { nativeHybrid: false, textSearch: true, transactions: true, persistent: true, snapshot: false };
+const capabilities = {
+  nativeHybrid: false,
+  textSearch: true,
+  transactions: true,
+  persistent: true,
+  snapshot: false,
+  readonly: false,
+};
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-conformance-'));
 let n = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

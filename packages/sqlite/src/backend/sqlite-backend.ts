@@ -92,6 +92,7 @@ export class SqliteBackend implements MemoryBackend {
     transactions: true,
     persistent: true,
     snapshot: false,
+    readonly: false,
   };
   /** Absolute path of the database file, or `':memory:'`. */
   readonly path: string;
@@ -121,6 +122,7 @@ export class SqliteBackend implements MemoryBackend {
     const memory = isInMemoryPath(options.path);
     this.path = memory ? ':memory:' : resolve(options.path);
     this.readonly = options.readonly ?? false;
+    this.capabilities = { ...this.capabilities, readonly: this.readonly };
     this.denseMode = options.denseSearch ?? 'approximate';
     if (this.denseMode !== 'approximate' && this.denseMode !== 'exact')
       throw invalidInput(`denseSearch is 'approximate' or 'exact', got ${JSON.stringify(options.denseSearch)}.`);

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { AgentMemoryError } from '@agentmem/core';
 import Database from 'better-sqlite3';
@@ -161,6 +161,29 @@ function checkSchema(path: string, info: SchemaInfo): void {
   }
 }
 
+/**
+ * The bytes of a WAL-mode file that no process is writing (no `-wal` beside
+ * it: the main file holds every commit), marked as a rollback-journal file.
+ * SQLite reads a WAL-mode file only through `-wal` and `-shm` files it
+ * creates, which a read-only directory refuses and a writable one keeps
+ * afterwards; an in-memory image of the file needs neither, so a read-only
+ * open leaves no file behind and changes no byte. Undefined when a writer is
+ * present (or appears while reading): its `-wal`/`-shm` are read as usual.
+ */
+function quiescentWalImage(path: string): Buffer | undefined {
+  const header = readHeader(path);
+  const wal = `${path}-wal`;
+  if (header?.[18] !== 2 || header[19] !== 2 || existsSync(wal)) return undefined;
+  const before = statSync(path);
+  const image = readFileSync(path);
+  const after = statSync(path);
+  // A writer that opened meanwhile may have checkpointed into the file while it was read.
+  if (existsSync(wal) || after.mtimeMs !== before.mtimeMs || after.size !== before.size) return undefined;
+  image[18] = 1; // file format write/read version: 1 = rollback journal, 2 = WAL
+  image[19] = 1;
+  return image;
+}
+
 /** Applies pending migrations in one immediate transaction (another process may be doing the same). */
 export function migrate(db: Database.Database, path: string): number {
   db.prepare('BEGIN IMMEDIATE').run();
@@ -206,7 +229,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   const sidecars = memory ? [] : [`${shown}-wal`, `${shown}-shm`].filter((f) => !existsSync(f));
   let db: Database.Database;
   try {
-    db = new Database(memory ? ':memory:' : shown, {
+    const image = readonly && !memory ? quiescentWalImage(shown) : undefined;
+    db = new Database(image ?? (memory ? ':memory:' : shown), {
       readonly,
       fileMustExist: readonly,
       timeout: options.busyTimeoutMs ?? 5000,

@@ -48,6 +48,7 @@ export class InMemoryBackend implements MemoryBackend {
     transactions: true,
     persistent: false,
     snapshot: false,
+    readonly: false,
   };
 
   private readonly records = new Map<string, BackendRecord>();
