@@ -169,8 +169,7 @@ describe('lexical relevance over skill text', () => {
     };
     const skills = await registry([lambda, storage, ...filler]);
     const explained = await skills.explain('the cold start is slow');
-    const lexical = (name: string) =>
-      explained.candidates.find((c) => c.name === name)?.signals.semantic?.lexical ?? 0;
+    const lexical = (name: string) => explained.candidates.find((c) => c.name === name)?.signals.semantic?.lexical ?? 0;
     expect(lexical('serverless-functions')).toBeGreaterThan(lexical('archive-storage'));
   });
 });
