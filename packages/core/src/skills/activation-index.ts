@@ -138,7 +138,7 @@ export class ActivationIndex {
       add(headings(skill.content ?? ''), FIELD_WEIGHTS.headings);
       add(body(skill.content ?? ''), FIELD_WEIGHTS.body);
       let length = 0;
-      for (const [term, count] of tf) length += count;
+      for (const count of tf.values()) length += count;
       // Word pairs are postings too, but not length: the length is the words'.
       for (const [term, count] of [...tf, ...pairs]) {
         let list = this.postings.get(term);
