@@ -124,6 +124,56 @@ describe('keywords without declarations and library-aware relevance', () => {
   });
 });
 
+describe('lexical relevance over skill text', () => {
+  const filler = Array.from({ length: 8 }, (_, i) => ({
+    name: `topic-${i}`,
+    description: `Guidelines for area ${i}: naming, structure and review`,
+    content: `# Area ${i}\n- Keep modules small.\n- Write tests for area ${i}.`,
+  }));
+
+  it("the string literals of a skill's code examples are not what it is about; its identifiers are", async () => {
+    const chains: SkillInput = {
+      name: 'llm-chains',
+      description: 'Composing LLM chains and tools',
+      content: [
+        '# Tools',
+        '```python',
+        '@tool',
+        'def get_current_weather(location: str) -> str:',
+        '    return "It\'s 25 degrees Celsius and sunny in Tokyo."',
+        'prompt = ChatPromptTemplate.from_template("Tell me a joke about {topic} and penguins")',
+        '```',
+      ].join('\n'),
+    };
+    const skills = await registry([chains, ...filler]);
+    for (const message of ['Convert 72 degrees Fahrenheit to Celsius.', 'Tell me a joke about penguins.']) {
+      const explained = await skills.explain(message);
+      const lexical = explained.candidates.find((c) => c.name === 'llm-chains')?.signals.semantic?.lexical ?? 0;
+      expect(lexical, message).toBe(0);
+      expect(await skills.activate(message), message).toEqual([]);
+    }
+    const [hit] = await skills.activate('my get_current_weather tool never gets called by the ChatPromptTemplate');
+    expect(hit?.skill.name).toBe('llm-chains');
+  });
+
+  it('a word pair of the skill counts more than the same two words scattered in another', async () => {
+    const lambda: SkillInput = {
+      name: 'serverless-functions',
+      description: 'Serverless function handlers: cold start latency and initialisation',
+      content: '# Handlers\n- Initialise clients outside the handler.',
+    };
+    const storage: SkillInput = {
+      name: 'archive-storage',
+      description: 'Cold storage for cold archives: start a restore, start a copy',
+      content: '# Cold archives\n- Move old objects to cold storage.\n- Start restores early.',
+    };
+    const skills = await registry([lambda, storage, ...filler]);
+    const explained = await skills.explain('the cold start is slow');
+    const lexical = (name: string) => explained.candidates.find((c) => c.name === name)?.signals.semantic?.lexical ?? 0;
+    expect(lexical('serverless-functions')).toBeGreaterThan(lexical('archive-storage'));
+  });
+});
+
 describe('the in-process activation index', () => {
   it('follows register and unregister', async () => {
     const skills = await registry([PRISMA]);

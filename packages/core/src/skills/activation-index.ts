@@ -51,6 +51,12 @@ export const GLOB_RARITY_FULL = 0.5;
  * skills-dev, so they count through the BM25 name field only.
  */
 export const DERIVED_KEYWORD_STRENGTH = 1;
+/**
+ * Weight of a word pair's occurrences relative to its words' (see `bigrams`).
+ * On skills-dev's halves (code strings already left out) 0.5 raised top-1
+ * from 85.1% / 82.3% to 85.1% / 84.4%; 1.0 gave 85.1% / 82.3%.
+ */
+export const BIGRAM_WEIGHT = 0.5;
 
 export interface IndexedSkill {
   id: string;
@@ -120,8 +126,11 @@ export class ActivationIndex {
       }
       // BM25 postings, weighted per field.
       const tf = new Map<string, number>();
+      const pairs = new Map<string, number>();
       const add = (text: string, weight: number) => {
-        for (const t of tokenize(text)) tf.set(t, (tf.get(t) ?? 0) + weight);
+        const terms = tokenize(text);
+        for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + weight);
+        for (const p of bigrams(terms)) pairs.set(p, (pairs.get(p) ?? 0) + weight * BIGRAM_WEIGHT);
       };
       add(splitName(skill.name), FIELD_WEIGHTS.name);
       add((skill.triggerKeywords ?? []).join(' '), FIELD_WEIGHTS.keywords);
@@ -129,7 +138,9 @@ export class ActivationIndex {
       add(headings(skill.content ?? ''), FIELD_WEIGHTS.headings);
       add(body(skill.content ?? ''), FIELD_WEIGHTS.body);
       let length = 0;
-      for (const [term, count] of tf) {
+      for (const count of tf.values()) length += count;
+      // Word pairs are postings too, but not length: the length is the words'.
+      for (const [term, count] of [...tf, ...pairs]) {
         let list = this.postings.get(term);
         if (!list) {
           list = { docs: [], tf: [] };
@@ -137,7 +148,6 @@ export class ActivationIndex {
         }
         list.docs.push(doc);
         list.tf.push(count);
-        length += count;
       }
       this.lengths[doc] = length;
       totalLength += length;
@@ -274,7 +284,8 @@ export class ActivationIndex {
   private bm25(text: string): Map<number, number> {
     const scores = new Map<number, number>();
     const n = this.entries.length;
-    for (const term of new Set(tokenize(text))) {
+    const terms = tokenize(text);
+    for (const term of new Set([...terms, ...bigrams(terms)])) {
       const list = this.postings.get(term);
       if (!list) continue;
       const weight = idf(n, list.docs.length);
@@ -344,12 +355,38 @@ export function splitName(name: string): string {
   return name.replace(/[-_/.]+/g, ' ');
 }
 
-/** The content of a skill without its headings (they are a field of their own). */
+/**
+ * The content of a skill without its headings (a field of their own) and
+ * without the string literals of its code blocks. Code counts (APIs and
+ * identifiers say what a rule covers: `select_related`, `useQuery`), but the
+ * strings in an example are made-up data: a LangChain rule's "Tell me a joke
+ * about bears" and "25 degrees Celsius" made it the best match for jokes and
+ * unit conversions.
+ */
 function body(content: string): string {
-  return content
-    .split('\n')
-    .filter((l) => !/^#{1,6}\s/.test(l))
-    .join('\n');
+  const out: string[] = [];
+  let fenced = false;
+  for (const line of content.split('\n')) {
+    if (FENCE.test(line)) fenced = !fenced;
+    else if (fenced) out.push(line.replace(STRING_LITERAL, ' '));
+    else if (!HEADING.test(line)) out.push(line);
+  }
+  return out.join('\n');
+}
+
+const FENCE = /^\s*(```|~~~)/;
+const HEADING = /^#{1,6}\s/;
+/** A one-line string literal: double-quoted, single-quoted or a template (escapes inside kept whole). */
+const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`/g;
+
+/**
+ * Adjacent word pairs (`cold start`, `lazy load`, `n 1`): a pair says more
+ * than its two words apart, which are everyday words ("cold", "start").
+ */
+function bigrams(terms: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < terms.length; i++) out.push(`${terms[i]} ${terms[i + 1]}`);
+  return out;
 }
 
 /** The Markdown headings of a skill's content, outside code fences. */
@@ -357,8 +394,8 @@ function headings(content: string): string {
   const out: string[] = [];
   let fenced = false;
   for (const line of content.split('\n')) {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    else if (!fenced && /^#{1,6}\s/.test(line)) out.push(line.replace(/^#+\s*/, ''));
+    if (FENCE.test(line)) fenced = !fenced;
+    else if (!fenced && HEADING.test(line)) out.push(line.replace(/^#+\s*/, ''));
   }
   return out.join('\n');
 }
