@@ -191,7 +191,7 @@ export class SqliteBackend implements MemoryBackend {
         if (fresh.length === 0) return;
         const rowids = this.insertRows(fresh);
         this.writeVectors(fresh.map((row, i) => ({ row, rowid: rowids[i]! })));
-        fresh.forEach((row, i) => existing.set(row.id, rowids[i]!));
+        for (let i = 0; i < fresh.length; i++) existing.set(fresh[i]!.id, rowids[i]!);
         fresh = [];
       };
       const freshIds = new Set<string>();
