@@ -839,16 +839,9 @@ export class SqliteBackend implements MemoryBackend {
   }
 }
 
-/** A record checked and encoded for the statements that write it. */
-interface EncodedRow {
-  id: string;
-  namespace: string;
-  tenant: string;
-  text: string;
-  context: string;
-  attributes: string;
+/** A record checked and encoded for the statements that write it: the columns of a row, as JSON text. */
+interface EncodedRow extends Omit<RecordRow, 'rowid'> {
   indexed: unknown[];
-  payload: string;
   vector: Buffer | undefined;
   floats: Float32Array | undefined;
 }
