@@ -1,6 +1,7 @@
 import { BinaryIndex, encodeSigns, isSparse } from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import { blobVector, CODES_TABLE } from '../schema';
+import { chunks, valuesList } from './multi-row';
 
 interface PendingCode {
   rowid: number;
@@ -30,13 +31,23 @@ export class SqliteDenseIndex {
     private readonly dimension: number,
   ) {}
 
-  /** Inside the caller's write transaction: the row's vector is `vector` (its blob `blob`). */
-  written(rowid: number, tenant: string, namespace: string, vector: Float32Array, blob: Buffer): void {
-    const bits = encodeSigns(vector);
-    this.stmt(
-      `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding) VALUES (?, ?, ?, ?, ?)`,
-    ).run(rowid, tenant, namespace, Buffer.from(bits.buffer, bits.byteOffset, bits.byteLength), blob);
-    this.pending.push({ rowid, code: { tenant, namespace, bits } });
+  /** Inside the caller's write transaction: each row's vector is `vector` (its blob `blob`). */
+  writtenMany(
+    rows: readonly { rowid: number; tenant: string; namespace: string; vector: Float32Array; blob: Buffer }[],
+  ): void {
+    const coded = rows.map((r) => ({ ...r, bits: encodeSigns(r.vector) }));
+    for (const [offset, size] of chunks(coded.length)) {
+      const args: unknown[] = [];
+      for (let i = offset; i < offset + size; i++) {
+        const { rowid, tenant, namespace, bits, blob } = coded[i]!;
+        args.push(rowid, tenant, namespace, Buffer.from(bits.buffer, bits.byteOffset, bits.byteLength), blob);
+      }
+      this.stmt(
+        `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding) VALUES ${valuesList('(?, ?, ?, ?, ?)', size)}`,
+      ).run(args);
+    }
+    for (const { rowid, tenant, namespace, bits } of coded)
+      this.pending.push({ rowid, code: { tenant, namespace, bits } });
   }
 
   /** Inside the caller's write transaction: the row (or its vector) is gone. */

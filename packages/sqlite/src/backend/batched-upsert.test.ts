@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BackendRecord } from '@agentmem/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteBackend } from './sqlite-backend';
+
+const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-batch-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+/** A 4-dim unit vector pointing mostly along axis i % 4, distinct per i. */
+function vector(i: number): Float32Array {
+  const v = new Float32Array(4).fill(0.01 * ((i % 97) + 1));
+  v[i % 4] = 1;
+  return v;
+}
+
+function record(i: number, text = `record ${i} mentions word${i}`): BackendRecord {
+  return {
+    id: `r${i}`,
+    namespace: 'user',
+    tenant: '',
+    text,
+    attributes: { kind: 'memory', status: 'active', n: i },
+    payload: { i },
+    vector: vector(i),
+  };
+}
+
+async function open(): Promise<SqliteBackend> {
+  const backend = new SqliteBackend({ path: join(dir, `batch-${n++}.db`), denseSearch: 'exact' });
+  await backend.init({ dimension: 4 });
+  return backend;
+}
+
+function integrity(backend: SqliteBackend): void {
+  const db = backend.database;
+  expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+  db.exec("INSERT INTO records_fts (records_fts) VALUES ('integrity-check')");
+}
+
+describe('SqliteBackend upsert in multi-row statements', () => {
+  it('gives every record of a large batch its own keyword entry, vector and attributes (rowids matched)', async () => {
+    const backend = await open();
+    try {
+      // 301 = 2 x 128 + 32 + 8 + 5 x 1: every statement size, and the history-like rows without text stay unindexed.
+      const batch = Array.from({ length: 301 }, (_, i) => record(i));
+      batch.push({ ...record(1000, ''), vector: undefined });
+      await backend.upsert(batch);
+      for (const i of [0, 127, 128, 255, 256, 287, 295, 300]) {
+        const hits = await backend.search({ mode: 'keyword', text: `word${i}`, filter: { tenant: '' }, k: 3 });
+        expect(hits.map((h) => h.record.id)).toEqual([`r${i}`]);
+        const [got] = await backend.get([`r${i}`]);
+        expect(got?.attributes.n).toBe(i);
+        expect(got?.payload).toEqual({ i });
+        expect([...got!.vector!]).toEqual([...vector(i)]);
+      }
+      const db = backend.database;
+      expect((db.prepare('SELECT count(*) AS n FROM records_fts_docsize').get() as { n: number }).n).toBe(301);
+      expect((db.prepare('SELECT count(*) AS n FROM vector_codes').get() as { n: number }).n).toBe(301);
+      expect((db.prepare('SELECT count(*) AS n FROM vectors').get() as { n: number }).n).toBe(301);
+      integrity(backend);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('applies an id given twice in one batch, or already stored, in order: the last write wins everywhere', async () => {
+    const backend = await open();
+    try {
+      await backend.upsert([record(1), record(2)]);
+      await backend.upsert([
+        record(3),
+        record(1, 'first rewrite mentions alpha'),
+        record(4),
+        { ...record(3, 'second version mentions gamma'), vector: vector(7) },
+        record(1, 'final rewrite mentions omega'),
+      ]);
+      const ids = async (text: string) =>
+        (await backend.search({ mode: 'keyword', text, filter: { tenant: '' }, k: 5 })).map((h) => h.record.id);
+      expect(await ids('omega')).toEqual(['r1']);
+      expect(await ids('alpha')).toEqual([]);
+      expect(await ids('word1')).toEqual([]);
+      expect(await ids('gamma')).toEqual(['r3']);
+      expect(await ids('word3')).toEqual([]);
+      expect(await ids('word4')).toEqual(['r4']);
+      const [r3] = await backend.get(['r3']);
+      expect([...r3!.vector!]).toEqual([...vector(7)]);
+      expect(await backend.count({ tenant: '' })).toBe(4);
+      const dense = await backend.search({ mode: 'dense', vector: vector(7), filter: { tenant: '' }, k: 1 });
+      expect(dense[0]?.record.id).toBe('r3');
+      integrity(backend);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('leaves nothing of a batch behind when the transaction around it fails', async () => {
+    const backend = await open();
+    try {
+      await backend.upsert([record(1)]);
+      await expect(
+        backend.transaction(async () => {
+          await backend.upsert(Array.from({ length: 200 }, (_, i) => record(i + 10)));
+          throw new Error('caller fails after the write');
+        }),
+      ).rejects.toThrow('caller fails');
+      expect(await backend.count({ tenant: '' })).toBe(1);
+      const hits = await backend.search({ mode: 'keyword', text: 'word15', filter: { tenant: '' }, k: 3 });
+      expect(hits).toEqual([]);
+      const db = backend.database;
+      expect((db.prepare('SELECT count(*) AS n FROM vector_codes').get() as { n: number }).n).toBe(1);
+      integrity(backend);
+      // The same ids can be written afterwards (no half-written index entries in the way).
+      await backend.upsert([record(15)]);
+      const again = await backend.search({ mode: 'keyword', text: 'word15', filter: { tenant: '' }, k: 3 });
+      expect(again.map((h) => h.record.id)).toEqual(['r15']);
+    } finally {
+      await backend.close();
+    }
+  });
+});
