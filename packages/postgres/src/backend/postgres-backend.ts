@@ -648,29 +648,30 @@ export class PostgresBackend implements MemoryBackend {
     } else {
       const terms = b.param(query.terms);
       // BM25F as core's: each field's occurrences normalised by its own length, context weighted, one saturation.
-      sql = `WITH cand AS MATERIALIZED (
-          SELECT r.id, r.terms, r.term_count, r.context_term_count FROM ${table} r WHERE r.terms @@ ${tsquery}::tsquery AND ${where}
-        ), stats AS (
+      // Every step is MATERIALIZED, so each runs once whatever the planner estimates: inlined, the statistics
+      // aggregate became the inner side of a nested loop and ran once per matching record (minutes at 10k).
+      // Only the top k are joined back to their rows.
+      sql = `WITH stats AS MATERIALIZED (
           SELECT count(*)::float8 AS n, coalesce(nullif(avg(r.term_count), 0), 1)::float8 AS avgdl,
             coalesce(nullif(avg(r.context_term_count), 0), 1)::float8 AS avgcl
           FROM ${table} r WHERE (r.term_count > 0 OR r.context_term_count > 0) AND ${where}
-        ), tf AS (
-          SELECT c.id, c.term_count, c.context_term_count, u.lexeme,
+        ), tf AS MATERIALIZED (
+          SELECT r.id, r.term_count, r.context_term_count, u.lexeme,
             cardinality(array_positions(u.weights, 'C'))::float8 AS fc,
             (cardinality(u.weights) - cardinality(array_positions(u.weights, 'C')))::float8 AS ft
-          FROM cand c CROSS JOIN LATERAL unnest(c.terms) AS u(lexeme, positions, weights)
-          WHERE u.lexeme = ANY(${terms}::text[])
-        ), df AS (
-          SELECT lexeme, count(*)::float8 AS df FROM tf GROUP BY lexeme
-        ), weighted AS (
-          SELECT tf.id, ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5)) AS idf,
-            tf.ft / (1 - ${BM25_B} + ${BM25_B} * tf.term_count / s.avgdl)
+          FROM ${table} r CROSS JOIN LATERAL unnest(r.terms) AS u(lexeme, positions, weights)
+          WHERE r.terms @@ ${tsquery}::tsquery AND ${where} AND u.lexeme = ANY(${terms}::text[])
+        ), idf AS MATERIALIZED (
+          SELECT tf.lexeme, ln(1 + (s.n - count(*) + 0.5) / (count(*) + 0.5)) AS idf
+          FROM tf CROSS JOIN stats s GROUP BY tf.lexeme, s.n
+        ), top AS MATERIALIZED (
+          SELECT w.id, sum(w.idf * w.f * ${BM25_K1 + 1} / (w.f + ${BM25_K1})) AS score FROM (
+            SELECT tf.id, i.idf, tf.ft / (1 - ${BM25_B} + ${BM25_B} * tf.term_count / s.avgdl)
               + ${CONTEXT_WEIGHT} * tf.fc / (1 - ${BM25_B_CONTEXT} + ${BM25_B_CONTEXT} * tf.context_term_count / s.avgcl) AS f
-          FROM tf JOIN df USING (lexeme) CROSS JOIN stats s
-        ), scored AS (
-          SELECT id, sum(idf * f * ${BM25_K1 + 1} / (f + ${BM25_K1})) AS score FROM weighted GROUP BY id
+            FROM tf JOIN idf i USING (lexeme) CROSS JOIN stats s
+          ) w GROUP BY w.id ORDER BY score DESC, w.id LIMIT ${kParam}
         )
-        SELECT ${COLUMNS}, s.score FROM scored s JOIN ${table} r ON r.id = s.id ORDER BY s.score DESC, r.id LIMIT ${kParam}`;
+        SELECT ${COLUMNS}, t.score FROM top t JOIN ${table} r ON r.id = t.id ORDER BY t.score DESC, r.id`;
     }
     const rows = (await this.run((q) => q(sql, b.params))).rows as (RecordRow & { score: number })[];
     return rows.map((row) => ({ record: decode(row), score: Number(row.score) }));
