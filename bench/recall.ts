@@ -191,11 +191,11 @@ function flag(args: string[], name: string): string | undefined {
 }
 
 /** Copies every record (memories, history, meta) of one backend into another, page by page. */
-async function copyRecords(from: MemoryStore, to: MemoryBackend): Promise<void> {
+async function copyRecords(from: MemoryStore, to: MemoryBackend, size = BATCH): Promise<void> {
   let batch: BackendRecord[] = [];
   for await (const record of from.scanRecords({ tenant: null }, true)) {
     batch.push(record);
-    if (batch.length === BATCH) {
+    if (batch.length === size) {
       await to.upsert(batch);
       batch = [];
     }
@@ -367,7 +367,8 @@ export async function run(args: string[]): Promise<void> {
         const pgStore = await MemoryStore.open({ backend: pgBackend, embedder });
         await pgStore.init();
         const start = performance.now();
-        await copyRecords(store, pgBackend);
+        // 500 per statement: 5,000 HNSW inserts in WebAssembly outlast the 30 s statement timeout at 100k.
+        await copyRecords(store, pgBackend, 500);
         const copied = `${((performance.now() - start) / 1000).toFixed(1)} s (copied)`;
         console.error(`postgres ${n}: ${copied}`);
         rows.push({

@@ -6,6 +6,7 @@ const BENCHES: Record<string, string> = {
   decay: 'applyDecay over 100k memories (goal <= 1 s), idempotent second pass, compact',
   inspector: 'inspector on a 100k store: time to first paint of the overview in Chromium (goal < 1 s), per-view server cost',
   locomo: 'LoCoMo: evidence recall@5/10/25, keyword vs dense vs hybrid, per backend, turn vs conversation ingest',
+  'postgres-keyword': 'Postgres (PGlite) keyword search alone at 10k and 100k records: how BM25 in SQL scales',
   recall: 'recall latency p50/p95 at 10k and 100k memories: SQLite, in-memory, raw sqlite-vec + FTS5',
   skills: 'skill activation latency over 500 or 1,000 synthetic skills (goal: p50 <= 1 ms CPU), in-memory or SQLite',
   'skills-quality': 'skills-dev: top-1, hit@3, unrelated false activations, mean activated, latency (memory + SQLite)',

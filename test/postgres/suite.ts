@@ -2,6 +2,7 @@ import { AgentMemoryError, type BackendRecord, HashingEmbedder, InMemoryBackend 
 import { runBackendConformance, seededRandom } from '@agentmem/core/testing';
 import {
   createPostgresMemory,
+  keywordStatement,
   MIGRATIONS,
   PostgresBackend,
   type PostgresBackendOptions,
@@ -130,6 +131,53 @@ export function postgresBehaviourSuite(
       expect(ours.map((h) => h.record.id)).toEqual(theirs.map((h) => h.record.id));
       for (const [i, h] of ours.entries()) expect(h.score).toBeCloseTo(theirs[i]!.score, 6);
     }
+  });
+
+  it('keyword search reads the records once whatever the planner estimates: a word in most records costs one pass, not one per match', async () => {
+    // No ANALYZE, as right after a bulk load: the planner guesses one row everywhere. Inlined, the
+    // statistics aggregate then ran once per matching record (minutes for a one-word query at 10k).
+    const pgb = backend();
+    await pgb.init({ dimension: 4 });
+    const random = seededRandom(3);
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
+    await pgb.upsert(
+      Array.from({ length: 300 }, (_, i) => ({
+        id: `m${i}`,
+        namespace: 'user',
+        tenant: '',
+        text: `common ${words[Math.floor(random() * words.length)]} ${i % 4 === 0 ? 'common' : ''}`,
+        attributes: { kind: 'memory', status: 'active' },
+        payload: {},
+      })),
+    );
+    const filter = { tenant: '', namespaces: ['user', 'feedback'], where: { kind: 'memory', status: 'active' } };
+    const statement = keywordStatement(pgb.names.records, 'common', filter, 50)!;
+    const client = new pg.Client({ connectionString: url() });
+    await client.connect();
+    try {
+      const explained = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.values);
+      type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Actual Loops': number; Plans?: PlanNode[] };
+      const nodes: PlanNode[] = [];
+      const walk = (n: PlanNode) => {
+        nodes.push(n);
+        for (const child of n.Plans ?? []) walk(child);
+      };
+      walk(explained.rows[0]['QUERY PLAN'][0].Plan);
+      // Aggregates and scans of the whole table run once; only the final lookups of the top k repeat.
+      const repeated = nodes.filter(
+        (n) =>
+          n['Actual Loops'] > 1 &&
+          (n['Node Type'].includes('Aggregate') || (n['Relation Name'] && !n['Node Type'].startsWith('Index'))),
+      );
+      expect(repeated.map((n) => `${n['Node Type']} x${n['Actual Loops']}`)).toEqual([]);
+      expect(nodes.filter((n) => n['Node Type'].startsWith('Index')).every((n) => n['Actual Loops'] <= 50)).toBe(true);
+    } finally {
+      await client.end();
+    }
+    const hits = await pgb.search({ mode: 'keyword', text: 'common', filter, k: 50 });
+    expect(hits).toHaveLength(50);
+    // Records saying "common" twice rank first.
+    expect(hits.slice(0, 10).every((h) => Number(h.record.id.slice(1)) % 4 === 0)).toBe(true);
   });
 
   it('migrates a schema 1 table to 2: old memories get occurredAt from createdAt, old terms keep scoring as content', async () => {

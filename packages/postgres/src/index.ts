@@ -9,7 +9,7 @@ export {
   type RetryPolicy,
 } from './backend';
 export { createPostgresMemory, type PostgresMemoryOptions } from './memory';
-export { compileFilter, SqlBuilder, termsQuery, termsVector } from './query';
+export { compileFilter, keywordStatement, SqlBuilder, termsQuery, termsVector } from './query';
 export {
   DEFAULT_SCHEMA,
   DEFAULT_TABLE,

@@ -1,7 +1,3 @@
+export type { KeywordRanking } from '../query';
 export { classify, DEFAULT_RETRY, type FaultKind, type RetryPolicy } from './faults';
-export {
-  HNSW_MAX_DIMENSION,
-  type KeywordRanking,
-  PostgresBackend,
-  type PostgresBackendOptions,
-} from './postgres-backend';
+export { HNSW_MAX_DIMENSION, PostgresBackend, type PostgresBackendOptions } from './postgres-backend';

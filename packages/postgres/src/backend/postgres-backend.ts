@@ -4,10 +4,6 @@ import {
   type BackendCapabilities,
   type BackendInitOptions,
   type BackendRecord,
-  BM25_B,
-  BM25_B_CONTEXT,
-  BM25_K1,
-  CONTEXT_WEIGHT,
   checkAttributeValue,
   invalidInput,
   type JsonObject,
@@ -22,18 +18,17 @@ import {
   searchRequestK,
 } from '@agentmem/core';
 import pg from 'pg';
-import { compileFilter, occurredAtColumn, SqlBuilder, termsQuery, termsVector } from '../query';
-import { migrate, type TableNames, tableNames } from '../schema';
 import {
-  backoffMs,
-  classify,
-  connectionBroken,
-  DEFAULT_RETRY,
-  type RetryPolicy,
-  toAgentMemoryError,
-} from './faults';
-
-export type KeywordRanking = 'bm25' | 'ts_rank_cd';
+  compileFilter,
+  type KeywordRanking,
+  keywordStatement,
+  occurredAtColumn,
+  RECORD_COLUMNS as COLUMNS,
+  SqlBuilder,
+  termsVector,
+} from '../query';
+import { migrate, type TableNames, tableNames } from '../schema';
+import { backoffMs, classify, connectionBroken, DEFAULT_RETRY, type RetryPolicy, toAgentMemoryError } from './faults';
 
 export interface PostgresBackendOptions {
   /** `postgres://user:password@host:5432/database`; the backend owns (and ends) the pool it creates. */
@@ -62,8 +57,6 @@ const DEFAULT_PAGE = 500;
 const MAX_PAGE = 10_000;
 const WRITE_BATCH = 500;
 const DEFAULT_EF_SEARCH = 40;
-
-const COLUMNS = 'r.id, r.tenant, r.namespace, r.text, r.context, r.attributes, r.payload';
 
 interface RecordRow {
   id: string;
@@ -342,12 +335,11 @@ export class PostgresBackend implements MemoryBackend {
     if (request.mode !== 'keyword')
       throw invalidInput(`Unknown search mode ${JSON.stringify(request.mode)}: use dense or keyword.`);
     if (typeof request.text !== 'string') throw invalidInput('A keyword search needs `text`.');
-    const query = termsQuery(request.text);
-    const b = new SqlBuilder();
-    const where = compileFilter(request.filter, b);
-    if (k === 0 || query === undefined || !where.satisfiable) return [];
+    const statement = keywordStatement(this.names.records, request.text, request.filter, k, this.keywordRanking);
+    if (k === 0 || statement === undefined) return [];
     await this.setup();
-    return this.keywordSearch(query, where.sql, b, k);
+    const rows = (await this.run((q) => q(statement.text, statement.values))).rows as (RecordRow & { score: number })[];
+    return rows.map((row) => ({ record: decode(row), score: Number(row.score) }));
   }
 
   async count(filter: RecordFilter): Promise<number> {
@@ -622,59 +614,6 @@ export class PostgresBackend implements MemoryBackend {
       return (await q(exact.text, exact.values)).rows as (RecordRow & { distance: number })[];
     });
     return rows.map((row) => ({ record: decode(row), score: 1 - Number(row.distance) }));
-  }
-
-  /**
-   * BM25 (core's k1, b and idf) over the records that match the filter:
-   * document count and average length over the filtered records, document
-   * frequencies over the matching candidates (every record that holds a query
-   * term is one), term frequencies from the tsvector positions. The same
-   * scores as the in-memory backend; `ts_rank_cd` ranks with Postgres' own
-   * cover density instead (measured in docs/postgres.md).
-   */
-  private async keywordSearch(
-    query: { terms: string[]; literal: string },
-    where: string,
-    b: SqlBuilder,
-    k: number,
-  ): Promise<SearchHit[]> {
-    const tsquery = b.param(query.literal);
-    const kParam = b.param(k);
-    const table = this.names.records;
-    let sql: string;
-    if (this.keywordRanking === 'ts_rank_cd') {
-      // Weights {D, C, B, A}: content (A, or D when written before schema 2) 1, context (C) CONTEXT_WEIGHT.
-      sql = `SELECT ${COLUMNS}, ts_rank_cd('{1, ${CONTEXT_WEIGHT}, 1, 1}'::float4[], r.terms, ${tsquery}::tsquery, 1) AS score FROM ${table} r
-        WHERE r.terms @@ ${tsquery}::tsquery AND ${where} ORDER BY score DESC, r.id LIMIT ${kParam}`;
-    } else {
-      const terms = b.param(query.terms);
-      // BM25F as core's: each field's occurrences normalised by its own length, context weighted, one saturation.
-      sql = `WITH cand AS MATERIALIZED (
-          SELECT r.id, r.terms, r.term_count, r.context_term_count FROM ${table} r WHERE r.terms @@ ${tsquery}::tsquery AND ${where}
-        ), stats AS (
-          SELECT count(*)::float8 AS n, coalesce(nullif(avg(r.term_count), 0), 1)::float8 AS avgdl,
-            coalesce(nullif(avg(r.context_term_count), 0), 1)::float8 AS avgcl
-          FROM ${table} r WHERE (r.term_count > 0 OR r.context_term_count > 0) AND ${where}
-        ), tf AS (
-          SELECT c.id, c.term_count, c.context_term_count, u.lexeme,
-            cardinality(array_positions(u.weights, 'C'))::float8 AS fc,
-            (cardinality(u.weights) - cardinality(array_positions(u.weights, 'C')))::float8 AS ft
-          FROM cand c CROSS JOIN LATERAL unnest(c.terms) AS u(lexeme, positions, weights)
-          WHERE u.lexeme = ANY(${terms}::text[])
-        ), df AS (
-          SELECT lexeme, count(*)::float8 AS df FROM tf GROUP BY lexeme
-        ), weighted AS (
-          SELECT tf.id, ln(1 + (s.n - df.df + 0.5) / (df.df + 0.5)) AS idf,
-            tf.ft / (1 - ${BM25_B} + ${BM25_B} * tf.term_count / s.avgdl)
-              + ${CONTEXT_WEIGHT} * tf.fc / (1 - ${BM25_B_CONTEXT} + ${BM25_B_CONTEXT} * tf.context_term_count / s.avgcl) AS f
-          FROM tf JOIN df USING (lexeme) CROSS JOIN stats s
-        ), scored AS (
-          SELECT id, sum(idf * f * ${BM25_K1 + 1} / (f + ${BM25_K1})) AS score FROM weighted GROUP BY id
-        )
-        SELECT ${COLUMNS}, s.score FROM scored s JOIN ${table} r ON r.id = s.id ORDER BY s.score DESC, r.id LIMIT ${kParam}`;
-    }
-    const rows = (await this.run((q) => q(sql, b.params))).rows as (RecordRow & { score: number })[];
-    return rows.map((row) => ({ record: decode(row), score: Number(row.score) }));
   }
 
   private encodeRecord(r: BackendRecord) {
