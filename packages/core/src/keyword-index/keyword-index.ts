@@ -20,15 +20,24 @@ export interface KeywordMatch {
 
 /** Attributes held as columns by default: the ones recall filters on (kind, status, type, event time). */
 export const KEYWORD_INDEX_COLUMNS: readonly string[] = ['kind', 'status', 'type', 'occurredAt'];
+/**
+ * How many of the columns (the first ones) also split documents into classes
+ * whose statistics are counted as they are written: a filter on the scope and
+ * these alone needs no pass over the documents.
+ */
+const CLASS_COLUMNS = 2;
+/** Class 0 holds no document: the class of dead slots. */
+const DEAD = 0;
 
 /** Term frequencies are kept in 16 bits per field; BM25 saturation makes anything above indistinguishable. */
 const MAX_TF = 0xffff;
 
-/** A term's postings: slots and packed (text tf | context tf << 16), `n` used. */
+/** A term's postings: slots and packed (text tf | context tf << 16), `n` used; its document count per class. */
 interface Posting {
   slots: Int32Array;
   tfs: Uint32Array;
   n: number;
+  df: Int32Array;
 }
 
 /** A filterable attribute: an interned label per slot (-1 for a number) and the number itself. */
@@ -49,16 +58,18 @@ interface ColumnTest {
 
 /**
  * An in-process inverted index for keyword search, ranked with core's BM25F
- * (the same scores as `Bm25Index`): term -> postings of (document slot, term
- * frequency in the text and in the context), per-field lengths, and the scope
- * and filterable attributes of each document as typed arrays. A search makes
- * one pass over the documents to count the filter's corpus statistics
- * (document count and average lengths over the admitted documents, as every
- * backend defines them), one pass over each query term's postings, and keeps
- * the k best in a heap: no per-document objects, no sort of every match.
- * Removed documents leave dead slots that a compaction drops once they are a
- * quarter of all. Writes can be journaled (`begin`/`commit`/`rollback`) so a
- * caller can undo them with its transaction.
+ * (the same scores as the exhaustive `Bm25Index`): term -> postings of
+ * (document slot, term frequency in the text and in the context), per-field
+ * lengths, and the scope and filterable attributes of each document, all in
+ * typed arrays. Documents fall into classes (scope, kind, status) whose
+ * counts, total lengths and per-term document frequencies are kept as they
+ * are written, so a search filtered on those (every recall) knows its corpus
+ * statistics without visiting the documents and only walks the query terms'
+ * postings; other filters take one pass over the documents first. The k best
+ * are kept in a heap: no per-match objects, no sort of every match. Removed
+ * documents leave dead slots that a compaction drops once they are a quarter
+ * of all. Writes can be journaled (`begin`/`commit`/`rollback`) so a caller
+ * can undo them with its transaction.
  */
 export class KeywordIndex {
   private readonly termIds = new Map<string, number>();
@@ -66,26 +77,42 @@ export class KeywordIndex {
   private readonly slotOf = new Map<string, number>();
   private ids: (string | undefined)[] = [];
   private scope = new Int32Array(1024);
-  /** 1 while the slot's document is in the index; removed ones stay as dead slots until a compaction. */
-  private alive = new Uint8Array(1024);
   private textLength = new Uint32Array(1024);
   private contextLength = new Uint32Array(1024);
+  /** The class of each slot; DEAD once removed (its postings stay until a compaction). */
+  private classOf = new Int32Array(1024);
+  /** Each slot's term ids: `termCount[s]` of them from `termStart[s]` in `docTerms`. */
+  private termStart = new Int32Array(1024);
+  private termCount = new Int32Array(1024);
+  private docTerms = new Int32Array(8192);
+  private docTermsUsed = 0;
   private readonly columns: Column[];
   private readonly labelIds = new Map<string, number>();
   private readonly labels: AttributeValue[] = [];
   private readonly scopeIds = new Map<string, number>();
   private readonly scopeTenants: string[] = [];
   private readonly scopeNamespaces: string[] = [];
+  private readonly classIds = new Map<string, number>();
+  /** Per class: its scope, its class-column values, document count and total field lengths. */
+  private readonly classScope: number[] = [-1];
+  private readonly classValues: AttributeValue[][] = [[]];
+  private readonly classN: number[] = [0];
+  private readonly classText: number[] = [0];
+  private readonly classContext: number[] = [0];
   private used = 0;
   private dead = 0;
   private journal: (() => void)[] | undefined;
   // Per-search scratch, reused.
   private admitted = new Uint8Array(0);
+  private seen = new Uint8Array(0);
   private scores = new Float64Array(0);
+  private touched = new Int32Array(0);
+  private identitySlots = new Int32Array(0);
+  private readonly params: { k1: number; b: number; contextB: number; contextWeight: number };
 
   constructor(
     options: {
-      /** Attributes held per document for filtering; others need the caller's `admit`. */
+      /** Attributes held per document for filtering (the first two also class documents); others need `admit`. */
       columns?: readonly string[];
       params?: { k1: number; b: number; contextB: number; contextWeight: number };
     } = {},
@@ -97,8 +124,6 @@ export class KeywordIndex {
     }));
     this.params = options.params ?? { k1: BM25_K1, b: BM25_B, contextB: BM25_B_CONTEXT, contextWeight: CONTEXT_WEIGHT };
   }
-
-  private readonly params: { k1: number; b: number; contextB: number; contextWeight: number };
 
   /** Documents indexed (records with at least one term). */
   get size(): number {
@@ -119,14 +144,28 @@ export class KeywordIndex {
       this.journal?.push(() => this.revive(id, before));
     }
     if (terms.length + contextTerms.length === 0) return;
-    const slot = this.allocate(id, doc, terms.length, contextTerms.length);
     const tfs = new Map<string, number>();
     for (const t of terms) tfs.set(t, Math.min(MAX_TF, (tfs.get(t) ?? 0) + 1));
     for (const t of contextTerms) {
       const tf = tfs.get(t) ?? 0;
       if (tf >>> 16 < MAX_TF) tfs.set(t, tf + 0x10000);
     }
-    for (const [term, tf] of tfs) this.post(term, slot, tf);
+    if (this.used === this.scope.length) this.grow();
+    const slot = this.used++;
+    this.ids[slot] = id;
+    this.slotOf.set(id, slot);
+    this.scope[slot] = this.scopeId(doc.tenant, doc.namespace);
+    this.textLength[slot] = terms.length;
+    this.contextLength[slot] = contextTerms.length;
+    for (const column of this.columns) this.writeColumn(column, slot, doc.attributes[column.key] ?? null);
+    if (this.docTermsUsed + tfs.size > this.docTerms.length) {
+      const size = Math.max(this.docTerms.length * 2, this.docTermsUsed + tfs.size);
+      this.docTerms = grown(this.docTerms, new Int32Array(size));
+    }
+    this.termStart[slot] = this.docTermsUsed;
+    this.termCount[slot] = tfs.size;
+    for (const [term, tf] of tfs) this.docTerms[this.docTermsUsed++] = this.post(term, slot, tf);
+    this.enter(slot);
     this.journal?.push(() => this.kill(id, slot));
   }
 
@@ -134,16 +173,20 @@ export class KeywordIndex {
   setAttributes(id: string, attributes: Readonly<Record<string, AttributeValue | undefined>>): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
-    for (const column of this.columns) {
-      if (!Object.hasOwn(attributes, column.key)) continue;
-      const label = column.labels[slot]!;
-      const number = column.numbers[slot]!;
-      this.writeColumn(column, slot, attributes[column.key] ?? null);
-      this.journal?.push(() => {
-        column.labels[slot] = label;
-        column.numbers[slot] = number;
+    const changed = this.columns.filter((c) => Object.hasOwn(attributes, c.key));
+    if (changed.length === 0) return;
+    const before = changed.map((c) => [c.labels[slot]!, c.numbers[slot]!] as const);
+    this.leave(slot);
+    for (const column of changed) this.writeColumn(column, slot, attributes[column.key] ?? null);
+    this.enter(slot);
+    this.journal?.push(() => {
+      this.leave(slot);
+      changed.forEach((c, i) => {
+        c.labels[slot] = before[i]![0];
+        c.numbers[slot] = before[i]![1];
       });
-    }
+      this.enter(slot);
+    });
   }
 
   remove(id: string): void {
@@ -151,17 +194,6 @@ export class KeywordIndex {
     if (slot === undefined) return;
     this.kill(id, slot);
     this.journal?.push(() => this.revive(id, slot));
-  }
-
-  clear(): void {
-    this.termIds.clear();
-    this.postings.length = 0;
-    this.slotOf.clear();
-    this.ids = [];
-    this.alive.fill(0);
-    this.used = 0;
-    this.dead = 0;
-    this.journal = this.journal ? [] : undefined;
   }
 
   /** Starts journaling writes (or returns the position inside an open journal, for a savepoint). */
@@ -206,65 +238,124 @@ export class KeywordIndex {
       if (id !== undefined) postings.push(this.postings[id]!);
     }
     if (postings.length === 0) return [];
-    const tests = this.compile(filter);
-    if (tests === undefined) return [];
-    if (!this.holds(filter) && !admit)
+    if (filter.namespaces && filter.namespaces.length === 0) return [];
+    const holds = this.holds(filter);
+    if (!holds && !admit)
       throw new Error('KeywordIndex.search: this filter tests attributes the index does not hold; pass admit.');
-    const needsAdmit = admit !== undefined && !this.holds(filter);
-    const scopeOk = this.scopeFilter(filter);
-    // Pass 1: which documents the filter admits, their count and total field lengths.
-    if (this.admitted.length < this.used) this.admitted = new Uint8Array(Math.max(this.used, this.admitted.length * 2));
-    const admitted = this.admitted;
-    const scope = this.scope;
-    const alive = this.alive;
+    const { classOk, rest } = this.compile(filter);
     let n = 0;
     let totalText = 0;
     let totalContext = 0;
-    for (let s = 0; s < this.used; s++) {
-      admitted[s] = 0;
-      if (alive[s] === 0 || scopeOk[scope[s]!] === 0) continue;
-      if (tests.length > 0 && !passes(tests, s)) continue;
-      if (needsAdmit && !admit!(this.ids[s]!)) continue;
-      admitted[s] = 1;
-      n++;
-      totalText += this.textLength[s]!;
-      totalContext += this.contextLength[s]!;
+    const df: number[] = [];
+    // A slot s is admitted when ok[byClass ? classOf[s] : s] is 1.
+    let ok: Uint8Array;
+    let byClass: Int32Array | undefined;
+    if (holds && rest.length === 0) {
+      // Statistics from the class counts.
+      for (let c = 1; c < classOk.length; c++) {
+        if (classOk[c] === 0) continue;
+        n += this.classN[c]!;
+        totalText += this.classText[c]!;
+        totalContext += this.classContext[c]!;
+      }
+      for (const p of postings) {
+        let d = 0;
+        for (let c = 1; c < classOk.length && c < p.df.length; c++) if (classOk[c] === 1) d += p.df[c]!;
+        df.push(d);
+      }
+      ok = classOk;
+      byClass = this.classOf;
+    } else {
+      // One pass over the documents: which the filter admits, their count and total field lengths.
+      if (this.admitted.length < this.used) this.admitted = new Uint8Array(Math.max(this.used, this.admitted.length * 2));
+      const admitted = this.admitted;
+      const classOf = this.classOf;
+      for (let s = 0; s < this.used; s++) {
+        admitted[s] = 0;
+        if (classOk[classOf[s]!] === 0) continue;
+        if (rest.length > 0 && !passes(rest, s)) continue;
+        if (!holds && !admit!(this.ids[s]!)) continue;
+        admitted[s] = 1;
+        n++;
+        totalText += this.textLength[s]!;
+        totalContext += this.contextLength[s]!;
+      }
+      for (const p of postings) {
+        let d = 0;
+        for (let i = 0; i < p.n; i++) d += admitted[p.slots[i]!]!;
+        df.push(d);
+      }
+      ok = admitted;
     }
     if (n === 0) return [];
-    const avgText = totalText / n || 1;
-    const avgContext = totalContext / n || 1;
+    return this.best(this.score(postings, df, n, totalText / n || 1, totalContext / n || 1, ok, byClass), k);
+  }
+
+  /**
+   * Term at a time, in query order (as the exhaustive reference adds them):
+   * the score of every admitted match, in `scores`; returns the matches.
+   */
+  private score(
+    postings: readonly Posting[],
+    df: readonly number[],
+    n: number,
+    avgText: number,
+    avgContext: number,
+    ok: Uint8Array,
+    byClass: Int32Array | undefined,
+  ): Int32Array {
     const { k1, b, contextB: bc, contextWeight: w } = this.params;
-    if (this.scores.length < this.used) this.scores = new Float64Array(Math.max(this.used, this.scores.length * 2));
+    if (this.scores.length < this.used) {
+      this.scores = new Float64Array(Math.max(this.used, this.scores.length * 2));
+      this.seen = new Uint8Array(this.scores.length);
+      this.touched = new Int32Array(this.scores.length);
+    }
     const scores = this.scores;
-    const touched: number[] = [];
-    // Pass 2: per term, its document frequency among the admitted, then its share of their scores.
-    for (const p of postings) {
-      let df = 0;
-      // admitted: 0 no, 1 yes, 2 yes and already scored.
-      for (let i = 0; i < p.n; i++) df += (admitted[p.slots[i]!]! + 1) >> 1;
-      if (df === 0) continue;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      for (let i = 0; i < p.n; i++) {
-        const s = p.slots[i]!;
-        if (admitted[s] === 0) continue;
-        const packed = p.tfs[i]!;
-        const ft = packed & 0xffff;
+    const seen = this.seen;
+    const touched = this.touched;
+    const textLength = this.textLength;
+    const contextLength = this.contextLength;
+    // Admission by class or by slot: the same loop reads ok[at[s]] (at is the identity for slots).
+    const at = byClass ?? this.identity();
+    let matches = 0;
+    for (let t = 0; t < postings.length; t++) {
+      const d = df[t]!;
+      if (d === 0) continue;
+      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
+      const slots = postings[t]!.slots;
+      const tfs = postings[t]!.tfs;
+      const count = postings[t]!.n;
+      for (let i = 0; i < count; i++) {
+        const s = slots[i]!;
+        if (ok[at[s]!] === 0) continue;
+        const packed = tfs[i]!;
         const fc = packed >>> 16;
-        let f = ft / (1 - b + (b * this.textLength[s]!) / avgText);
-        if (fc) f += (w * fc) / (1 - bc + (bc * this.contextLength[s]!) / avgContext);
-        if (admitted[s] === 1) {
-          admitted[s] = 2;
+        let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
+        if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
+        if (seen[s] === 0) {
+          seen[s] = 1;
           scores[s] = 0;
-          touched.push(s);
+          touched[matches++] = s;
         }
         scores[s] = scores[s]! + (idf * f * (k1 + 1)) / (f + k1);
       }
     }
-    return this.best(touched, k);
+    const found = touched.subarray(0, matches);
+    for (let i = 0; i < matches; i++) seen[found[i]!] = 0;
+    return found;
+  }
+
+  /** 0, 1, 2, … for every slot. */
+  private identity(): Int32Array {
+    if (this.identitySlots.length < this.used) {
+      this.identitySlots = new Int32Array(Math.max(this.used, this.identitySlots.length * 2));
+      for (let i = 0; i < this.identitySlots.length; i++) this.identitySlots[i] = i;
+    }
+    return this.identitySlots;
   }
 
   /** The k best touched slots by (score desc, id asc), with a bounded heap. */
-  private best(touched: number[], k: number): KeywordMatch[] {
+  private best(touched: Int32Array, k: number): KeywordMatch[] {
     const scores = this.scores;
     const ids = this.ids;
     // worse(a, b): a ranks below b.
@@ -283,7 +374,10 @@ export class KeywordIndex {
         i = m;
       }
     };
-    for (const s of touched) {
+    for (let i = 0; i < touched.length; i++) {
+      const s = touched[i]!;
+      // Most matches fall below the heap's worst: one comparison, no call.
+      if (heap.length === k && scores[s]! < scores[heap[0]!]!) continue;
       if (heap.length < k) {
         heap.push(s);
         for (let i = heap.length - 1; i > 0; ) {
@@ -302,44 +396,80 @@ export class KeywordIndex {
       .map((s) => ({ id: ids[s]!, score: scores[s]! }));
   }
 
-  /** Whether each scope id is in the filter's tenant and namespaces. */
-  private scopeFilter(filter: RecordFilter): Uint8Array {
-    const ok = new Uint8Array(this.scopeTenants.length);
+  /**
+   * Whether each class passes the filter's scope and class-column conditions,
+   * and the tests of its conditions on the other held columns.
+   */
+  private compile(filter: RecordFilter): { classOk: Uint8Array; rest: ColumnTest[] } {
     const namespaces = filter.namespaces ? new Set(filter.namespaces) : undefined;
-    for (let i = 0; i < ok.length; i++) {
-      if (filter.tenant !== null && this.scopeTenants[i] !== filter.tenant) continue;
-      if (namespaces && !namespaces.has(this.scopeNamespaces[i]!)) continue;
-      ok[i] = 1;
-    }
-    return ok;
-  }
-
-  /** The tests of the filter's conditions on held columns; undefined when the filter admits nothing. */
-  private compile(filter: RecordFilter): ColumnTest[] | undefined {
-    if (filter.namespaces && filter.namespaces.length === 0) return undefined;
-    const tests: ColumnTest[] = [];
+    const scopeOk = this.scopeTenants.map(
+      (tenant, i) =>
+        (filter.tenant === null || tenant === filter.tenant) && (!namespaces || namespaces.has(this.scopeNamespaces[i]!)),
+    );
+    const conditions: [number, AttributeCondition][] = [];
     for (const [key, condition] of Object.entries(filter.where ?? {})) {
-      if (condition === undefined) continue;
-      const column = this.columns.find((c) => c.key === key);
-      if (!column) continue;
-      const labelOk = new Uint8Array(this.labels.length);
-      for (let i = 0; i < labelOk.length; i++) labelOk[i] = matchesCondition(this.labels[i]!, condition) ? 1 : 0;
-      tests.push({ column, labelOk, numberOk: numberTest(condition) });
+      const i = this.columns.findIndex((c) => c.key === key);
+      if (condition !== undefined && i >= 0) conditions.push([i, condition]);
     }
-    return tests;
+    const classOk = new Uint8Array(this.classScope.length);
+    for (let c = 1; c < classOk.length; c++) {
+      if (!scopeOk[this.classScope[c]!]) continue;
+      const values = this.classValues[c]!;
+      if (conditions.every(([i, condition]) => i >= CLASS_COLUMNS || matchesCondition(values[i]!, condition)))
+        classOk[c] = 1;
+    }
+    const rest: ColumnTest[] = [];
+    for (const [i, condition] of conditions) {
+      if (i < CLASS_COLUMNS) continue;
+      const labelOk = new Uint8Array(this.labels.length);
+      for (let l = 0; l < labelOk.length; l++) labelOk[l] = matchesCondition(this.labels[l]!, condition) ? 1 : 0;
+      rest.push({ column: this.columns[i]!, labelOk, numberOk: numberTest(condition) });
+    }
+    return { classOk, rest };
   }
 
-  private allocate(id: string, doc: KeywordDocument, textLength: number, contextLength: number): number {
-    if (this.used === this.scope.length) this.grow();
-    const slot = this.used++;
-    this.ids[slot] = id;
-    this.slotOf.set(id, slot);
-    this.scope[slot] = this.scopeId(doc.tenant, doc.namespace);
-    this.alive[slot] = 1;
-    this.textLength[slot] = textLength;
-    this.contextLength[slot] = contextLength;
-    for (const column of this.columns) this.writeColumn(column, slot, doc.attributes[column.key] ?? null);
-    return slot;
+  /** The value a column holds for a slot. */
+  private value(column: Column, slot: number): AttributeValue {
+    const label = column.labels[slot]!;
+    return label >= 0 ? this.labels[label]! : column.numbers[slot]!;
+  }
+
+  /** Puts a slot into the class of its scope and class-column values, counting it there. */
+  private enter(slot: number): void {
+    const values = this.columns.slice(0, CLASS_COLUMNS).map((c) => this.value(c, slot));
+    const key = `${this.scope[slot]}\u0000${JSON.stringify(values)}`;
+    let c = this.classIds.get(key);
+    if (c === undefined) {
+      c = this.classScope.length;
+      this.classIds.set(key, c);
+      this.classScope.push(this.scope[slot]!);
+      this.classValues.push(values);
+      this.classN.push(0);
+      this.classText.push(0);
+      this.classContext.push(0);
+    }
+    this.classOf[slot] = c;
+    this.classN[c]!++;
+    this.classText[c]! += this.textLength[slot]!;
+    this.classContext[c]! += this.contextLength[slot]!;
+    const end = this.termStart[slot]! + this.termCount[slot]!;
+    for (let i = this.termStart[slot]!; i < end; i++) {
+      const p = this.postings[this.docTerms[i]!]!;
+      if (p.df.length <= c) p.df = grown(p.df, new Int32Array(Math.max(c + 1, p.df.length * 2)));
+      p.df[c]!++;
+    }
+  }
+
+  /** Takes a slot out of its class's counts: it is DEAD until it enters one again. */
+  private leave(slot: number): void {
+    const c = this.classOf[slot]!;
+    if (c === DEAD) return;
+    this.classOf[slot] = DEAD;
+    this.classN[c]!--;
+    this.classText[c]! -= this.textLength[slot]!;
+    this.classContext[c]! -= this.contextLength[slot]!;
+    const end = this.termStart[slot]! + this.termCount[slot]!;
+    for (let i = this.termStart[slot]!; i < end; i++) this.postings[this.docTerms[i]!]!.df[c]!--;
   }
 
   private writeColumn(column: Column, slot: number, value: AttributeValue): void {
@@ -371,39 +501,37 @@ export class KeywordIndex {
     return id;
   }
 
-  private post(term: string, slot: number, tf: number): void {
+  /** Appends the slot to the term's postings; returns the term id. */
+  private post(term: string, slot: number, tf: number): number {
     let id = this.termIds.get(term);
     if (id === undefined) {
       id = this.postings.length;
       this.termIds.set(term, id);
-      this.postings.push({ slots: new Int32Array(4), tfs: new Uint32Array(4), n: 0 });
+      this.postings.push({ slots: new Int32Array(4), tfs: new Uint32Array(4), n: 0, df: new Int32Array(4) });
     }
     const p = this.postings[id]!;
     if (p.n === p.slots.length) {
-      const slots = new Int32Array(p.n * 2);
-      slots.set(p.slots);
-      p.slots = slots;
-      const tfs = new Uint32Array(p.n * 2);
-      tfs.set(p.tfs);
-      p.tfs = tfs;
+      p.slots = grown(p.slots, new Int32Array(p.n * 2));
+      p.tfs = grown(p.tfs, new Uint32Array(p.n * 2));
     }
     p.slots[p.n] = slot;
     p.tfs[p.n] = tf;
     p.n++;
+    return id;
   }
 
   /** Marks a slot dead; its postings stay until a compaction (so a rollback can revive it). */
   private kill(id: string, slot: number): void {
-    if (this.alive[slot] === 0) return;
-    this.alive[slot] = 0;
+    if (this.classOf[slot] === DEAD) return;
+    this.leave(slot);
     if (this.slotOf.get(id) === slot) this.slotOf.delete(id);
     this.dead++;
     if (!this.journal) this.maybeCompact();
   }
 
   private revive(id: string, slot: number): void {
-    if (this.alive[slot] === 1) return;
-    this.alive[slot] = 1;
+    if (this.classOf[slot] !== DEAD) return;
+    this.enter(slot);
     this.slotOf.set(id, slot);
     this.dead--;
   }
@@ -412,23 +540,31 @@ export class KeywordIndex {
     if (this.journal || this.dead < 1024 || this.dead * 4 < this.used) return;
     // Live slots move down in order; postings keep their order, so scores and ties are unchanged.
     const moved = new Int32Array(this.used).fill(-1);
+    const docTerms = new Int32Array(this.docTerms.length);
+    let termsUsed = 0;
     let live = 0;
     for (let s = 0; s < this.used; s++) {
-      if (this.alive[s] === 0) continue;
+      if (this.classOf[s] === DEAD) continue;
       moved[s] = live;
       this.scope[live] = this.scope[s]!;
-      this.alive[live] = 1;
+      this.classOf[live] = this.classOf[s]!;
       this.textLength[live] = this.textLength[s]!;
       this.contextLength[live] = this.contextLength[s]!;
       for (const c of this.columns) {
         c.labels[live] = c.labels[s]!;
         c.numbers[live] = c.numbers[s]!;
       }
+      docTerms.set(this.docTerms.subarray(this.termStart[s]!, this.termStart[s]! + this.termCount[s]!), termsUsed);
+      this.termStart[live] = termsUsed;
+      this.termCount[live] = this.termCount[s]!;
+      termsUsed += this.termCount[s]!;
       this.ids[live] = this.ids[s];
       this.slotOf.set(this.ids[s]!, live);
       live++;
     }
     this.ids.length = live;
+    this.docTerms = docTerms;
+    this.docTermsUsed = termsUsed;
     for (const p of this.postings) {
       let j = 0;
       for (let i = 0; i < p.n; i++) {
@@ -440,7 +576,7 @@ export class KeywordIndex {
       }
       p.n = j;
     }
-    this.alive.fill(0, live, this.used);
+    this.classOf.fill(DEAD, live, this.used);
     this.used = live;
     this.dead = 0;
   }
@@ -448,7 +584,9 @@ export class KeywordIndex {
   private grow(): void {
     const size = this.scope.length * 2;
     this.scope = grown(this.scope, new Int32Array(size));
-    this.alive = grown(this.alive, new Uint8Array(size));
+    this.classOf = grown(this.classOf, new Int32Array(size));
+    this.termStart = grown(this.termStart, new Int32Array(size));
+    this.termCount = grown(this.termCount, new Int32Array(size));
     this.textLength = grown(this.textLength, new Uint32Array(size));
     this.contextLength = grown(this.contextLength, new Uint32Array(size));
     for (const c of this.columns) {
@@ -458,7 +596,7 @@ export class KeywordIndex {
   }
 }
 
-function grown<T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(from: T, to: T): T {
+function grown<T extends Int32Array | Uint32Array | Float64Array>(from: T, to: T): T {
   to.set(from);
   return to;
 }
