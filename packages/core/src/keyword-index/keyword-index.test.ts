@@ -7,7 +7,20 @@ import { tokenize } from '../text';
 import { KeywordIndex } from './keyword-index';
 import { keywordTerms } from './keyword-terms';
 
-const WORDS = ['apple', 'apples', 'pie', 'crust', 'ferry', 'zanzibar', 'paris', 'train', 'the', 'of', 'deploy', 'deployed'];
+const WORDS = [
+  'apple',
+  'apples',
+  'pie',
+  'crust',
+  'ferry',
+  'zanzibar',
+  'paris',
+  'train',
+  'the',
+  'of',
+  'deploy',
+  'deployed',
+];
 
 /** Exhaustive reference: every match scored by core's Bm25Index, sorted by score then id, cut to k. */
 function bruteForce(records: Map<string, BackendRecord>, query: string, filter: RecordFilter, k: number) {
@@ -40,7 +53,9 @@ const opArb = fc.oneof(
   { weight: 1, arbitrary: recordArb.map((r) => ({ op: 'remove' as const, id: r.id })) },
   {
     weight: 2,
-    arbitrary: fc.tuple(recordArb, attributesArb).map(([r, a]) => ({ op: 'patch' as const, id: r.id, status: a.status })),
+    arbitrary: fc
+      .tuple(recordArb, attributesArb)
+      .map(([r, a]) => ({ op: 'patch' as const, id: r.id, status: a.status })),
   },
 );
 const filterArb: fc.Arbitrary<RecordFilter> = fc.record({
@@ -64,7 +79,10 @@ const filterArb: fc.Arbitrary<RecordFilter> = fc.record({
   ),
 });
 
-type Op = { op: 'set'; r: Omit<BackendRecord, 'payload'> } | { op: 'remove'; id: string } | { op: 'patch'; id: string; status: AttributeValue };
+type Op =
+  | { op: 'set'; r: Omit<BackendRecord, 'payload'> }
+  | { op: 'remove'; id: string }
+  | { op: 'patch'; id: string; status: AttributeValue };
 
 function apply(index: KeywordIndex, records: Map<string, BackendRecord>, op: Op): void {
   if (op.op === 'set') {
@@ -82,7 +100,13 @@ function apply(index: KeywordIndex, records: Map<string, BackendRecord>, op: Op)
   }
 }
 
-function search(index: KeywordIndex, records: Map<string, BackendRecord>, query: string, filter: RecordFilter, k: number) {
+function search(
+  index: KeywordIndex,
+  records: Map<string, BackendRecord>,
+  query: string,
+  filter: RecordFilter,
+  k: number,
+) {
   const admit = index.holds(filter) ? undefined : (id: string) => matchesFilter(records.get(id)!, filter);
   return index.search(query, filter, k, admit);
 }

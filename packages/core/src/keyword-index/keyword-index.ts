@@ -267,7 +267,8 @@ export class KeywordIndex {
       byClass = this.classOf;
     } else {
       // One pass over the documents: which the filter admits, their count and total field lengths.
-      if (this.admitted.length < this.used) this.admitted = new Uint8Array(Math.max(this.used, this.admitted.length * 2));
+      if (this.admitted.length < this.used)
+        this.admitted = new Uint8Array(Math.max(this.used, this.admitted.length * 2));
       const admitted = this.admitted;
       const classOf = this.classOf;
       for (let s = 0; s < this.used; s++) {
@@ -359,8 +360,7 @@ export class KeywordIndex {
     const scores = this.scores;
     const ids = this.ids;
     // worse(a, b): a ranks below b.
-    const worse = (a: number, b: number) =>
-      scores[a]! < scores[b]! || (scores[a] === scores[b] && ids[a]! > ids[b]!);
+    const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && ids[a]! > ids[b]!);
     const heap: number[] = [];
     const down = (i: number) => {
       for (;;) {
@@ -404,7 +404,8 @@ export class KeywordIndex {
     const namespaces = filter.namespaces ? new Set(filter.namespaces) : undefined;
     const scopeOk = this.scopeTenants.map(
       (tenant, i) =>
-        (filter.tenant === null || tenant === filter.tenant) && (!namespaces || namespaces.has(this.scopeNamespaces[i]!)),
+        (filter.tenant === null || tenant === filter.tenant) &&
+        (!namespaces || namespaces.has(this.scopeNamespaces[i]!)),
     );
     const conditions: [number, AttributeCondition][] = [];
     for (const [key, condition] of Object.entries(filter.where ?? {})) {

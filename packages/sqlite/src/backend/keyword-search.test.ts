@@ -16,7 +16,20 @@ function backend(path = join(dir, `store-${n++}.db`)): SqliteBackend {
   return b;
 }
 
-const WORDS = ['apple', 'pie', 'crust', 'ferry', 'zanzibar', 'paris', 'train', 'the', 'of', 'deploy', 'deployed', 'café'];
+const WORDS = [
+  'apple',
+  'pie',
+  'crust',
+  'ferry',
+  'zanzibar',
+  'paris',
+  'train',
+  'the',
+  'of',
+  'deploy',
+  'deployed',
+  'café',
+];
 
 function randomRecords(count: number, seed: number): BackendRecord[] {
   const random = seededRandom(seed);
@@ -53,7 +66,8 @@ const QUERIES = ['apple pie', 'the ferry to Zanzibar', 'deploying trains', 'cafe
 
 /** Hits of both backends for the same request, as (id, score). */
 async function both(sqlite: SqliteBackend, memory: InMemoryBackend, request: SearchRequest) {
-  const shape = (hits: { record: BackendRecord; score: number }[]) => hits.map((h) => ({ id: h.record.id, score: h.score }));
+  const shape = (hits: { record: BackendRecord; score: number }[]) =>
+    hits.map((h) => ({ id: h.record.id, score: h.score }));
   return { sqlite: shape(await sqlite.search(request)), memory: shape(await memory.search(request)) };
 }
 
@@ -65,7 +79,9 @@ async function expectSameAsInMemory(sqlite: SqliteBackend, records: readonly Bac
       for (const k of [1, 5, 50]) {
         const { sqlite: s, memory: m } = await both(sqlite, memory, { mode: 'keyword', text, filter, k });
         expect(s.map((h) => h.id)).toEqual(m.map((h) => h.id));
-        s.forEach((h, i) => expect(h.score).toBeCloseTo(m[i]!.score, 9));
+        s.forEach((h, i) => {
+          expect(h.score).toBeCloseTo(m[i]!.score, 9);
+        });
       }
     }
   }
@@ -97,7 +113,9 @@ describe('keyword search over the in-process index', () => {
     await expectSameAsInMemory(reader, records); // loads the index from the file
     const current = new Map(records.map((r) => [r.id, r]));
     // Rewrite some texts, move some records, supersede some, delete some: through both connections.
-    const changed = records.slice(0, 60).map((r, i) => ({ ...r, text: `${r.text} apple ferry ${i}`, tenant: i % 2 ? 'a' : 'b' }));
+    const changed = records
+      .slice(0, 60)
+      .map((r, i) => ({ ...r, text: `${r.text} apple ferry ${i}`, tenant: i % 2 ? 'a' : 'b' }));
     await writer.upsert(changed);
     for (const r of changed) current.set(r.id, r);
     await expectSameAsInMemory(reader, [...current.values()]);
