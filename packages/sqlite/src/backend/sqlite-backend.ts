@@ -23,6 +23,7 @@ import type Database from 'better-sqlite3';
 import { compileFilter, namespaceList, SqlBuilder } from '../query';
 import {
   ATTRIBUTE_COLUMNS,
+  CODES_TABLE,
   createVectorTableSql,
   isAgentmemDatabase,
   isInMemoryPath,
@@ -677,7 +678,8 @@ export class SqliteBackend implements MemoryBackend {
     };
     if (row.context) record.context = row.context;
     if (withVector && this.hasVectorTable()) {
-      const v = this.stmt(`SELECT embedding FROM ${VECTOR_TABLE} WHERE rowid = ?`).get(BigInt(row.rowid)) as
+      // The plain copy beside the sign-bit code (schema step 5): ~2 us a row, against ~0.3 ms out of vec0.
+      const v = this.stmt(`SELECT embedding FROM ${CODES_TABLE} WHERE rowid = ?`).get(row.rowid) as
         | { embedding: Buffer }
         | undefined;
       if (v)
