@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../backends/bm25';
 import { matchesFilter } from '../backends/match-filter';
 import type { AttributeValue, BackendRecord, RecordFilter } from '../contracts';
+import { seededRandom } from '../testing';
 import { tokenize } from '../text';
 import { KeywordIndex } from './keyword-index';
 import { keywordTerms } from './keyword-terms';
@@ -23,14 +24,24 @@ const WORDS = [
 ];
 
 /** Exhaustive reference: every match scored by core's Bm25Index, sorted by score then id, cut to k. */
-function bruteForce(records: Map<string, BackendRecord>, query: string, filter: RecordFilter, k: number) {
-  const bm25 = new Bm25Index();
-  for (const r of records.values()) bm25.set(r.id, r.text, r.context);
+function bruteForce(
+  records: Map<string, BackendRecord>,
+  query: string,
+  filter: RecordFilter,
+  k: number,
+  bm25 = reference(records),
+) {
   const scores = bm25.search(query, (id) => matchesFilter(records.get(id)!, filter));
   return [...scores]
     .map(([id, score]) => ({ id, score }))
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
     .slice(0, k);
+}
+
+function reference(records: Map<string, BackendRecord>): Bm25Index {
+  const bm25 = new Bm25Index();
+  for (const r of records.values()) bm25.set(r.id, r.text, r.context);
+  return bm25;
 }
 
 const textArb = fc.array(fc.constantFrom(...WORDS), { maxLength: 7 }).map((w) => w.join(' '));
@@ -181,6 +192,41 @@ describe('KeywordIndex', () => {
     const filter = { tenant: 't', where: { kind: 'memory', status: 'active' } };
     for (const q of ['apple pie', 'item7 ferry', 'deployed zanzibar item42'])
       expect(search(index, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
+  });
+
+  it('prunes without changing results on a larger Zipfian corpus (common and rare terms, contexts)', () => {
+    const random = seededRandom(11);
+    const vocabulary = Array.from({ length: 400 }, (_, i) => `w${i}`);
+    const zipf = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(400))) - 1)]!;
+    const sentence = (min: number, max: number) =>
+      Array.from({ length: min + Math.floor(random() * (max - min + 1)) }, zipf).join(' ');
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    for (let i = 0; i < 3000; i++) {
+      apply(index, records, {
+        op: 'set',
+        r: {
+          id: `d${(i * 7919) % 3000}`,
+          tenant: random() < 0.8 ? 't' : 'u',
+          namespace: random() < 0.5 ? 'a' : 'b',
+          text: sentence(3, 15),
+          ...(random() < 0.3 ? { context: sentence(5, 30) } : {}),
+          attributes: { kind: 'memory', status: random() < 0.9 ? 'active' : 'superseded', occurredAt: i },
+        },
+      });
+    }
+    const filters: RecordFilter[] = [
+      { tenant: 't', where: { kind: 'memory', status: 'active' } },
+      { tenant: null },
+      { tenant: 't', namespaces: ['b'], where: { status: 'active', occurredAt: { gte: 500, lt: 2500 } } },
+    ];
+    const bm25 = reference(records);
+    for (let q = 0; q < 40; q++) {
+      const query = sentence(1, 6);
+      for (const filter of filters)
+        for (const k of [1, 10, 50])
+          expect(search(index, records, query, filter, k)).toEqual(bruteForce(records, query, filter, k, bm25));
+    }
   });
 
   it('needs admit for a filter on an attribute it does not hold', () => {

@@ -38,6 +38,20 @@ interface Posting {
   tfs: Uint32Array;
   n: number;
   df: Int32Array;
+  /** The largest text and context frequencies ever posted (bounds of a term's score; never lowered). */
+  maxText: number;
+  maxContext: number;
+}
+
+/** A query term during a search: its postings, cursor, idf, score bound and place in the query. */
+interface Cursor {
+  slots: Int32Array;
+  tfs: Uint32Array;
+  n: number;
+  at: number;
+  idf: number;
+  bound: number;
+  query: number;
 }
 
 /** A filterable attribute: an interned label per slot (-1 for a number) and the number itself. */
@@ -104,9 +118,7 @@ export class KeywordIndex {
   private journal: (() => void)[] | undefined;
   // Per-search scratch, reused.
   private admitted = new Uint8Array(0);
-  private seen = new Uint8Array(0);
   private scores = new Float64Array(0);
-  private touched = new Int32Array(0);
   private identitySlots = new Int32Array(0);
   private readonly params: { k1: number; b: number; contextB: number; contextWeight: number };
 
@@ -289,111 +301,120 @@ export class KeywordIndex {
       ok = admitted;
     }
     if (n === 0) return [];
-    return this.best(this.score(postings, df, n, totalText / n || 1, totalContext / n || 1, ok, byClass), k);
+    return this.maxScore(postings, df, n, totalText / n || 1, totalContext / n || 1, ok, byClass ?? this.identity(), k);
   }
 
   /**
-   * Term at a time, in query order (as the exhaustive reference adds them):
-   * the score of every admitted match, in `scores`; returns the matches.
+   * The k best admitted matches by MaxScore (Turtle & Flood): documents are
+   * visited in slot order across the query terms' postings; once the heap
+   * holds k, the terms whose score bounds add up to less than its worst score
+   * cannot make a document enter alone, so only documents of the other terms
+   * are candidates, and the rest are looked up by galloping, stopping as soon
+   * as a candidate's bound falls below. Exact: a document is only skipped when
+   * its bound is below the k-th score, and scores are added in query order as
+   * the exhaustive reference adds them. Ties go by id.
    */
-  private score(
+  private maxScore(
     postings: readonly Posting[],
     df: readonly number[],
     n: number,
     avgText: number,
     avgContext: number,
     ok: Uint8Array,
-    byClass: Int32Array | undefined,
-  ): Int32Array {
+    at: Int32Array,
+    k: number,
+  ): KeywordMatch[] {
     const { k1, b, contextB: bc, contextWeight: w } = this.params;
-    if (this.scores.length < this.used) {
-      this.scores = new Float64Array(Math.max(this.used, this.scores.length * 2));
-      this.seen = new Uint8Array(this.scores.length);
-      this.touched = new Int32Array(this.scores.length);
-    }
-    const scores = this.scores;
-    const seen = this.seen;
-    const touched = this.touched;
+    const terms: Cursor[] = [];
+    postings.forEach((p, query) => {
+      const d = df[query]!;
+      if (d === 0) return;
+      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
+      // f grows with a frequency even as the length grows with it (a field is at least as long as it).
+      const f =
+        p.maxText / (1 - b + (b * p.maxText) / avgText) +
+        (w * p.maxContext) / (1 - bc + (bc * p.maxContext) / avgContext);
+      const bound = ((idf * f * (k1 + 1)) / (f + k1)) * (1 + 1e-9) + 1e-12; // above any rounding of a real score
+      terms.push({ slots: p.slots, tfs: p.tfs, n: p.n, at: 0, idf, bound, query });
+    });
+    terms.sort((x, y) => x.bound - y.bound);
+    const count = terms.length;
+    // below[i]: the sum of the bounds of terms 0..i-1 (the weaker ones).
+    const below = new Float64Array(count + 1);
+    for (let i = 0; i < count; i++) below[i + 1] = below[i]! + terms[i]!.bound;
+    const parts = new Float64Array(postings.length);
+    const has = new Uint8Array(postings.length);
     const textLength = this.textLength;
     const contextLength = this.contextLength;
-    // Admission by class or by slot: the same loop reads ok[at[s]] (at is the identity for slots).
-    const at = byClass ?? this.identity();
-    let matches = 0;
-    for (let t = 0; t < postings.length; t++) {
-      const d = df[t]!;
-      if (d === 0) continue;
-      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
-      const slots = postings[t]!.slots;
-      const tfs = postings[t]!.tfs;
-      const count = postings[t]!.n;
-      for (let i = 0; i < count; i++) {
-        const s = slots[i]!;
-        if (ok[at[s]!] === 0) continue;
-        const packed = tfs[i]!;
-        const fc = packed >>> 16;
-        let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
-        if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
-        if (seen[s] === 0) {
-          seen[s] = 1;
-          scores[s] = 0;
-          touched[matches++] = s;
-        }
-        scores[s] = scores[s]! + (idf * f * (k1 + 1)) / (f + k1);
+    const part = (t: Cursor, s: number) => {
+      const packed = t.tfs[t.at]!;
+      const fc = packed >>> 16;
+      let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
+      if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
+      return (t.idf * f * (k1 + 1)) / (f + k1);
+    };
+    const heap = new TopK(k, this.scores.length < this.used ? this.growScores() : this.scores, this.ids);
+    // Terms [0, essential) are non-essential: together they cannot lift a document above the k-th.
+    let essential = 0;
+    for (;;) {
+      let s = 0x7fffffff;
+      for (let i = essential; i < count; i++) {
+        const t = terms[i]!;
+        if (t.at < t.n && t.slots[t.at]! < s) s = t.slots[t.at]!;
       }
+      if (s === 0x7fffffff) break;
+      let sum = 0;
+      for (let i = essential; i < count; i++) {
+        const t = terms[i]!;
+        if (t.at < t.n && t.slots[t.at] === s) {
+          if (ok[at[s]!] !== 0) {
+            const x = part(t, s);
+            parts[t.query] = x;
+            has[t.query] = 1;
+            sum += x;
+          }
+          t.at++;
+        }
+      }
+      if (ok[at[s]!] === 0) continue;
+      let skipped = false;
+      for (let i = essential - 1; i >= 0; i--) {
+        if (heap.full && sum + below[i + 1]! < heap.threshold) {
+          skipped = true;
+          break;
+        }
+        const t = terms[i]!;
+        t.at = gallop(t.slots, t.at, t.n, s);
+        if (t.at < t.n && t.slots[t.at] === s) {
+          const x = part(t, s);
+          parts[t.query] = x;
+          has[t.query] = 1;
+          sum += x;
+        }
+      }
+      if (!skipped) {
+        // The exhaustive reference adds the terms in query order, from 0.
+        let score = 0;
+        for (let q = 0; q < parts.length; q++) if (has[q] === 1) score = score + parts[q]!;
+        if (heap.offer(s, score)) while (essential < count && below[essential + 1]! < heap.threshold) essential++;
+      }
+      has.fill(0);
     }
-    const found = touched.subarray(0, matches);
-    for (let i = 0; i < matches; i++) seen[found[i]!] = 0;
-    return found;
+    return heap.sorted().map((slot) => ({ id: this.ids[slot]!, score: this.scores[slot]! }));
   }
 
-  /** 0, 1, 2, … for every slot. */
+  private growScores(): Float64Array {
+    this.scores = new Float64Array(Math.max(this.used, this.scores.length * 2));
+    return this.scores;
+  }
+
+  /** 0, 1, 2, … for every slot (admission by slot reads ok[identity[s]]). */
   private identity(): Int32Array {
     if (this.identitySlots.length < this.used) {
       this.identitySlots = new Int32Array(Math.max(this.used, this.identitySlots.length * 2));
       for (let i = 0; i < this.identitySlots.length; i++) this.identitySlots[i] = i;
     }
     return this.identitySlots;
-  }
-
-  /** The k best touched slots by (score desc, id asc), with a bounded heap. */
-  private best(touched: Int32Array, k: number): KeywordMatch[] {
-    const scores = this.scores;
-    const ids = this.ids;
-    // worse(a, b): a ranks below b.
-    const worse = (a: number, b: number) => scores[a]! < scores[b]! || (scores[a] === scores[b] && ids[a]! > ids[b]!);
-    const heap: number[] = [];
-    const down = (i: number) => {
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
-        if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
-        if (m === i) return;
-        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-        i = m;
-      }
-    };
-    for (let i = 0; i < touched.length; i++) {
-      const s = touched[i]!;
-      // Most matches fall below the heap's worst: one comparison, no call.
-      if (heap.length === k && scores[s]! < scores[heap[0]!]!) continue;
-      if (heap.length < k) {
-        heap.push(s);
-        for (let i = heap.length - 1; i > 0; ) {
-          const parent = (i - 1) >> 1;
-          if (!worse(heap[i]!, heap[parent]!)) break;
-          [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-          i = parent;
-        }
-      } else if (worse(heap[0]!, s)) {
-        heap[0] = s;
-        down(0);
-      }
-    }
-    return heap
-      .sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0))
-      .map((s) => ({ id: ids[s]!, score: scores[s]! }));
   }
 
   /**
@@ -508,7 +529,14 @@ export class KeywordIndex {
     if (id === undefined) {
       id = this.postings.length;
       this.termIds.set(term, id);
-      this.postings.push({ slots: new Int32Array(4), tfs: new Uint32Array(4), n: 0, df: new Int32Array(4) });
+      this.postings.push({
+        slots: new Int32Array(4),
+        tfs: new Uint32Array(4),
+        n: 0,
+        df: new Int32Array(4),
+        maxText: 0,
+        maxContext: 0,
+      });
     }
     const p = this.postings[id]!;
     if (p.n === p.slots.length) {
@@ -518,6 +546,8 @@ export class KeywordIndex {
     p.slots[p.n] = slot;
     p.tfs[p.n] = tf;
     p.n++;
+    p.maxText = Math.max(p.maxText, tf & 0xffff);
+    p.maxContext = Math.max(p.maxContext, tf >>> 16);
     return id;
   }
 
@@ -595,6 +625,97 @@ export class KeywordIndex {
       c.numbers = grown(c.numbers, new Float64Array(size));
     }
   }
+}
+
+/** The k best slots by (score desc, id asc) seen so far: a heap whose root is the worst kept. */
+class TopK {
+  private readonly heap: number[] = [];
+
+  constructor(
+    private readonly k: number,
+    /** Scores by slot, written here for the slots offered. */
+    private readonly scores: Float64Array,
+    private readonly ids: readonly (string | undefined)[],
+  ) {}
+
+  get full(): boolean {
+    return this.heap.length === this.k;
+  }
+
+  /** The k-th score once full (a document scoring below it cannot enter). */
+  get threshold(): number {
+    return this.full ? this.scores[this.heap[0]!]! : Number.NEGATIVE_INFINITY;
+  }
+
+  /** Keeps the slot if it ranks among the k best; true when it was kept. */
+  offer(slot: number, score: number): boolean {
+    const heap = this.heap;
+    if (heap.length === this.k) {
+      const root = heap[0]!;
+      const worst = this.scores[root]!;
+      if (score < worst || (score === worst && this.ids[slot]! > this.ids[root]!)) return false;
+      this.scores[slot] = score;
+      heap[0] = slot;
+      this.down(0);
+      return true;
+    }
+    this.scores[slot] = score;
+    heap.push(slot);
+    for (let i = heap.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if (!this.worse(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+    return true;
+  }
+
+  /** Best first. */
+  sorted(): number[] {
+    return [...this.heap].sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0));
+  }
+
+  /** Whether a ranks below b. */
+  private worse(a: number, b: number): boolean {
+    const sa = this.scores[a]!;
+    const sb = this.scores[b]!;
+    return sa < sb || (sa === sb && this.ids[a]! > this.ids[b]!);
+  }
+
+  private down(i: number): void {
+    const heap = this.heap;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && this.worse(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && this.worse(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  }
+}
+
+/** The first position at or after `from` whose slot is >= s (postings are in slot order): galloping, then binary search. */
+function gallop(slots: Int32Array, from: number, n: number, s: number): number {
+  if (from >= n || slots[from]! >= s) return from;
+  let step = 1;
+  let lo = from;
+  let hi = from + 1;
+  while (hi < n && slots[hi]! < s) {
+    lo = hi;
+    step *= 2;
+    hi = from + step;
+  }
+  if (hi > n) hi = n;
+  // slots[lo] < s; slots[hi] >= s or hi === n.
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (slots[mid]! < s) lo = mid;
+    else hi = mid;
+  }
+  return hi;
 }
 
 function grown<T extends Int32Array | Uint32Array | Float64Array>(from: T, to: T): T {
