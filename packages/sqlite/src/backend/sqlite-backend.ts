@@ -564,13 +564,7 @@ export class SqliteBackend implements MemoryBackend {
       .map((r) => ({ ...r, score: cosineSimilarity(vector, r.vector) }))
       .sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1))
       .slice(0, k);
-    const full = new Map(
-      (
-        this.stmt(`SELECT ${COLUMNS} FROM records r WHERE r.rowid IN (SELECT value FROM json_each(?))`).all(
-          JSON.stringify(top.map((t) => t.rowid)),
-        ) as RecordRow[]
-      ).map((row) => [row.rowid, row]),
-    );
+    const full = this.rowsBy('rowid', top.map((t) => t.rowid));
     return top.map((t) => ({ record: this.decode(full.get(t.rowid)!, false), score: t.score }));
   }
 
@@ -644,14 +638,16 @@ export class SqliteBackend implements MemoryBackend {
     }
     const matches = this.keywords.search(text, filter, k, admit);
     if (matches.length === 0) return [];
-    const rows = new Map(
-      (
-        this.stmt(`SELECT ${COLUMNS} FROM records r WHERE r.id IN (SELECT value FROM json_each(?))`).all(
-          JSON.stringify(matches.map((m) => m.id)),
-        ) as RecordRow[]
-      ).map((row) => [row.id, row]),
-    );
+    const rows = this.rowsBy('id', matches.map((m) => m.id));
     return matches.map((m) => ({ record: this.decode(rows.get(m.id)!, false), score: m.score }));
+  }
+
+  /** The rows with these rowids or ids, by that key. */
+  private rowsBy<K extends 'rowid' | 'id'>(key: K, keys: readonly RecordRow[K][]): Map<RecordRow[K], RecordRow> {
+    const rows = this.stmt(`SELECT ${COLUMNS} FROM records r WHERE r.${key} IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(keys),
+    ) as RecordRow[];
+    return new Map(rows.map((row) => [row[key], row]));
   }
 
   /** Exact search over the records that match the filter, for filters too selective for KNN pools. */
