@@ -16,20 +16,7 @@ function backend(path = join(dir, `store-${n++}.db`)): SqliteBackend {
   return b;
 }
 
-const WORDS = [
-  'apple',
-  'pie',
-  'crust',
-  'ferry',
-  'zanzibar',
-  'paris',
-  'train',
-  'the',
-  'of',
-  'deploy',
-  'deployed',
-  'café',
-];
+const WORDS = 'apple pie crust ferry zanzibar paris train the of deploy deployed café'.split(' ');
 
 function randomRecords(count: number, seed: number): BackendRecord[] {
   const random = seededRandom(seed);
