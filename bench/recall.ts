@@ -9,7 +9,7 @@
  *
  * (`postgres` runs PGlite in this process, so its CPU columns include the server's work.)
  *
- * (`parts` adds the naive path's two queries timed alone.) `--embedder semantic`
+ * (`parts` adds the naive path's two queries timed alone, and the backend's own keyword search.) `--embedder semantic`
  * uses `SemanticTestEmbedder` (dense, non-lexical, equal fusion weights: the
  * path of every user of an embedding model); the default is the lexical
  * `HashingEmbedder`. The table also gives the process's resident memory (RSS)
@@ -338,6 +338,13 @@ export async function run(args: string[]): Promise<void> {
           n,
           build: 'same file',
           timing: await time(queries, naive.keywordOnly),
+        });
+        const filter = store.memoryFilter(['user']);
+        rows.push({
+          backend: 'part: keyword k=50, in-process BM25F index (SqliteBackend.search)',
+          n,
+          build: 'same file',
+          timing: await time(queries, (q) => backend.search({ mode: 'keyword', text: q, filter, k: 50 })),
         });
       }
       if (backends.includes('memory')) {

@@ -18,4 +18,5 @@ export * from './store';
 export * from './swarm';
 export * from './temporal';
 export * from './text';
+export * from './keyword-index';
 export * from './util';

@@ -1,4 +1,4 @@
-import { tokenize } from '../text';
+import { keywordTerms } from '../keyword-index/keyword-terms';
 
 /**
  * BM25 saturation and length normalisation. Memories are short (a sentence or
@@ -35,8 +35,8 @@ function termFrequencies(terms: readonly string[]): Map<string, number> {
 }
 
 /**
- * An incremental BM25 index over the core tokenizer. Used by the in-memory
- * backend; idf is computed over the documents the caller's filter admits, as
+ * The exhaustive BM25F reference: every match scored, nothing pruned. The
+ * backends search `KeywordIndex`, which must rank exactly as this does; idf is computed over the documents the caller's filter admits, as
  * a per-tenant index would. A document may have a second field, its context,
  * scored as BM25F (Robertson & Zaragoza): per field length normalisation,
  * the context's frequency weighted by `contextWeight`, one saturation.
@@ -55,8 +55,8 @@ export class Bm25Index {
   /** Indexes a document's text and optional context; one without terms (e.g. a history record) is not a document, as in FTS5. */
   set(id: string, text: string, context?: string): void {
     this.remove(id);
-    const terms = tokenize(text);
-    const contextTerms = context ? tokenize(context) : [];
+    const terms = keywordTerms(text);
+    const contextTerms = context ? keywordTerms(context) : [];
     if (terms.length + contextTerms.length === 0) return;
     const doc: Doc = { tf: termFrequencies(terms), length: terms.length, contextLength: contextTerms.length };
     if (contextTerms.length > 0) doc.contextTf = termFrequencies(contextTerms);
@@ -83,7 +83,7 @@ export class Bm25Index {
   search(query: string, admit: (id: string) => boolean): Map<string, number> {
     const scores = new Map<string, number>();
     const postings: [string, Set<string>][] = [];
-    for (const term of new Set(tokenize(query))) {
+    for (const term of new Set(keywordTerms(query))) {
       const posting = this.postings.get(term);
       if (posting) postings.push([term, posting]);
     }

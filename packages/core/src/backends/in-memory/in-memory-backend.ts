@@ -14,7 +14,7 @@ import type {
 import { AgentMemoryError, invalidInput } from '../../errors';
 import { cosineSimilarity } from '../../embedding';
 import { approximateCandidates, BinaryIndex, isSparse } from '../binary-index';
-import { Bm25Index } from '../bm25';
+import { KeywordIndex } from '../../keyword-index';
 import { matchesFilter } from '../match-filter';
 
 const DEFAULT_PAGE = 500;
@@ -35,8 +35,8 @@ export interface InMemoryBackendOptions {
 }
 
 /**
- * The reference backend: everything in process memory, BM25 keyword
- * relevance, dense search over a binary index with exact rescoring (or exact).
+ * The reference backend: everything in process memory, BM25F keyword
+ * relevance from an inverted index, dense search over a binary index with exact rescoring (or exact).
  * Good for tests, demos and short-lived agents.
  */
 export class InMemoryBackend implements MemoryBackend {
@@ -52,7 +52,7 @@ export class InMemoryBackend implements MemoryBackend {
   };
 
   private readonly records = new Map<string, BackendRecord>();
-  private readonly bm25 = new Bm25Index();
+  private readonly keyword = new KeywordIndex();
   private readonly meta = new Map<string, string>();
   /** Undo logs of the open transactions. Stored records are never mutated in place, so a log keeps references. */
   private readonly logs = new Set<UndoLog>();
@@ -95,7 +95,7 @@ export class InMemoryBackend implements MemoryBackend {
   /** Stores a record with its keyword and binary index entries. */
   private put(record: BackendRecord): void {
     this.records.set(record.id, record);
-    this.bm25.set(record.id, record.text, record.context);
+    this.keyword.set(record.id, record);
     if (record.vector) {
       this.codes?.set(record.id, record.tenant, record.namespace, record.vector);
       if (isSparse(record.vector)) this.sparse.add(record.id);
@@ -105,7 +105,7 @@ export class InMemoryBackend implements MemoryBackend {
 
   private drop(id: string): boolean {
     if (!this.records.delete(id)) return false;
-    this.bm25.remove(id);
+    this.keyword.remove(id);
     this.unindexVector(id);
     return true;
   }
@@ -127,6 +127,7 @@ export class InMemoryBackend implements MemoryBackend {
         attributes: p.attributes ? { ...r.attributes, ...p.attributes } : r.attributes,
         payload: p.payload ? structuredClone(p.payload) : r.payload,
       });
+      if (p.attributes) this.keyword.setAttributes(p.id, p.attributes);
       changed++;
     }
     return changed;
@@ -192,13 +193,11 @@ export class InMemoryBackend implements MemoryBackend {
       return topK(hits, k);
     }
     if (request.text === undefined) throw invalidInput('A keyword search needs `text`.');
-    const scores = this.bm25.search(request.text, (id) => {
-      const r = this.records.get(id);
-      return r !== undefined && matchesFilter(r, request.filter);
-    });
-    const hits: SearchHit[] = [];
-    for (const [id, score] of scores) hits.push({ record: this.records.get(id)!, score });
-    return topK(hits, k);
+    const filter = request.filter;
+    const admit = this.keyword.holds(filter) ? undefined : (id: string) => matchesFilter(this.records.get(id)!, filter);
+    return this.keyword
+      .search(request.text, filter, k, admit)
+      .map((m) => ({ record: cloneRecord(this.records.get(m.id)!, false), score: m.score }));
   }
 
   /** Candidates from the binary index, scored exactly; undefined when an exact scan must run. */

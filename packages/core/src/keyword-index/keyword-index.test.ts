@@ -1,0 +1,250 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Bm25Index } from '../backends/bm25';
+import { matchesFilter } from '../backends/match-filter';
+import type { AttributeValue, BackendRecord, RecordFilter } from '../contracts';
+import { seededRandom } from '../testing';
+import { tokenize } from '../text';
+import { KeywordIndex } from './keyword-index';
+import { keywordTerms } from './keyword-terms';
+
+const WORDS = [
+  'apple',
+  'apples',
+  'pie',
+  'crust',
+  'ferry',
+  'zanzibar',
+  'paris',
+  'train',
+  'the',
+  'of',
+  'deploy',
+  'deployed',
+];
+
+/** Exhaustive reference: every match scored by core's Bm25Index, sorted by score then id, cut to k. */
+function bruteForce(
+  records: Map<string, BackendRecord>,
+  query: string,
+  filter: RecordFilter,
+  k: number,
+  bm25 = reference(records),
+) {
+  const scores = bm25.search(query, (id) => matchesFilter(records.get(id)!, filter));
+  return [...scores]
+    .map(([id, score]) => ({ id, score }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+    .slice(0, k);
+}
+
+function reference(records: Map<string, BackendRecord>): Bm25Index {
+  const bm25 = new Bm25Index();
+  for (const r of records.values()) bm25.set(r.id, r.text, r.context);
+  return bm25;
+}
+
+const textArb = fc.array(fc.constantFrom(...WORDS), { maxLength: 7 }).map((w) => w.join(' '));
+const attributesArb = fc.record({
+  kind: fc.constantFrom('memory', 'history', 'skill'),
+  status: fc.constantFrom<AttributeValue>('active', 'superseded', true, null),
+  occurredAt: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constant<AttributeValue>('soon')),
+  other: fc.constantFrom('x', 'y'),
+});
+const recordArb = fc.record({
+  id: fc.constantFrom(...Array.from({ length: 30 }, (_, i) => `r${String(i).padStart(2, '0')}`)),
+  tenant: fc.constantFrom('a', 'b'),
+  namespace: fc.constantFrom('n1', 'n2', 'n3'),
+  text: textArb,
+  context: fc.option(textArb, { nil: undefined }),
+  attributes: attributesArb,
+});
+const opArb = fc.oneof(
+  { weight: 6, arbitrary: recordArb.map((r) => ({ op: 'set' as const, r })) },
+  { weight: 1, arbitrary: recordArb.map((r) => ({ op: 'remove' as const, id: r.id })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(recordArb, attributesArb)
+      .map(([r, a]) => ({ op: 'patch' as const, id: r.id, status: a.status })),
+  },
+);
+const filterArb: fc.Arbitrary<RecordFilter> = fc.record({
+  tenant: fc.constantFrom<string | null>('a', 'b', null),
+  namespaces: fc.option(fc.subarray(['n1', 'n2', 'n3']), { nil: undefined }),
+  where: fc.option(
+    fc.record(
+      {
+        kind: fc.constantFrom<AttributeValue>('memory', 'skill'),
+        status: fc.oneof(
+          fc.constantFrom<AttributeValue>('active', true, null),
+          fc.constant({ in: ['active', 'superseded'] as AttributeValue[] }),
+          fc.constant({ ne: 'active' as AttributeValue }),
+        ),
+        occurredAt: fc.oneof(fc.constant({ gte: 20, lt: 80 }), fc.constant({ notIn: [5, 'soon'] as AttributeValue[] })),
+        other: fc.constantFrom('x', 'y'),
+      },
+      { requiredKeys: [] },
+    ),
+    { nil: undefined },
+  ),
+});
+
+type Op =
+  | { op: 'set'; r: Omit<BackendRecord, 'payload'> }
+  | { op: 'remove'; id: string }
+  | { op: 'patch'; id: string; status: AttributeValue };
+
+function apply(index: KeywordIndex, records: Map<string, BackendRecord>, op: Op): void {
+  if (op.op === 'set') {
+    const record = { ...op.r, payload: {} } as BackendRecord;
+    records.set(record.id, record);
+    index.set(record.id, record);
+  } else if (op.op === 'remove') {
+    records.delete(op.id);
+    index.remove(op.id);
+  } else {
+    const r = records.get(op.id);
+    if (!r) return;
+    records.set(op.id, { ...r, attributes: { ...r.attributes, status: op.status } });
+    index.setAttributes(op.id, { status: op.status });
+  }
+}
+
+function search(
+  index: KeywordIndex,
+  records: Map<string, BackendRecord>,
+  query: string,
+  filter: RecordFilter,
+  k: number,
+) {
+  const admit = index.holds(filter) ? undefined : (id: string) => matchesFilter(records.get(id)!, filter);
+  return index.search(query, filter, k, admit);
+}
+
+describe('KeywordIndex', () => {
+  it('returns what the exhaustive BM25F ranking returns, on random corpora, filters and writes', () => {
+    fc.assert(
+      fc.property(
+        fc.array(opArb, { maxLength: 60 }),
+        fc.array(fc.tuple(textArb, filterArb, fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 5 }),
+        (ops, queries) => {
+          const index = new KeywordIndex();
+          const records = new Map<string, BackendRecord>();
+          for (const op of ops) apply(index, records, op as Op);
+          for (const [query, filter, k] of queries) {
+            expect(search(index, records, query, filter, k)).toEqual(bruteForce(records, query, filter, k));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('undoes journaled writes on rollback (to a savepoint or entirely) and keeps them on commit', () => {
+    fc.assert(
+      fc.property(
+        fc.array(opArb, { maxLength: 25 }),
+        fc.array(opArb, { maxLength: 25 }),
+        fc.array(opArb, { maxLength: 25 }),
+        textArb,
+        filterArb,
+        (before, outer, inner, query, filter) => {
+          const index = new KeywordIndex();
+          const records = new Map<string, BackendRecord>();
+          for (const op of before) apply(index, records, op as Op);
+          const atStart = new Map(records);
+          index.begin();
+          for (const op of outer) apply(index, records, op as Op);
+          const atSavepoint = new Map(records);
+          const mark = index.begin();
+          for (const op of inner) apply(index, records, op as Op);
+          index.rollback(mark);
+          expect(search(index, atSavepoint, query, filter, 10)).toEqual(bruteForce(atSavepoint, query, filter, 10));
+          index.rollback();
+          expect(search(index, atStart, query, filter, 10)).toEqual(bruteForce(atStart, query, filter, 10));
+          records.clear();
+          for (const [id, r] of atStart) records.set(id, r);
+          index.begin();
+          for (const op of outer) apply(index, records, op as Op);
+          index.commit();
+          expect(search(index, records, query, filter, 10)).toEqual(bruteForce(records, query, filter, 10));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('compacts dead slots after many rewrites without changing results', () => {
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 2000; i++) {
+        const text = `${WORDS[(i * 7 + round) % WORDS.length]} ${WORDS[(i + round) % WORDS.length]} item${i % 50}`;
+        apply(index, records, {
+          op: 'set',
+          r: { id: `d${i}`, tenant: 't', namespace: 'n', text, attributes: { kind: 'memory', status: 'active' } },
+        });
+      }
+      for (let i = 0; i < 300; i++) apply(index, records, { op: 'remove', id: `d${(i * 13 + round) % 2000}` });
+    }
+    expect(index.size).toBe(records.size);
+    const filter = { tenant: 't', where: { kind: 'memory', status: 'active' } };
+    for (const q of ['apple pie', 'item7 ferry', 'deployed zanzibar item42'])
+      expect(search(index, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
+  });
+
+  it('prunes without changing results on a larger Zipfian corpus (common and rare terms, contexts)', () => {
+    const random = seededRandom(11);
+    const vocabulary = Array.from({ length: 400 }, (_, i) => `w${i}`);
+    const zipf = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(400))) - 1)]!;
+    const sentence = (min: number, max: number) =>
+      Array.from({ length: min + Math.floor(random() * (max - min + 1)) }, zipf).join(' ');
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    for (let i = 0; i < 3000; i++) {
+      apply(index, records, {
+        op: 'set',
+        r: {
+          id: `d${(i * 7919) % 3000}`,
+          tenant: random() < 0.8 ? 't' : 'u',
+          namespace: random() < 0.5 ? 'a' : 'b',
+          text: sentence(3, 15),
+          ...(random() < 0.3 ? { context: sentence(5, 30) } : {}),
+          attributes: { kind: 'memory', status: random() < 0.9 ? 'active' : 'superseded', occurredAt: i },
+        },
+      });
+    }
+    const filters: RecordFilter[] = [
+      { tenant: 't', where: { kind: 'memory', status: 'active' } },
+      { tenant: null },
+      { tenant: 't', namespaces: ['b'], where: { status: 'active', occurredAt: { gte: 500, lt: 2500 } } },
+    ];
+    const bm25 = reference(records);
+    for (let q = 0; q < 40; q++) {
+      const query = sentence(1, 6);
+      for (const filter of filters)
+        for (const k of [1, 10, 50])
+          expect(search(index, records, query, filter, k)).toEqual(bruteForce(records, query, filter, k, bm25));
+    }
+  });
+
+  it('needs admit for a filter on an attribute it does not hold', () => {
+    const index = new KeywordIndex({ columns: ['kind'] });
+    index.set('x', { tenant: 't', namespace: 'n', text: 'apple', attributes: { kind: 'memory', status: 'active' } });
+    const filter = { tenant: 't', where: { status: 'active' } };
+    expect(index.holds(filter)).toBe(false);
+    expect(() => index.search('apple', filter, 5)).toThrow(/admit/);
+    expect(index.search('apple', filter, 5, () => false)).toEqual([]);
+    expect(index.search('apple', filter, 5, () => true).map((m) => m.id)).toEqual(['x']);
+  });
+});
+
+describe('keywordTerms', () => {
+  it('is core tokenize with the accents of Latin letters removed, other scripts kept', () => {
+    expect(keywordTerms('The Café deployed NAÏVE containers')).toEqual(tokenize('the cafe deployed naive containers'));
+    expect(keywordTerms('हिंदी がっこう')).toEqual(tokenize('हिंदी がっこう'));
+    // The cache of stems gives what stem gives, the second time too.
+    expect(keywordTerms('deploying deploying')).toEqual(['deploi', 'deploi']);
+  });
+});
