@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SearchHit, StoredRecord } from '../contracts';
+import type { SearchHit, BackendRecord } from '../contracts';
 import { fuseKeywordFirst } from './rrf';
 
-const hit = (id: string, score: number): SearchHit => ({ record: { id } as StoredRecord, score });
+const hit = (id: string, score: number): SearchHit => ({ record: { id } as BackendRecord, score });
 const weights = { dense: 0.03, keyword: 1 };
 
 describe('keyword-first fusion', () => {
