@@ -395,7 +395,7 @@ export async function run(args: string[]): Promise<void> {
   const { cpus, loadavg, totalmem } = await import('node:os');
   console.log(
     `\nrecall latency, hybrid, k = 10, reinforce off; ${nQueries} queries after ${WARMUP} warm-up; ` +
-      `${embedder.dimension}-dim ${embedder.id} (fusion weights ${JSON.stringify(weightsUsed)}); ${cpus().length} x ${cpus()[0]?.model.trim()}, ` +
+      `${embedder.dimension}-dim ${embedder.id} (fusion: ${embedder.lexical ? 'keyword-first' : `RRF ${JSON.stringify(weightsUsed)}`}; the naive path RRF ${JSON.stringify(weightsUsed)}); ${cpus().length} x ${cpus()[0]?.model.trim()}, ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}; load average ${loadavg()[0]!.toFixed(1)} ` +
       '(wall time suffers when it exceeds the cores; CPU time per query does not)\n',
   );
