@@ -42,64 +42,64 @@ function cli(argv: string[]): Promise<{ code: number | null; stdout: string; std
 
 const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-describe.skipIf(!canRunCli)('agentmem on a read-only store: reading commands work and leave no file behind', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let db: string;
-  beforeEach(async () => {
-    tmp = tempDir();
-    db = tmp.path('memory.db');
-    writeFileSync(
-      tmp.path('seed.jsonl'),
-      ['Deploys go through ArgoCD.', 'Staging runs Kubernetes 1.29.', 'The billing service owns invoices.']
-        .map((content) => JSON.stringify({ content, type: 'project' }))
-        .join('\n'),
-    );
-    expect((await runCli(['--branch', 'main', '--db', db, 'import', tmp.path('seed.jsonl')])).code).toBe(0);
-  });
-  afterEach(() => {
-    chmodSync(tmp.dir, 0o700);
-    tmp.cleanup();
-  });
+describe.skipIf(!canRunCli)(
+  canRunCli
+    ? 'agentmem on a read-only store: reading commands work and leave no file behind'
+    : `agentmem on a read-only store (skipped: running as root and user nobody, uid ${NOBODY}, cannot run the CLI from ${root})`,
+  () => {
+    let tmp: ReturnType<typeof tempDir>;
+    let db: string;
+    beforeEach(async () => {
+      tmp = tempDir();
+      db = tmp.path('memory.db');
+      writeFileSync(
+        tmp.path('seed.jsonl'),
+        ['Deploys go through ArgoCD.', 'Staging runs Kubernetes 1.29.', 'The billing service owns invoices.']
+          .map((content) => JSON.stringify({ content, type: 'project' }))
+          .join('\n'),
+      );
+      expect((await runCli(['--branch', 'main', '--db', db, 'import', tmp.path('seed.jsonl')])).code).toBe(0);
+    });
+    afterEach(() => {
+      chmodSync(tmp.dir, 0o700);
+      tmp.cleanup();
+    });
 
-  for (const directory of [
-    { mode: 0o555, label: 'in a read-only directory' },
-    { mode: 0o777, label: 'in a directory anyone can write (SQLite would put -wal/-shm there)' },
-  ]) {
-    it(`recall, stats, export, history and branch list ${directory.label}`, async () => {
-      const files = readdirSync(tmp.dir).sort();
-      chmodSync(db, 0o444);
-      chmodSync(tmp.dir, directory.mode);
-      const before = digest(db);
+    for (const directory of [
+      { mode: 0o555, label: 'in a read-only directory' },
+      { mode: 0o777, label: 'in a directory anyone can write (SQLite would put -wal/-shm there)' },
+    ]) {
+      it(`recall, stats, export, history and branch list ${directory.label}`, async () => {
+        const files = readdirSync(tmp.dir).sort();
+        chmodSync(db, 0o444);
+        chmodSync(tmp.dir, directory.mode);
+        const before = digest(db);
 
-      const recall = await cli(['--db', db, 'recall', 'argocd deploys', '--json']);
-      expect(recall.code, recall.stderr).toBe(0);
-      const top = JSON.parse(recall.stdout).results[0];
-      expect(top.content).toBe('Deploys go through ArgoCD.');
-      const stats = await cli(['--db', db, 'stats', '--json']);
-      expect(stats.code, stats.stderr).toBe(0);
-      expect(JSON.parse(stats.stdout).total).toBe(3);
-      const exported = await cli(['--db', db, 'export']);
-      expect(exported.code, exported.stderr).toBe(0);
-      expect(exported.stdout.trim().split('\n')).toHaveLength(3);
-      const history = await cli(['--db', db, 'history', top.id, '--json']);
-      expect(history.code, history.stderr).toBe(0);
-      const branches = await cli(['--db', db, 'branch', 'list', '--json']);
-      expect(branches.code, branches.stderr).toBe(0);
+        const recall = await cli(['--db', db, 'recall', 'argocd deploys', '--json']);
+        expect(recall.code, recall.stderr).toBe(0);
+        const top = JSON.parse(recall.stdout).results[0];
+        expect(top.content).toBe('Deploys go through ArgoCD.');
+        const stats = await cli(['--db', db, 'stats', '--json']);
+        expect(stats.code, stats.stderr).toBe(0);
+        expect(JSON.parse(stats.stdout).total).toBe(3);
+        const exported = await cli(['--db', db, 'export']);
+        expect(exported.code, exported.stderr).toBe(0);
+        expect(exported.stdout.trim().split('\n')).toHaveLength(3);
+        const history = await cli(['--db', db, 'history', top.id, '--json']);
+        expect(history.code, history.stderr).toBe(0);
+        const branches = await cli(['--db', db, 'branch', 'list', '--json']);
+        expect(branches.code, branches.stderr).toBe(0);
 
-      // A writing command is refused in one line, before anything changes.
-      const remember = await cli(['--db', db, 'remember', 'A new fact', '-t', 'project']);
-      expect(remember.code).toBe(1);
-      expect(remember.stderr).toMatch(/^error \[INVALID_INPUT\]: .*memory\.db is not writable by this user .*refused before changing anything.*\n$/);
+        // A writing command is refused in one line, before anything changes.
+        const remember = await cli(['--db', db, 'remember', 'A new fact', '-t', 'project']);
+        expect(remember.code).toBe(1);
+        expect(remember.stderr).toMatch(
+          /^error \[INVALID_INPUT\]: .*memory\.db is not writable by this user .*refused before changing anything.*\n$/,
+        );
 
-      expect(readdirSync(tmp.dir).sort()).toEqual(files);
-      expect(digest(db)).toBe(before);
-    }, 120_000);
-  }
-});
-
-if (!canRunCli) {
-  // Say why instead of skipping silently: the test needs an unprivileged user that can read the checkout.
-  describe('agentmem on a read-only store', () => {
-    it.skip(`skipped: running as root and user nobody (uid ${NOBODY}) cannot run the CLI from ${root}`, () => {});
-  });
-}
+        expect(readdirSync(tmp.dir).sort()).toEqual(files);
+        expect(digest(db)).toBe(before);
+      }, 120_000);
+    }
+  },
+);
