@@ -74,6 +74,20 @@ describe.skipIf(!chromiumPath)(title, { timeout: 60_000 }, () => {
     await page.context().close();
   });
 
+  it('shows the view of a hash that changed while the page was starting (a link followed at once)', async () => {
+    const context = await browser.newContext();
+    // Runs after the app's first render, before its effects: the moment a hashchange could go unheard.
+    await context.addInitScript(() => {
+      document.addEventListener('DOMContentLoaded', () => {
+        location.hash = '#/previews/snapshot';
+      });
+    });
+    const page = await context.newPage();
+    await page.goto(readOnly.url);
+    await expect.poll(() => page.getByTestId('snapshot-path').count()).toBe(1);
+    await context.close();
+  });
+
   it('filters memories, opens one and shows its history and decay chart', async () => {
     const page = await open(readOnly, '#/memories');
     await page.getByLabel('Text').fill('postgresql');

@@ -30,6 +30,8 @@ function useHash(): string {
   useEffect(() => {
     const on = () => setHash(location.hash);
     window.addEventListener('hashchange', on);
+    // Effects run after the first paint: a hash that changed before then fired its event unheard.
+    on();
     return () => window.removeEventListener('hashchange', on);
   }, []);
   return hash;
