@@ -4,50 +4,75 @@
  * vector instead of 1,536, used to pick a candidate pool that is then rescored
  * exactly with the float vectors. Keys are the caller's (SQLite rowids,
  * in-memory record ids).
+ *
+ * With `rescoring`, each code also keeps an int8 copy of its vector (one byte
+ * per dimension and a scale), so the pool is ranked in memory by a near-exact
+ * cosine (`ranked`) and the caller reads exact floats only for its head: for a
+ * store whose floats live on disk that saves reading the whole pool.
  */
 export class BinaryIndex<K> {
   /** 32-bit words per code. */
   readonly words: number;
+  readonly rescoring: boolean;
   private readonly partitions = new Map<string, Partition<K>>();
   private readonly slots = new Map<K, { partition: Partition<K>; slot: number }>();
   private distances = new Uint16Array(0);
+  /** The candidates the last scan chose: partition (index into its selection), slot, distance. */
+  private chosenPartition = new Uint32Array(0);
+  private chosenSlot = new Uint32Array(0);
+  private chosenDistance = new Uint16Array(0);
 
-  constructor(readonly dimension: number) {
+  constructor(
+    readonly dimension: number,
+    options: { rescoring?: boolean } = {},
+  ) {
     this.words = Math.ceil(dimension / 32);
+    this.rescoring = options.rescoring ?? false;
   }
 
   get size(): number {
     return this.slots.size;
   }
 
-  /** Adds or replaces the code of `key`. */
+  /** Adds or replaces the code of `key` (and its int8 copy when rescoring). */
   set(key: K, tenant: string, namespace: string, vector: Float32Array): void {
-    this.setCode(key, tenant, namespace, encodeSigns(vector, this.words));
+    const at = this.place(key, tenant, namespace);
+    const { partition, slot } = at;
+    writeSigns(vector, partition.codes, slot * this.words, this.words);
+    if (partition.quantized) quantize(vector, partition.quantized, slot * this.dimension, partition.factors!, slot);
   }
 
-  /** Adds or replaces an already encoded code (see `encodeSigns`). */
+  /**
+   * Adds or replaces an already encoded code (see `encodeSigns`). Only
+   * without rescoring: the int8 copy needs the vector.
+   */
   setCode(key: K, tenant: string, namespace: string, code: Uint32Array): void {
+    if (this.rescoring) throw new Error('BinaryIndex.setCode: a rescoring index needs the vector (use set).');
+    const { partition, slot } = this.place(key, tenant, namespace);
+    partition.codes.set(code.subarray(0, this.words), slot * this.words);
+  }
+
+  /** The slot of `key` in its scope's partition, moved or created as needed. */
+  private place(key: K, tenant: string, namespace: string): { partition: Partition<K>; slot: number } {
     const scope = `${tenant}\u0000${namespace}`;
     const at = this.slots.get(key);
-    if (at && at.partition.scope === scope) {
-      at.partition.codes.set(code, at.slot * this.words);
-      return;
-    }
+    if (at && at.partition.scope === scope) return at;
     if (at) this.remove(key);
     let partition = this.partitions.get(scope);
     if (!partition) {
       partition = { scope, tenant, namespace, codes: new Uint32Array(64 * this.words), keys: [] };
+      if (this.rescoring) {
+        partition.quantized = new Int8Array(64 * this.dimension);
+        partition.factors = new Float32Array(64);
+      }
       this.partitions.set(scope, partition);
     }
     const slot = partition.keys.length;
-    if ((slot + 1) * this.words > partition.codes.length) {
-      const grown = new Uint32Array(partition.codes.length * 2);
-      grown.set(partition.codes);
-      partition.codes = grown;
-    }
-    partition.codes.set(code, slot * this.words);
+    if ((slot + 1) * this.words > partition.codes.length) grow(partition, this.words, this.dimension);
     partition.keys.push(key);
-    this.slots.set(key, { partition, slot });
+    const placed = { partition, slot };
+    this.slots.set(key, placed);
+    return placed;
   }
 
   remove(key: K): void {
@@ -61,6 +86,11 @@ export class BinaryIndex<K> {
       const moved = partition.keys[last]!;
       partition.keys[slot] = moved;
       partition.codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
+      if (partition.quantized) {
+        const d = this.dimension;
+        partition.quantized.copyWithin(slot * d, last * d, (last + 1) * d);
+        partition.factors![slot] = partition.factors![last]!;
+      }
       this.slots.set(moved, { partition, slot });
     }
     partition.keys.pop();
@@ -85,17 +115,65 @@ export class BinaryIndex<K> {
    */
   nearest(query: Float32Array, scope: { tenant: string | null; namespaces?: readonly string[] }, m: number): K[] {
     const partitions = this.select(scope);
+    const n = this.choose(query, partitions, m);
+    const d = this.chosenDistance;
+    const byDistance = Array.from({ length: n }, (_, i) => i).sort((a, b) => d[a]! - d[b]! || a - b);
+    return byDistance.map((i) => partitions[this.chosenPartition[i]!]!.keys[this.chosenSlot[i]!]!);
+  }
+
+  /**
+   * The `m` codes nearest to the query by Hamming distance, ranked by the
+   * cosine of their int8 copies (best first, with those approximate scores):
+   * near-exact, so the caller's exact rescoring only needs the head of the
+   * list. Needs `rescoring`.
+   */
+  ranked(
+    query: Float32Array,
+    scope: { tenant: string | null; namespaces?: readonly string[] },
+    m: number,
+  ): { keys: K[]; scores: Float64Array } {
+    if (!this.rescoring) throw new Error('BinaryIndex.ranked needs an index made with { rescoring: true }.');
+    const partitions = this.select(scope);
+    const n = this.choose(query, partitions, m);
+    const d = this.dimension;
+    const q = new Float64Array(d);
+    for (let j = 0; j < d; j++) q[j] = query[j]!;
+    const scores = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const p = partitions[this.chosenPartition[i]!]!;
+      const slot = this.chosenSlot[i]!;
+      const v = p.quantized!;
+      let s = 0;
+      for (let j = 0, o = slot * d; j < d; j++, o++) s += q[j]! * v[o]!;
+      scores[i] = s * p.factors![slot]!;
+    }
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
+    const sorted = new Float64Array(n);
+    const keys = order.map((i, r) => {
+      sorted[r] = scores[i]!;
+      return partitions[this.chosenPartition[i]!]!.keys[this.chosenSlot[i]!]!;
+    });
+    let norm = 0;
+    for (let j = 0; j < d; j++) norm += q[j]! * q[j]!;
+    if (norm > 0) for (let r = 0; r < n; r++) sorted[r] = sorted[r]! / Math.sqrt(norm);
+    return { keys, scores: sorted };
+  }
+
+  /**
+   * Scans the partitions and leaves the `m` nearest codes (ties at the cut
+   * taken in scan order) in chosenPartition/chosenSlot; returns how many.
+   */
+  private choose(query: Float32Array, partitions: readonly Partition<K>[], m: number): number {
     let total = 0;
     for (const p of partitions) total += p.keys.length;
-    if (total === 0 || m <= 0) return [];
-    const q = encodeSigns(query, this.words);
+    if (total === 0 || m <= 0) return 0;
+    const words = this.words;
+    const q = encodeSigns(query, words);
     if (this.distances.length < total) this.distances = new Uint16Array(Math.max(total, this.distances.length * 2));
     const distances = this.distances;
-    const histogram = new Uint32Array(this.words * 32 + 1);
+    const histogram = new Uint32Array(words * 32 + 1);
     let at = 0;
-    for (const p of partitions) {
-      at = hammingScan(p.codes, p.keys.length, q, this.words, distances, at, histogram);
-    }
+    for (const p of partitions) at = hammingScan(p.codes, p.keys.length, q, words, distances, at, histogram);
     // The smallest distance t with at least m codes at distance <= t: one counting pass, no sort of all codes.
     let threshold = 0;
     let below = 0;
@@ -103,20 +181,29 @@ export class BinaryIndex<K> {
       below += histogram[threshold]!;
     // Ties at the threshold: only as many as needed to reach m.
     let ties = m - below;
-    const byDistance: { key: K; d: number }[] = [];
+    const n = Math.min(m, total);
+    if (this.chosenSlot.length < n) {
+      this.chosenSlot = new Uint32Array(Math.max(n, this.chosenSlot.length * 2));
+      this.chosenPartition = new Uint32Array(this.chosenSlot.length);
+      this.chosenDistance = new Uint16Array(this.chosenSlot.length);
+    }
+    let chosen = 0;
     at = 0;
-    for (const p of partitions) {
-      for (let i = 0; i < p.keys.length; i++, at++) {
-        const d = distances[at]!;
-        if (d > threshold) continue;
-        if (d === threshold) {
+    for (let pi = 0; pi < partitions.length; pi++) {
+      const size = partitions[pi]!.keys.length;
+      for (let i = 0; i < size; i++, at++) {
+        const dist = distances[at]!;
+        if (dist > threshold) continue;
+        if (dist === threshold) {
           if (ties === 0) continue;
           ties--;
         }
-        byDistance.push({ key: p.keys[i]!, d });
+        this.chosenPartition[chosen] = pi;
+        this.chosenDistance[chosen] = dist;
+        this.chosenSlot[chosen++] = i;
       }
     }
-    return byDistance.sort((a, b) => a.d - b.d).map((c) => c.key);
+    return chosen;
   }
 
   private select(scope: { tenant: string | null; namespaces?: readonly string[] }): Partition<K>[] {
@@ -138,6 +225,39 @@ interface Partition<K> {
   /** `words` 32-bit words per key, in the order of `keys`. */
   codes: Uint32Array;
   keys: K[];
+  /** Rescoring index only: `dimension` int8 components per key... */
+  quantized?: Int8Array;
+  /** ...and per key the factor that turns their dot product with a query into cosine times the query's norm. */
+  factors?: Float32Array;
+}
+
+function grow<K>(partition: Partition<K>, words: number, dimension: number): void {
+  const capacity = (partition.codes.length / words) * 2;
+  const codes = new Uint32Array(capacity * words);
+  codes.set(partition.codes);
+  partition.codes = codes;
+  if (partition.quantized) {
+    const quantized = new Int8Array(capacity * dimension);
+    quantized.set(partition.quantized);
+    partition.quantized = quantized;
+    const factors = new Float32Array(capacity);
+    factors.set(partition.factors!);
+    partition.factors = factors;
+  }
+}
+
+/** Components scaled so the largest magnitude is 127; the factor undoes the scale and divides by the norm. */
+function quantize(vector: Float32Array, out: Int8Array, offset: number, factors: Float32Array, slot: number): void {
+  let max = 0;
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) {
+    const x = vector[i]!;
+    norm += x * x;
+    if (Math.abs(x) > max) max = Math.abs(x);
+  }
+  const scale = max > 0 ? 127 / max : 0;
+  for (let i = 0; i < vector.length; i++) out[offset + i] = Math.round(vector[i]! * scale);
+  factors[slot] = max > 0 && norm > 0 ? 1 / (scale * Math.sqrt(norm)) : 0;
 }
 
 /**
@@ -150,22 +270,23 @@ export const APPROXIMATE_POOL = { factor: 12, min: 600 } as const;
 /**
  * The pool-growing loop of a filtered approximate search over a scope of
  * `total` codes. `fetch(m)` takes the m nearest codes and returns how many it
- * took and those that pass the filter. When only a share s of candidates
- * passes, the k best matches lie about 1/s times deeper, so the pool grows to
- * base / s. Undefined when the pool would exceed half the scope: then an exact
- * scan is cheaper (and exact).
+ * took, how many of those it looked at (all unless said: a caller that ranks
+ * the pool first may stop once it has enough) and those that pass the filter.
+ * When only a share s of candidates passes, the k best matches lie about 1/s
+ * times deeper, so the pool grows to base / s. Undefined when the pool would
+ * exceed half the scope: then an exact scan is cheaper (and exact).
  */
 export function approximateCandidates<T>(
   k: number,
   total: number,
-  fetch: (m: number) => { taken: number; passing: T[] } | undefined,
+  fetch: (m: number) => { taken: number; examined?: number; passing: T[] } | undefined,
 ): T[] | undefined {
   const base = Math.max(APPROXIMATE_POOL.factor * k, APPROXIMATE_POOL.min);
   let m = base;
   while (m * 2 <= total) {
     const found = fetch(m);
     if (!found) return undefined;
-    const share = found.passing.length / Math.max(1, found.taken);
+    const share = found.passing.length / Math.max(1, found.examined ?? found.taken);
     const needed = share > 0 ? Math.ceil(base / share) : Number.POSITIVE_INFINITY;
     if (found.taken < m || (found.passing.length >= k && m >= needed)) return found.passing;
     m = Math.max(m * 2, Math.ceil(needed * 1.1));
@@ -187,10 +308,29 @@ export function isSparse(vector: Float32Array): boolean {
 /** Bit i of the code is set when component i is positive. */
 export function encodeSigns(vector: Float32Array, words = Math.ceil(vector.length / 32)): Uint32Array {
   const code = new Uint32Array(words);
-  for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) code[i >>> 5]! |= 1 << (i & 31);
+  writeSigns(vector, code, 0, words);
   return code;
 }
 
+function writeSigns(vector: Float32Array, out: Uint32Array, offset: number, words: number): void {
+  out.fill(0, offset, offset + words);
+  for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) out[offset + (i >>> 5)]! |= 1 << (i & 31);
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
+
+/**
+ * Hamming distances of n codes to q, into out from `at`, counted in the
+ * histogram. Three words at a time: their 2-bit counts are summed per nibble
+ * (at most 12, no carry), folded into bytes and accumulated (at most 96 per
+ * byte over 12 words), so one multiply per 12 words sums the bytes; about a
+ * quarter faster than a popcount per word.
+ */
 function hammingScan(
   codes: Uint32Array,
   n: number,
@@ -202,13 +342,33 @@ function hammingScan(
 ): number {
   for (let i = 0, o = 0; i < n; i++, o += words) {
     let d = 0;
-    for (let j = 0; j < words; j++) {
+    let bytes = 0;
+    let group = 0;
+    let j = 0;
+    for (; j + 3 <= words; j += 3) {
       let x = codes[o + j]! ^ q[j]!;
+      let y = codes[o + j + 1]! ^ q[j + 1]!;
+      let z = codes[o + j + 2]! ^ q[j + 2]!;
       x -= (x >>> 1) & 0x55555555;
-      x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-      x = (x + (x >>> 4)) & 0x0f0f0f0f;
-      d += Math.imul(x, 0x01010101) >>> 24;
+      y -= (y >>> 1) & 0x55555555;
+      z -= (z >>> 1) & 0x55555555;
+      const s =
+        (x & 0x33333333) +
+        ((x >>> 2) & 0x33333333) +
+        (y & 0x33333333) +
+        ((y >>> 2) & 0x33333333) +
+        (z & 0x33333333) +
+        ((z >>> 2) & 0x33333333);
+      bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
+      if (++group === 10) {
+        // 10 groups of at most 24 per byte: flush before a byte could pass 255.
+        d += Math.imul(bytes, 0x01010101) >>> 24;
+        bytes = 0;
+        group = 0;
+      }
     }
+    d += Math.imul(bytes, 0x01010101) >>> 24;
+    for (; j < words; j++) d += popcount(codes[o + j]! ^ q[j]!);
     out[at++] = d;
     histogram[d]!++;
   }

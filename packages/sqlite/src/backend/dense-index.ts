@@ -1,4 +1,4 @@
-import { BinaryIndex, encodeSigns, isSparse } from '@agentmem/core';
+import { BinaryIndex, cosineSimilarity, encodeSigns, isSparse } from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import { blobVector, CODES_TABLE } from '../schema';
 import { chunks, valuesList } from './multi-row';
@@ -6,14 +6,17 @@ import { chunks, valuesList } from './multi-row';
 interface PendingCode {
   rowid: number;
   /** Undefined: the row's vector was deleted. */
-  code?: { tenant: string; namespace: string; bits: Uint32Array };
+  code?: { tenant: string; namespace: string; vector: Float32Array };
 }
 
 /**
- * The in-process binary index of one SQLite connection, over the codes table.
- * The table is the truth and is written in the caller's transaction; the
- * in-process index only picks candidates, which are always re-read from the
- * table, so it may hold more than the file but never miss a committed row:
+ * The in-process binary index of one SQLite connection, over the codes table,
+ * with an int8 copy of every vector (384 bytes at 384 dims) that ranks the
+ * Hamming pool in memory, so only the head of the ranking is read from the
+ * file. The table is the truth and is written in the caller's transaction; the
+ * in-process index only picks and orders candidates, which are always re-read
+ * from the table (with the filter, and their exact floats for the final
+ * scores), so it may hold more than the file but never miss a committed row:
  * this connection's writes reach it when their transaction commits (a search
  * inside a transaction also looks at the rows that transaction wrote), other
  * connections' commits (`PRAGMA data_version` changes) make it reload.
@@ -46,8 +49,8 @@ export class SqliteDenseIndex {
         `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding) VALUES ${valuesList('(?, ?, ?, ?, ?)', size)}`,
       ).run(args);
     }
-    for (const { rowid, tenant, namespace, bits } of coded)
-      this.pending.push({ rowid, code: { tenant, namespace, bits } });
+    for (const { rowid, tenant, namespace, vector } of coded)
+      this.pending.push({ rowid, code: { tenant, namespace, vector } });
   }
 
   /** Inside the caller's write transaction: the row (or its vector) is gone. */
@@ -71,7 +74,7 @@ export class SqliteDenseIndex {
     if (this.index?.size === 0 && this.pending.length > 0) this.index = undefined;
     if (this.index) {
       for (const p of this.pending) {
-        if (p.code) this.index.setCode(p.rowid, p.code.tenant, p.code.namespace, p.code.bits);
+        if (p.code) this.index.set(p.rowid, p.code.tenant, p.code.namespace, p.code.vector);
         else this.index.remove(p.rowid);
       }
     }
@@ -94,26 +97,29 @@ export class SqliteDenseIndex {
 
   /**
    * Rowids of the `m` vectors nearest to the query by Hamming distance in the
-   * scope, plus the rows the open transaction wrote there. Call `size` first.
+   * scope, plus the rows the open transaction wrote there (scored exactly),
+   * best first by their int8 (near-exact) cosine. Call `size` first.
    */
   candidates(
     query: Float32Array,
     scope: { tenant: string | null; namespaces?: readonly string[] },
     m: number,
   ): number[] {
-    const rowids = this.index ? this.index.nearest(query, scope, m) : [];
-    if (this.pending.length > 0) {
-      const inScope = new Set(rowids);
-      for (const p of this.pending) {
-        const c = p.code;
-        if (!c || inScope.has(p.rowid)) continue;
-        if (scope.tenant !== null && c.tenant !== scope.tenant) continue;
-        if (scope.namespaces && !scope.namespaces.includes(c.namespace)) continue;
-        inScope.add(p.rowid);
-        rowids.push(p.rowid);
-      }
+    const { keys, scores } = this.index ? this.index.ranked(query, scope, m) : { keys: [], scores: [] };
+    if (this.pending.length === 0) return keys;
+    // The open transaction's rows: the last write of a rowid wins over the index and earlier writes.
+    const latest = new Map<number, PendingCode>();
+    for (const p of this.pending) latest.set(p.rowid, p);
+    const ranked: { rowid: number; score: number }[] = [];
+    for (let i = 0; i < keys.length; i++) if (!latest.has(keys[i]!)) ranked.push({ rowid: keys[i]!, score: scores[i]! });
+    for (const p of latest.values()) {
+      const c = p.code;
+      if (!c) continue;
+      if (scope.tenant !== null && c.tenant !== scope.tenant) continue;
+      if (scope.namespaces && !scope.namespaces.includes(c.namespace)) continue;
+      ranked.push({ rowid: p.rowid, score: cosineSimilarity(query, c.vector) });
     }
-    return rowids;
+    return ranked.sort((x, y) => y.score - x.score || x.rowid - y.rowid).map((r) => r.rowid);
   }
 
   /** The float vectors of those rowids that pass `where` (SQL over `records r`), read from the codes table. */
@@ -138,15 +144,11 @@ export class SqliteDenseIndex {
     if (!table) return undefined; // a read-only file from before schema step 4: exact search
     const sample = this.db.prepare(`SELECT embedding FROM ${CODES_TABLE} LIMIT 32`).pluck().all() as Buffer[];
     this.usable = !sample.some((b) => isSparse(blobVector(b)));
-    const index = new BinaryIndex<number>(this.dimension);
+    const index = new BinaryIndex<number>(this.dimension, { rescoring: true });
     if (this.usable) {
-      const words = index.words;
-      const rows = this.db.prepare(`SELECT rowid, tenant, namespace, code FROM ${CODES_TABLE}`).raw().iterate();
-      for (const [rowid, tenant, namespace, code] of rows as Iterable<[number, string, string, Buffer]>) {
-        const bits = new Uint32Array(words);
-        new Uint8Array(bits.buffer).set(code.subarray(0, words * 4));
-        index.setCode(rowid, tenant, namespace, bits);
-      }
+      const rows = this.db.prepare(`SELECT rowid, tenant, namespace, embedding FROM ${CODES_TABLE}`).raw().iterate();
+      for (const [rowid, tenant, namespace, embedding] of rows as Iterable<[number, string, string, Buffer]>)
+        index.set(rowid, tenant, namespace, blobVector(embedding));
     }
     this.index = index;
     this.version = version;

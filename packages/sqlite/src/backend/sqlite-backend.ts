@@ -55,6 +55,9 @@ export interface SqliteBackendOptions {
 
 const DEFAULT_PAGE = 500;
 const MAX_PAGE = 10_000;
+/** Rows read beyond k (at least) from the head of the int8 ranking before exact rescoring. */
+const RESCORE_MARGIN = 16;
+
 /** sqlite-vec's largest k; beyond it filtered dense search scans the matching records exactly. */
 const MAX_KNN = 4096;
 const STATEMENT_CACHE = 200;
@@ -610,9 +613,10 @@ export class SqliteBackend implements MemoryBackend {
 
   /**
    * Candidates by Hamming distance of sign-bit codes (in process), ranked by
-   * exact cosine of their float vectors (read by rowid); undefined when the
-   * binary index cannot serve or the filter leaves too few candidates, and
-   * the exact search runs instead.
+   * the cosine of their int8 copies (in process), then the head of that
+   * ranking read by rowid with the filter and ranked by exact cosine of the
+   * float vectors; undefined when the binary index cannot serve or the filter
+   * leaves too few candidates, and the exact search runs instead.
    */
   private approximateDenseSearch(vector: Float32Array, filter: RecordFilter, k: number): SearchHit[] | undefined {
     const namespaces = filter.namespaces ? namespaceList(filter.namespaces) : undefined;
@@ -625,9 +629,20 @@ export class SqliteBackend implements MemoryBackend {
     const scope = { tenant: filter.tenant, namespaces };
     const total = index.size(scope);
     if (total === undefined) return undefined;
+    // The int8 ranking is near-exact: the k best lie within its first k + margin passing rows.
+    const head = k + Math.max(k, RESCORE_MARGIN);
     const rows = approximateCandidates(k, total, (m) => {
-      const rowids = index.candidates(vector, scope, m);
-      return { taken: rowids.length, passing: index.vectors(rowids, { sql: where.sql, params: b.params }) };
+      const ranked = index.candidates(vector, scope, m);
+      const passing: { rowid: number; id: string; vector: Float32Array }[] = [];
+      let examined = 0;
+      while (examined < ranked.length && passing.length < head) {
+        // Read about as many as still needed, more when the filter has been turning rows away.
+        const share = examined === 0 ? 1 : Math.max(passing.length / examined, 1 / 64);
+        const size = Math.ceil((head - passing.length) / share);
+        passing.push(...index.vectors(ranked.slice(examined, examined + size), { sql: where.sql, params: b.params }));
+        examined += size;
+      }
+      return { taken: ranked.length, examined: Math.min(examined, ranked.length), passing };
     });
     if (!rows) return undefined;
     const top = rows
