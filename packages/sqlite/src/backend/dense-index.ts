@@ -122,16 +122,20 @@ export class SqliteDenseIndex {
     return ranked.sort((x, y) => y.score - x.score || x.rowid - y.rowid).map((r) => r.rowid);
   }
 
-  /** The float vectors of those rowids that pass `where` (SQL over `records r`), read from the codes table. */
-  vectors(
+  /**
+   * Those rowids' rows that pass `where` (SQL over `records r`), as `columns`
+   * select them, each with its float vector read from the codes table.
+   */
+  rows<T extends { rowid: number }>(
     rowids: readonly number[],
+    columns: string,
     where: { sql: string; params: Record<string, unknown> },
-  ): { rowid: number; id: string; vector: Float32Array }[] {
+  ): { row: T; vector: Float32Array }[] {
     const rows = this.stmt(
-      `SELECT r.rowid AS rowid, r.id AS id, v.embedding AS embedding FROM records r JOIN ${CODES_TABLE} v ON v.rowid = r.rowid ` +
+      `SELECT ${columns}, v.embedding AS embedding FROM records r JOIN ${CODES_TABLE} v ON v.rowid = r.rowid ` +
         `WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`,
-    ).all({ ...where.params, rowids: JSON.stringify(rowids) }) as { rowid: number; id: string; embedding: Buffer }[];
-    return rows.map((r) => ({ rowid: r.rowid, id: r.id, vector: blobVector(r.embedding) }));
+    ).all({ ...where.params, rowids: JSON.stringify(rowids) }) as (T & { embedding: Buffer })[];
+    return rows.map((row) => ({ row, vector: blobVector(row.embedding) }));
   }
 
   private load(): BinaryIndex<number> | undefined {
