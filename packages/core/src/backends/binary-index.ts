@@ -317,6 +317,12 @@ function writeSigns(vector: Float32Array, out: Uint32Array, offset: number, word
   for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) out[offset + (i >>> 5)]! |= 1 << (i & 31);
 }
 
+/** The sum of the four bytes (a multiply would wrap once the sum passed 255). */
+function addBytes(bytes: number): number {
+  const halves = (bytes & 0x00ff00ff) + ((bytes >>> 8) & 0x00ff00ff);
+  return (halves & 0xffff) + (halves >>> 16);
+}
+
 function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
@@ -326,10 +332,9 @@ function popcount(x: number): number {
 
 /**
  * Hamming distances of n codes to q, into out from `at`, counted in the
- * histogram. Three words at a time: their 2-bit counts are summed per nibble
- * (at most 12, no carry), folded into bytes and accumulated (at most 96 per
- * byte over 12 words), so one multiply per 12 words sums the bytes; about a
- * quarter faster than a popcount per word.
+ * histogram. Codes of a multiple of 12 words (384, 768, 1536... dims) go 12
+ * words at a time with the query's words in locals (a third faster than a
+ * loop over words); others three words at a time, then word by word.
  */
 function hammingScan(
   codes: Uint32Array,
@@ -340,37 +345,81 @@ function hammingScan(
   at: number,
   histogram: Uint32Array,
 ): number {
+  if (words % 12 === 0) {
+    for (let block = 0; block < words; block += 12) scan12(codes, n, words, block, q, out, at, block === 0);
+    for (let i = at; i < at + n; i++) histogram[out[i]!]!++;
+    return at + n;
+  }
   for (let i = 0, o = 0; i < n; i++, o += words) {
     let d = 0;
     let bytes = 0;
-    let group = 0;
+    let groups = 0;
     let j = 0;
     for (; j + 3 <= words; j += 3) {
-      let x = codes[o + j]! ^ q[j]!;
-      let y = codes[o + j + 1]! ^ q[j + 1]!;
-      let z = codes[o + j + 2]! ^ q[j + 2]!;
-      x -= (x >>> 1) & 0x55555555;
-      y -= (y >>> 1) & 0x55555555;
-      z -= (z >>> 1) & 0x55555555;
-      const s =
-        (x & 0x33333333) +
-        ((x >>> 2) & 0x33333333) +
-        (y & 0x33333333) +
-        ((y >>> 2) & 0x33333333) +
-        (z & 0x33333333) +
-        ((z >>> 2) & 0x33333333);
-      bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
-      if (++group === 10) {
-        // 10 groups of at most 24 per byte: flush before a byte could pass 255.
-        d += Math.imul(bytes, 0x01010101) >>> 24;
+      bytes += bytesSum(codes[o + j]! ^ q[j]!, codes[o + j + 1]! ^ q[j + 1]!, codes[o + j + 2]! ^ q[j + 2]!);
+      if (++groups === 10) {
+        d += addBytes(bytes);
         bytes = 0;
-        group = 0;
+        groups = 0;
       }
     }
-    d += Math.imul(bytes, 0x01010101) >>> 24;
+    d += addBytes(bytes);
     for (; j < words; j++) d += popcount(codes[o + j]! ^ q[j]!);
     out[at++] = d;
     histogram[d]!++;
   }
   return at;
+}
+
+/** Adds (or, first, writes) the distances of words block..block+11 of each code. */
+function scan12(
+  codes: Uint32Array,
+  n: number,
+  words: number,
+  block: number,
+  q: Uint32Array,
+  out: Uint16Array,
+  at: number,
+  first: boolean,
+): void {
+  const q0 = q[block]!;
+  const q1 = q[block + 1]!;
+  const q2 = q[block + 2]!;
+  const q3 = q[block + 3]!;
+  const q4 = q[block + 4]!;
+  const q5 = q[block + 5]!;
+  const q6 = q[block + 6]!;
+  const q7 = q[block + 7]!;
+  const q8 = q[block + 8]!;
+  const q9 = q[block + 9]!;
+  const q10 = q[block + 10]!;
+  const q11 = q[block + 11]!;
+  for (let i = 0, o = block; i < n; i++, o += words) {
+    const bytes =
+      bytesSum(codes[o]! ^ q0, codes[o + 1]! ^ q1, codes[o + 2]! ^ q2) +
+      bytesSum(codes[o + 3]! ^ q3, codes[o + 4]! ^ q4, codes[o + 5]! ^ q5) +
+      bytesSum(codes[o + 6]! ^ q6, codes[o + 7]! ^ q7, codes[o + 8]! ^ q8) +
+      bytesSum(codes[o + 9]! ^ q9, codes[o + 10]! ^ q10, codes[o + 11]! ^ q11);
+    const d = addBytes(bytes);
+    out[at + i] = first ? d : out[at + i]! + d;
+  }
+}
+
+/**
+ * The set bits of three words, as four byte counts in one number: their 2-bit
+ * counts summed per nibble (at most 12, no carry), folded into bytes (at most
+ * 24). Up to ten such sums can be added before a byte could pass 255.
+ */
+function bytesSum(x: number, y: number, z: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  y -= (y >>> 1) & 0x55555555;
+  z -= (z >>> 1) & 0x55555555;
+  const s =
+    (x & 0x33333333) +
+    ((x >>> 2) & 0x33333333) +
+    (y & 0x33333333) +
+    ((y >>> 2) & 0x33333333) +
+    (z & 0x33333333) +
+    ((z >>> 2) & 0x33333333);
+  return (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
 }

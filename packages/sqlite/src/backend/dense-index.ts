@@ -111,7 +111,8 @@ export class SqliteDenseIndex {
     const latest = new Map<number, PendingCode>();
     for (const p of this.pending) latest.set(p.rowid, p);
     const ranked: { rowid: number; score: number }[] = [];
-    for (let i = 0; i < keys.length; i++) if (!latest.has(keys[i]!)) ranked.push({ rowid: keys[i]!, score: scores[i]! });
+    for (let i = 0; i < keys.length; i++)
+      if (!latest.has(keys[i]!)) ranked.push({ rowid: keys[i]!, score: scores[i]! });
     for (const p of latest.values()) {
       const c = p.code;
       if (!c) continue;

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { cosineSimilarity } from '../embedding';
+import { seededRandom } from '../testing';
+import { BinaryIndex, encodeSigns } from './binary-index';
+
+function vectors(n: number, dimension: number, seed: number): Float32Array[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: n }, () => Float32Array.from({ length: dimension }, () => random() * 2 - 1));
+}
+
+function hamming(a: Float32Array, b: Float32Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) if (a[i]! > 0 !== b[i]! > 0) d++;
+  return d;
+}
+
+const scope = { tenant: '' };
+
+describe('BinaryIndex', () => {
+  // 384 and 768 dims take the 12-word path (one and two blocks), 100 the 3-word groups with a remainder
+  // word, 2080 (65 words) more than ten 3-word groups per code, where the byte counts must be flushed.
+  for (const dimension of [384, 768, 100, 2080]) {
+    it(`returns the m codes nearest by Hamming distance, nearest first (${dimension} dims)`, () => {
+      const index = new BinaryIndex<number>(dimension);
+      const data = vectors(500, dimension, dimension);
+      // Opposites of the first vectors: the farthest codes possible (distances past 255 must not wrap).
+      data.push(...data.slice(0, 50).map((v) => v.map((x) => -x)));
+      for (const [i, v] of data.entries()) index.set(i, '', 'ns', v);
+      for (const query of [...vectors(3, dimension, 7), data[0]!, data[1]!]) {
+        const got = index.nearest(query, scope, 40);
+        expect(got).toHaveLength(40);
+        const distances = got.map((i) => hamming(query, data[i]!));
+        expect(distances).toEqual([...distances].sort((a, b) => a - b));
+        // Every code left out is at least as far as the farthest taken (ties cut at m).
+        const taken = new Set(got);
+        const farthest = distances[distances.length - 1]!;
+        for (let i = 0; i < data.length; i++)
+          if (!taken.has(i)) expect(hamming(query, data[i]!)).toBeGreaterThanOrEqual(farthest);
+      }
+    });
+  }
+
+  it('ranks the Hamming pool by int8 cosine: the order and scores of exact cosine within 0.01', () => {
+    const dimension = 384;
+    const index = new BinaryIndex<number>(dimension, { rescoring: true });
+    const data = vectors(2000, dimension, 3);
+    for (const [i, v] of data.entries()) index.set(i, '', 'ns', v);
+    for (const query of vectors(10, dimension, 4)) {
+      const { keys, scores } = index.ranked(query, scope, 200);
+      expect(keys).toHaveLength(200);
+      expect(new Set(keys)).toEqual(new Set(index.nearest(query, scope, 200)));
+      const exact = keys.map((i) => cosineSimilarity(query, data[i]!));
+      for (let r = 0; r < keys.length; r++) expect(Math.abs(scores[r]! - exact[r]!)).toBeLessThan(0.01);
+      for (let r = 1; r < scores.length; r++) expect(scores[r]!).toBeLessThanOrEqual(scores[r - 1]!);
+      // The exact top 10 of the pool are within the int8 ranking's first 14.
+      const byExact = keys.map((key, r) => ({ key, s: exact[r]! })).sort((a, b) => b.s - a.s);
+      const head = new Set(keys.slice(0, 14));
+      for (const { key } of byExact.slice(0, 10)) expect(head.has(key)).toBe(true);
+    }
+  });
+
+  it('keeps codes and int8 copies in step through replacement, removal and moves between scopes', () => {
+    const dimension = 64;
+    const index = new BinaryIndex<string>(dimension, { rescoring: true });
+    const data = vectors(300, dimension, 5);
+    for (const [i, v] of data.entries()) index.set(`k${i}`, 't', i % 2 ? 'a' : 'b', v);
+    // Remove a third (swaps the last slot into each hole), replace some vectors, move some to namespace c.
+    for (let i = 0; i < 300; i += 3) index.remove(`k${i}`);
+    const replaced = vectors(300, dimension, 6);
+    for (let i = 1; i < 300; i += 3) index.set(`k${i}`, 't', i % 2 ? 'a' : 'b', replaced[i]!);
+    for (let i = 2; i < 300; i += 6) index.set(`k${i}`, 't', 'c', data[i]!);
+    const current = new Map<string, { v: Float32Array; ns: string }>();
+    for (let i = 0; i < 300; i++) {
+      if (i % 3 === 0) continue;
+      const v = i % 3 === 1 ? replaced[i]! : data[i]!;
+      current.set(`k${i}`, { v, ns: i % 6 === 2 ? 'c' : i % 2 ? 'a' : 'b' });
+    }
+    expect(index.size).toBe(current.size);
+    expect(index.count({ tenant: 't', namespaces: ['c'] })).toBe(
+      [...current.values()].filter((c) => c.ns === 'c').length,
+    );
+    expect(index.count({ tenant: 'other' })).toBe(0);
+    for (const query of vectors(5, dimension, 8)) {
+      // The whole scope as the pool: every key, each scored from its current vector.
+      const { keys, scores } = index.ranked(query, { tenant: 't', namespaces: ['a', 'c'] }, 1000);
+      const want = [...current].filter(([, c]) => c.ns !== 'b').map(([k]) => k);
+      expect(new Set(keys)).toEqual(new Set(want));
+      for (const [r, key] of keys.entries())
+        expect(scores[r]!).toBeCloseTo(cosineSimilarity(query, current.get(key)!.v), 1);
+    }
+  });
+
+  it('encodes bit i as the sign of component i', () => {
+    const v = new Float32Array(40);
+    v[0] = 1;
+    v[31] = 0.5;
+    v[32] = 2;
+    v[33] = -1;
+    expect([...encodeSigns(v)]).toEqual([(1 | (1 << 31)) >>> 0, 1]);
+  });
+
+  it('refuses to rank without int8 copies, and codes without vectors when it keeps them', () => {
+    expect(() => new BinaryIndex<number>(8).ranked(new Float32Array(8), scope, 1)).toThrow(/rescoring/);
+    expect(() => new BinaryIndex<number>(8, { rescoring: true }).setCode(1, '', 'ns', new Uint32Array(1))).toThrow(
+      /vector/,
+    );
+  });
+});
