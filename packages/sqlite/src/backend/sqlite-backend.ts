@@ -724,10 +724,7 @@ export class SqliteBackend implements MemoryBackend {
     }
     const matches = this.keywords.search(text, filter, k, admit);
     if (matches.length === 0) return [];
-    const rows = this.rowsBy(
-      'id',
-      matches.map((m) => m.id),
-    );
+    const rows = this.rowsBy('id', matches.map((m) => m.id));
     return matches.map((m) => ({ record: this.decode(rows.get(m.id)!, false), score: m.score }));
   }
 
