@@ -89,6 +89,33 @@ describe('approximate dense search (binary index + exact rescoring)', () => {
     }
   });
 
+  it('ranks a row changed or deleted inside the open transaction by what the transaction wrote', async () => {
+    const b = new SqliteBackend({ path });
+    await b.init({ dimension: embedder.dimension });
+    try {
+      const texts = corpus(1500, 6);
+      await b.upsert(texts.map((text, i) => record(`r${i}`, text)));
+      const search = async (text: string) =>
+        ids(await b.search({ mode: 'dense', vector: embedder.embedOne(text), filter: { tenant: '' }, k: 3 }));
+      expect((await search(texts[7]!))[0]).toBe('r7'); // in the in-process index with its first vector
+      const probe = 'zebra quantum lighthouse marmalade';
+      await expect(
+        b.transaction(async () => {
+          await b.upsert([record('r7', probe)]);
+          expect((await search(probe))[0]).toBe('r7');
+          expect(await search(texts[7]!)).not.toContain('r7');
+          await b.delete(['r7']);
+          expect(await search(probe)).not.toContain('r7');
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      expect((await search(texts[7]!))[0]).toBe('r7');
+      expect(await search(probe)).not.toContain('r7');
+    } finally {
+      await b.close();
+    }
+  });
+
   it("finds another connection's committed writes", async () => {
     const a = new SqliteBackend({ path });
     await a.init({ dimension: embedder.dimension });
