@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cosineSimilarity } from '../embedding';
 import { seededRandom } from '../testing';
-import { BinaryIndex, encodeSigns } from './binary-index';
+import { BinaryIndex, encodeRescoring, encodeSigns } from './binary-index';
 
 function vectors(n: number, dimension: number, seed: number): Float32Array[] {
   const random = seededRandom(seed);
@@ -88,6 +88,22 @@ describe('BinaryIndex', () => {
       for (const [r, key] of keys.entries())
         expect(scores[r]!).toBeCloseTo(cosineSimilarity(query, current.get(key)!.v), 1);
     }
+  });
+
+  it('loads persisted codes (encodeRescoring) to the same ranking as the vectors give', () => {
+    const dimension = 384;
+    const fromVectors = new BinaryIndex<number>(dimension, { rescoring: true });
+    const fromBytes = new BinaryIndex<number>(dimension, { rescoring: true });
+    for (const [i, v] of vectors(1000, dimension, 9).entries()) {
+      fromVectors.set(i, '', 'ns', v);
+      // Copied at an odd offset, as a blob read from a file may be.
+      const bytes = new Uint8Array(encodeRescoring(v).length + 1);
+      bytes.set(encodeRescoring(v), 1);
+      fromBytes.setEncoded(i, '', 'ns', bytes.subarray(1));
+    }
+    for (const query of vectors(3, dimension, 10))
+      expect(fromBytes.ranked(query, scope, 100)).toEqual(fromVectors.ranked(query, scope, 100));
+    expect(() => fromBytes.setEncoded(1, '', 'ns', new Uint8Array(48))).toThrow(/encodeRescoring/);
   });
 
   it('encodes bit i as the sign of component i', () => {

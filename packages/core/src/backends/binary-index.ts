@@ -43,6 +43,24 @@ export class BinaryIndex<K> {
   }
 
   /**
+   * Adds or replaces a code as `encodeRescoring` encoded it (signs, factor,
+   * int8 copy: what a store persists so a load need not re-quantize). Needs
+   * `rescoring`.
+   */
+  setEncoded(key: K, tenant: string, namespace: string, encoded: Uint8Array): void {
+    const signBytes = this.words * 4;
+    if (!this.rescoring || encoded.length !== signBytes + 4 + this.dimension)
+      throw new Error(`BinaryIndex.setEncoded takes encodeRescoring's ${signBytes + 4 + this.dimension} bytes.`);
+    const { partition, slot } = this.place(key, tenant, namespace);
+    new Uint8Array(partition.codes.buffer, slot * signBytes, signBytes).set(encoded.subarray(0, signBytes));
+    partition.factors![slot] = new DataView(encoded.buffer, encoded.byteOffset).getFloat32(signBytes, true);
+    partition.quantized!.set(
+      new Int8Array(encoded.buffer, encoded.byteOffset + signBytes + 4, this.dimension),
+      slot * this.dimension,
+    );
+  }
+
+  /**
    * Adds or replaces an already encoded code (see `encodeSigns`). Only
    * without rescoring: the int8 copy needs the vector.
    */
@@ -256,6 +274,23 @@ function grow<K>(partition: Partition<K>, words: number, dimension: number): voi
     factors.set(partition.factors!);
     partition.factors = factors;
   }
+}
+
+/**
+ * A vector's sign-bit code (little-endian 32-bit words), then its int8 copy's
+ * factor (float32, little-endian) and components: the bytes
+ * `BinaryIndex.setEncoded` takes.
+ */
+export function encodeRescoring(vector: Float32Array): Uint8Array {
+  const words = Math.ceil(vector.length / 32);
+  const out = new Uint8Array(words * 4 + 4 + vector.length);
+  const signs = new Uint32Array(words);
+  writeSigns(vector, signs, 0, words);
+  out.set(new Uint8Array(signs.buffer));
+  const factor = new Float32Array(1);
+  quantize(vector, new Int8Array(out.buffer, words * 4 + 4, vector.length), 0, factor, 0);
+  out.set(new Uint8Array(factor.buffer), words * 4);
+  return out;
 }
 
 /** Components scaled so the largest magnitude is 127; the factor undoes the scale and divides by the norm. */

@@ -1,4 +1,11 @@
-export { APPROXIMATE_POOL, approximateCandidates, BinaryIndex, encodeSigns, isSparse } from './binary-index';
+export {
+  APPROXIMATE_POOL,
+  approximateCandidates,
+  BinaryIndex,
+  encodeRescoring,
+  encodeSigns,
+  isSparse,
+} from './binary-index';
 export { BM25_B, BM25_B_CONTEXT, BM25_K1, Bm25Index, CONTEXT_WEIGHT } from './bm25';
 export { InMemoryBackend, type InMemoryBackendOptions } from './in-memory';
 export { matchesCondition, matchesFilter } from './match-filter';

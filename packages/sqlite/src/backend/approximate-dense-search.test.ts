@@ -116,6 +116,29 @@ describe('approximate dense search (binary index + exact rescoring)', () => {
     }
   });
 
+  it('searches a file whose codes hold sign bits only (written before the int8 copies) as well', async () => {
+    const writer = new SqliteBackend({ path });
+    await writer.init({ dimension: embedder.dimension });
+    await writer.upsert(corpus(2000, 7).map((text, i) => record(`r${i}`, text)));
+    writer.database.prepare('UPDATE vector_codes SET code = substr(code, 1, 48)').run();
+    await writer.close();
+    const b = new SqliteBackend({ path });
+    const exact = new SqliteBackend({ path, denseSearch: 'exact' });
+    try {
+      let found = 0;
+      const queries = corpus(20, 8);
+      for (const q of queries) {
+        const request = { mode: 'dense' as const, vector: embedder.embedOne(q), filter: { tenant: '' }, k: 10 };
+        const want = new Set(ids(await exact.search(request)));
+        found += ids(await b.search(request)).filter((id) => want.has(id)).length;
+      }
+      expect(found / (queries.length * 10)).toBeGreaterThanOrEqual(0.98);
+    } finally {
+      await b.close();
+      await exact.close();
+    }
+  });
+
   it("finds another connection's committed writes", async () => {
     const a = new SqliteBackend({ path });
     await a.init({ dimension: embedder.dimension });

@@ -1,4 +1,4 @@
-import { BinaryIndex, cosineSimilarity, encodeSigns, isSparse } from '@agentmem/core';
+import { BinaryIndex, cosineSimilarity, encodeRescoring, encodeSigns, isSparse } from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import { blobVector, CODES_TABLE } from '../schema';
 import { chunks, valuesList } from './multi-row';
@@ -6,7 +6,7 @@ import { chunks, valuesList } from './multi-row';
 interface PendingCode {
   rowid: number;
   /** Undefined: the row's vector was deleted. */
-  code?: { tenant: string; namespace: string; vector: Float32Array };
+  code?: { tenant: string; namespace: string; vector: Float32Array; encoded: Uint8Array };
 }
 
 /**
@@ -38,19 +38,24 @@ export class SqliteDenseIndex {
   writtenMany(
     rows: readonly { rowid: number; tenant: string; namespace: string; vector: Float32Array; blob: Buffer }[],
   ): void {
-    const coded = rows.map((r) => ({ ...r, bits: encodeSigns(r.vector) }));
+    // The code column holds the sign bits and, for dense vectors, the int8 copy after them
+    // (encodeRescoring), so loading the index copies bytes instead of quantizing every vector.
+    const coded = rows.map((r) => {
+      const encoded = isSparse(r.vector) ? new Uint8Array(encodeSigns(r.vector).buffer) : encodeRescoring(r.vector);
+      return { ...r, encoded };
+    });
     for (const [offset, size] of chunks(coded.length)) {
       const args: unknown[] = [];
       for (let i = offset; i < offset + size; i++) {
-        const { rowid, tenant, namespace, bits, blob } = coded[i]!;
-        args.push(rowid, tenant, namespace, Buffer.from(bits.buffer, bits.byteOffset, bits.byteLength), blob);
+        const { rowid, tenant, namespace, encoded, blob } = coded[i]!;
+        args.push(rowid, tenant, namespace, Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength), blob);
       }
       this.stmt(
         `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding) VALUES ${valuesList('(?, ?, ?, ?, ?)', size)}`,
       ).run(args);
     }
-    for (const { rowid, tenant, namespace, vector } of coded)
-      this.pending.push({ rowid, code: { tenant, namespace, vector } });
+    for (const { rowid, tenant, namespace, vector, encoded } of coded)
+      this.pending.push({ rowid, code: { tenant, namespace, vector, encoded } });
   }
 
   /** Inside the caller's write transaction: the row (or its vector) is gone. */
@@ -74,7 +79,7 @@ export class SqliteDenseIndex {
     if (this.index?.size === 0 && this.pending.length > 0) this.index = undefined;
     if (this.index) {
       for (const p of this.pending) {
-        if (p.code) this.index.set(p.rowid, p.code.tenant, p.code.namespace, p.code.vector);
+        if (p.code) this.setCode(this.index, p.rowid, p.code.tenant, p.code.namespace, p.code.encoded, p.code.vector);
         else this.index.remove(p.rowid);
       }
     }
@@ -151,13 +156,35 @@ export class SqliteDenseIndex {
     this.usable = !sample.some((b) => isSparse(blobVector(b)));
     const index = new BinaryIndex<number>(this.dimension, { rescoring: true });
     if (this.usable) {
-      const rows = this.db.prepare(`SELECT rowid, tenant, namespace, embedding FROM ${CODES_TABLE}`).raw().iterate();
-      for (const [rowid, tenant, namespace, embedding] of rows as Iterable<[number, string, string, Buffer]>)
-        index.set(rowid, tenant, namespace, blobVector(embedding));
+      // Codes written before the int8 copy joined them (sign bits only) are quantized from the floats.
+      const full = index.words * 4 + 4 + this.dimension;
+      const rows = this.db
+        .prepare(
+          `SELECT rowid, tenant, namespace, code, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE}`,
+        )
+        .raw()
+        .iterate(full);
+      for (const [rowid, tenant, namespace, code, embedding] of rows as Iterable<
+        [number, string, string, Buffer, Buffer | null]
+      >)
+        this.setCode(index, rowid, tenant, namespace, code, embedding ? blobVector(embedding) : undefined);
     }
     this.index = index;
     this.version = version;
     return this.usable ? index : undefined;
+  }
+
+  /** Copies a full code (signs + int8), or quantizes the vector of a signs-only one. */
+  private setCode(
+    index: BinaryIndex<number>,
+    rowid: number,
+    tenant: string,
+    namespace: string,
+    encoded: Uint8Array,
+    vector: Float32Array | undefined,
+  ): void {
+    if (encoded.length === index.words * 4 + 4 + this.dimension) index.setEncoded(rowid, tenant, namespace, encoded);
+    else if (vector) index.set(rowid, tenant, namespace, vector);
   }
 
   private stmt(sql: string): Database.Statement {
