@@ -59,36 +59,38 @@ describe('BinaryIndex', () => {
     }
   });
 
-  it('keeps codes and int8 copies in step through replacement, removal and moves between scopes', () => {
-    const dimension = 64;
-    const index = new BinaryIndex<string>(dimension, { rescoring: true });
-    const data = vectors(300, dimension, 5);
-    for (const [i, v] of data.entries()) index.set(`k${i}`, 't', i % 2 ? 'a' : 'b', v);
-    // Remove a third (swaps the last slot into each hole), replace some vectors, move some to namespace c.
-    for (let i = 0; i < 300; i += 3) index.remove(`k${i}`);
-    const replaced = vectors(300, dimension, 6);
-    for (let i = 1; i < 300; i += 3) index.set(`k${i}`, 't', i % 2 ? 'a' : 'b', replaced[i]!);
-    for (let i = 2; i < 300; i += 6) index.set(`k${i}`, 't', 'c', data[i]!);
-    const current = new Map<string, { v: Float32Array; ns: string }>();
-    for (let i = 0; i < 300; i++) {
-      if (i % 3 === 0) continue;
-      const v = i % 3 === 1 ? replaced[i]! : data[i]!;
-      current.set(`k${i}`, { v, ns: i % 6 === 2 ? 'c' : i % 2 ? 'a' : 'b' });
-    }
-    expect(index.size).toBe(current.size);
-    expect(index.count({ tenant: 't', namespaces: ['c'] })).toBe(
-      [...current.values()].filter((c) => c.ns === 'c').length,
-    );
-    expect(index.count({ tenant: 'other' })).toBe(0);
-    for (const query of vectors(5, dimension, 8)) {
-      // The whole scope as the pool: every key, each scored from its current vector.
-      const { keys, scores } = index.ranked(query, { tenant: 't', namespaces: ['a', 'c'] }, 1000);
-      const want = [...current].filter(([, c]) => c.ns !== 'b').map(([k]) => k);
-      expect(new Set(keys)).toEqual(new Set(want));
-      for (const [r, key] of keys.entries())
-        expect(scores[r]!).toBeCloseTo(cosineSimilarity(query, current.get(key)!.v), 1);
-    }
-  });
+  // 9,000 codes span three chunks of 4,096: removals swap codes across chunks and drop emptied ones.
+  for (const n of [300, 9000])
+    it(`keeps codes and int8 copies in step through replacement, removal and moves between scopes (${n} codes)`, () => {
+      const dimension = 64;
+      const index = new BinaryIndex<string>(dimension, { rescoring: true });
+      const data = vectors(n, dimension, 5);
+      for (const [i, v] of data.entries()) index.set(`k${i}`, 't', i % 2 ? 'a' : 'b', v);
+      // Remove a third (swaps the last slot into each hole), replace some vectors, move some to namespace c.
+      for (let i = 0; i < n; i += 3) index.remove(`k${i}`);
+      const replaced = vectors(n, dimension, 6);
+      for (let i = 1; i < n; i += 3) index.set(`k${i}`, 't', i % 2 ? 'a' : 'b', replaced[i]!);
+      for (let i = 2; i < n; i += 6) index.set(`k${i}`, 't', 'c', data[i]!);
+      const current = new Map<string, { v: Float32Array; ns: string }>();
+      for (let i = 0; i < n; i++) {
+        if (i % 3 === 0) continue;
+        const v = i % 3 === 1 ? replaced[i]! : data[i]!;
+        current.set(`k${i}`, { v, ns: i % 6 === 2 ? 'c' : i % 2 ? 'a' : 'b' });
+      }
+      expect(index.size).toBe(current.size);
+      expect(index.count({ tenant: 't', namespaces: ['c'] })).toBe(
+        [...current.values()].filter((c) => c.ns === 'c').length,
+      );
+      expect(index.count({ tenant: 'other' })).toBe(0);
+      for (const query of vectors(5, dimension, 8)) {
+        // The whole scope as the pool: every key, each scored from its current vector.
+        const { keys, scores } = index.ranked(query, { tenant: 't', namespaces: ['a', 'c'] }, n);
+        const want = [...current].filter(([, c]) => c.ns !== 'b').map(([k]) => k);
+        expect(new Set(keys)).toEqual(new Set(want));
+        for (const [r, key] of keys.entries())
+          expect(scores[r]!).toBeCloseTo(cosineSimilarity(query, current.get(key)!.v), 1);
+      }
+    });
 
   it('loads persisted codes (encodeRescoring) to the same ranking as the vectors give', () => {
     const dimension = 384;

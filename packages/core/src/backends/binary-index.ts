@@ -21,6 +21,9 @@ export class BinaryIndex<K> {
   private chosenPartition = new Uint32Array(0);
   private chosenSlot = new Uint32Array(0);
   private chosenDistance = new Uint16Array(0);
+  /** Scratch for reading a little-endian float32 out of bytes. */
+  private readonly floatBytes = new Uint8Array(4);
+  private readonly float = new Float32Array(this.floatBytes.buffer);
 
   constructor(
     readonly dimension: number,
@@ -36,10 +39,11 @@ export class BinaryIndex<K> {
 
   /** Adds or replaces the code of `key` (and its int8 copy when rescoring). */
   set(key: K, tenant: string, namespace: string, vector: Float32Array): void {
-    const at = this.place(key, tenant, namespace);
-    const { partition, slot } = at;
-    writeSigns(vector, partition.codes, slot * this.words, this.words);
-    if (partition.quantized) quantize(vector, partition.quantized, slot * this.dimension, partition.factors!, slot);
+    const { partition, slot } = this.place(key, tenant, namespace);
+    const chunk = partition.chunks[slot >>> CHUNK_BITS]!;
+    const at = slot & CHUNK_MASK;
+    writeSigns(vector, chunk.codes, at * this.words, this.words);
+    if (chunk.quantized) quantize(vector, chunk.quantized, at * this.dimension, chunk.factors!, at);
   }
 
   /**
@@ -48,16 +52,21 @@ export class BinaryIndex<K> {
    * `rescoring`.
    */
   setEncoded(key: K, tenant: string, namespace: string, encoded: Uint8Array): void {
-    const signBytes = this.words * 4;
-    if (!this.rescoring || encoded.length !== signBytes + 4 + this.dimension)
-      throw new Error(`BinaryIndex.setEncoded takes encodeRescoring's ${signBytes + 4 + this.dimension} bytes.`);
+    const words = this.words;
+    const d = this.dimension;
+    if (!this.rescoring || encoded.length !== words * 4 + 4 + d)
+      throw new Error(`BinaryIndex.setEncoded takes encodeRescoring's ${words * 4 + 4 + d} bytes.`);
     const { partition, slot } = this.place(key, tenant, namespace);
-    new Uint8Array(partition.codes.buffer, slot * signBytes, signBytes).set(encoded.subarray(0, signBytes));
-    partition.factors![slot] = new DataView(encoded.buffer, encoded.byteOffset).getFloat32(signBytes, true);
-    partition.quantized!.set(
-      new Int8Array(encoded.buffer, encoded.byteOffset + signBytes + 4, this.dimension),
-      slot * this.dimension,
-    );
+    const chunk = partition.chunks[slot >>> CHUNK_BITS]!;
+    const at = slot & CHUNK_MASK;
+    // Byte loops rather than typed-array views of the blob: no allocation per code.
+    for (let w = 0, o = at * words; w < words; w++)
+      chunk.codes[o + w] =
+        encoded[4 * w]! | (encoded[4 * w + 1]! << 8) | (encoded[4 * w + 2]! << 16) | (encoded[4 * w + 3]! << 24);
+    for (let i = 0; i < 4; i++) this.floatBytes[i] = encoded[words * 4 + i]!;
+    chunk.factors![at] = this.float[0]!;
+    const q = chunk.quantized!;
+    for (let j = 0, from = words * 4 + 4, o = at * d; j < d; j++) q[o + j] = encoded[from + j]!; // wraps to int8
   }
 
   /**
@@ -67,7 +76,7 @@ export class BinaryIndex<K> {
   setCode(key: K, tenant: string, namespace: string, code: Uint32Array): void {
     if (this.rescoring) throw new Error('BinaryIndex.setCode: a rescoring index needs the vector (use set).');
     const { partition, slot } = this.place(key, tenant, namespace);
-    partition.codes.set(code.subarray(0, this.words), slot * this.words);
+    partition.chunks[slot >>> CHUNK_BITS]!.codes.set(code.subarray(0, this.words), (slot & CHUNK_MASK) * this.words);
   }
 
   /** The slot of `key` in its scope's partition, moved or created as needed. */
@@ -78,19 +87,36 @@ export class BinaryIndex<K> {
     if (at) this.remove(key);
     let partition = this.partitions.get(scope);
     if (!partition) {
-      partition = { scope, tenant, namespace, codes: new Uint32Array(64 * this.words), keys: [] };
-      if (this.rescoring) {
-        partition.quantized = new Int8Array(64 * this.dimension);
-        partition.factors = new Float32Array(64);
-      }
+      partition = { scope, tenant, namespace, chunks: [], keys: [] };
       this.partitions.set(scope, partition);
     }
     const slot = partition.keys.length;
-    if ((slot + 1) * this.words > partition.codes.length) grow(partition, this.words, this.dimension);
+    const c = slot >>> CHUNK_BITS;
+    const chunk = partition.chunks[c];
+    if (!chunk) partition.chunks.push(this.chunk(c === 0 ? 64 : CHUNK));
+    else if ((slot & CHUNK_MASK) >= chunk.capacity) partition.chunks[c] = this.grown(chunk);
     partition.keys.push(key);
     const placed = { partition, slot };
     this.slots.set(key, placed);
     return placed;
+  }
+
+  private chunk(capacity: number): Chunk {
+    const chunk: Chunk = { capacity, codes: new Uint32Array(capacity * this.words) };
+    if (this.rescoring) {
+      chunk.quantized = new Int8Array(capacity * this.dimension);
+      chunk.factors = new Float32Array(capacity);
+    }
+    return chunk;
+  }
+
+  /** A first chunk doubles up to CHUNK codes (small scopes stay small); later chunks are born full size. */
+  private grown(chunk: Chunk): Chunk {
+    const bigger = this.chunk(Math.min(CHUNK, chunk.capacity * 2));
+    bigger.codes.set(chunk.codes);
+    bigger.quantized?.set(chunk.quantized!);
+    bigger.factors?.set(chunk.factors!);
+    return bigger;
   }
 
   remove(key: K): void {
@@ -103,15 +129,22 @@ export class BinaryIndex<K> {
       // Swap the last code into the hole: removal stays O(1).
       const moved = partition.keys[last]!;
       partition.keys[slot] = moved;
-      partition.codes.copyWithin(slot * this.words, last * this.words, (last + 1) * this.words);
-      if (partition.quantized) {
+      const to = partition.chunks[slot >>> CHUNK_BITS]!;
+      const from = partition.chunks[last >>> CHUNK_BITS]!;
+      const t = slot & CHUNK_MASK;
+      const f = last & CHUNK_MASK;
+      const w = this.words;
+      to.codes.set(from.codes.subarray(f * w, (f + 1) * w), t * w);
+      if (to.quantized) {
         const d = this.dimension;
-        partition.quantized.copyWithin(slot * d, last * d, (last + 1) * d);
-        partition.factors![slot] = partition.factors![last]!;
+        to.quantized.set(from.quantized!.subarray(f * d, (f + 1) * d), t * d);
+        to.factors![t] = from.factors![f]!;
       }
       this.slots.set(moved, { partition, slot });
     }
     partition.keys.pop();
+    // A chunk left empty is dropped (the first one stays until the partition goes).
+    if (last > 0 && (last & CHUNK_MASK) === 0) partition.chunks.pop();
     if (partition.keys.length === 0) this.partitions.delete(partition.scope);
   }
 
@@ -158,16 +191,17 @@ export class BinaryIndex<K> {
     for (let j = 0; j < d; j++) q[j] = query[j]!;
     const scores = new Float64Array(n);
     for (let i = 0; i < n; i++) {
-      const p = partitions[this.chosenPartition[i]!]!;
       const slot = this.chosenSlot[i]!;
-      const v = p.quantized!;
+      const chunk = partitions[this.chosenPartition[i]!]!.chunks[slot >>> CHUNK_BITS]!;
+      const at = slot & CHUNK_MASK;
+      const v = chunk.quantized!;
       // Four sums side by side: about 15% faster than one.
       let s0 = 0;
       let s1 = 0;
       let s2 = 0;
       let s3 = 0;
       let j = 0;
-      let o = slot * d;
+      let o = at * d;
       for (; j + 4 <= d; j += 4, o += 4) {
         s0 += q[j]! * v[o]!;
         s1 += q[j + 1]! * v[o + 1]!;
@@ -175,7 +209,7 @@ export class BinaryIndex<K> {
         s3 += q[j + 3]! * v[o + 3]!;
       }
       for (; j < d; j++, o++) s0 += q[j]! * v[o]!;
-      scores[i] = (s0 + s1 + s2 + s3) * p.factors![slot]!;
+      scores[i] = (s0 + s1 + s2 + s3) * chunk.factors![at]!;
     }
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
     const sorted = new Float64Array(n);
@@ -203,7 +237,11 @@ export class BinaryIndex<K> {
     const distances = this.distances;
     const histogram = new Uint32Array(words * 32 + 1);
     let at = 0;
-    for (const p of partitions) at = hammingScan(p.codes, p.keys.length, q, words, distances, at, histogram);
+    for (const p of partitions)
+      for (let c = 0; c < p.chunks.length; c++) {
+        const n = Math.min(CHUNK, p.keys.length - c * CHUNK);
+        at = hammingScan(p.chunks[c]!.codes, n, q, words, distances, at, histogram);
+      }
     // The smallest distance t with at least m codes at distance <= t: one counting pass, no sort of all codes.
     let threshold = 0;
     let below = 0;
@@ -248,32 +286,29 @@ export class BinaryIndex<K> {
   }
 }
 
+/** Codes per chunk of a partition: chunks never move once full, so growth copies at most one chunk. */
+const CHUNK_BITS = 12;
+const CHUNK = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK - 1;
+
 interface Partition<K> {
   scope: string;
   tenant: string;
   namespace: string;
-  /** `words` 32-bit words per key, in the order of `keys`. */
-  codes: Uint32Array;
+  /** Slot s lives in chunk s >> CHUNK_BITS at s & CHUNK_MASK. */
+  chunks: Chunk[];
   keys: K[];
-  /** Rescoring index only: `dimension` int8 components per key... */
-  quantized?: Int8Array;
-  /** ...and per key the factor that turns their dot product with a query into cosine times the query's norm. */
-  factors?: Float32Array;
 }
 
-function grow<K>(partition: Partition<K>, words: number, dimension: number): void {
-  const capacity = (partition.codes.length / words) * 2;
-  const codes = new Uint32Array(capacity * words);
-  codes.set(partition.codes);
-  partition.codes = codes;
-  if (partition.quantized) {
-    const quantized = new Int8Array(capacity * dimension);
-    quantized.set(partition.quantized);
-    partition.quantized = quantized;
-    const factors = new Float32Array(capacity);
-    factors.set(partition.factors!);
-    partition.factors = factors;
-  }
+interface Chunk {
+  /** Codes it has room for. */
+  capacity: number;
+  /** `words` 32-bit words per code. */
+  codes: Uint32Array;
+  /** Rescoring index only: `dimension` int8 components per code... */
+  quantized?: Int8Array;
+  /** ...and per code the factor that turns their dot product with a query into cosine times the query's norm. */
+  factors?: Float32Array;
 }
 
 /**
@@ -442,12 +477,74 @@ function scan12(
   const q10 = q[block + 10]!;
   const q11 = q[block + 11]!;
   for (let i = 0, o = block; i < n; i++, o += words) {
-    const bytes =
-      bytesSum(codes[o]! ^ q0, codes[o + 1]! ^ q1, codes[o + 2]! ^ q2) +
-      bytesSum(codes[o + 3]! ^ q3, codes[o + 4]! ^ q4, codes[o + 5]! ^ q5) +
-      bytesSum(codes[o + 6]! ^ q6, codes[o + 7]! ^ q7, codes[o + 8]! ^ q8) +
-      bytesSum(codes[o + 9]! ^ q9, codes[o + 10]! ^ q10, codes[o + 11]! ^ q11);
-    const d = addBytes(bytes);
+    // bytesSum written out four times: V8 stopped inlining the calls once this loop ran per chunk.
+    let bytes = 0;
+    {
+      let x = codes[o]! ^ q0;
+      let y = codes[o + 1]! ^ q1;
+      let z = codes[o + 2]! ^ q2;
+      x -= (x >>> 1) & 0x55555555;
+      y -= (y >>> 1) & 0x55555555;
+      z -= (z >>> 1) & 0x55555555;
+      const s =
+        (x & 0x33333333) +
+        ((x >>> 2) & 0x33333333) +
+        (y & 0x33333333) +
+        ((y >>> 2) & 0x33333333) +
+        (z & 0x33333333) +
+        ((z >>> 2) & 0x33333333);
+      bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
+    }
+    {
+      let x = codes[o + 3]! ^ q3;
+      let y = codes[o + 4]! ^ q4;
+      let z = codes[o + 5]! ^ q5;
+      x -= (x >>> 1) & 0x55555555;
+      y -= (y >>> 1) & 0x55555555;
+      z -= (z >>> 1) & 0x55555555;
+      const s =
+        (x & 0x33333333) +
+        ((x >>> 2) & 0x33333333) +
+        (y & 0x33333333) +
+        ((y >>> 2) & 0x33333333) +
+        (z & 0x33333333) +
+        ((z >>> 2) & 0x33333333);
+      bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
+    }
+    {
+      let x = codes[o + 6]! ^ q6;
+      let y = codes[o + 7]! ^ q7;
+      let z = codes[o + 8]! ^ q8;
+      x -= (x >>> 1) & 0x55555555;
+      y -= (y >>> 1) & 0x55555555;
+      z -= (z >>> 1) & 0x55555555;
+      const s =
+        (x & 0x33333333) +
+        ((x >>> 2) & 0x33333333) +
+        (y & 0x33333333) +
+        ((y >>> 2) & 0x33333333) +
+        (z & 0x33333333) +
+        ((z >>> 2) & 0x33333333);
+      bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
+    }
+    {
+      let x = codes[o + 9]! ^ q9;
+      let y = codes[o + 10]! ^ q10;
+      let z = codes[o + 11]! ^ q11;
+      x -= (x >>> 1) & 0x55555555;
+      y -= (y >>> 1) & 0x55555555;
+      z -= (z >>> 1) & 0x55555555;
+      const s =
+        (x & 0x33333333) +
+        ((x >>> 2) & 0x33333333) +
+        (y & 0x33333333) +
+        ((y >>> 2) & 0x33333333) +
+        (z & 0x33333333) +
+        ((z >>> 2) & 0x33333333);
+      bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
+    }
+    const halves = (bytes & 0x00ff00ff) + ((bytes >>> 8) & 0x00ff00ff);
+    const d = (halves & 0xffff) + (halves >>> 16);
     out[at + i] = first ? d : out[at + i]! + d;
   }
 }
