@@ -428,8 +428,8 @@ function hammingScan(
   histogram: Uint32Array,
 ): number {
   if (words % 12 === 0) {
-    for (let block = 0; block < words; block += 12) scan12(codes, n, words, block, q, out, at, block === 0);
-    for (let i = at; i < at + n; i++) histogram[out[i]!]!++;
+    for (let block = 0; block < words; block += 12)
+      scan12(codes, n, words, block, q, out, at, block === 0, block + 12 === words ? histogram : undefined);
     return at + n;
   }
   for (let i = 0, o = 0; i < n; i++, o += words) {
@@ -453,7 +453,7 @@ function hammingScan(
   return at;
 }
 
-/** Adds (or, first, writes) the distances of words block..block+11 of each code. */
+/** Adds (or, first, writes) the distances of words block..block+11 of each code; the last block counts them. */
 function scan12(
   codes: Uint32Array,
   n: number,
@@ -463,6 +463,7 @@ function scan12(
   out: Uint16Array,
   at: number,
   first: boolean,
+  histogram: Uint32Array | undefined,
 ): void {
   const q0 = q[block]!;
   const q1 = q[block + 1]!;
@@ -545,7 +546,9 @@ function scan12(
     }
     const halves = (bytes & 0x00ff00ff) + ((bytes >>> 8) & 0x00ff00ff);
     const d = (halves & 0xffff) + (halves >>> 16);
-    out[at + i] = first ? d : out[at + i]! + d;
+    const total = first ? d : out[at + i]! + d;
+    out[at + i] = total;
+    if (histogram) histogram[total]!++;
   }
 }
 
