@@ -345,9 +345,10 @@ function quantize(vector: Float32Array, out: Int8Array, offset: number, factors:
 }
 
 /**
- * Candidates rescored per approximate query: max(factor * k, min). On the
- * bench corpus (semantic test embedder, 384 dims) this keeps recall@10 at
- * 0.98 or more of exact search (docs/benchmarks.md).
+ * Candidates taken by Hamming distance per approximate query: max(factor *
+ * k, min), then rescored (exactly, or by int8 copies and the head exactly).
+ * On the bench corpus (semantic test embedder, 384 dims) this keeps recall@10
+ * at 0.98 or more of exact search (docs/benchmarks.md).
  */
 export const APPROXIMATE_POOL = { factor: 12, min: 600 } as const;
 
