@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import {
   AgentMemoryError,
   approximateCandidates,
+  type AttributePage,
   type BackendCapabilities,
   cosineSimilarity,
   type BackendInitOptions,
@@ -32,6 +33,7 @@ import {
   VECTOR_TABLE,
 } from '../schema';
 import { SqliteDenseIndex } from './dense-index';
+import { encodeAttributes } from './jsonb';
 import { SqliteKeywordIndex } from './keyword-index';
 import { chunks, valuesList } from './multi-row';
 import { acquireGate, releaseGate, type TransactionGate } from './transaction-gate';
@@ -210,7 +212,7 @@ export class SqliteBackend implements MemoryBackend {
         freshIds.clear();
         const rowid = existing.get(row.id)!;
         this.stmt(
-          `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = jsonb(?), payload = ?${INDEXED_SETS} WHERE rowid = ?`,
+          `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = ?, payload = ?${INDEXED_SETS} WHERE rowid = ?`,
         ).run(row.namespace, row.tenant, row.text, row.context, row.attributes, row.payload, ...row.indexed, rowid);
         if (this.hasVectorTable()) {
           this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
@@ -231,11 +233,6 @@ export class SqliteBackend implements MemoryBackend {
    */
   private insertRows(rows: readonly EncodedRow[]): number[] {
     const rowids = new Map<string, number>();
-    // The attributes as JSONB, converted by a read: jsonb() inside the INSERT (a function that may fail
-    // halfway through the statement) would bring the statement journal back.
-    const attributes = this.stmt('SELECT jsonb(value) FROM json_each(?) ORDER BY key')
-      .pluck()
-      .all(`[${rows.map((r) => r.attributes).join(',')}]`) as Buffer[];
     for (const [offset, size] of chunks(rows.length)) {
       const sql =
         `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES}) VALUES ` +
@@ -244,7 +241,7 @@ export class SqliteBackend implements MemoryBackend {
       const args: unknown[] = [];
       for (let i = offset; i < offset + size; i++) {
         const r = rows[i]!;
-        args.push(r.id, r.namespace, r.tenant, r.text, r.context, attributes[i], r.payload, ...r.indexed);
+        args.push(r.id, r.namespace, r.tenant, r.text, r.context, r.attributes, r.payload, ...r.indexed);
       }
       for (const r of this.stmt(sql).all(args) as { id: string; rowid: number }[]) rowids.set(r.id, r.rowid);
     }
@@ -371,6 +368,36 @@ export class SqliteBackend implements MemoryBackend {
       const more = rows.length > limit;
       const records = (more ? rows.slice(0, limit) : rows).map((row) => this.decode(row, options.withVectors ?? false));
       return more ? { records, cursor: records[records.length - 1]!.id } : { records };
+    });
+  }
+
+  /** Ids, scope and attributes only, in rowid order (the cursor is the last rowid): no text or payload is read. */
+  async scanAttributes(options: Omit<ScanOptions, 'withVectors'>): Promise<AttributePage> {
+    if (!options || typeof options !== 'object')
+      throw invalidInput('scanAttributes() takes { filter, cursor?, limit? }.');
+    const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(options.limit ?? DEFAULT_PAGE)));
+    if (options.cursor !== undefined && !/^\d+$/.test(options.cursor))
+      throw invalidInput('scanAttributes() cursor must be the string of the previous page.');
+    const b = new SqlBuilder();
+    const where = compileFilter(options.filter, b);
+    if (!where.satisfiable) return { records: [] };
+    const after = options.cursor === undefined ? '' : ` AND r.rowid > ${b.param(Number(options.cursor))}`;
+    // The page's rowids first, from the filter's index alone: with the row's columns in the same query,
+    // SQLite read (and sorted) every remaining matching row for each page.
+    const sql =
+      `SELECT o.rowid, o.id, o.namespace, o.tenant, json(o.attributes) FROM records o WHERE o.rowid IN ` +
+      `(SELECT r.rowid FROM records r WHERE ${where.sql}${after} ORDER BY r.rowid LIMIT ${b.param(limit + 1)}) ORDER BY o.rowid`;
+    return this.read(() => {
+      const rows = this.stmt(sql).raw().all(b.params) as [number, string, string, string, string][];
+      const more = rows.length > limit;
+      if (more) rows.length = limit;
+      const records = rows.map(([, id, namespace, tenant, attributes]) => ({
+        id,
+        namespace,
+        tenant,
+        attributes: parseColumn({ id, namespace, attributes } as RecordRow, 'attributes'),
+      }));
+      return more ? { records, cursor: String(rows[rows.length - 1]![0]) } : { records };
     });
   }
 
@@ -780,7 +807,9 @@ export class SqliteBackend implements MemoryBackend {
       tenant: r.tenant,
       text: r.text,
       context: r.context ?? '',
-      attributes: JSON.stringify(r.attributes),
+      // JSONB encoded here: jsonb() inside the INSERT (a function that may fail halfway through the
+      // statement) would bring the statement journal back (see jsonb.ts).
+      attributes: encodeAttributes(r.attributes),
       indexed: INDEXED.map(([key]) => columnValue(r.attributes[key])),
       payload: encodePayload(r.payload),
       vector,
@@ -849,7 +878,8 @@ export class SqliteBackend implements MemoryBackend {
 }
 
 /** A record checked and encoded for the statements that write it: the columns of a row, as JSON text. */
-interface EncodedRow extends Omit<RecordRow, 'rowid'> {
+interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
+  attributes: Buffer;
   indexed: unknown[];
   vector: Buffer | undefined;
   floats: Float32Array | undefined;
