@@ -288,27 +288,55 @@ export class SqliteBackend implements MemoryBackend {
       if (!p || typeof p.id !== 'string') throw invalidInput('Every patch needs a string id.');
       const keys = p.attributes ? Object.keys(p.attributes).filter((k) => p.attributes![k] !== undefined) : [];
       for (const k of keys) checkAttribute(k, p.attributes![k]);
-      const args: unknown[] = [];
-      for (const k of keys) args.push(`$."${k}"`, JSON.stringify(p.attributes![k]));
+      const values = keys.map((k) => JSON.stringify(p.attributes![k]));
       // Only the indexed columns of keys the patch sets: the others' index entries stay untouched.
-      let columns = '';
+      const columns: string[] = [];
+      const columnValues: unknown[] = [];
       for (const k of keys) {
         const column = Object.hasOwn(ATTRIBUTE_COLUMNS, k) ? ATTRIBUTE_COLUMNS[k] : undefined;
         if (column === undefined) continue;
-        columns += `, ${column} = ?`;
-        args.push(columnValue(p.attributes![k]));
+        columns.push(column);
+        columnValues.push(columnValue(p.attributes![k]));
       }
       const payload = p.payload === undefined ? null : encodePayload(p.payload);
-      return { id: p.id, keys: keys.length, columns, args, payload, attributes: p.attributes };
+      // Patches of one shape (same keys, payload or not) can share a statement.
+      const shape = `${keys.join('\u0000')}\u0001${payload === null ? '' : 'p'}`;
+      return { id: p.id, keys, values, columns, columnValues, payload, shape, attributes: p.attributes };
     });
     if (encoded.length === 0) return 0;
     return this.write(() => {
       let changed = 0;
-      for (const p of encoded) {
-        const set = p.keys === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(p.keys)})`;
-        const sql = `UPDATE records SET attributes = ${set}${p.columns}, payload = coalesce(?, payload) WHERE id = ?`;
-        changed += this.stmt(sql).run(...p.args, p.payload, p.id).changes;
-        this.keywords.patched(p.id, p.attributes);
+      for (let i = 0; i < encoded.length; ) {
+        // A run of patches of one shape on distinct ids: one UPDATE over json_each (a statement per
+        // record cost about as much as the row rewrite itself). A repeated id ends the run: it must
+        // see the earlier patch, as one statement per patch in order would.
+        const first = encoded[i]!;
+        const ids = new Set<string>();
+        let end = i;
+        while (end < encoded.length && encoded[end]!.shape === first.shape && !ids.has(encoded[end]!.id))
+          ids.add(encoded[end++]!.id);
+        const run = encoded.slice(i, end);
+        i = end;
+        const n = first.keys.length;
+        if (run.length === 1) {
+          const set = n === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(n)})`;
+          const sql = `UPDATE records SET attributes = ${set}${first.columns.map((c) => `, ${c} = ?`).join('')}, payload = coalesce(?, payload) WHERE id = ?`;
+          const args: unknown[] = [];
+          first.keys.forEach((k, j) => args.push(`$."${k}"`, first.values[j]));
+          changed += this.stmt(sql).run(...args, ...first.columnValues, first.payload, first.id).changes;
+        } else {
+          // p.value = [id, attribute JSON texts..., column values..., payload]
+          const set =
+            n === 0
+              ? 'attributes'
+              : `jsonb_set(attributes${first.keys.map((_, j) => `, ?, json(p.value ->> ${j + 1})`).join('')})`;
+          const columns = first.columns.map((c, j) => `, ${c} = p.value ->> ${n + 1 + j}`).join('');
+          const payload = `p.value ->> ${n + 1 + first.columns.length}`;
+          const sql = `UPDATE records SET attributes = ${set}${columns}, payload = coalesce(${payload}, payload) FROM json_each(?) AS p WHERE records.id = p.value ->> 0`;
+          const rows = run.map((p) => [p.id, ...p.values, ...p.columnValues, p.payload]);
+          changed += this.stmt(sql).run(...first.keys.map((k) => `$."${k}"`), JSON.stringify(rows)).changes;
+        }
+        for (const p of run) this.keywords.patched(p.id, p.attributes);
       }
       return changed;
     });
