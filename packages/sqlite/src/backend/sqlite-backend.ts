@@ -53,6 +53,12 @@ export interface SqliteBackendOptions {
    * vector of the scope is compared (sqlite-vec).
    */
   denseSearch?: 'approximate' | 'exact';
+  /**
+   * Bytes of the file read through mmap. Default 64 MiB: every mapped page
+   * a process touched counts in its resident memory; exact dense search over
+   * large stores reads faster with more (docs/sqlite.md).
+   */
+  mmapBytes?: number;
 }
 
 const DEFAULT_PAGE = 500;
@@ -130,7 +136,13 @@ export class SqliteBackend implements MemoryBackend {
     this.denseMode = options.denseSearch ?? 'approximate';
     if (this.denseMode !== 'approximate' && this.denseMode !== 'exact')
       throw invalidInput(`denseSearch is 'approximate' or 'exact', got ${JSON.stringify(options.denseSearch)}.`);
-    this.db = openDatabase(options.path, { readonly: this.readonly, busyTimeoutMs: options.busyTimeoutMs });
+    if (options.mmapBytes !== undefined && !(Number.isSafeInteger(options.mmapBytes) && options.mmapBytes >= 0))
+      throw invalidInput(`mmapBytes is a whole number of bytes (0: no mmap), got ${JSON.stringify(options.mmapBytes)}.`);
+    this.db = openDatabase(options.path, {
+      readonly: this.readonly,
+      busyTimeoutMs: options.busyTimeoutMs,
+      mmapBytes: options.mmapBytes,
+    });
     this.gateKey = memory ? undefined : this.path;
     this.gate = acquireGate(this.gateKey);
     this.keywords = new SqliteKeywordIndex(this.db);
@@ -232,20 +244,24 @@ export class SqliteBackend implements MemoryBackend {
    * the caller's savepoint makes the whole batch atomic). Their rowids, in order.
    */
   private insertRows(rows: readonly EncodedRow[]): number[] {
-    const rowids = new Map<string, number>();
+    const ordered: number[] = new Array(rows.length);
     for (const [offset, size] of chunks(rows.length)) {
       const sql =
         `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES}) VALUES ` +
-        valuesList(`(?, ?, ?, ?, ?, ?, ?${INDEXED_SLOTS})`, size) +
-        ' RETURNING id, rowid';
+        valuesList(`(?, ?, ?, ?, ?, ?, ?${INDEXED_SLOTS})`, size);
       const args: unknown[] = [];
       for (let i = offset; i < offset + size; i++) {
         const r = rows[i]!;
         args.push(r.id, r.namespace, r.tenant, r.text, r.context, r.attributes, r.payload, ...r.indexed);
       }
-      for (const r of this.stmt(sql).all(args) as { id: string; rowid: number }[]) rowids.set(r.id, r.rowid);
+      // No RETURNING (it buffered every row and built an object per row): a multi-row insert gives its rows
+      // consecutive rowids, one above the largest, in VALUES order; checked on the chunk's first row.
+      const last = Number(this.stmt(sql).run(args).lastInsertRowid);
+      const first = last - size + 1;
+      if (this.stmt('SELECT id FROM records WHERE rowid = ?').pluck().get(first) !== rows[offset]!.id)
+        throw new AgentMemoryError('BACKEND_ERROR', `${this.path}: inserted rows did not get consecutive rowids.`);
+      for (let i = 0; i < size; i++) ordered[offset + i] = first + i;
     }
-    const ordered = rows.map((r) => rowids.get(r.id)!);
     // Rows without any text (history) stay out of the index, as the trigger kept them.
     const indexed = ordered.filter((_, i) => rows[i]!.text !== '' || rows[i]!.context !== '');
     if (indexed.length > 0) {
