@@ -137,7 +137,9 @@ export class SqliteBackend implements MemoryBackend {
     if (this.denseMode !== 'approximate' && this.denseMode !== 'exact')
       throw invalidInput(`denseSearch is 'approximate' or 'exact', got ${JSON.stringify(options.denseSearch)}.`);
     if (options.mmapBytes !== undefined && !(Number.isSafeInteger(options.mmapBytes) && options.mmapBytes >= 0))
-      throw invalidInput(`mmapBytes is a whole number of bytes (0: no mmap), got ${JSON.stringify(options.mmapBytes)}.`);
+      throw invalidInput(
+        `mmapBytes is a whole number of bytes (0: no mmap), got ${JSON.stringify(options.mmapBytes)}.`,
+      );
     this.db = openDatabase(options.path, {
       readonly: this.readonly,
       busyTimeoutMs: options.busyTimeoutMs,
@@ -338,7 +340,7 @@ export class SqliteBackend implements MemoryBackend {
           const set = n === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(n)})`;
           const sql = `UPDATE records SET attributes = ${set}${first.columns.map((c) => `, ${c} = ?`).join('')}, payload = coalesce(?, payload) WHERE id = ?`;
           const args: unknown[] = [];
-          first.keys.forEach((k, j) => args.push(`$."${k}"`, first.values[j]));
+          for (let j = 0; j < n; j++) args.push(`$."${first.keys[j]}"`, first.values[j]);
           changed += this.stmt(sql).run(...args, ...first.columnValues, first.payload, first.id).changes;
         } else {
           // p.value = [id, attribute JSON texts..., column values..., payload]
