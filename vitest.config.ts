@@ -22,5 +22,8 @@ export default defineConfig({
     globalSetup: ['test/postgres/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // The browser tests poll what a page shows after a server round trip: on a loaded 2-core CI
+    // machine that can take longer than the 1 s default, and a slow page is not a wrong page.
+    expect: { poll: { timeout: 15_000 } },
   },
 });

@@ -33,7 +33,8 @@ describe('agentmem demo', () => {
     const stats = await runCli(['--db', db, 'stats', '--json']);
     expect(stats.json()).toMatchObject({ total: expect.any(Number), inactive: expect.any(Number) });
     expect(stats.json().total).toBeGreaterThan(0);
-    const recall = await runCli(['--db', db, 'recall', 'stripe webhook retries', '--json']);
+    // The demo writes on branch main; without --branch, recall would read this checkout's git branch.
+    const recall = await runCli(['--db', db, '--branch', 'main', 'recall', 'stripe webhook retries', '--json']);
     expect(recall.json().results[0].content).toContain('Stripe webhook handler must be idempotent');
   });
 

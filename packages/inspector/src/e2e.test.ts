@@ -77,11 +77,9 @@ describe.skipIf(!chromiumPath)(title, { timeout: 60_000 }, () => {
   it('shows the view of a hash that changed while the page was starting (a link followed at once)', async () => {
     const context = await browser.newContext();
     // Runs after the app's first render, before its effects: the moment a hashchange could go unheard.
-    await context.addInitScript(() => {
-      document.addEventListener('DOMContentLoaded', () => {
-        location.hash = '#/previews/snapshot';
-      });
-    });
+    await context.addInitScript(
+      "document.addEventListener('DOMContentLoaded', () => { location.hash = '#/previews/snapshot'; });",
+    );
     const page = await context.newPage();
     await page.goto(readOnly.url);
     await expect.poll(() => page.getByTestId('snapshot-path').count()).toBe(1);

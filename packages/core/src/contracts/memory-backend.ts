@@ -1,3 +1,4 @@
+import type { AttributePage } from './attribute-page';
 import type { BackendCapabilities } from './backend-capabilities';
 import type { BackendInitOptions } from './backend-init-options';
 import type { BackendRecord } from './backend-record';
@@ -30,6 +31,14 @@ export interface MemoryBackend {
   delete(ids: readonly string[]): Promise<number>;
   /** Every matching record, page by page in id order, however many there are. */
   scan(options: ScanOptions): Promise<ScanPage>;
+  /**
+   * Optional: every matching record's id, scope and attributes (no text,
+   * payload or vector), page by page in an order of the backend's choosing,
+   * each record once; `cursor` is opaque. For passes over the whole store
+   * (decay) where reading whole records is most of the cost. Core falls back
+   * to `scan` when a backend has no such method.
+   */
+  scanAttributes?(options: Omit<ScanOptions, 'withVectors'>): Promise<AttributePage>;
   search(request: SearchRequest): Promise<SearchHit[]>;
   count(filter: RecordFilter): Promise<number>;
   namespaces(options?: { tenant?: string | null }): Promise<NamespaceCount[]>;

@@ -106,7 +106,8 @@ export async function applyDecay(
   const filter: RecordFilter = { tenant: null, where: { kind: KIND.memory, status: 'active' } };
   const progress = options.onProgress;
   const total = progress ? await store.backend.count(filter) : 0;
-  for await (const record of store.scanRecords(filter)) {
+  // Attributes only (importance, last access, type): text, payload and vectors stay unread.
+  for await (const record of store.scanAttributes(filter)) {
     report.scanned++;
     if (progress && (report.scanned % PROGRESS_EVERY === 0 || report.scanned === total)) {
       progress({ phase: 'scan', done: report.scanned, total });

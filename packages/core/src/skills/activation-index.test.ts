@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
+import { americanSpelling, lexicalTerms, pathWords } from './activation-index';
 import { SkillRegistry } from './registry';
 import { globSpecificity, looksLikeFile, pathsInMessage } from './signals';
 import type { SkillInput } from './skill';
@@ -171,6 +172,72 @@ describe('lexical relevance over skill text', () => {
     const explained = await skills.explain('the cold start is slow');
     const lexical = (name: string) => explained.candidates.find((c) => c.name === name)?.signals.semantic?.lexical ?? 0;
     expect(lexical('serverless-functions')).toBeGreaterThan(lexical('archive-storage'));
+  });
+
+  it('British spelling in a message meets American spelling in a skill', async () => {
+    const init: SkillInput = {
+      name: 'client-setup',
+      description: 'Initialize SDK clients once and normalize their configuration',
+      content: '# Initialization\n- Initialize clients at module load, not per request.',
+    };
+    const skills = await registry([init, ...filler]);
+    // The skill's only words in the message are the British ones.
+    const [hit] = await skills.activate('where should these be initialised, and what normalises them?');
+    expect(hit?.skill.name).toBe('client-setup');
+    expect(hit!.signals.semantic!.lexical).toBeGreaterThan(0);
+  });
+
+  it('a derived word keeps its own weight: "projection" is not "project"', async () => {
+    const documents: SkillInput = {
+      name: 'document-queries',
+      description: 'Querying document stores: indexes, projections and filters',
+      content: '# Projections\n- Return only the fields you need with a projection.',
+    };
+    const projects: SkillInput = {
+      name: 'project-layout',
+      description: 'Project layout: one project per service, project templates, projected timelines',
+      content: '# Projects\n- Keep each project small.\n- Name the project after its service.',
+    };
+    const skills = await registry([documents, projects, ...filler]);
+    const explained = await skills.explain('which projection keeps this slow lookup light?');
+    expect(explained.candidates[0]?.name).toBe('document-queries');
+    expect(explained.candidates.find((c) => c.name === 'project-layout')?.signals.semantic?.lexical ?? 0).toBe(0);
+  });
+
+  it("a file's extension is the glob's evidence, not a word of the message", async () => {
+    const scripts: SkillInput = {
+      name: 'python-scripts',
+      description: 'Writing command-line scripts',
+      content:
+        '# Scripts\n- Put each tool in its own .py file: cli.py, sync.py, report.py.\n- Run them as python x.py.',
+      globPatterns: ['**/*'],
+    };
+    const skills = await registry([scripts, ...filler]);
+    const explained = await skills.explain('why is this so slow?', { files: ['src/app/cache.py'] });
+    expect(explained.candidates.find((c) => c.name === 'python-scripts')?.signals.semantic).toBeUndefined();
+    expect(pathWords('src-tauri/src/main.rs')).toBe('src tauri src main');
+  });
+});
+
+describe('lexical terms', () => {
+  it('maps regular British suffixes to American ones and leaves short words alone', () => {
+    const pairs = [
+      ['initialised', 'initialized'],
+      ['summarisation', 'summarization'],
+      ['analyse', 'analyze'],
+      ['behaviour', 'behavior'],
+      ['favourites', 'favorites'],
+      ['catalogue', 'catalog'],
+      ['centre', 'center'],
+    ];
+    for (const [british, american] of pairs) expect(americanSpelling(british!)).toBe(american);
+    for (const word of ['raise', 'noise', 'four', 'hour', 'your', 'more', 'analysis'])
+      expect(americanSpelling(word)).toBe(word);
+  });
+
+  it('are inflection stems without stop words', () => {
+    expect(lexicalTerms('The projections were initialised')).toEqual(['projection', 'initialize']);
+    expect(lexicalTerms('projects projected')).toEqual(['project', 'project']);
   });
 });
 

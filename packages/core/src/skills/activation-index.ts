@@ -1,5 +1,5 @@
 import type { BackendRecord } from '../contracts';
-import { tokenize } from '../text';
+import { STOPWORDS, stemInflection, words } from '../text';
 import {
   type CompiledKeyword,
   compileKeywords,
@@ -39,8 +39,12 @@ export const LEXICAL_SCALE = 1.5;
 /**
  * BM25 (in the same unit) that counts for nothing: a distinctive word or two in
  * a heading or the body, which any message can share with a long skill by chance.
+ * 1.25 since terms are inflection stems (`lexicalTerms`): a distinctive word
+ * now stays distinctive ("projection" is not "project"), so less chance overlap
+ * needs discounting. Best on each half of skills-dev alone (1.1 to 1.4 tried);
+ * at 1.0 unrelated messages start to activate skills.
  */
-export const LEXICAL_FLOOR = 1.5;
+export const LEXICAL_FLOOR = 1.25;
 /** Globs claiming a file for at most N^(1-this) of N skills keep their full specificity score. */
 export const GLOB_RARITY_FULL = 0.5;
 /**
@@ -128,7 +132,7 @@ export class ActivationIndex {
       const tf = new Map<string, number>();
       const pairs = new Map<string, number>();
       const add = (text: string, weight: number) => {
-        const terms = tokenize(text);
+        const terms = lexicalTerms(text);
         for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + weight);
         for (const p of bigrams(terms)) pairs.set(p, (pairs.get(p) ?? 0) + weight * BIGRAM_WEIGHT);
       };
@@ -284,7 +288,7 @@ export class ActivationIndex {
   private bm25(text: string): Map<number, number> {
     const scores = new Map<number, number>();
     const n = this.entries.length;
-    const terms = tokenize(text);
+    const terms = lexicalTerms(text);
     for (const term of new Set([...terms, ...bigrams(terms)])) {
       const list = this.postings.get(term);
       if (!list) continue;
@@ -380,6 +384,41 @@ const HEADING = /^#{1,6}\s/;
 const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`/g;
 
 /**
+ * The BM25 terms of a text: its words without stop words, in American
+ * spelling, reduced to their inflection stem (`stemInflection`: plurals,
+ * -ed, -ing), not to Porter's full stem. Porter folds derivations together
+ * ("projection", "projected" and "projects" all become `project`, a word of
+ * half the library; "initialization" becomes `initi`), so a message's
+ * distinctive word lost its idf. Only this index uses these terms: the
+ * hashing embedder and the backends keep core's `tokenize`.
+ */
+export function lexicalTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const word of words(text)) {
+    if (STOPWORDS.has(word)) continue;
+    out.push(stemInflection(americanSpelling(word)));
+  }
+  return out;
+}
+
+/**
+ * A lower-case word in American spelling where British spelling differs by
+ * a regular suffix: -ise/-isation → -ize/-ization ("initialised"), -yse →
+ * -yze ("analyse"), -our → -or ("behaviour"), -ogue → -og ("catalogue"),
+ * -tre → -ter ("centre"). Skills and messages go through the same mapping,
+ * so a word it changes needlessly ("promise" → `promize`) still meets itself;
+ * short words ("raise", "noise", "four", "hour") are left alone.
+ */
+export function americanSpelling(word: string): string {
+  return word
+    .replace(/^(\p{L}{3,})is(e|es|ed|ing|ation|ations|er|ers)$/u, '$1iz$2')
+    .replace(/^(\p{L}{2,})ys(e|es|ed|ing)$/u, '$1yz$2')
+    .replace(/^(\p{L}{3,})our(s|ed|ing|ite|ites|able|er|ers)?$/u, '$1or$2')
+    .replace(/^(\p{L}{3,})ogue(s)?$/u, '$1og$2')
+    .replace(/^(\p{L}{3,})tre(s)?$/u, '$1ter$2');
+}
+
+/**
  * Adjacent word pairs (`cold start`, `lazy load`, `n 1`): a pair says more
  * than its two words apart, which are everyday words ("cold", "start").
  */
@@ -400,9 +439,14 @@ function headings(content: string): string {
   return out.join('\n');
 }
 
-/** The words of a path (`src-tauri/src/main.rs` → src tauri src main rs), for lexical relevance. */
-function pathWords(path: string): string {
-  return path.replace(/[\\/._-]+/g, ' ');
+/**
+ * The words of a path for lexical relevance, without its extension
+ * (`src-tauri/src/main.rs` → src tauri src main). The file's type is the glob
+ * signal's evidence; as a word, `py` or `ts` raised every rule whose text
+ * names such files, whatever the message asked.
+ */
+export function pathWords(path: string): string {
+  return path.replace(/\.[^./\\]+$/, '').replace(/[\\/._-]+/g, ' ');
 }
 
 function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {

@@ -1,4 +1,5 @@
 import type {
+  AttributeRecord,
   BackendRecord,
   Embedder,
   HistoryAction,
@@ -157,6 +158,8 @@ export interface MemoryUpdate {
 }
 
 const PAGE = 1000;
+/** Attribute pages are small (no text or payload): fewer round trips for a pass over the whole store. */
+const ATTRIBUTE_PAGE = 10_000;
 /** Ids or hashes per lookup query (well under SQLite's bound-parameter limit). */
 const LOOKUP_CHUNK = 500;
 
@@ -652,6 +655,25 @@ export class MemoryStore {
     do {
       const page = await this.backend.scan({ filter, cursor, limit: PAGE, withVectors });
       for (const r of page.records) yield r;
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  }
+
+  /**
+   * Every matching record's id, scope and attributes, in pages: the backend's
+   * `scanAttributes` when it has one (no text, payload or vector read), else
+   * `scan`. Order is the backend's.
+   */
+  async *scanAttributes(filter: RecordFilter): AsyncGenerator<AttributeRecord> {
+    if (!this.backend.scanAttributes) {
+      for await (const { id, namespace, tenant, attributes } of this.scanRecords(filter))
+        yield { id, namespace, tenant, attributes };
+      return;
+    }
+    let cursor: string | undefined;
+    do {
+      const page = await this.backend.scanAttributes({ filter, cursor, limit: ATTRIBUTE_PAGE });
+      yield* page.records;
       cursor = page.cursor;
     } while (cursor !== undefined);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stem } from './stem';
+import { stem, stemInflection } from './stem';
 import { tokenize } from './tokenize';
 
 describe('stem (Porter)', () => {
@@ -61,5 +61,29 @@ describe('stem (Porter)', () => {
 
   it('is what tokenize applies after dropping stop words', () => {
     expect(tokenize('The containers were deployed')).toEqual(['contain', 'deploi']);
+  });
+});
+
+describe('stemInflection (Porter step 1)', () => {
+  it('takes off plurals, -ed and -ing as Porter does, and stops there', () => {
+    expect(['containers', 'deployed', 'hopping', 'libraries', 'caresses'].map(stemInflection)).toEqual([
+      'container',
+      'deploi',
+      'hop',
+      'librari',
+      'caress',
+    ]);
+    // Derivations stay apart: the full stemmer folds them into one word.
+    expect(['projection', 'projects', 'initialization'].map(stemInflection)).toEqual([
+      'projection',
+      'project',
+      'initialization',
+    ]);
+    expect(['projection', 'projects'].map(stem)).toEqual(['project', 'project']);
+  });
+
+  it('is the first step of stem', () => {
+    for (const word of ['generalizations', 'relational', 'hopefulness', 'running', 'agreed'])
+      expect(stem(stemInflection(word))).toBe(stem(word));
   });
 });

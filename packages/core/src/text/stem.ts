@@ -6,6 +6,15 @@
  * SQLite backend on the same terms. Expects a lower-case word.
  */
 export function stem(word: string): string {
+  return stemRest(stemInflection(word));
+}
+
+/**
+ * Porter's step 1 alone: plurals and -ed/-ing (with its -e and
+ * double-consonant rules) and final -y, leaving derivational suffixes:
+ * "projections" → `projection`, where the full stemmer gives `project`.
+ */
+export function stemInflection(word: string): string {
   let w = word;
   if (w.length <= 2) return w;
   // Step 1a: plurals.
@@ -25,6 +34,12 @@ export function stem(word: string): string {
   }
   // Step 1c: y -> i after a vowel-bearing stem.
   if (w.endsWith('y') && hasVowel(w, w.length - 1)) w = `${w.slice(0, -1)}i`;
+  return w;
+}
+
+function stemRest(word: string): string {
+  let w = word;
+  if (w.length <= 2) return w;
   w = replaceSuffix(w, STEP2);
   w = replaceSuffix(w, STEP3);
   // Step 4: drop a suffix from a long enough stem.

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import {
   AgentMemoryError,
   approximateCandidates,
+  type AttributePage,
   type BackendCapabilities,
   cosineSimilarity,
   type BackendInitOptions,
@@ -32,6 +33,7 @@ import {
   VECTOR_TABLE,
 } from '../schema';
 import { SqliteDenseIndex } from './dense-index';
+import { encodeAttributes } from './jsonb';
 import { SqliteKeywordIndex } from './keyword-index';
 import { chunks, valuesList } from './multi-row';
 import { acquireGate, releaseGate, type TransactionGate } from './transaction-gate';
@@ -51,6 +53,12 @@ export interface SqliteBackendOptions {
    * vector of the scope is compared (sqlite-vec).
    */
   denseSearch?: 'approximate' | 'exact';
+  /**
+   * Bytes of the file read through mmap. Default 64 MiB: every mapped page
+   * a process touched counts in its resident memory; exact dense search over
+   * large stores reads faster with more (docs/sqlite.md).
+   */
+  mmapBytes?: number;
 }
 
 const DEFAULT_PAGE = 500;
@@ -131,7 +139,15 @@ export class SqliteBackend implements MemoryBackend {
     this.denseMode = options.denseSearch ?? 'approximate';
     if (this.denseMode !== 'approximate' && this.denseMode !== 'exact')
       throw invalidInput(`denseSearch is 'approximate' or 'exact', got ${JSON.stringify(options.denseSearch)}.`);
-    this.db = openDatabase(options.path, { readonly: this.readonly, busyTimeoutMs: options.busyTimeoutMs });
+    if (options.mmapBytes !== undefined && !(Number.isSafeInteger(options.mmapBytes) && options.mmapBytes >= 0))
+      throw invalidInput(
+        `mmapBytes is a whole number of bytes (0: no mmap), got ${JSON.stringify(options.mmapBytes)}.`,
+      );
+    this.db = openDatabase(options.path, {
+      readonly: this.readonly,
+      busyTimeoutMs: options.busyTimeoutMs,
+      mmapBytes: options.mmapBytes,
+    });
     this.gateKey = memory ? undefined : this.path;
     this.gate = acquireGate(this.gateKey);
     this.keywords = new SqliteKeywordIndex(this.db);
@@ -213,7 +229,7 @@ export class SqliteBackend implements MemoryBackend {
         freshIds.clear();
         const rowid = existing.get(row.id)!;
         this.stmt(
-          `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = jsonb(?), payload = ?${INDEXED_SETS} WHERE rowid = ?`,
+          `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = ?, payload = ?${INDEXED_SETS} WHERE rowid = ?`,
         ).run(row.namespace, row.tenant, row.text, row.context, row.attributes, row.payload, ...row.indexed, rowid);
         if (this.hasVectorTable()) {
           this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
@@ -233,25 +249,24 @@ export class SqliteBackend implements MemoryBackend {
    * the caller's savepoint makes the whole batch atomic). Their rowids, in order.
    */
   private insertRows(rows: readonly EncodedRow[]): number[] {
-    const rowids = new Map<string, number>();
-    // The attributes as JSONB, converted by a read: jsonb() inside the INSERT (a function that may fail
-    // halfway through the statement) would bring the statement journal back.
-    const attributes = this.stmt('SELECT jsonb(value) FROM json_each(?) ORDER BY key')
-      .pluck()
-      .all(`[${rows.map((r) => r.attributes).join(',')}]`) as Buffer[];
+    const ordered: number[] = new Array(rows.length);
     for (const [offset, size] of chunks(rows.length)) {
       const sql =
         `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES}) VALUES ` +
-        valuesList(`(?, ?, ?, ?, ?, ?, ?${INDEXED_SLOTS})`, size) +
-        ' RETURNING id, rowid';
+        valuesList(`(?, ?, ?, ?, ?, ?, ?${INDEXED_SLOTS})`, size);
       const args: unknown[] = [];
       for (let i = offset; i < offset + size; i++) {
         const r = rows[i]!;
-        args.push(r.id, r.namespace, r.tenant, r.text, r.context, attributes[i], r.payload, ...r.indexed);
+        args.push(r.id, r.namespace, r.tenant, r.text, r.context, r.attributes, r.payload, ...r.indexed);
       }
-      for (const r of this.stmt(sql).all(args) as { id: string; rowid: number }[]) rowids.set(r.id, r.rowid);
+      // No RETURNING (it buffered every row and built an object per row): a multi-row insert gives its rows
+      // consecutive rowids, one above the largest, in VALUES order; checked on the chunk's first row.
+      const last = Number(this.stmt(sql).run(args).lastInsertRowid);
+      const first = last - size + 1;
+      if (this.stmt('SELECT id FROM records WHERE rowid = ?').pluck().get(first) !== rows[offset]!.id)
+        throw new AgentMemoryError('BACKEND_ERROR', `${this.path}: inserted rows did not get consecutive rowids.`);
+      for (let i = 0; i < size; i++) ordered[offset + i] = first + i;
     }
-    const ordered = rows.map((r) => rowids.get(r.id)!);
     // Rows without any text (history) stay out of the index, as the trigger kept them.
     const indexed = ordered.filter((_, i) => rows[i]!.text !== '' || rows[i]!.context !== '');
     if (indexed.length > 0) {
@@ -294,27 +309,55 @@ export class SqliteBackend implements MemoryBackend {
       if (!p || typeof p.id !== 'string') throw invalidInput('Every patch needs a string id.');
       const keys = p.attributes ? Object.keys(p.attributes).filter((k) => p.attributes![k] !== undefined) : [];
       for (const k of keys) checkAttribute(k, p.attributes![k]);
-      const args: unknown[] = [];
-      for (const k of keys) args.push(`$."${k}"`, JSON.stringify(p.attributes![k]));
+      const values = keys.map((k) => JSON.stringify(p.attributes![k]));
       // Only the indexed columns of keys the patch sets: the others' index entries stay untouched.
-      let columns = '';
+      const columns: string[] = [];
+      const columnValues: unknown[] = [];
       for (const k of keys) {
         const column = Object.hasOwn(ATTRIBUTE_COLUMNS, k) ? ATTRIBUTE_COLUMNS[k] : undefined;
         if (column === undefined) continue;
-        columns += `, ${column} = ?`;
-        args.push(columnValue(p.attributes![k]));
+        columns.push(column);
+        columnValues.push(columnValue(p.attributes![k]));
       }
       const payload = p.payload === undefined ? null : encodePayload(p.payload);
-      return { id: p.id, keys: keys.length, columns, args, payload, attributes: p.attributes };
+      // Patches of one shape (same keys, payload or not) can share a statement.
+      const shape = `${keys.join('\u0000')}\u0001${payload === null ? '' : 'p'}`;
+      return { id: p.id, keys, values, columns, columnValues, payload, shape, attributes: p.attributes };
     });
     if (encoded.length === 0) return 0;
     return this.write(() => {
       let changed = 0;
-      for (const p of encoded) {
-        const set = p.keys === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(p.keys)})`;
-        const sql = `UPDATE records SET attributes = ${set}${p.columns}, payload = coalesce(?, payload) WHERE id = ?`;
-        changed += this.stmt(sql).run(...p.args, p.payload, p.id).changes;
-        this.keywords.patched(p.id, p.attributes);
+      for (let i = 0; i < encoded.length; ) {
+        // A run of patches of one shape on distinct ids: one UPDATE over json_each (a statement per
+        // record cost about as much as the row rewrite itself). A repeated id ends the run: it must
+        // see the earlier patch, as one statement per patch in order would.
+        const first = encoded[i]!;
+        const ids = new Set<string>();
+        let end = i;
+        while (end < encoded.length && encoded[end]!.shape === first.shape && !ids.has(encoded[end]!.id))
+          ids.add(encoded[end++]!.id);
+        const run = encoded.slice(i, end);
+        i = end;
+        const n = first.keys.length;
+        if (run.length === 1) {
+          const set = n === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(n)})`;
+          const sql = `UPDATE records SET attributes = ${set}${first.columns.map((c) => `, ${c} = ?`).join('')}, payload = coalesce(?, payload) WHERE id = ?`;
+          const args: unknown[] = [];
+          for (let j = 0; j < n; j++) args.push(`$."${first.keys[j]}"`, first.values[j]);
+          changed += this.stmt(sql).run(...args, ...first.columnValues, first.payload, first.id).changes;
+        } else {
+          // p.value = [id, attribute JSON texts..., column values..., payload]
+          const set =
+            n === 0
+              ? 'attributes'
+              : `jsonb_set(attributes${first.keys.map((_, j) => `, ?, json(p.value ->> ${j + 1})`).join('')})`;
+          const columns = first.columns.map((c, j) => `, ${c} = p.value ->> ${n + 1 + j}`).join('');
+          const payload = `p.value ->> ${n + 1 + first.columns.length}`;
+          const sql = `UPDATE records SET attributes = ${set}${columns}, payload = coalesce(${payload}, payload) FROM json_each(?) AS p WHERE records.id = p.value ->> 0`;
+          const rows = run.map((p) => [p.id, ...p.values, ...p.columnValues, p.payload]);
+          changed += this.stmt(sql).run(...first.keys.map((k) => `$."${k}"`), JSON.stringify(rows)).changes;
+        }
+        for (const p of run) this.keywords.patched(p.id, p.attributes);
       }
       return changed;
     });
@@ -374,6 +417,36 @@ export class SqliteBackend implements MemoryBackend {
       const more = rows.length > limit;
       const records = (more ? rows.slice(0, limit) : rows).map((row) => this.decode(row, options.withVectors ?? false));
       return more ? { records, cursor: records[records.length - 1]!.id } : { records };
+    });
+  }
+
+  /** Ids, scope and attributes only, in rowid order (the cursor is the last rowid): no text or payload is read. */
+  async scanAttributes(options: Omit<ScanOptions, 'withVectors'>): Promise<AttributePage> {
+    if (!options || typeof options !== 'object')
+      throw invalidInput('scanAttributes() takes { filter, cursor?, limit? }.');
+    const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(options.limit ?? DEFAULT_PAGE)));
+    if (options.cursor !== undefined && !/^\d+$/.test(options.cursor))
+      throw invalidInput('scanAttributes() cursor must be the string of the previous page.');
+    const b = new SqlBuilder();
+    const where = compileFilter(options.filter, b);
+    if (!where.satisfiable) return { records: [] };
+    const after = options.cursor === undefined ? '' : ` AND r.rowid > ${b.param(Number(options.cursor))}`;
+    // The page's rowids first, from the filter's index alone: with the row's columns in the same query,
+    // SQLite read (and sorted) every remaining matching row for each page.
+    const sql =
+      `SELECT o.rowid, o.id, o.namespace, o.tenant, json(o.attributes) FROM records o WHERE o.rowid IN ` +
+      `(SELECT r.rowid FROM records r WHERE ${where.sql}${after} ORDER BY r.rowid LIMIT ${b.param(limit + 1)}) ORDER BY o.rowid`;
+    return this.read(() => {
+      const rows = this.stmt(sql).raw().all(b.params) as [number, string, string, string, string][];
+      const more = rows.length > limit;
+      if (more) rows.length = limit;
+      const records = rows.map(([, id, namespace, tenant, attributes]) => ({
+        id,
+        namespace,
+        tenant,
+        attributes: parseColumn({ id, namespace, attributes } as RecordRow, 'attributes'),
+      }));
+      return more ? { records, cursor: String(rows[rows.length - 1]![0]) } : { records };
     });
   }
 
@@ -796,7 +869,9 @@ export class SqliteBackend implements MemoryBackend {
       tenant: r.tenant,
       text: r.text,
       context: r.context ?? '',
-      attributes: JSON.stringify(r.attributes),
+      // JSONB encoded here: jsonb() inside the INSERT (a function that may fail halfway through the
+      // statement) would bring the statement journal back (see jsonb.ts).
+      attributes: encodeAttributes(r.attributes),
       indexed: INDEXED.map(([key]) => columnValue(r.attributes[key])),
       payload: encodePayload(r.payload),
       vector,
@@ -865,7 +940,8 @@ export class SqliteBackend implements MemoryBackend {
 }
 
 /** A record checked and encoded for the statements that write it: the columns of a row, as JSON text. */
-interface EncodedRow extends Omit<RecordRow, 'rowid'> {
+interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
+  attributes: Buffer;
   indexed: unknown[];
   vector: Buffer | undefined;
   floats: Float32Array | undefined;

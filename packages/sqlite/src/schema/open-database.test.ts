@@ -267,3 +267,21 @@ describe('embedder and dimension checks', () => {
     expect(fingerprint(path)).toBe(before);
   });
 });
+
+describe('mmapBytes', () => {
+  it('maps 64 MiB of the file by default, what mmapBytes asks for otherwise, and refuses a non-size', async () => {
+    const path = join(dir, 'mmap.db');
+    const mapped = (b: SqliteBackend) => b.database.pragma('mmap_size', { simple: true });
+    const byDefault = new SqliteBackend({ path });
+    expect(mapped(byDefault)).toBe(64 * 2 ** 20);
+    await byDefault.close();
+    const larger = new SqliteBackend({ path, mmapBytes: 256 * 2 ** 20 });
+    expect(mapped(larger)).toBe(256 * 2 ** 20);
+    await larger.close();
+    const memory = await createSqliteMemory({ path, mmapBytes: 0, embedder: new HashingEmbedder({ dimension: 16 }) });
+    expect((memory.backend as SqliteBackend).database.pragma('mmap_size', { simple: true })).toBe(0);
+    await memory.close();
+    for (const bad of [-1, 1.5, '64MB'])
+      await expectCode(() => new SqliteBackend({ path, mmapBytes: bad as number }), 'INVALID_INPUT', 'mmapBytes');
+  });
+});

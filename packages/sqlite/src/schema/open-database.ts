@@ -9,11 +9,13 @@ export interface OpenDatabaseOptions {
   readonly?: boolean;
   /** How long a write waits for another process's write lock. Default 5000. */
   busyTimeoutMs?: number;
+  /** Bytes of the file read through mmap (`PRAGMA mmap_size`). Default 64 MiB. */
+  mmapBytes?: number;
 }
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 /** Bytes of the file read through mmap (see openDatabase). */
-const MMAP_BYTES = 256 * 2 ** 20;
+const MMAP_BYTES = 64 * 2 ** 20;
 
 export function isInMemoryPath(path: string): boolean {
   return path === ':memory:';
@@ -250,12 +252,12 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
       throw error;
     }
     checkSchema(shown, info);
-    // Memory-mapped reads: a KNN query reads every vector of its partitions, and mmap
-    // spares copying them through the page cache (about 40% less CPU per query, measured).
-    // Every mapped page a query touched counts in the process's RSS: capped at 256 MB (a 100k
-    // store's file is ~640 MB), recall at 100k costs the same CPU as with 1 GB (22.7 against 22.4
-    // ms p50) at 308 MB RSS instead of 409 MB after 120 queries; 128 MB cost ~25% more CPU.
-    if (!memory) db.pragma(`mmap_size = ${MMAP_BYTES}`);
+    // Memory-mapped reads: a KNN query reads every vector of its partitions, and mmap spares copying
+    // them through the page cache. Every mapped page a process touched counts in its RSS, writes
+    // included: at 100k memories (a ~600 MB file) 256 MB put the recall bench at 485-543 MB RSS, 64 MB
+    // at 331-354 MB with the same hybrid recall CPU (the binary and keyword indexes are in process);
+    // an exact sqlite-vec scan of 100k costs ~30% more (110 against 83 ms): raise mmapBytes for that.
+    if (!memory) db.pragma(`mmap_size = ${options.mmapBytes ?? MMAP_BYTES}`);
     // Each write inside a transaction is a savepoint, and a savepoint copies every page it first changes
     // to a sub-journal. Kept in memory (temp_store = MEMORY) that sub-journal made each insert at a
     // random place of an index cost ~1 ms once a batch had touched a few thousand pages (measured: 944

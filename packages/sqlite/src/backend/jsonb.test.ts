@@ -1,0 +1,90 @@
+import type { AttributeValue } from '@agentmem/core';
+import { seededRandom } from '@agentmem/core/testing';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../schema';
+import { encodeAttributes } from './jsonb';
+
+describe('attributes encoded as JSONB in JavaScript', () => {
+  const db = openDatabase(':memory:');
+  const sqlite = db.prepare('SELECT jsonb(?) AS b');
+  const read = db.prepare('SELECT json(?) AS text, json_valid(?, 8) AS valid, json_type(?) AS type');
+
+  const cases: Record<string, AttributeValue>[] = [
+    {},
+    {
+      kind: 'memory',
+      status: 'active',
+      importance: 0.5,
+      createdAt: 1764547200000,
+      agentId: null,
+      flag: true,
+      off: false,
+    },
+    { n: 0, neg: -12, big: 2 ** 53, huge: 1e21, tiny: 5e-324, frac: -0.1 },
+    {
+      quote: 'say "hi"',
+      slash: 'a\\b',
+      nl: 'line\nbreak',
+      tab: '\t',
+      nul: '\u0000x',
+      accents: 'café ☕ 日本',
+      emoji: '🙂',
+    },
+    { lone: '\ud800 half', 'key with spaces': 'v', 'ké\ny': 1 },
+    { long: 'x'.repeat(300), longer: 'y'.repeat(70_000) },
+  ];
+
+  it('reads back as the same JSON, valid JSONB, byte for byte what jsonb() writes when nothing needs escaping', () => {
+    for (const attributes of cases) {
+      const blob = encodeAttributes(attributes);
+      const row = read.get(blob, blob, blob) as { text: string; valid: number; type: string };
+      expect(row.valid).toBe(1);
+      expect(row.type).toBe('object');
+      expect(JSON.parse(row.text)).toEqual(JSON.parse(JSON.stringify(attributes)));
+      const escapes = Object.entries(attributes).some(
+        ([k, v]) =>
+          JSON.stringify(k + (typeof v === 'string' ? v : '')).length !==
+          (k + (typeof v === 'string' ? v : '')).length + 2,
+      );
+      if (!escapes) expect(blob.equals((sqlite.get(JSON.stringify(attributes)) as { b: Buffer }).b)).toBe(true);
+    }
+  });
+
+  it('gives json_extract, ->> and jsonb_set the values JSON text would', () => {
+    const extract = db.prepare('SELECT json_extract(?, ?) AS a, json_extract(jsonb(?), ?) AS b');
+    const random = seededRandom(3);
+    const values: AttributeValue[] = [
+      'plain',
+      'with "quote"',
+      'tab\there',
+      '\ud83d',
+      'ünï',
+      0,
+      -1,
+      1.25,
+      1e300,
+      true,
+      false,
+      null,
+    ];
+    for (let i = 0; i < 200; i++) {
+      const attributes: Record<string, AttributeValue> = {};
+      const keys = 1 + Math.floor(random() * 8);
+      for (let k = 0; k < keys; k++)
+        attributes[`k${k}${random() < 0.2 ? ' é' : ''}`] = values[Math.floor(random() * values.length)]!;
+      const blob = encodeAttributes(attributes);
+      for (const key of Object.keys(attributes)) {
+        const path = `$."${key}"`;
+        const row = extract.get(blob, path, JSON.stringify(attributes), path) as { a: unknown; b: unknown };
+        expect(row.a).toEqual(row.b);
+      }
+      const set = db.prepare("SELECT json(jsonb_set(?, '$.status', 'pruned')) AS j").get(blob) as { j: string };
+      expect(JSON.parse(set.j)).toEqual({ ...JSON.parse(JSON.stringify(attributes)), status: 'pruned' });
+    }
+  });
+
+  it('leaves out undefined values, as JSON.stringify does', () => {
+    const blob = encodeAttributes({ a: 1, b: undefined, c: 'x' });
+    expect(JSON.parse((read.get(blob, blob, blob) as { text: string }).text)).toEqual({ a: 1, c: 'x' });
+  });
+});
