@@ -9,6 +9,18 @@ const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-memory-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('createSqliteMemory', () => {
+  it('passes the backend options through: a wrong denseSearch is refused, not ignored', async () => {
+    const path = join(dir, 'dense-option.db');
+    await expect(createSqliteMemory({ path, denseSearch: 'fast' as 'exact' })).rejects.toThrow(/denseSearch/);
+    const exact = await createSqliteMemory({ path, denseSearch: 'exact' });
+    try {
+      const kept = await exact.remember({ content: 'The staging cluster runs Kubernetes 1.29', type: 'project' });
+      expect((await exact.recall('kubernetes staging cluster', { k: 1, mode: 'dense' }))[0]?.memory.id).toBe(kept.id);
+    } finally {
+      await exact.close();
+    }
+  });
+
   it('recalls the right memory with the FTS5 keyword signal, across reopen, per tenant and branch', async () => {
     const path = join(dir, '.agentmem', 'memory.db');
     const first = await createSqliteMemory({ path, tenant: 'alice', branch: 'feature-x' });

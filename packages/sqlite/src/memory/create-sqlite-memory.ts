@@ -9,8 +9,8 @@ export interface SqliteMemoryOptions extends Omit<AgentMemoryOptions, 'backend'>
  * when missing). Refuses a file built with another embedder.
  */
 export async function createSqliteMemory(options: SqliteMemoryOptions): Promise<AgentMemory> {
-  const { path, busyTimeoutMs, readonly, mmapBytes, ...rest } = options ?? ({} as SqliteMemoryOptions);
-  const backend = new SqliteBackend({ path, busyTimeoutMs, readonly, mmapBytes });
+  const { path, busyTimeoutMs, readonly, mmapBytes, denseSearch, ...rest } = options ?? ({} as SqliteMemoryOptions);
+  const backend = new SqliteBackend({ path, busyTimeoutMs, readonly, mmapBytes, denseSearch });
   try {
     return await createAgentMemory({ snapshotFormat: sqliteSnapshotFormat, ...rest, backend });
   } catch (error) {
