@@ -1,5 +1,5 @@
 import type { BackendRecord } from '../contracts';
-import { STOPWORDS, stemInflection, words } from '../text';
+import { stemInflection, tokenize } from '../text';
 import {
   type CompiledKeyword,
   compileKeywords,
@@ -390,16 +390,13 @@ const STRING_LITERAL = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`/g;
  * ("projection", "projected" and "projects" all become `project`, a word of
  * half the library; "initialization" becomes `initi`), so a message's
  * distinctive word lost its idf. Only this index uses these terms: the
- * hashing embedder and the backends keep core's `tokenize`.
+ * hashing embedder and the backends keep Porter's full stem.
  */
 export function lexicalTerms(text: string): string[] {
-  const out: string[] = [];
-  for (const word of words(text)) {
-    if (STOPWORDS.has(word)) continue;
-    out.push(stemInflection(americanSpelling(word)));
-  }
-  return out;
+  return tokenize(text, lexicalStem);
 }
+
+const lexicalStem = (word: string): string => stemInflection(americanSpelling(word));
 
 /**
  * A lower-case word in American spelling where British spelling differs by

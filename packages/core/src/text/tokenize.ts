@@ -12,12 +12,13 @@ export function words(text: string): string[] {
  * The terms keyword relevance is computed on: words without stop words,
  * stemmed. The in-memory BM25, the Qdrant sparse vectors and the hashing
  * embedder all use this one tokenizer, so every backend agrees on terms.
+ * `reduce` replaces the stemmer for an index of its own (skill activation).
  */
-export function tokenize(text: string): string[] {
+export function tokenize(text: string, reduce: (word: string) => string = stem): string[] {
   const out: string[] = [];
   for (const w of words(text)) {
     if (STOPWORDS.has(w)) continue;
-    out.push(stem(w));
+    out.push(reduce(w));
   }
   return out;
 }
