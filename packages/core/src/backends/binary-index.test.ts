@@ -117,10 +117,7 @@ describe('BinaryIndex', () => {
     expect([...encodeSigns(v)]).toEqual([(1 | (1 << 31)) >>> 0, 1]);
   });
 
-  it('refuses to rank without int8 copies, and codes without vectors when it keeps them', () => {
+  it('refuses to rank without int8 copies', () => {
     expect(() => new BinaryIndex<number>(8).ranked(new Float32Array(8), scope, 1)).toThrow(/rescoring/);
-    expect(() => new BinaryIndex<number>(8, { rescoring: true }).setCode(1, '', 'ns', new Uint32Array(1))).toThrow(
-      /vector/,
-    );
   });
 });

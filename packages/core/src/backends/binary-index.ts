@@ -21,9 +21,6 @@ export class BinaryIndex<K> {
   private chosenPartition = new Uint32Array(0);
   private chosenSlot = new Uint32Array(0);
   private chosenDistance = new Uint16Array(0);
-  /** Scratch for reading a little-endian float32 out of bytes. */
-  private readonly floatBytes = new Uint8Array(4);
-  private readonly float = new Float32Array(this.floatBytes.buffer);
 
   constructor(
     readonly dimension: number,
@@ -35,6 +32,11 @@ export class BinaryIndex<K> {
 
   get size(): number {
     return this.slots.size;
+  }
+
+  /** Bytes of one code as `encodeRescoring` writes it: sign words, the float32 factor, the int8 copy. */
+  get encodedBytes(): number {
+    return this.words * 4 + 4 + this.dimension;
   }
 
   /** Adds or replaces the code of `key` (and its int8 copy when rescoring). */
@@ -54,8 +56,8 @@ export class BinaryIndex<K> {
   setEncoded(key: K, tenant: string, namespace: string, encoded: Uint8Array): void {
     const words = this.words;
     const d = this.dimension;
-    if (!this.rescoring || encoded.length !== words * 4 + 4 + d)
-      throw new Error(`BinaryIndex.setEncoded takes encodeRescoring's ${words * 4 + 4 + d} bytes.`);
+    if (!this.rescoring || encoded.length !== this.encodedBytes)
+      throw new Error(`BinaryIndex.setEncoded takes encodeRescoring's ${this.encodedBytes} bytes.`);
     const { partition, slot } = this.place(key, tenant, namespace);
     const chunk = partition.chunks[slot >>> CHUNK_BITS]!;
     const at = slot & CHUNK_MASK;
@@ -63,20 +65,10 @@ export class BinaryIndex<K> {
     for (let w = 0, o = at * words; w < words; w++)
       chunk.codes[o + w] =
         encoded[4 * w]! | (encoded[4 * w + 1]! << 8) | (encoded[4 * w + 2]! << 16) | (encoded[4 * w + 3]! << 24);
-    for (let i = 0; i < 4; i++) this.floatBytes[i] = encoded[words * 4 + i]!;
-    chunk.factors![at] = this.float[0]!;
+    for (let i = 0; i < 4; i++) scratch.factorBytes[i] = encoded[words * 4 + i]!;
+    chunk.factors![at] = scratch.factor[0]!;
     const q = chunk.quantized!;
     for (let j = 0, from = words * 4 + 4, o = at * d; j < d; j++) q[o + j] = encoded[from + j]!; // wraps to int8
-  }
-
-  /**
-   * Adds or replaces an already encoded code (see `encodeSigns`). Only
-   * without rescoring: the int8 copy needs the vector.
-   */
-  setCode(key: K, tenant: string, namespace: string, code: Uint32Array): void {
-    if (this.rescoring) throw new Error('BinaryIndex.setCode: a rescoring index needs the vector (use set).');
-    const { partition, slot } = this.place(key, tenant, namespace);
-    partition.chunks[slot >>> CHUNK_BITS]!.codes.set(code.subarray(0, this.words), (slot & CHUNK_MASK) * this.words);
   }
 
   /** The slot of `key` in its scope's partition, moved or created as needed. */
@@ -327,8 +319,9 @@ export function encodeRescoring(vector: Float32Array): Uint8Array {
   return out;
 }
 
-const scratch = { signs: new Uint32Array(12), factor: new Float32Array(1), factorBytes: new Uint8Array(4) };
-scratch.factorBytes = new Uint8Array(scratch.factor.buffer);
+const factor = new Float32Array(1);
+/** Scratch for encoding and decoding codes: the factor as float32 and as its bytes share one buffer. */
+const scratch = { signs: new Uint32Array(12), factor, factorBytes: new Uint8Array(factor.buffer) };
 
 /** Components scaled so the largest magnitude is 127; the factor undoes the scale and divides by the norm. */
 function quantize(vector: Float32Array, out: Int8Array, offset: number, factors: Float32Array, slot: number): void {

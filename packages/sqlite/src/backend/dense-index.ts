@@ -1,6 +1,6 @@
-import { BinaryIndex, cosineSimilarity, encodeRescoring, encodeSigns, isSparse } from '@agentmem/core';
+import { BinaryIndex, cosineSimilarity, encodeRescoring, isSparse } from '@agentmem/core';
 import type Database from 'better-sqlite3';
-import { blobVector, CODES_TABLE } from '../schema';
+import { blobVector, CODES_TABLE, codeBlob } from '../schema';
 import { chunks, valuesList } from './multi-row';
 
 interface PendingCode {
@@ -41,7 +41,7 @@ export class SqliteDenseIndex {
     // The code column holds the sign bits and, for dense vectors, the int8 copy after them
     // (encodeRescoring), so loading the index copies bytes instead of quantizing every vector.
     const coded = rows.map((r) => {
-      const encoded = isSparse(r.vector) ? new Uint8Array(encodeSigns(r.vector).buffer) : encodeRescoring(r.vector);
+      const encoded = isSparse(r.vector) ? codeBlob(r.vector) : encodeRescoring(r.vector);
       return { ...r, encoded };
     });
     for (const [offset, size] of chunks(coded.length)) {
@@ -79,7 +79,7 @@ export class SqliteDenseIndex {
     if (this.index?.size === 0 && this.pending.length > 0) this.index = undefined;
     if (this.index) {
       for (const p of this.pending) {
-        if (p.code) this.setCode(this.index, p.rowid, p.code.tenant, p.code.namespace, p.code.encoded, p.code.vector);
+        if (p.code) this.addCode(this.index, p.rowid, p.code.tenant, p.code.namespace, p.code.encoded, p.code.vector);
         else this.index.remove(p.rowid);
       }
     }
@@ -157,7 +157,6 @@ export class SqliteDenseIndex {
     const index = new BinaryIndex<number>(this.dimension, { rescoring: true });
     if (this.usable) {
       // Codes written before the int8 copy joined them (sign bits only) are quantized from the floats.
-      const full = index.words * 4 + 4 + this.dimension;
       // Read through the page cache, not the memory map: mapped, every page of the table read once
       // here would stay in the process's resident memory (~200 MB at 100k vectors) though searches
       // then read only a few rows each.
@@ -169,11 +168,11 @@ export class SqliteDenseIndex {
             `SELECT rowid, tenant, namespace, code, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE}`,
           )
           .raw()
-          .iterate(full);
+          .iterate(index.encodedBytes);
         for (const [rowid, tenant, namespace, code, embedding] of rows as Iterable<
           [number, string, string, Buffer, Buffer | null]
         >)
-          this.setCode(index, rowid, tenant, namespace, code, embedding ? blobVector(embedding) : undefined);
+          this.addCode(index, rowid, tenant, namespace, code, embedding ? blobVector(embedding) : undefined);
       } finally {
         if (mmap > 0) this.db.pragma(`mmap_size = ${mmap}`);
       }
@@ -184,7 +183,7 @@ export class SqliteDenseIndex {
   }
 
   /** Copies a full code (signs + int8), or quantizes the vector of a signs-only one. */
-  private setCode(
+  private addCode(
     index: BinaryIndex<number>,
     rowid: number,
     tenant: string,
@@ -192,7 +191,7 @@ export class SqliteDenseIndex {
     encoded: Uint8Array,
     vector: Float32Array | undefined,
   ): void {
-    if (encoded.length === index.words * 4 + 4 + this.dimension) index.setEncoded(rowid, tenant, namespace, encoded);
+    if (encoded.length === index.encodedBytes) index.setEncoded(rowid, tenant, namespace, encoded);
     else if (vector) index.set(rowid, tenant, namespace, vector);
   }
 
