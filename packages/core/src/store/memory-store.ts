@@ -666,8 +666,7 @@ export class MemoryStore {
    */
   async *scanAttributes(filter: RecordFilter): AsyncGenerator<AttributeRecord> {
     if (!this.backend.scanAttributes) {
-      for await (const { id, namespace, tenant, attributes } of this.scanRecords(filter))
-        yield { id, namespace, tenant, attributes };
+      yield* this.scanRecords(filter); // a record is an attribute record with more fields
       return;
     }
     let cursor: string | undefined;

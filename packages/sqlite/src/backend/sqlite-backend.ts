@@ -210,14 +210,15 @@ export class SqliteBackend implements MemoryBackend {
         ).map((r) => [r.id, r.rowid]),
       );
       let fresh: EncodedRow[] = [];
+      const freshIds = new Set<string>();
       const flush = () => {
         if (fresh.length === 0) return;
         const rowids = this.insertRows(fresh);
         this.writeVectors(fresh.map((row, i) => ({ row, rowid: rowids[i]! })));
         for (let i = 0; i < fresh.length; i++) existing.set(fresh[i]!.id, rowids[i]!);
         fresh = [];
+        freshIds.clear();
       };
-      const freshIds = new Set<string>();
       for (const row of rows) {
         if (!existing.has(row.id) && !freshIds.has(row.id)) {
           fresh.push(row);
@@ -226,7 +227,6 @@ export class SqliteBackend implements MemoryBackend {
         }
         // An id written before (or earlier in this batch): update in place, in the order given.
         flush();
-        freshIds.clear();
         const rowid = existing.get(row.id)!;
         this.stmt(
           `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = ?, payload = ?${INDEXED_SETS} WHERE rowid = ?`,
@@ -797,16 +797,16 @@ export class SqliteBackend implements MemoryBackend {
     }
     const matches = this.keywords.search(text, filter, k, admit);
     if (matches.length === 0) return [];
-    const rows = this.rowsBy('id', matches.map((m) => m.id));
+    const rows = this.rowsById(matches.map((m) => m.id));
     return matches.map((m) => ({ record: this.decode(rows.get(m.id)!, false), score: m.score }));
   }
 
-  /** The rows with these rowids or ids, by that key. */
-  private rowsBy<K extends 'rowid' | 'id'>(key: K, keys: readonly RecordRow[K][]): Map<RecordRow[K], RecordRow> {
-    const rows = this.stmt(`SELECT ${COLUMNS} FROM records r WHERE r.${key} IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(keys),
+  /** The rows with these ids, by id. */
+  private rowsById(ids: readonly string[]): Map<string, RecordRow> {
+    const rows = this.stmt(`SELECT ${COLUMNS} FROM records r WHERE r.id IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(ids),
     ) as RecordRow[];
-    return new Map(rows.map((row) => [row[key], row]));
+    return new Map(rows.map((row) => [row.id, row]));
   }
 
   /** Exact search over the records that match the filter, for filters too selective for KNN pools. */
@@ -939,7 +939,7 @@ export class SqliteBackend implements MemoryBackend {
   }
 }
 
-/** A record checked and encoded for the statements that write it: the columns of a row, as JSON text. */
+/** A record checked and encoded for the statements that write it: its columns, attributes as JSONB. */
 interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
   attributes: Buffer;
   indexed: unknown[];
