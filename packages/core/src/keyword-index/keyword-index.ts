@@ -120,13 +120,11 @@ export class KeywordIndex {
   private admitted = new Uint8Array(0);
   private scores = new Float64Array(0);
   private identitySlots = new Int32Array(0);
-  private readonly params: { k1: number; b: number; contextB: number; contextWeight: number };
 
   constructor(
     options: {
       /** Attributes held per document for filtering (the first two also class documents); others need `admit`. */
       columns?: readonly string[];
-      params?: { k1: number; b: number; contextB: number; contextWeight: number };
     } = {},
   ) {
     this.columns = (options.columns ?? KEYWORD_INDEX_COLUMNS).map((key) => ({
@@ -134,16 +132,11 @@ export class KeywordIndex {
       labels: new Int32Array(1024),
       numbers: new Float64Array(1024),
     }));
-    this.params = options.params ?? { k1: BM25_K1, b: BM25_B, contextB: BM25_B_CONTEXT, contextWeight: CONTEXT_WEIGHT };
   }
 
   /** Documents indexed (records with at least one term). */
   get size(): number {
     return this.slotOf.size;
-  }
-
-  has(id: string): boolean {
-    return this.slotOf.has(id);
   }
 
   /** Indexes (or re-indexes) a record; one without terms is not a document, as in FTS5. */
@@ -324,7 +317,10 @@ export class KeywordIndex {
     at: Int32Array,
     k: number,
   ): KeywordMatch[] {
-    const { k1, b, contextB: bc, contextWeight: w } = this.params;
+    const k1 = BM25_K1;
+    const b = BM25_B;
+    const bc = BM25_B_CONTEXT;
+    const w = CONTEXT_WEIGHT;
     const terms: Cursor[] = [];
     postings.forEach((p, query) => {
       const d = df[query]!;

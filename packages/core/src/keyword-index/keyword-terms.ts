@@ -1,4 +1,4 @@
-import { STOPWORDS, stem, words } from '../text';
+import { stem, tokenize } from '../text';
 
 /** A Latin letter followed by combining marks (an accent written apart by NFD). */
 const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
@@ -14,16 +14,15 @@ const MAX_STEMS = 100_000;
  * voicing) carry meaning and stay.
  */
 export function keywordTerms(text: string): string[] {
-  const out: string[] = [];
-  for (const w of words(text.normalize('NFD').replace(LATIN_MARKS, '$1'))) {
-    if (STOPWORDS.has(w)) continue;
-    let s = stems.get(w);
-    if (s === undefined) {
-      if (stems.size >= MAX_STEMS) stems.clear();
-      s = stem(w);
-      stems.set(w, s);
-    }
-    out.push(s);
+  return tokenize(text.normalize('NFD').replace(LATIN_MARKS, '$1'), cachedStem);
+}
+
+function cachedStem(word: string): string {
+  let s = stems.get(word);
+  if (s === undefined) {
+    if (stems.size >= MAX_STEMS) stems.clear();
+    s = stem(word);
+    stems.set(word, s);
   }
-  return out;
+  return s;
 }
