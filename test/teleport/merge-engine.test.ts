@@ -163,6 +163,16 @@ describe('merge engine: strategies', () => {
     expect((await local.get('mem_t'))!.content).toBe('Tie local version');
   });
 
+  it('applyMerge honours commitEvery: one merge per part, the counts added up', async () => {
+    const { local, remote } = await scenario();
+    const plan = await planMerge(local, sourceOf(remote));
+    const parts = plan.imports.length + plan.conflicts.length;
+    const result = await applyMerge(local, sourceOf(remote), plan, { strategy: 'remote_wins', commitEvery: 1 });
+    expect(result.mergeIds).toHaveLength(parts);
+    expect(result.counts.imported + result.counts.overwritten).toBe(parts);
+    expect((await local.listMerges()).length).toBe(parts);
+  });
+
   it('re-merging the same source imports nothing the second time', async () => {
     const { local, remote } = await scenario();
     const first = await applyMerge(local, sourceOf(remote), await planMerge(local, sourceOf(remote)), {

@@ -51,12 +51,13 @@ export function assertStrategy(strategy: unknown): MergeStrategy {
 }
 
 /**
- * Carries out a plan, all or nothing: inside one backend transaction (or,
- * for a backend without transactions, undone again on failure). Every written
- * memory gets `mergedFrom` and `mergeId` and a `merge_import` history entry;
- * a merge record keeps what was imported and what was overwritten.
+ * Carries out a plan (or one part of it), all or nothing: inside one backend
+ * transaction (or, for a backend without transactions, undone again on
+ * failure). Every written memory gets `mergedFrom` and `mergeId` and a
+ * `merge_import` history entry; a merge record keeps what was imported and
+ * what was overwritten.
  */
-export async function applyMerge(
+async function applyPart(
   store: MemoryStore,
   source: MergeSource,
   plan: MergePlan,
@@ -200,18 +201,18 @@ export async function applyMerge(
 }
 
 /**
- * `applyMerge` in parts of `options.commitEvery` records (new ones, then
- * conflicts), each committed as a merge of its own; the result adds them up.
- * Without `commitEvery`, one all-or-nothing merge.
+ * Carries out a merge plan. Without `commitEvery`, one all-or-nothing merge;
+ * with it, parts of that many records (new ones, then conflicts), each
+ * committed as a merge of its own; the result adds them up.
  */
-export async function applyMergeInParts(
+export async function applyMerge(
   store: MemoryStore,
   source: MergeSource,
   plan: MergePlan,
   options: ApplyOptions = {},
 ): Promise<MergeResult> {
   const size = options.commitEvery;
-  if (size === undefined) return applyMerge(store, source, plan, options);
+  if (size === undefined) return applyPart(store, source, plan, options);
   if (!Number.isSafeInteger(size) || size < 1) {
     throw invalidInput(`commitEvery must be a positive whole number of records, got ${JSON.stringify(size)}.`);
   }
@@ -229,7 +230,7 @@ export async function applyMergeInParts(
   const results: MergeResult[] = [];
   let done = 0;
   for (const part of parts) {
-    const result = await applyMerge(store, source, part, {
+    const result = await applyPart(store, source, part, {
       ...options,
       onProgress: (p) => options.onProgress?.({ ...p, done: done + p.done, total: entries.length }),
     });

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { MemoryStore } from '../store/memory-store';
-import { applyMergeInParts } from './apply';
+import { applyMerge } from './apply';
 import { planMerge } from './plan';
 import { DiffResult, type MergeResult } from './results';
 import { openSnapshot } from './snapshot';
@@ -47,7 +47,7 @@ export async function mergeSnapshot(
   const started = performance.now();
   return withSnapshot(path, format, async (source) => {
     const plan = await planMerge(store, source, { ...options, keyReader: format?.readMemoryKeys });
-    const result = await applyMergeInParts(store, source, plan, options);
+    const result = await applyMerge(store, source, plan, options);
     result.cost.durationMs = performance.now() - started; // the whole merge: open, plan and apply
     return result;
   });
