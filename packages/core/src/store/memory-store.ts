@@ -758,9 +758,9 @@ export class MemoryStore {
       const d = kw.length >= pool ? await this.denseAmong(kw, vector!, filter, minDense) : await dense();
       return fuseKeywordFirst(d, kw, weights, pool);
     }
-    // With a lexical embedder's small dense weight even the best dense-only hit ranks below the last
-    // keyword hit, so a full dense scan cannot change which records make the pool: score the keyword
-    // hits' own vectors instead (at 100k memories that saves the whole vector scan, ~50 ms on SQLite).
+    // With weights (the caller's) where even the best dense-only hit ranks below the last keyword hit,
+    // a full dense scan cannot change which records make the pool: score the keyword hits' own vectors
+    // instead (at 100k memories that saves the whole vector scan).
     const denseCannotEnter = kw.length >= pool && weights.dense / (RRF_K + 1) < weights.keyword / (RRF_K + pool);
     const d = denseCannotEnter ? await this.denseAmong(kw, vector!, filter, minDense) : await dense();
     return fuseRrf(d, kw, weights, pool);

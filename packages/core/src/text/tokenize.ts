@@ -10,8 +10,10 @@ export function words(text: string): string[] {
 
 /**
  * The terms keyword relevance is computed on: words without stop words,
- * stemmed. The in-memory BM25, the Qdrant sparse vectors and the hashing
- * embedder all use this one tokenizer, so every backend agrees on terms.
+ * stemmed. The Qdrant sparse vectors, Postgres' term table and the hashing
+ * embedder use it as is; the in-memory and SQLite keyword index first remove
+ * the accents of Latin letters (`keywordTerms`), so only they find "café" by
+ * "cafe".
  * `reduce` replaces the stemmer for an index of its own (skill activation).
  */
 export function tokenize(text: string, reduce: (word: string) => string = stem): string[] {

@@ -13,7 +13,7 @@ const COLUMN_PATHS = KEYWORD_INDEX_COLUMNS.map((key) => `'$."${key}"'`).join(', 
 
 /**
  * The in-process keyword index of one SQLite connection (core's KeywordIndex:
- * BM25F, the same ranking as the in-memory and Postgres backends), built from
+ * BM25F, the same ranking as the in-memory backend), built from
  * the `records` table on first use. The file is the truth: this connection's
  * writes reach the index as they happen, journaled so that a rollback (of the
  * transaction or of a savepoint) takes them back; other connections' commits
