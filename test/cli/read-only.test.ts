@@ -66,12 +66,13 @@ describe.skipIf(!canRunCli)(
     });
 
     for (const directory of [
-      { mode: 0o555, label: 'in a read-only directory' },
-      { mode: 0o777, label: 'in a directory anyone can write (SQLite would put -wal/-shm there)' },
+      { mode: 0o555, file: 0o444, label: 'in a read-only directory' },
+      { mode: 0o777, file: 0o444, label: 'in a directory anyone can write (SQLite would put -wal/-shm there)' },
+      { mode: 0o555, file: 0o666, label: 'on a writable file in a read-only directory (no room for -wal/-shm)' },
     ]) {
       it(`recall, stats, export, history and branch list ${directory.label}`, async () => {
         const files = readdirSync(tmp.dir).sort();
-        chmodSync(db, 0o444);
+        chmodSync(db, directory.file);
         chmodSync(tmp.dir, directory.mode);
         const before = digest(db);
 
