@@ -1,7 +1,7 @@
 import { AgentMemoryError } from '@agentmem/core';
 import { describe, expect, it } from 'vitest';
 import { qdrantLocation } from './context';
-import { embedderFor } from './embedder';
+import { embedderFor, isDefaultEmbedder } from './embedder';
 import { main } from './index';
 
 describe('--embedder', () => {
@@ -50,5 +50,12 @@ describe('agentmem mcp with --embedder', () => {
     };
     expect(await main(['--embedder', 'hashing:256', 'mcp'], io)).toBe(2);
     expect(stderr).toMatch(/^error \[USAGE\]: `agentmem mcp` serves stores of the default embedder only; .*\n$/);
+  });
+
+  it('accepts the default named explicitly (as AGENTMEM_EMBEDDER=hashing would)', async () => {
+    for (const spec of [undefined, 'hashing', 'hashing:384', 'agentmem/hashing-v1:384'])
+      expect(await isDefaultEmbedder(spec), spec).toBe(true);
+    for (const spec of ['hashing:256', 'agentmem/hashing-v1:1024'])
+      expect(await isDefaultEmbedder(spec), spec).toBe(false);
   });
 });

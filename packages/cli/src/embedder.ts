@@ -36,3 +36,12 @@ export async function embedderFor(spec: string | undefined): Promise<Embedder | 
   }
   throw invalidInput(`Unknown --embedder ${JSON.stringify(id)}. Use ${EMBEDDER_FORMS}.`);
 }
+
+/** True when `--embedder` names the default (nothing, `hashing`, or the default's own id and dimension). */
+export async function isDefaultEmbedder(spec: string | undefined): Promise<boolean> {
+  const embedder = await embedderFor(spec);
+  return (
+    embedder === undefined ||
+    (embedder instanceof HashingEmbedder && embedder.dimension === new HashingEmbedder().dimension)
+  );
+}

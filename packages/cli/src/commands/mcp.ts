@@ -1,6 +1,7 @@
 import { importOptional } from '@agentmem/core';
 import type { Command } from 'commander';
 import { type CliContext, qdrantLocation } from '../context';
+import { isDefaultEmbedder } from '../embedder';
 import { CliError } from '../errors';
 import { parsePositiveInt } from '../parse';
 
@@ -33,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--host <host>', 'HTTP host, loopback only (default 127.0.0.1)')
     .action(async (options: McpCommandOptions) => {
       const global = ctx.options;
-      if (global.embedder) {
+      if (!(await isDefaultEmbedder(global.embedder))) {
         // The server opens the store with the default embedder; a store built with another is refused there anyway.
         throw new CliError(
           'USAGE',
