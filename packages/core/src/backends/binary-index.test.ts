@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cosineSimilarity } from '../embedding';
 import { seededRandom } from '../testing';
@@ -16,108 +19,143 @@ function hamming(a: Float32Array, b: Float32Array): number {
 
 const scope = { tenant: '' };
 
-describe('BinaryIndex', () => {
-  // 384 and 768 dims take the 12-word path (one and two blocks), 100 the 3-word groups with a remainder
-  // word, 2080 (65 words) more than ten 3-word groups per code, where the byte counts must be flushed.
-  for (const dimension of [384, 768, 100, 2080]) {
-    it(`returns the m codes nearest by Hamming distance, nearest first (${dimension} dims)`, () => {
-      const index = new BinaryIndex<number>(dimension);
-      const data = vectors(500, dimension, dimension);
-      // Opposites of the first vectors: the farthest codes possible (distances past 255 must not wrap).
-      data.push(...data.slice(0, 50).map((v) => v.map((x) => -x)));
+// Every case runs twice: with the WebAssembly SIMD kernels (what Node uses) and with the JS loops (where WebAssembly cannot run).
+for (const simd of [true, false])
+  describe(`BinaryIndex (${simd ? 'SIMD kernels' : 'JS loops'})`, () => {
+    // 384 and 768 dims take the 12-word path (one and two blocks), 100 the 3-word groups with a remainder
+    // word, 2080 (65 words) more than ten 3-word groups per code, where the byte counts must be flushed.
+    for (const dimension of [384, 768, 100, 2080]) {
+      it(`returns the m codes nearest by Hamming distance, nearest first (${dimension} dims)`, () => {
+        const index = new BinaryIndex<number>(dimension, { simd });
+        const data = vectors(500, dimension, dimension);
+        // Opposites of the first vectors: the farthest codes possible (distances past 255 must not wrap).
+        data.push(...data.slice(0, 50).map((v) => v.map((x) => -x)));
+        for (const [i, v] of data.entries()) index.set(i, '', 'ns', v);
+        for (const query of [...vectors(3, dimension, 7), data[0]!, data[1]!]) {
+          const got = index.nearest(query, scope, 40);
+          expect(got).toHaveLength(40);
+          const distances = got.map((i) => hamming(query, data[i]!));
+          expect(distances).toEqual([...distances].sort((a, b) => a - b));
+          // Every code left out is at least as far as the farthest taken (ties cut at m).
+          const taken = new Set(got);
+          const farthest = distances[distances.length - 1]!;
+          for (let i = 0; i < data.length; i++)
+            if (!taken.has(i)) expect(hamming(query, data[i]!)).toBeGreaterThanOrEqual(farthest);
+        }
+      });
+    }
+
+    it('ranks the Hamming pool by int8 cosine: the order and scores of exact cosine within 0.01', () => {
+      const dimension = 384;
+      const index = new BinaryIndex<number>(dimension, { rescoring: true, simd });
+      const data = vectors(2000, dimension, 3);
       for (const [i, v] of data.entries()) index.set(i, '', 'ns', v);
-      for (const query of [...vectors(3, dimension, 7), data[0]!, data[1]!]) {
-        const got = index.nearest(query, scope, 40);
-        expect(got).toHaveLength(40);
-        const distances = got.map((i) => hamming(query, data[i]!));
-        expect(distances).toEqual([...distances].sort((a, b) => a - b));
-        // Every code left out is at least as far as the farthest taken (ties cut at m).
-        const taken = new Set(got);
-        const farthest = distances[distances.length - 1]!;
-        for (let i = 0; i < data.length; i++)
-          if (!taken.has(i)) expect(hamming(query, data[i]!)).toBeGreaterThanOrEqual(farthest);
-      }
-    });
-  }
-
-  it('ranks the Hamming pool by int8 cosine: the order and scores of exact cosine within 0.01', () => {
-    const dimension = 384;
-    const index = new BinaryIndex<number>(dimension, { rescoring: true });
-    const data = vectors(2000, dimension, 3);
-    for (const [i, v] of data.entries()) index.set(i, '', 'ns', v);
-    for (const query of vectors(10, dimension, 4)) {
-      const { keys, scores } = index.ranked(query, scope, 200);
-      expect(keys).toHaveLength(200);
-      expect(new Set(keys)).toEqual(new Set(index.nearest(query, scope, 200)));
-      const exact = keys.map((i) => cosineSimilarity(query, data[i]!));
-      for (let r = 0; r < keys.length; r++) expect(Math.abs(scores[r]! - exact[r]!)).toBeLessThan(0.01);
-      for (let r = 1; r < scores.length; r++) expect(scores[r]!).toBeLessThanOrEqual(scores[r - 1]!);
-      // The exact top 10 of the pool are within the int8 ranking's first 14.
-      const byExact = keys.map((key, r) => ({ key, s: exact[r]! })).sort((a, b) => b.s - a.s);
-      const head = new Set(keys.slice(0, 14));
-      for (const { key } of byExact.slice(0, 10)) expect(head.has(key)).toBe(true);
-    }
-  });
-
-  // 9,000 codes span three chunks of 4,096: removals swap codes across chunks and drop emptied ones.
-  for (const n of [300, 9000])
-    it(`keeps codes and int8 copies in step through replacement, removal and moves between scopes (${n} codes)`, () => {
-      const dimension = 64;
-      const index = new BinaryIndex<string>(dimension, { rescoring: true });
-      const data = vectors(n, dimension, 5);
-      for (const [i, v] of data.entries()) index.set(`k${i}`, 't', i % 2 ? 'a' : 'b', v);
-      // Remove a third (swaps the last slot into each hole), replace some vectors, move some to namespace c.
-      for (let i = 0; i < n; i += 3) index.remove(`k${i}`);
-      const replaced = vectors(n, dimension, 6);
-      for (let i = 1; i < n; i += 3) index.set(`k${i}`, 't', i % 2 ? 'a' : 'b', replaced[i]!);
-      for (let i = 2; i < n; i += 6) index.set(`k${i}`, 't', 'c', data[i]!);
-      const current = new Map<string, { v: Float32Array; ns: string }>();
-      for (let i = 0; i < n; i++) {
-        if (i % 3 === 0) continue;
-        const v = i % 3 === 1 ? replaced[i]! : data[i]!;
-        current.set(`k${i}`, { v, ns: i % 6 === 2 ? 'c' : i % 2 ? 'a' : 'b' });
-      }
-      expect(index.size).toBe(current.size);
-      expect(index.count({ tenant: 't', namespaces: ['c'] })).toBe(
-        [...current.values()].filter((c) => c.ns === 'c').length,
-      );
-      expect(index.count({ tenant: 'other' })).toBe(0);
-      for (const query of vectors(5, dimension, 8)) {
-        // The whole scope as the pool: every key, each scored from its current vector.
-        const { keys, scores } = index.ranked(query, { tenant: 't', namespaces: ['a', 'c'] }, n);
-        const want = [...current].filter(([, c]) => c.ns !== 'b').map(([k]) => k);
-        expect(new Set(keys)).toEqual(new Set(want));
-        for (const [r, key] of keys.entries())
-          expect(scores[r]!).toBeCloseTo(cosineSimilarity(query, current.get(key)!.v), 1);
+      for (const query of vectors(10, dimension, 4)) {
+        const { keys, scores } = index.ranked(query, scope, 200);
+        expect(keys).toHaveLength(200);
+        expect(new Set(keys)).toEqual(new Set(index.nearest(query, scope, 200)));
+        const exact = keys.map((i) => cosineSimilarity(query, data[i]!));
+        for (let r = 0; r < keys.length; r++) expect(Math.abs(scores[r]! - exact[r]!)).toBeLessThan(0.01);
+        for (let r = 1; r < scores.length; r++) expect(scores[r]!).toBeLessThanOrEqual(scores[r - 1]!);
+        // The exact top 10 of the pool are within the int8 ranking's first 14.
+        const byExact = keys.map((key, r) => ({ key, s: exact[r]! })).sort((a, b) => b.s - a.s);
+        const head = new Set(keys.slice(0, 14));
+        for (const { key } of byExact.slice(0, 10)) expect(head.has(key)).toBe(true);
       }
     });
 
-  it('loads persisted codes (encodeRescoring) to the same ranking as the vectors give', () => {
-    const dimension = 384;
-    const fromVectors = new BinaryIndex<number>(dimension, { rescoring: true });
-    const fromBytes = new BinaryIndex<number>(dimension, { rescoring: true });
-    for (const [i, v] of vectors(1000, dimension, 9).entries()) {
-      fromVectors.set(i, '', 'ns', v);
-      // Copied at an odd offset, as a blob read from a file may be.
-      const bytes = new Uint8Array(encodeRescoring(v).length + 1);
-      bytes.set(encodeRescoring(v), 1);
-      fromBytes.setEncoded(i, '', 'ns', bytes.subarray(1));
+    // 9,000 codes span three chunks of 4,096: removals swap codes across chunks and drop emptied ones.
+    for (const n of [300, 9000])
+      it(`keeps codes and int8 copies in step through replacement, removal and moves between scopes (${n} codes)`, () => {
+        const dimension = 64;
+        const index = new BinaryIndex<string>(dimension, { rescoring: true, simd });
+        const data = vectors(n, dimension, 5);
+        for (const [i, v] of data.entries()) index.set(`k${i}`, 't', i % 2 ? 'a' : 'b', v);
+        // Remove a third (swaps the last slot into each hole), replace some vectors, move some to namespace c.
+        for (let i = 0; i < n; i += 3) index.remove(`k${i}`);
+        const replaced = vectors(n, dimension, 6);
+        for (let i = 1; i < n; i += 3) index.set(`k${i}`, 't', i % 2 ? 'a' : 'b', replaced[i]!);
+        for (let i = 2; i < n; i += 6) index.set(`k${i}`, 't', 'c', data[i]!);
+        const current = new Map<string, { v: Float32Array; ns: string }>();
+        for (let i = 0; i < n; i++) {
+          if (i % 3 === 0) continue;
+          const v = i % 3 === 1 ? replaced[i]! : data[i]!;
+          current.set(`k${i}`, { v, ns: i % 6 === 2 ? 'c' : i % 2 ? 'a' : 'b' });
+        }
+        expect(index.size).toBe(current.size);
+        expect(index.count({ tenant: 't', namespaces: ['c'] })).toBe(
+          [...current.values()].filter((c) => c.ns === 'c').length,
+        );
+        expect(index.count({ tenant: 'other' })).toBe(0);
+        for (const query of vectors(5, dimension, 8)) {
+          // The whole scope as the pool: every key, each scored from its current vector.
+          const { keys, scores } = index.ranked(query, { tenant: 't', namespaces: ['a', 'c'] }, n);
+          const want = [...current].filter(([, c]) => c.ns !== 'b').map(([k]) => k);
+          expect(new Set(keys)).toEqual(new Set(want));
+          for (const [r, key] of keys.entries())
+            expect(scores[r]!).toBeCloseTo(cosineSimilarity(query, current.get(key)!.v), 1);
+        }
+      });
+
+    it('loads persisted codes (encodeRescoring) to the same ranking as the vectors give', () => {
+      const dimension = 384;
+      const fromVectors = new BinaryIndex<number>(dimension, { rescoring: true, simd });
+      const fromBytes = new BinaryIndex<number>(dimension, { rescoring: true, simd });
+      for (const [i, v] of vectors(1000, dimension, 9).entries()) {
+        fromVectors.set(i, '', 'ns', v);
+        // Copied at an odd offset, as a blob read from a file may be.
+        const bytes = new Uint8Array(encodeRescoring(v).length + 1);
+        bytes.set(encodeRescoring(v), 1);
+        fromBytes.setEncoded(i, '', 'ns', bytes.subarray(1));
+      }
+      for (const query of vectors(3, dimension, 10))
+        expect(fromBytes.ranked(query, scope, 100)).toEqual(fromVectors.ranked(query, scope, 100));
+      expect(() => fromBytes.setEncoded(1, '', 'ns', new Uint8Array(48))).toThrow(/encodeRescoring/);
+    });
+
+    it('encodes bit i as the sign of component i', () => {
+      const v = new Float32Array(40);
+      v[0] = 1;
+      v[31] = 0.5;
+      v[32] = 2;
+      v[33] = -1;
+      expect([...encodeSigns(v)]).toEqual([(1 | (1 << 31)) >>> 0, 1]);
+    });
+
+    it('refuses to rank without int8 copies', () => {
+      expect(() => new BinaryIndex<number>(8, { simd }).ranked(new Float32Array(8), scope, 1)).toThrow(/rescoring/);
+    });
+  });
+
+describe('BinaryIndex SIMD kernels', () => {
+  it('run under Node, with the distances and scores of the JS loops', () => {
+    expect(new BinaryIndex<number>(384).usesSimd).toBe(true);
+    // 300 and 100 dims pad codes and int8 copies to 16-byte blocks; 2080 and 3072 take many blocks per code.
+    for (const dimension of [384, 100, 300, 768, 2080, 3072]) {
+      const simd = new BinaryIndex<number>(dimension, { rescoring: true, simd: true });
+      const js = new BinaryIndex<number>(dimension, { rescoring: true, simd: false });
+      expect(js.usesSimd).toBe(false);
+      const data = vectors(700, dimension, dimension + 1);
+      for (const [i, v] of data.entries()) {
+        simd.set(i, '', i % 3 ? 'a' : 'b', v);
+        js.set(i, '', i % 3 ? 'a' : 'b', v);
+      }
+      for (const query of vectors(3, dimension, 11)) {
+        expect(simd.nearest(query, scope, 90)).toEqual(js.nearest(query, scope, 90));
+        const a = simd.ranked(query, { tenant: '', namespaces: ['a'] }, 120);
+        const b = js.ranked(query, { tenant: '', namespaces: ['a'] }, 120);
+        expect(new Set(a.keys)).toEqual(new Set(b.keys));
+        // The kernel scales the query to int16: the same scores within rounding.
+        const byKey = new Map(b.keys.map((k, r) => [k, b.scores[r]!]));
+        for (const [r, key] of a.keys.entries()) expect(Math.abs(a.scores[r]! - byKey.get(key)!)).toBeLessThan(1e-3);
+      }
     }
-    for (const query of vectors(3, dimension, 10))
-      expect(fromBytes.ranked(query, scope, 100)).toEqual(fromVectors.ranked(query, scope, 100));
-    expect(() => fromBytes.setEncoded(1, '', 'ns', new Uint8Array(48))).toThrow(/encodeRescoring/);
   });
 
-  it('encodes bit i as the sign of component i', () => {
-    const v = new Float32Array(40);
-    v[0] = 1;
-    v[31] = 0.5;
-    v[32] = 2;
-    v[33] = -1;
-    expect([...encodeSigns(v)]).toEqual([(1 | (1 << 31)) >>> 0, 1]);
-  });
-
-  it('refuses to rank without int8 copies', () => {
-    expect(() => new BinaryIndex<number>(8).ranked(new Float32Array(8), scope, 1)).toThrow(/rescoring/);
+  it('are what kernels.wat assembles to (npm run build:kernels)', () => {
+    const script = join(dirname(fileURLToPath(import.meta.url)), '../../../../scripts/build-kernels.mjs');
+    const run = spawnSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
+    expect(run.stderr + run.stdout).toContain('matches');
+    expect(run.status).toBe(0);
   });
 });

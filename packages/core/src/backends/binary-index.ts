@@ -1,3 +1,5 @@
+import { CodeHeap } from './kernels/code-heap';
+
 /**
  * Sign-bit (binary-quantized) codes of vectors, grouped by (tenant,
  * namespace), searched by Hamming distance: a scan of 48 bytes per 384-dim
@@ -14,9 +16,19 @@ export class BinaryIndex<K> {
   /** 32-bit words per code. */
   readonly words: number;
   readonly rescoring: boolean;
+  /** Each code takes whole 16-byte blocks in the heap (what the SIMD scan reads): `stride` words... */
+  private readonly stride: number;
+  private readonly codeBytes: number;
+  /** ...and its int8 copy whole 16-component blocks (zero padded). */
+  private readonly blocks: number;
+  private heap: CodeHeap;
+  private readonly simd: boolean | undefined;
   private readonly partitions = new Map<string, Partition<K>>();
   private readonly slots = new Map<K, { partition: Partition<K>; slot: number }>();
-  private distances = new Uint16Array(0);
+  /** Scratch blocks in the heap for a scan: the query's code and int16 copy, the histogram, the distances. */
+  private scratch:
+    | { query: number; query16: number; histogram: number; distances: number; picked: number; room: number }
+    | undefined;
   /** The candidates the last scan chose: partition (index into its selection), slot, distance. */
   private chosenPartition = new Uint32Array(0);
   private chosenSlot = new Uint32Array(0);
@@ -24,14 +36,24 @@ export class BinaryIndex<K> {
 
   constructor(
     readonly dimension: number,
-    options: { rescoring?: boolean } = {},
+    options: { rescoring?: boolean; simd?: boolean } = {},
   ) {
     this.words = Math.ceil(dimension / 32);
     this.rescoring = options.rescoring ?? false;
+    this.stride = Math.ceil(this.words / 4) * 4;
+    this.codeBytes = this.stride * 4;
+    this.blocks = Math.ceil(dimension / 16);
+    this.simd = options.simd;
+    this.heap = new CodeHeap({ simd: options.simd });
   }
 
   get size(): number {
     return this.slots.size;
+  }
+
+  /** Whether scans run in the WebAssembly SIMD kernels (false: the JS loops). */
+  get usesSimd(): boolean {
+    return this.heap.kernels !== undefined;
   }
 
   /** Bytes of one code as `encodeRescoring` writes it: sign words, the float32 factor, the int8 copy. */
@@ -41,11 +63,15 @@ export class BinaryIndex<K> {
 
   /** Adds or replaces the code of `key` (and its int8 copy when rescoring). */
   set(key: K, tenant: string, namespace: string, vector: Float32Array): void {
-    const { partition, slot } = this.place(key, tenant, namespace);
-    const chunk = partition.chunks[slot >>> CHUNK_BITS]!;
-    const at = slot & CHUNK_MASK;
-    writeSigns(vector, chunk.codes, at * this.words, this.words);
-    if (chunk.quantized) quantize(vector, chunk.quantized, at * this.dimension, chunk.factors!, at);
+    const { chunk, at } = this.placed(key, tenant, namespace);
+    const heap = this.heap;
+    const word = (chunk.at >>> 2) + at * this.stride;
+    writeSigns(vector, heap.u32, word, this.words);
+    heap.u32.fill(0, word + this.words, word + this.stride);
+    if (!this.rescoring) return;
+    const quantized = this.quantizedAt(chunk, at);
+    quantize(vector, heap.i8, quantized, heap.f32, this.factorAt(chunk, at));
+    heap.i8.fill(0, quantized + this.dimension, quantized + this.blocks * 16);
   }
 
   /**
@@ -58,20 +84,25 @@ export class BinaryIndex<K> {
     const d = this.dimension;
     if (!this.rescoring || encoded.length !== this.encodedBytes)
       throw new Error(`BinaryIndex.setEncoded takes encodeRescoring's ${this.encodedBytes} bytes.`);
-    const { partition, slot } = this.place(key, tenant, namespace);
-    const chunk = partition.chunks[slot >>> CHUNK_BITS]!;
-    const at = slot & CHUNK_MASK;
-    // Byte loops rather than typed-array views of the blob: no allocation per code.
-    for (let w = 0, o = at * words; w < words; w++)
-      chunk.codes[o + w] =
-        encoded[4 * w]! | (encoded[4 * w + 1]! << 8) | (encoded[4 * w + 2]! << 16) | (encoded[4 * w + 3]! << 24);
+    const { chunk, at } = this.placed(key, tenant, namespace);
+    const u8 = this.heap.u8;
+    // Little-endian words as stored: the bytes copy as they are (typed arrays are little-endian everywhere Node runs).
+    const code = chunk.at + at * this.codeBytes;
+    u8.set(encoded.subarray(0, words * 4), code);
+    u8.fill(0, code + words * 4, code + this.codeBytes);
     for (let i = 0; i < 4; i++) scratch.factorBytes[i] = encoded[words * 4 + i]!;
-    chunk.factors![at] = scratch.factor[0]!;
-    const q = chunk.quantized!;
-    for (let j = 0, from = words * 4 + 4, o = at * d; j < d; j++) q[o + j] = encoded[from + j]!; // wraps to int8
+    this.heap.f32[this.factorAt(chunk, at)] = scratch.factor[0]!;
+    const quantized = this.quantizedAt(chunk, at);
+    u8.set(encoded.subarray(words * 4 + 4, words * 4 + 4 + d), quantized);
+    u8.fill(0, quantized + d, quantized + this.blocks * 16);
   }
 
   /** The slot of `key` in its scope's partition, moved or created as needed. */
+  private placed(key: K, tenant: string, namespace: string): { chunk: Chunk; at: number } {
+    const { partition, slot } = this.place(key, tenant, namespace);
+    return { chunk: partition.chunks[slot >>> CHUNK_BITS]!, at: slot & CHUNK_MASK };
+  }
+
   private place(key: K, tenant: string, namespace: string): { partition: Partition<K>; slot: number } {
     const scope = `${tenant}\u0000${namespace}`;
     const at = this.slots.get(key);
@@ -93,21 +124,36 @@ export class BinaryIndex<K> {
     return placed;
   }
 
+  /** Bytes of a chunk: its codes, then (rescoring) their factors and int8 copies. */
+  private chunkBytes(capacity: number): number {
+    return capacity * (this.codeBytes + (this.rescoring ? 4 + this.blocks * 16 : 0));
+  }
+
+  private factorAt(chunk: Chunk, at: number): number {
+    return ((chunk.at + chunk.capacity * this.codeBytes) >>> 2) + at;
+  }
+
+  private quantizedAt(chunk: Chunk, at: number): number {
+    return chunk.at + chunk.capacity * (this.codeBytes + 4) + at * this.blocks * 16;
+  }
+
   private chunk(capacity: number): Chunk {
-    const chunk: Chunk = { capacity, codes: new Uint32Array(capacity * this.words) };
-    if (this.rescoring) {
-      chunk.quantized = new Int8Array(capacity * this.dimension);
-      chunk.factors = new Float32Array(capacity);
-    }
-    return chunk;
+    return { capacity, at: this.heap.alloc(this.chunkBytes(capacity)) };
   }
 
   /** A first chunk doubles up to CHUNK codes (small scopes stay small); later chunks are born full size. */
   private grown(chunk: Chunk): Chunk {
     const bigger = this.chunk(Math.min(CHUNK, chunk.capacity * 2));
-    bigger.codes.set(chunk.codes);
-    bigger.quantized?.set(chunk.quantized!);
-    bigger.factors?.set(chunk.factors!);
+    const u8 = this.heap.u8;
+    const n = chunk.capacity;
+    u8.copyWithin(bigger.at, chunk.at, chunk.at + n * this.codeBytes);
+    if (this.rescoring) {
+      const from = this.factorAt(chunk, 0) * 4;
+      u8.copyWithin(this.factorAt(bigger, 0) * 4, from, from + n * 4);
+      const quantized = this.quantizedAt(chunk, 0);
+      u8.copyWithin(this.quantizedAt(bigger, 0), quantized, quantized + n * this.blocks * 16);
+    }
+    this.heap.release(chunk.at, this.chunkBytes(chunk.capacity));
     return bigger;
   }
 
@@ -125,24 +171,34 @@ export class BinaryIndex<K> {
       const from = partition.chunks[last >>> CHUNK_BITS]!;
       const t = slot & CHUNK_MASK;
       const f = last & CHUNK_MASK;
-      const w = this.words;
-      to.codes.set(from.codes.subarray(f * w, (f + 1) * w), t * w);
-      if (to.quantized) {
-        const d = this.dimension;
-        to.quantized.set(from.quantized!.subarray(f * d, (f + 1) * d), t * d);
-        to.factors![t] = from.factors![f]!;
+      const { u8, f32 } = this.heap;
+      const code = from.at + f * this.codeBytes;
+      u8.copyWithin(to.at + t * this.codeBytes, code, code + this.codeBytes);
+      if (this.rescoring) {
+        const quantized = this.quantizedAt(from, f);
+        u8.copyWithin(this.quantizedAt(to, t), quantized, quantized + this.blocks * 16);
+        f32[this.factorAt(to, t)] = f32[this.factorAt(from, f)]!;
       }
       this.slots.set(moved, { partition, slot });
     }
     partition.keys.pop();
-    // A chunk left empty is dropped (the first one stays until the partition goes).
-    if (last > 0 && (last & CHUNK_MASK) === 0) partition.chunks.pop();
-    if (partition.keys.length === 0) this.partitions.delete(partition.scope);
+    // A chunk left empty is given back (the first one stays until the partition goes).
+    if (last > 0 && (last & CHUNK_MASK) === 0) {
+      const empty = partition.chunks.pop()!;
+      this.heap.release(empty.at, this.chunkBytes(empty.capacity));
+    }
+    if (partition.keys.length === 0) {
+      const first = partition.chunks.pop();
+      if (first) this.heap.release(first.at, this.chunkBytes(first.capacity));
+      this.partitions.delete(partition.scope);
+    }
   }
 
   clear(): void {
     this.partitions.clear();
     this.slots.clear();
+    this.heap = new CodeHeap({ simd: this.simd });
+    this.scratch = undefined;
   }
 
   /** How many codes the scope holds (tenant `null`: every tenant; no namespaces: all of them). */
@@ -179,29 +235,51 @@ export class BinaryIndex<K> {
     const partitions = this.select(scope);
     const n = this.choose(query, partitions, m);
     const d = this.dimension;
-    const q = new Float64Array(d);
-    for (let j = 0; j < d; j++) q[j] = query[j]!;
+    const heap = this.heap;
     const scores = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const slot = this.chosenSlot[i]!;
-      const chunk = partitions[this.chosenPartition[i]!]!.chunks[slot >>> CHUNK_BITS]!;
-      const at = slot & CHUNK_MASK;
-      const v = chunk.quantized!;
-      // Four sums side by side: about 15% faster than one.
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let j = 0;
-      let o = at * d;
-      for (; j + 4 <= d; j += 4, o += 4) {
-        s0 += q[j]! * v[o]!;
-        s1 += q[j + 1]! * v[o + 1]!;
-        s2 += q[j + 2]! * v[o + 2]!;
-        s3 += q[j + 3]! * v[o + 3]!;
+    let norm = 0;
+    for (let j = 0; j < d; j++) norm += query[j]! * query[j]!;
+    const kernels = heap.kernels;
+    if (kernels) {
+      // The query as int16, scaled so that no 32-bit sum of the kernel can overflow (|int8| <= 127).
+      let max = 0;
+      for (let j = 0; j < d; j++) max = Math.max(max, Math.abs(query[j]!));
+      const scale = max > 0 ? Math.min(32_767, Math.floor(0x7fffffff / (127 * this.blocks * 16))) / max : 0;
+      const at = this.scratch!.query16;
+      const i16 = heap.i16;
+      for (let j = 0; j < d; j++) i16[(at >>> 1) + j] = Math.round(query[j]! * scale);
+      i16.fill(0, (at >>> 1) + d, (at >>> 1) + this.blocks * 16);
+      for (let i = 0; i < n; i++) {
+        const slot = this.chosenSlot[i]!;
+        const chunk = partitions[this.chosenPartition[i]!]!.chunks[slot >>> CHUNK_BITS]!;
+        const c = slot & CHUNK_MASK;
+        const dot = scale > 0 ? kernels.dot8(this.quantizedAt(chunk, c), at, this.blocks) / scale : 0;
+        scores[i] = dot * heap.f32[this.factorAt(chunk, c)]!;
       }
-      for (; j < d; j++, o++) s0 += q[j]! * v[o]!;
-      scores[i] = (s0 + s1 + s2 + s3) * chunk.factors![at]!;
+    } else {
+      const q = new Float64Array(d);
+      for (let j = 0; j < d; j++) q[j] = query[j]!;
+      const v = heap.i8;
+      for (let i = 0; i < n; i++) {
+        const slot = this.chosenSlot[i]!;
+        const chunk = partitions[this.chosenPartition[i]!]!.chunks[slot >>> CHUNK_BITS]!;
+        const c = slot & CHUNK_MASK;
+        // Four sums side by side: about 15% faster than one.
+        let s0 = 0;
+        let s1 = 0;
+        let s2 = 0;
+        let s3 = 0;
+        let j = 0;
+        let o = this.quantizedAt(chunk, c);
+        for (; j + 4 <= d; j += 4, o += 4) {
+          s0 += q[j]! * v[o]!;
+          s1 += q[j + 1]! * v[o + 1]!;
+          s2 += q[j + 2]! * v[o + 2]!;
+          s3 += q[j + 3]! * v[o + 3]!;
+        }
+        for (; j < d; j++, o++) s0 += q[j]! * v[o]!;
+        scores[i] = (s0 + s1 + s2 + s3) * heap.f32[this.factorAt(chunk, c)]!;
+      }
     }
     const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
     const sorted = new Float64Array(n);
@@ -209,10 +287,35 @@ export class BinaryIndex<K> {
       sorted[r] = scores[i]!;
       return partitions[this.chosenPartition[i]!]!.keys[this.chosenSlot[i]!]!;
     });
-    let norm = 0;
-    for (let j = 0; j < d; j++) norm += q[j]! * q[j]!;
     if (norm > 0) for (let r = 0; r < n; r++) sorted[r] = sorted[r]! / Math.sqrt(norm);
     return { keys, scores: sorted };
+  }
+
+  /** The scan's scratch blocks, with room for `total` distances (allocated before any view is taken). */
+  private scratchFor(total: number) {
+    let s = this.scratch;
+    if (!s) {
+      const heap = this.heap;
+      s = {
+        query: heap.alloc(this.codeBytes),
+        query16: heap.alloc(this.blocks * 32),
+        histogram: heap.alloc((this.words * 32 + 1) * 4),
+        distances: 0,
+        picked: 0,
+        room: 0,
+      };
+      this.scratch = s;
+    }
+    if (s.room < total) {
+      if (s.room > 0) {
+        this.heap.release(s.distances, s.room * 2);
+        this.heap.release(s.picked, s.room * 4);
+      }
+      s.room = Math.max(total, s.room * 2, 1024);
+      s.distances = this.heap.alloc(s.room * 2);
+      s.picked = this.heap.alloc(s.room * 4);
+    }
+    return s;
   }
 
   /**
@@ -224,21 +327,32 @@ export class BinaryIndex<K> {
     for (const p of partitions) total += p.keys.length;
     if (total === 0 || m <= 0) return 0;
     const words = this.words;
-    const q = encodeSigns(query, words);
-    if (this.distances.length < total) this.distances = new Uint16Array(Math.max(total, this.distances.length * 2));
-    const distances = this.distances;
-    const histogram = new Uint32Array(words * 32 + 1);
+    const s = this.scratchFor(total);
+    const heap = this.heap;
+    const q = s.query >>> 2;
+    writeSigns(query, heap.u32, q, words);
+    heap.u32.fill(0, q + words, q + this.stride);
+    const histogram = s.histogram >>> 2;
+    const bins = words * 32 + 1;
+    heap.u32.fill(0, histogram, histogram + bins);
+    const distances = s.distances >>> 1;
+    const kernels = heap.kernels;
     let at = 0;
     for (const p of partitions)
       for (let c = 0; c < p.chunks.length; c++) {
         const n = Math.min(CHUNK, p.keys.length - c * CHUNK);
-        at = hammingScan(p.chunks[c]!.codes, n, q, words, distances, at, histogram);
+        const chunk = p.chunks[c]!;
+        if (kernels) kernels.hamming(chunk.at, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
+        else hammingScan(heap.u32, chunk.at >>> 2, n, q, words, this.stride, heap.u16, distances + at, histogram);
+        at += n;
       }
+    const counts = heap.u32;
+    const out = heap.u16;
     // The smallest distance t with at least m codes at distance <= t: one counting pass, no sort of all codes.
     let threshold = 0;
     let below = 0;
-    for (; threshold < histogram.length - 1 && below + histogram[threshold]! < m; threshold++)
-      below += histogram[threshold]!;
+    for (; threshold < bins - 1 && below + counts[histogram + threshold]! < m; threshold++)
+      below += counts[histogram + threshold]!;
     // Ties at the threshold: only as many as needed to reach m.
     let ties = m - below;
     const n = Math.min(m, total);
@@ -248,19 +362,40 @@ export class BinaryIndex<K> {
       this.chosenDistance = new Uint16Array(this.chosenSlot.length);
     }
     let chosen = 0;
-    at = 0;
+    const take = (pi: number, slot: number, dist: number): void => {
+      this.chosenPartition[chosen] = pi;
+      this.chosenDistance[chosen] = dist;
+      this.chosenSlot[chosen++] = slot;
+    };
+    if (kernels) {
+      // The kernel lists the scan positions within the threshold; positions run partition by partition.
+      const found = kernels.within(s.distances, total, threshold, s.picked);
+      const picked = heap.u32;
+      let pi = 0;
+      let start = 0;
+      for (let f = 0, p = s.picked >>> 2; f < found; f++, p++) {
+        const position = picked[p]!;
+        while (position >= start + partitions[pi]!.keys.length) start += partitions[pi++]!.keys.length;
+        const dist = out[distances + position]!;
+        if (dist === threshold) {
+          if (ties === 0) continue;
+          ties--;
+        }
+        take(pi, position - start, dist);
+      }
+      return chosen;
+    }
+    at = distances;
     for (let pi = 0; pi < partitions.length; pi++) {
       const size = partitions[pi]!.keys.length;
       for (let i = 0; i < size; i++, at++) {
-        const dist = distances[at]!;
+        const dist = out[at]!;
         if (dist > threshold) continue;
         if (dist === threshold) {
           if (ties === 0) continue;
           ties--;
         }
-        this.chosenPartition[chosen] = pi;
-        this.chosenDistance[chosen] = dist;
-        this.chosenSlot[chosen++] = i;
+        take(pi, i, dist);
       }
     }
     return chosen;
@@ -292,15 +427,15 @@ interface Partition<K> {
   keys: K[];
 }
 
+/**
+ * A block of the heap: `capacity` codes, then (rescoring index) a float32
+ * factor per code that turns the dot product of its int8 copy with a query into
+ * cosine times the query's norm, then the int8 copies.
+ */
 interface Chunk {
-  /** Codes it has room for. */
   capacity: number;
-  /** `words` 32-bit words per code. */
-  codes: Uint32Array;
-  /** Rescoring index only: `dimension` int8 components per code... */
-  quantized?: Int8Array;
-  /** ...and per code the factor that turns their dot product with a query into cosine times the query's norm. */
-  factors?: Float32Array;
+  /** Byte offset in the heap. */
+  at: number;
 }
 
 /**
@@ -414,32 +549,40 @@ function popcount(x: number): number {
 }
 
 /**
- * Hamming distances of n codes to q, into out from `at`, counted in the
- * histogram. Codes of a multiple of 12 words (384, 768, 1536... dims) go 12
- * words at a time with the query's words in locals (a third faster than a
- * loop over words); others three words at a time, then word by word.
+ * The JS loops, where the SIMD kernels cannot run. Hamming distances of n
+ * codes (from word `codes` of `mem`, `stride` words apart) to the query (at
+ * word `q`), into out from `at`, counted in the histogram (at word
+ * `histogram` of `mem`). Codes of a multiple of 12 words (384, 768, 1536...
+ * dims) go 12 words at a time with the query's words in locals (a third
+ * faster than a loop over words); others three words at a time, then word by word.
  */
 function hammingScan(
-  codes: Uint32Array,
+  mem: Uint32Array,
+  codes: number,
   n: number,
-  q: Uint32Array,
+  q: number,
   words: number,
+  stride: number,
   out: Uint16Array,
   at: number,
-  histogram: Uint32Array,
-): number {
+  histogram: number,
+): void {
   if (words % 12 === 0) {
     for (let block = 0; block < words; block += 12)
-      scan12(codes, n, words, block, q, out, at, block === 0, block + 12 === words ? histogram : undefined);
-    return at + n;
+      scan12(mem, codes + block, n, stride, q + block, out, at, block === 0, block + 12 === words ? histogram : -1);
+    return;
   }
-  for (let i = 0, o = 0; i < n; i++, o += words) {
+  for (let i = 0, o = codes; i < n; i++, o += stride) {
     let d = 0;
     let bytes = 0;
     let groups = 0;
     let j = 0;
     for (; j + 3 <= words; j += 3) {
-      bytes += bytesSum(codes[o + j]! ^ q[j]!, codes[o + j + 1]! ^ q[j + 1]!, codes[o + j + 2]! ^ q[j + 2]!);
+      bytes += bytesSum(
+        mem[o + j]! ^ mem[q + j]!,
+        mem[o + j + 1]! ^ mem[q + j + 1]!,
+        mem[o + j + 2]! ^ mem[q + j + 2]!,
+      );
       if (++groups === 10) {
         d += addBytes(bytes);
         bytes = 0;
@@ -447,44 +590,44 @@ function hammingScan(
       }
     }
     d += addBytes(bytes);
-    for (; j < words; j++) d += popcount(codes[o + j]! ^ q[j]!);
+    for (; j < words; j++) d += popcount(mem[o + j]! ^ mem[q + j]!);
     out[at++] = d;
-    histogram[d]!++;
+    mem[histogram + d]!++;
   }
-  return at;
 }
 
-/** Adds (or, first, writes) the distances of words block..block+11 of each code; the last block counts them. */
+/** Adds (or, first, writes) the distances of 12 words of each code from word `codes`; the last block counts them (histogram >= 0). */
 function scan12(
-  codes: Uint32Array,
+  mem: Uint32Array,
+  codes: number,
   n: number,
-  words: number,
-  block: number,
-  q: Uint32Array,
+  stride: number,
+  q: number,
   out: Uint16Array,
   at: number,
   first: boolean,
-  histogram: Uint32Array | undefined,
+  histogram: number,
 ): void {
-  const q0 = q[block]!;
-  const q1 = q[block + 1]!;
-  const q2 = q[block + 2]!;
-  const q3 = q[block + 3]!;
-  const q4 = q[block + 4]!;
-  const q5 = q[block + 5]!;
-  const q6 = q[block + 6]!;
-  const q7 = q[block + 7]!;
-  const q8 = q[block + 8]!;
-  const q9 = q[block + 9]!;
-  const q10 = q[block + 10]!;
-  const q11 = q[block + 11]!;
-  for (let i = 0, o = block; i < n; i++, o += words) {
+  const q0 = mem[q]!;
+  const q1 = mem[q + 1]!;
+  const q2 = mem[q + 2]!;
+  const q3 = mem[q + 3]!;
+  const q4 = mem[q + 4]!;
+  const q5 = mem[q + 5]!;
+  const q6 = mem[q + 6]!;
+  const q7 = mem[q + 7]!;
+  const q8 = mem[q + 8]!;
+  const q9 = mem[q + 9]!;
+  const q10 = mem[q + 10]!;
+  const q11 = mem[q + 11]!;
+  const codesMem = mem;
+  for (let i = 0, o = codes; i < n; i++, o += stride) {
     // bytesSum written out four times: V8 stopped inlining the calls once this loop ran per chunk.
     let bytes = 0;
     {
-      let x = codes[o]! ^ q0;
-      let y = codes[o + 1]! ^ q1;
-      let z = codes[o + 2]! ^ q2;
+      let x = codesMem[o]! ^ q0;
+      let y = codesMem[o + 1]! ^ q1;
+      let z = codesMem[o + 2]! ^ q2;
       x -= (x >>> 1) & 0x55555555;
       y -= (y >>> 1) & 0x55555555;
       z -= (z >>> 1) & 0x55555555;
@@ -498,9 +641,9 @@ function scan12(
       bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
     }
     {
-      let x = codes[o + 3]! ^ q3;
-      let y = codes[o + 4]! ^ q4;
-      let z = codes[o + 5]! ^ q5;
+      let x = codesMem[o + 3]! ^ q3;
+      let y = codesMem[o + 4]! ^ q4;
+      let z = codesMem[o + 5]! ^ q5;
       x -= (x >>> 1) & 0x55555555;
       y -= (y >>> 1) & 0x55555555;
       z -= (z >>> 1) & 0x55555555;
@@ -514,9 +657,9 @@ function scan12(
       bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
     }
     {
-      let x = codes[o + 6]! ^ q6;
-      let y = codes[o + 7]! ^ q7;
-      let z = codes[o + 8]! ^ q8;
+      let x = codesMem[o + 6]! ^ q6;
+      let y = codesMem[o + 7]! ^ q7;
+      let z = codesMem[o + 8]! ^ q8;
       x -= (x >>> 1) & 0x55555555;
       y -= (y >>> 1) & 0x55555555;
       z -= (z >>> 1) & 0x55555555;
@@ -530,9 +673,9 @@ function scan12(
       bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
     }
     {
-      let x = codes[o + 9]! ^ q9;
-      let y = codes[o + 10]! ^ q10;
-      let z = codes[o + 11]! ^ q11;
+      let x = codesMem[o + 9]! ^ q9;
+      let y = codesMem[o + 10]! ^ q10;
+      let z = codesMem[o + 11]! ^ q11;
       x -= (x >>> 1) & 0x55555555;
       y -= (y >>> 1) & 0x55555555;
       z -= (z >>> 1) & 0x55555555;
@@ -549,7 +692,7 @@ function scan12(
     const d = (halves & 0xffff) + (halves >>> 16);
     const total = first ? d : out[at + i]! + d;
     out[at + i] = total;
-    if (histogram) histogram[total]!++;
+    if (histogram >= 0) mem[histogram + total]!++;
   }
 }
 

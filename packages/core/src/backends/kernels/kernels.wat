@@ -1,0 +1,123 @@
+;; The two inner loops of BinaryIndex, with 128-bit SIMD. Source of kernels-wasm.ts:
+;; `npm run build:kernels` assembles this file (wabt) and writes the bytes there.
+(module
+  (memory (export "memory") 1)
+
+  ;; For each of n codes of `vectors` 16-byte blocks from `codes`: its Hamming distance to the
+  ;; code at `query`, stored as u16 at `out`, and counted in the u32 histogram at `histogram`.
+  (func (export "hamming")
+    (param $codes i32) (param $n i32) (param $vectors i32) (param $query i32)
+    (param $out i32) (param $histogram i32)
+    (local $end i32) (local $v i32) (local $d i32) (local $h i32) (local $sum v128)
+    (local $q0 v128) (local $q1 v128) (local $q2 v128)
+    (local.set $end (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 1))))
+    (if (i32.eqz (local.get $n)) (then (return)))
+    (if (i32.eq (local.get $vectors) (i32.const 3))
+      (then
+        ;; 384 dimensions, the common case: the query in registers, byte counts summed before widening.
+        (local.set $q0 (v128.load (local.get $query)))
+        (local.set $q1 (v128.load offset=16 (local.get $query)))
+        (local.set $q2 (v128.load offset=32 (local.get $query)))
+        (loop $each3
+          (local.set $sum
+            (i32x4.extadd_pairwise_i16x8_u
+              (i16x8.extadd_pairwise_i8x16_u
+                (i8x16.add
+                  (i8x16.add
+                    (i8x16.popcnt (v128.xor (v128.load (local.get $codes)) (local.get $q0)))
+                    (i8x16.popcnt (v128.xor (v128.load offset=16 (local.get $codes)) (local.get $q1))))
+                  (i8x16.popcnt (v128.xor (v128.load offset=32 (local.get $codes)) (local.get $q2)))))))
+          (local.set $d
+            (i32.add
+              (i32.add (i32x4.extract_lane 0 (local.get $sum)) (i32x4.extract_lane 1 (local.get $sum)))
+              (i32.add (i32x4.extract_lane 2 (local.get $sum)) (i32x4.extract_lane 3 (local.get $sum)))))
+          (i32.store16 (local.get $out) (local.get $d))
+          (local.set $h (i32.add (local.get $histogram) (i32.shl (local.get $d) (i32.const 2))))
+          (i32.store (local.get $h) (i32.add (i32.load (local.get $h)) (i32.const 1)))
+          (local.set $codes (i32.add (local.get $codes) (i32.const 48)))
+          (local.set $out (i32.add (local.get $out) (i32.const 2)))
+          (br_if $each3 (i32.lt_u (local.get $out) (local.get $end))))
+        (return)))
+    (loop $each
+      ;; Byte counts widened to 16 bits per block: no lane overflows below 4,096 blocks.
+      (local.set $sum (v128.const i32x4 0 0 0 0))
+      (local.set $v (i32.const 0))
+      (loop $block
+        (local.set $sum
+          (i16x8.add (local.get $sum)
+            (i16x8.extadd_pairwise_i8x16_u
+              (i8x16.popcnt
+                (v128.xor
+                  (v128.load (i32.add (local.get $codes) (i32.shl (local.get $v) (i32.const 4))))
+                  (v128.load (i32.add (local.get $query) (i32.shl (local.get $v) (i32.const 4)))))))))
+        (local.set $v (i32.add (local.get $v) (i32.const 1)))
+        (br_if $block (i32.lt_u (local.get $v) (local.get $vectors))))
+      (local.set $sum (i32x4.extadd_pairwise_i16x8_u (local.get $sum)))
+      (local.set $d
+        (i32.add
+          (i32.add (i32x4.extract_lane 0 (local.get $sum)) (i32x4.extract_lane 1 (local.get $sum)))
+          (i32.add (i32x4.extract_lane 2 (local.get $sum)) (i32x4.extract_lane 3 (local.get $sum)))))
+      (i32.store16 (local.get $out) (local.get $d))
+      (local.set $h (i32.add (local.get $histogram) (i32.shl (local.get $d) (i32.const 2))))
+      (i32.store (local.get $h) (i32.add (i32.load (local.get $h)) (i32.const 1)))
+      (local.set $codes (i32.add (local.get $codes) (i32.shl (local.get $vectors) (i32.const 4))))
+      (local.set $out (i32.add (local.get $out) (i32.const 2)))
+      (br_if $each (i32.lt_u (local.get $out) (local.get $end)))))
+
+  ;; The dot product of `blocks` x 16 int8 components at `code` with as many int16 at `query`.
+  ;; The caller scales the query so that no 32-bit sum can overflow.
+  (func (export "dot8")
+    (param $code i32) (param $query i32) (param $blocks i32) (result i32)
+    (local $acc v128) (local $c v128) (local $end i32)
+    (local.set $end (i32.add (local.get $code) (i32.shl (local.get $blocks) (i32.const 4))))
+    (loop $block
+      (local.set $c (v128.load (local.get $code)))
+      (local.set $acc
+        (i32x4.add (local.get $acc)
+          (i32x4.add
+            (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $c)) (v128.load (local.get $query)))
+            (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $c)) (v128.load offset=16 (local.get $query))))))
+      (local.set $code (i32.add (local.get $code) (i32.const 16)))
+      (local.set $query (i32.add (local.get $query) (i32.const 32)))
+      (br_if $block (i32.lt_u (local.get $code) (local.get $end))))
+    (i32.add
+      (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
+      (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
+;; The indexes i < n (ascending) whose u16 at `distances` is at most `threshold`, as u32 at `out`; returns how many.
+  (func (export "within")
+    (param $distances i32) (param $n i32) (param $threshold i32) (param $out i32) (result i32)
+    (local $i i32) (local $end i32) (local $mask i32) (local $limit v128) (local $count i32)
+    (local.set $limit (i16x8.splat (local.get $threshold)))
+    (local.set $end (i32.and (local.get $n) (i32.const -8)))
+    (block $done8
+      (loop $each8
+        (br_if $done8 (i32.ge_u (local.get $i) (local.get $end)))
+        (local.set $mask
+          (i16x8.bitmask
+            (i16x8.le_u
+              (v128.load (i32.add (local.get $distances) (i32.shl (local.get $i) (i32.const 1))))
+              (local.get $limit))))
+        (block $bits
+          (loop $each_bit
+            (br_if $bits (i32.eqz (local.get $mask)))
+            (i32.store
+              (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 2)))
+              (i32.add (local.get $i) (i32.ctz (local.get $mask))))
+            (local.set $count (i32.add (local.get $count) (i32.const 1)))
+            (local.set $mask (i32.and (local.get $mask) (i32.sub (local.get $mask) (i32.const 1))))
+            (br $each_bit)))
+        (local.set $i (i32.add (local.get $i) (i32.const 8)))
+        (br $each8)))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (if (i32.le_u
+              (i32.load16_u (i32.add (local.get $distances) (i32.shl (local.get $i) (i32.const 1))))
+              (local.get $threshold))
+          (then
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 2))) (local.get $i))
+            (local.set $count (i32.add (local.get $count) (i32.const 1)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each)))
+    (local.get $count))
+)
