@@ -63,15 +63,19 @@ export class CodeHeap {
 
   constructor(options: { simd?: boolean } = {}) {
     const module = options.simd === false ? null : kernelsModule();
-    if (module) {
-      const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly!;
-      const exports = new wasm.Instance(module, {}).exports as Kernels & { memory: WasmMemory };
-      this.memory = exports.memory;
-      this.kernels = { hamming: exports.hamming, dot8: exports.dot8, within: exports.within };
-      this.view(this.memory.buffer);
-    } else {
-      this.view(new ArrayBuffer(PAGE));
+    try {
+      if (module) {
+        const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly!;
+        const exports = new wasm.Instance(module, {}).exports as Kernels & { memory: WasmMemory };
+        this.memory = exports.memory;
+        this.kernels = { hamming: exports.hamming, dot8: exports.dot8, within: exports.within };
+        this.view(this.memory.buffer);
+        return;
+      }
+    } catch {
+      // No room for another WebAssembly memory in this process: this index runs the JS loops.
     }
+    this.view(new ArrayBuffer(PAGE));
   }
 
   /** A block of at least `bytes` bytes (rounded up to 16); views may have been re-made. */
