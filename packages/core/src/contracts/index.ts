@@ -11,6 +11,8 @@ export type { Embedder } from './embedder';
 export type { HistoryAction, HistoryEntry } from './history-entry';
 export type { JsonObject } from './json-object';
 export type { JsonValue } from './json-value';
+export type { LoggedPatch } from './logged-patch';
+export type { LoggedPatches } from './logged-patches';
 export type { Memory } from './memory';
 export type { MemoryBackend } from './memory-backend';
 export type { MemoryInput } from './memory-input';

@@ -5,6 +5,7 @@ import type {
   HistoryAction,
   HistoryEntry,
   JsonObject,
+  LoggedPatches,
   Memory,
   MemoryBackend,
   MemoryInput,
@@ -473,7 +474,10 @@ export class MemoryStore {
     results = results.slice(0, k);
     // Reads stay reads: the accesses are written later, in batches (a read-only file skips them).
     if (options.reinforce !== false && results.length > 0 && !this.backend.capabilities.readonly) {
-      this.reinforcement.add(results.map((r) => r.memory), this.clock());
+      this.reinforcement.add(
+        results.map((r) => r.memory),
+        this.clock(),
+      );
     }
     return results;
   }
@@ -484,7 +488,13 @@ export class MemoryStore {
    */
   async findSimilar(
     content: string,
-    options: { types?: readonly MemoryType[]; namespaces?: readonly string[]; k?: number; minSimilarity?: number; includeInactive?: boolean } = {},
+    options: {
+      types?: readonly MemoryType[];
+      namespaces?: readonly string[];
+      k?: number;
+      minSimilarity?: number;
+      includeInactive?: boolean;
+    } = {},
   ): Promise<SimilarMemory[]> {
     await this.init();
     validateContent(content, Number.POSITIVE_INFINITY);
@@ -627,21 +637,45 @@ export class MemoryStore {
 
   async recordHistory(items: readonly { memory: Memory; action: HistoryAction; detail?: string }[]): Promise<void> {
     if (items.length === 0) return;
+    const entry = this.historyEntries();
+    const records: BackendRecord[] = items.map((item) =>
+      historyToRecord(entry(item.memory.id, item.action, item.detail, item.memory) as HistoryEntry, item.memory.tenant),
+    );
+    await this.backend.upsert(records);
+  }
+
+  /**
+   * History entries of one action for `patchLogged` (decay's prune): the
+   * record `recordHistory` writes as a template, whose entry id, memory id and
+   * memory the backend fills in, and a new entry id per change.
+   */
+  historyLog(action: HistoryAction, detail?: string): { log: LoggedPatches['log']; newEntryId: () => string } {
+    const entry = this.historyEntries();
+    const template = historyToRecord(entry('', action, detail) as HistoryEntry, '');
+    return {
+      log: {
+        namespace: template.namespace,
+        attributes: template.attributes,
+        payload: template.payload,
+        keys: { id: 'id', ref: 'memoryId', copy: 'memory' },
+      },
+      newEntryId: () => entry('', action, detail).id,
+    };
+  }
+
+  /** Builds history entries stamped with one instant of the store's clock (keys in the order recordHistory always wrote). */
+  private historyEntries() {
     const nowMs = this.clock();
     const at = new Date(nowMs).toISOString();
-    const records: BackendRecord[] = items.map((item) => {
-      const entry: HistoryEntry = {
-        id: newId('hist', nowMs),
-        memoryId: item.memory.id,
-        action: item.action,
-        at,
-        memory: item.memory,
-        ...(this.agentId ? { agentId: this.agentId } : {}),
-        ...(item.detail ? { detail: item.detail } : {}),
-      };
-      return historyToRecord(entry, item.memory.tenant);
+    return (memoryId: string, action: HistoryAction, detail: string | undefined, memory?: Memory) => ({
+      id: newId('hist', nowMs),
+      memoryId,
+      action,
+      at,
+      ...(memory ? { memory } : {}),
+      ...(this.agentId ? { agentId: this.agentId } : {}),
+      ...(detail ? { detail } : {}),
     });
-    await this.backend.upsert(records);
   }
 
   /** Runs `fn` all-or-nothing when the backend supports it. */
@@ -708,7 +742,9 @@ export class MemoryStore {
 
   /** The reciprocal-rank-fusion weights recall uses (from the options, else from the embedder). */
   fusionWeights(): { dense: number; keyword: number } {
-    return this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 });
+    return (
+      this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 })
+    );
   }
 
   /**
@@ -750,7 +786,15 @@ export class MemoryStore {
     // fills the ranks keyword search leaves empty, so hybrid can never rank worse than keyword alone.
     const keywordFirst = this.options.fusionWeights === undefined && this.embedder.lexical === true;
     if (caps.nativeHybrid && !keywordFirst) {
-      return this.backend.search({ mode: 'hybrid', vector, text: query, filter, k: pool, weights, minDenseScore: minDense });
+      return this.backend.search({
+        mode: 'hybrid',
+        vector,
+        text: query,
+        filter,
+        k: pool,
+        weights,
+        minDenseScore: minDense,
+      });
     }
     const kw = await keyword();
     if (keywordFirst) {
@@ -801,7 +845,11 @@ export class MemoryStore {
             const m = recordToMemory(r);
             const entry = byId.get(r.id)!;
             const at = Math.max(entry.at, toMillis(m.lastAccessedAt));
-            const payload = { ...m, lastAccessedAt: new Date(at).toISOString(), accessCount: m.accessCount + entry.count };
+            const payload = {
+              ...m,
+              lastAccessedAt: new Date(at).toISOString(),
+              accessCount: m.accessCount + entry.count,
+            };
             return { id: m.id, attributes: { lastAccessedAt: at }, payload: payload as unknown as JsonObject };
           }),
       );

@@ -10,6 +10,7 @@ import {
   checkAttributeValue,
   invalidInput,
   type JsonObject,
+  type LoggedPatches,
   type MemoryBackend,
   type NamespaceCount,
   type RecordFilter,
@@ -358,6 +359,116 @@ export class SqliteBackend implements MemoryBackend {
           changed += this.stmt(sql).run(...first.keys.map((k) => `$."${k}"`), JSON.stringify(rows)).changes;
         }
         for (const p of run) this.keywords.patched(p.id, p.attributes);
+      }
+      return changed;
+    });
+  }
+
+  /**
+   * Two statements per run of patches of one shape, whatever their number: a
+   * compare-and-set UPDATE over json_each that sets payload keys with json_set
+   * (no payload goes through JavaScript), then one INSERT ... SELECT of the log
+   * records of the rows it changed, built in SQL from one encoded template
+   * with the changed rows' new payloads copied in.
+   */
+  async patchLogged(batch: LoggedPatches): Promise<string[]> {
+    const usage = 'patchLogged() takes { patches, attributes, log: { namespace, attributes, payload, keys } }.';
+    if (!batch || typeof batch !== 'object' || !Array.isArray(batch.patches) || !isObject(batch.attributes))
+      throw invalidInput(usage);
+    const { log } = batch;
+    if (!log || typeof log !== 'object' || !log.keys || typeof log.keys !== 'object') throw invalidInput(usage);
+    const { id: idKey, ref, copy } = log.keys;
+    for (const key of [idKey, ref, copy]) {
+      if (typeof key !== 'string' || key === '' || key.includes('"'))
+        throw invalidInput(`patchLogged() log.keys must be non-empty names without '"' (got ${JSON.stringify(key)}).`);
+    }
+    const keys = Object.keys(batch.attributes).filter((k) => batch.attributes[k] !== undefined);
+    for (const k of keys) checkAttribute(k, batch.attributes[k]);
+    // The log record as a template, checked and encoded once; its per-change fields are set in SQL.
+    const template = this.encodeRecord({
+      id: 'template',
+      namespace: log.namespace,
+      tenant: '',
+      text: '',
+      attributes: isObject(log.attributes) ? { ...log.attributes, [ref]: '' } : log.attributes,
+      payload: log.payload,
+    });
+    const ids = new Set<string>();
+    const encoded = batch.patches.map((p) => {
+      if (!p || typeof p.id !== 'string' || typeof p.logId !== 'string' || p.logId === '')
+        throw invalidInput('Every logged patch needs a string id and logId.');
+      if (ids.has(p.id)) throw invalidInput(`patchLogged() takes distinct ids (${p.id} is there twice).`);
+      ids.add(p.id);
+      if (!isObject(p.expect) || !isObject(p.payload))
+        throw invalidInput(`Logged patch ${p.id}: expect and payload must be objects.`);
+      const expect = Object.keys(p.expect);
+      for (const k of expect) checkAttribute(k, p.expect[k]);
+      const payload = Object.keys(p.payload).filter((k) => p.payload[k] !== undefined);
+      for (const k of payload) {
+        if (k === '' || k.includes('"'))
+          throw invalidInput(`Logged patch ${p.id}: payload keys cannot be empty or contain '"'.`);
+      }
+      // p.value = [id, expected values..., payload JSON texts..., log id]
+      const values: unknown[] = [p.id];
+      for (const k of expect) values.push(columnValue(p.expect[k]));
+      for (const k of payload) values.push(JSON.stringify(p.payload[k]));
+      values.push(p.logId);
+      return { id: p.id, expect, payload, values, shape: `${expect.join('\u0000')}\u0001${payload.join('\u0000')}` };
+    });
+    if (encoded.length === 0) return [];
+    const columns = keys.filter((k) => Object.hasOwn(ATTRIBUTE_COLUMNS, k));
+    const set = keys.length === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(keys.length)})`;
+    const setArgs = [
+      ...keys.flatMap((k) => [`$."${k}"`, JSON.stringify(batch.attributes[k])]),
+      ...columns.map((k) => columnValue(batch.attributes[k])),
+    ];
+    const setColumns = columns.map((k) => `, ${ATTRIBUTE_COLUMNS[k]} = ?`).join('');
+    // Template columns; the one holding `ref` (when it has a column) gets the changed record's id.
+    const logColumns = INDEXED.map(([key]) => (key === ref ? ', r.id' : ', ?')).join('');
+    const logColumnArgs = INDEXED.flatMap(([key], j) => (key === ref ? [] : [template.indexed[j]]));
+    const insert =
+      `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES}) ` +
+      `SELECT l.value ->> 1, ?, r.tenant, '', '', jsonb_set(?, '$."${ref}"', r.id), ` +
+      `json_set(?, '$."${idKey}"', l.value ->> 1, '$."${ref}"', r.id, '$."${copy}"', json(r.payload))${logColumns} ` +
+      `FROM json_each(?) AS l JOIN records r ON r.id = l.value ->> 0`;
+    return this.write(() => {
+      const changed: string[] = [];
+      for (let i = 0; i < encoded.length; ) {
+        const first = encoded[i]!;
+        let end = i;
+        while (end < encoded.length && encoded[end]!.shape === first.shape) end++;
+        const run = encoded.slice(i, end);
+        i = end;
+        let at = 1;
+        const expect = first.expect.map((k) => {
+          // A key with its own column is compared as the column (no JSON read).
+          const stored = Object.hasOwn(ATTRIBUTE_COLUMNS, k)
+            ? `records.${ATTRIBUTE_COLUMNS[k]}`
+            : `records.attributes ->> '$."${k}"'`;
+          return ` AND ${stored} IS p.value ->> ${at++}`;
+        });
+        const payload = first.payload.map((k) => `, '$."${k}"', json(p.value ->> ${at++})`).join('');
+        const update =
+          `UPDATE records SET attributes = ${set}${setColumns}, payload = ${payload ? `json_set(payload${payload})` : 'payload'} ` +
+          `FROM json_each(?) AS p WHERE records.id = p.value ->> 0${expect.join('')} RETURNING records.id`;
+        const done = new Set(
+          this.stmt(update)
+            .pluck()
+            .all(...setArgs, JSON.stringify(run.map((p) => p.values))) as string[],
+        );
+        if (done.size === 0) continue;
+        const logged = run.filter((p) => done.has(p.id));
+        this.stmt(insert).run(
+          template.namespace,
+          template.attributes,
+          template.payload,
+          ...logColumnArgs,
+          JSON.stringify(logged.map((p) => [p.id, p.values[p.values.length - 1]])),
+        );
+        for (const p of logged) {
+          this.keywords.patched(p.id, batch.attributes);
+          changed.push(p.id);
+        }
       }
       return changed;
     });
@@ -949,6 +1060,10 @@ interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
 
 function vectorBlob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function checkAttribute(key: string, value: unknown): void {
