@@ -1,5 +1,6 @@
 export type { AttributeCondition } from './attribute-condition';
 export type { AttributePage, AttributeRecord } from './attribute-page';
+export type { AttributeScanOptions } from './attribute-scan-options';
 export type { AttributeValue } from './attribute-value';
 export type { BackendCapabilities } from './backend-capabilities';
 export type { BackendInitOptions } from './backend-init-options';

@@ -1,4 +1,5 @@
 import type { AttributePage } from './attribute-page';
+import type { AttributeScanOptions } from './attribute-scan-options';
 import type { BackendCapabilities } from './backend-capabilities';
 import type { BackendInitOptions } from './backend-init-options';
 import type { BackendRecord } from './backend-record';
@@ -47,9 +48,10 @@ export interface MemoryBackend {
    * payload or vector), page by page in an order of the backend's choosing,
    * each record once; `cursor` is opaque. For passes over the whole store
    * (decay) where reading whole records is most of the cost. Core falls back
-   * to `scan` when a backend has no such method.
+   * to `scan` when a backend has no such method. `attributes` may narrow
+   * what each record carries.
    */
-  scanAttributes?(options: Omit<ScanOptions, 'withVectors'>): Promise<AttributePage>;
+  scanAttributes?(options: AttributeScanOptions): Promise<AttributePage>;
   search(request: SearchRequest): Promise<SearchHit[]>;
   count(filter: RecordFilter): Promise<number>;
   namespaces(options?: { tenant?: string | null }): Promise<NamespaceCount[]>;

@@ -44,7 +44,7 @@ export interface DecayReport {
 /** Writes per backend call; keeps statements and transactions small enough for every backend. */
 const WRITE_BATCH = 1000;
 /** Prunes per `patchLogged` call: two statements each, whatever the size; larger commits write fewer pages twice. */
-const LOGGED_BATCH = 5000;
+const LOGGED_BATCH = WRITE_BATCH;
 const PROGRESS_EVERY = 1000;
 
 export function validatePruneThreshold(threshold: unknown): number {
@@ -66,6 +66,9 @@ export function parseInstant(value: Date | number | string, name = 'now'): numbe
   }
   return ms;
 }
+
+/** What a memory's fate depends on (with `status`, which the scan filters on). */
+const DECIDING_ATTRIBUTES = ['importance', 'lastAccessedAt', 'type'] as const;
 
 const EPOCH = new Date(0).toISOString();
 
@@ -118,7 +121,7 @@ export async function applyDecay(
   const progress = options.onProgress;
   const total = progress ? await store.backend.count(filter) : 0;
   // Attributes only (importance, last access, type): text, payload and vectors stay unread.
-  for await (const record of store.scanAttributes(filter)) {
+  for await (const record of store.scanAttributes(filter, DECIDING_ATTRIBUTES)) {
     report.scanned++;
     if (progress && (report.scanned % PROGRESS_EVERY === 0 || report.scanned === total)) {
       progress({ phase: 'scan', done: report.scanned, total });

@@ -696,16 +696,17 @@ export class MemoryStore {
   /**
    * Every matching record's id, scope and attributes, in pages: the backend's
    * `scanAttributes` when it has one (no text, payload or vector read), else
-   * `scan`. Order is the backend's.
+   * `scan`. Order is the backend's. `attributes`: the ones the caller needs
+   * (records may carry more).
    */
-  async *scanAttributes(filter: RecordFilter): AsyncGenerator<AttributeRecord> {
+  async *scanAttributes(filter: RecordFilter, attributes?: readonly string[]): AsyncGenerator<AttributeRecord> {
     if (!this.backend.scanAttributes) {
       yield* this.scanRecords(filter); // a record is an attribute record with more fields
       return;
     }
     let cursor: string | undefined;
     do {
-      const page = await this.backend.scanAttributes({ filter, cursor, limit: ATTRIBUTE_PAGE });
+      const page = await this.backend.scanAttributes({ filter, cursor, limit: ATTRIBUTE_PAGE, attributes });
       yield* page.records;
       cursor = page.cursor;
     } while (cursor !== undefined);

@@ -207,6 +207,26 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
       want,
       'scanAttributes must give each matching record once, with the same scope and attributes as scan',
     );
+    // Narrowed to some attributes: each record carries at least those it has (null ones may be left out).
+    const named = ['importance', 'odd', 'tag'] as const;
+    const narrowed: { id: string; attributes: Record<string, unknown> }[] = [];
+    cursor = undefined;
+    do {
+      const page = await b.scanAttributes({ filter, cursor, limit: 50, attributes: named });
+      narrowed.push(...page.records);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    assert.deepEqual(
+      narrowed.map((r) => r.id).sort(),
+      want.map((r) => r.id),
+    );
+    const full = new Map(want.map((r) => [r.id, r.attributes]));
+    for (const r of narrowed) {
+      for (const key of named) {
+        const value = full.get(r.id)![key] ?? null;
+        assert.deepEqual(r.attributes[key] ?? null, value, `${r.id}.${key} must be what scan gives`);
+      }
+    }
   });
 
   add(
