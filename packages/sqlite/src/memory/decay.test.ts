@@ -51,9 +51,8 @@ describe('applyDecay on SQLite', () => {
     expect(sqlite).toEqual(memory);
     expect(sqlite.again.pruned).toBe(0);
     expect(sqlite.history[1]?.[0]).toBe('prune');
-    expect(sqlite.history[1]?.[2]).toMatchObject({
-      prunedAt: sqlite.states[(sqlite.history[1]?.[2] as { id: string }).id],
-    });
+    const pruned = sqlite.history[1]![2] as { id: string; prunedAt: string };
+    expect(pruned.prunedAt).toBe(sqlite.states[pruned.id]);
   });
 });
 
