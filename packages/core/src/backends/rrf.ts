@@ -54,10 +54,7 @@ export function fuseKeywordFirst(
   const denseById = new Map(dense.map((hit, i) => [hit.record.id, { rank: i + 1, score: hit.score }]));
   const ordered = keyword
     .map((hit, i) => ({ hit, match: { rank: i + 1, score: hit.score }, dense: denseById.get(hit.record.id) }))
-    .sort(
-      (a, b) =>
-        b.hit.score - a.hit.score || (b.dense?.score ?? -1) - (a.dense?.score ?? -1) || a.match.rank - b.match.rank,
-    );
+    .sort((a, b) => b.hit.score - a.hit.score || (b.dense?.score ?? -1) - (a.dense?.score ?? -1) || a.match.rank - b.match.rank);
   const fused: SearchHit[] = ordered.map(({ hit, match, dense: d }, i) => ({
     record: hit.record,
     score: (weights.dense + weights.keyword) / (rrfK + i + 1),
@@ -68,11 +65,7 @@ export function fuseKeywordFirst(
   for (const hit of dense) {
     if (fused.length >= k) break;
     if (seen.has(hit.record.id)) continue;
-    fused.push({
-      record: hit.record,
-      score: weights.dense / (rrfK + fused.length + 1),
-      dense: denseById.get(hit.record.id)!,
-    });
+    fused.push({ record: hit.record, score: weights.dense / (rrfK + fused.length + 1), dense: denseById.get(hit.record.id)! });
   }
   return fused.slice(0, k);
 }

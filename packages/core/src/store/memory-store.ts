@@ -474,10 +474,7 @@ export class MemoryStore {
     results = results.slice(0, k);
     // Reads stay reads: the accesses are written later, in batches (a read-only file skips them).
     if (options.reinforce !== false && results.length > 0 && !this.backend.capabilities.readonly) {
-      this.reinforcement.add(
-        results.map((r) => r.memory),
-        this.clock(),
-      );
+      this.reinforcement.add(results.map((r) => r.memory), this.clock());
     }
     return results;
   }
@@ -488,13 +485,7 @@ export class MemoryStore {
    */
   async findSimilar(
     content: string,
-    options: {
-      types?: readonly MemoryType[];
-      namespaces?: readonly string[];
-      k?: number;
-      minSimilarity?: number;
-      includeInactive?: boolean;
-    } = {},
+    options: { types?: readonly MemoryType[]; namespaces?: readonly string[]; k?: number; minSimilarity?: number; includeInactive?: boolean } = {},
   ): Promise<SimilarMemory[]> {
     await this.init();
     validateContent(content, Number.POSITIVE_INFINITY);
@@ -743,9 +734,7 @@ export class MemoryStore {
 
   /** The reciprocal-rank-fusion weights recall uses (from the options, else from the embedder). */
   fusionWeights(): { dense: number; keyword: number } {
-    return (
-      this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 })
-    );
+    return this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 });
   }
 
   /**
@@ -787,15 +776,7 @@ export class MemoryStore {
     // fills the ranks keyword search leaves empty, so hybrid can never rank worse than keyword alone.
     const keywordFirst = this.options.fusionWeights === undefined && this.embedder.lexical === true;
     if (caps.nativeHybrid && !keywordFirst) {
-      return this.backend.search({
-        mode: 'hybrid',
-        vector,
-        text: query,
-        filter,
-        k: pool,
-        weights,
-        minDenseScore: minDense,
-      });
+      return this.backend.search({ mode: 'hybrid', vector, text: query, filter, k: pool, weights, minDenseScore: minDense });
     }
     const kw = await keyword();
     if (keywordFirst) {
@@ -846,11 +827,7 @@ export class MemoryStore {
             const m = recordToMemory(r);
             const entry = byId.get(r.id)!;
             const at = Math.max(entry.at, toMillis(m.lastAccessedAt));
-            const payload = {
-              ...m,
-              lastAccessedAt: new Date(at).toISOString(),
-              accessCount: m.accessCount + entry.count,
-            };
+            const payload = { ...m, lastAccessedAt: new Date(at).toISOString(), accessCount: m.accessCount + entry.count };
             return { id: m.id, attributes: { lastAccessedAt: at }, payload: payload as unknown as JsonObject };
           }),
       );

@@ -41,10 +41,7 @@ function oneLine(text: string): string {
 /** quick_check's report (one line per problem) as one line: how many pages are damaged, and the first problem. */
 export function describeDamage(report: readonly string[]): string {
   // A row may hold several problems, one per line, under a "*** in database main ***" banner.
-  const problems = report
-    .flatMap((r) => r.split('\n'))
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('***'));
+  const problems = report.flatMap((r) => r.split('\n')).map((l) => l.trim()).filter((l) => l && !l.startsWith('***'));
   const pages = new Set<string>();
   for (const p of problems) for (const m of p.matchAll(/page (\d+)/gi)) pages.add(m[1]!);
   const n = pages.size > 0 ? pages.size : problems.length;
@@ -216,12 +213,7 @@ export const sqliteSnapshotFormat: SnapshotFormat = {
     } catch (error) {
       await backend.close();
       if (isSqliteError(error, 'SQLITE_CORRUPT', 'SQLITE_NOTADB')) {
-        throw snapshotError(
-          'CORRUPT_SNAPSHOT',
-          target,
-          `the file is damaged (${oneLine((error as Error).message)})`,
-          error,
-        );
+        throw snapshotError('CORRUPT_SNAPSHOT', target, `the file is damaged (${oneLine((error as Error).message)})`, error);
       }
       throw error;
     }

@@ -6,14 +6,7 @@ runBackendConformance(
   {
     name: 'InMemoryBackend',
     create: async () => new InMemoryBackend(),
-    capabilities: {
-      nativeHybrid: false,
-      textSearch: true,
-      transactions: true,
-      persistent: false,
-      snapshot: false,
-      readonly: false,
-    },
+    capabilities: { nativeHybrid: false, textSearch: true, transactions: true, persistent: false, snapshot: false, readonly: false },
   },
   { describe, it },
 );
