@@ -149,7 +149,8 @@ export async function applyDecay(
       const fresh = await store.backend.get(ids, { tenant: null, withVectors: false });
       const batch: Memory[] = [];
       for (const record of fresh) {
-        // With the accesses this process's recalls buffered since (other processes write theirs within their flush interval).
+        // With the accesses this process's recalls buffered since (other processes write theirs within their
+        // flush interval).
         const stored = recordToMemory(record);
         const accessed = store.withBufferedAccess({ ...stored }).lastAccessedAt;
         const attributes = { ...record.attributes, lastAccessedAt: Date.parse(accessed) };

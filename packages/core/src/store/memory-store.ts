@@ -654,7 +654,7 @@ export class MemoryStore {
     };
   }
 
-  /** Builds history entries stamped with one instant of the store's clock (keys in the order recordHistory always wrote). */
+  /** Builds history entries stamped with one instant of the store's clock (keys in recordHistory's order). */
   private historyEntries() {
     const nowMs = this.clock();
     const at = new Date(nowMs).toISOString();

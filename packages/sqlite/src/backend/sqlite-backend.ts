@@ -451,7 +451,8 @@ export class SqliteBackend implements MemoryBackend {
         });
         const payload = first.payload.map((k) => `, '$."${k}"', json(p.value ->> ${at++})`).join('');
         const update =
-          `UPDATE records SET attributes = ${set}${setColumns}, payload = ${payload ? `json_set(payload${payload})` : 'payload'} ` +
+          `UPDATE records SET attributes = ${set}${setColumns}, ` +
+          `payload = ${payload ? `json_set(payload${payload})` : 'payload'} ` +
           `FROM json_each(?) AS p WHERE records.id = p.value ->> 0${expect.join('')} RETURNING records.id`;
         const done = new Set(
           this.stmt(update)

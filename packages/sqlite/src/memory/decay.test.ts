@@ -76,7 +76,7 @@ class InterleavingSqlite extends SqliteBackend {
 }
 
 describe('applyDecay on SQLite with other writers during the run', () => {
-  it('leaves what was recalled or forgotten since the scan, judges an updated memory again, and logs each prune', async () => {
+  it('leaves what was recalled or forgotten since the scan, judges an updated one again, logs each prune', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentmem-decay-'));
     try {
       const path = join(dir, 'memory.db');
