@@ -1,5 +1,6 @@
 export type { AttributeCondition } from './attribute-condition';
 export type { AttributePage, AttributeRecord } from './attribute-page';
+export type { AttributeScanOptions } from './attribute-scan-options';
 export type { AttributeValue } from './attribute-value';
 export type { BackendCapabilities } from './backend-capabilities';
 export type { BackendInitOptions } from './backend-init-options';
@@ -11,6 +12,8 @@ export type { Embedder } from './embedder';
 export type { HistoryAction, HistoryEntry } from './history-entry';
 export type { JsonObject } from './json-object';
 export type { JsonValue } from './json-value';
+export type { LoggedPatch } from './logged-patch';
+export type { LoggedPatches } from './logged-patches';
 export type { Memory } from './memory';
 export type { MemoryBackend } from './memory-backend';
 export type { MemoryInput } from './memory-input';

@@ -1,7 +1,9 @@
 import type { AttributePage } from './attribute-page';
+import type { AttributeScanOptions } from './attribute-scan-options';
 import type { BackendCapabilities } from './backend-capabilities';
 import type { BackendInitOptions } from './backend-init-options';
 import type { BackendRecord } from './backend-record';
+import type { LoggedPatches } from './logged-patches';
 import type { NamespaceCount } from './namespace-count';
 import type { RecordFilter } from './record-filter';
 import type { RecordPatch } from './record-patch';
@@ -25,6 +27,16 @@ export interface MemoryBackend {
   upsert(records: readonly BackendRecord[]): Promise<void>;
   /** Partial updates; unknown ids are ignored. Returns how many records changed. */
   patch(patches: readonly RecordPatch[]): Promise<number>;
+  /**
+   * Optional: compare-and-set patches that set attributes and payload keys,
+   * each with a log record holding a copy of the new payload (`LoggedPatches`),
+   * all or nothing. Returns the ids changed: an unknown id, or one whose
+   * `expect` no longer holds, is left alone and gets no log record. For
+   * maintenance passes over many records (decay's prune), where reading and
+   * rewriting whole payloads is most of the cost. Core falls back to `get` +
+   * `patch` + `upsert` when a backend has no such method.
+   */
+  patchLogged?(batch: LoggedPatches): Promise<string[]>;
   /** Records by id, in no particular order; `tenant` (when a string) hides other tenants' records. */
   get(ids: readonly string[], options?: { tenant?: string | null; withVectors?: boolean }): Promise<BackendRecord[]>;
   /** Returns how many records were deleted. */
@@ -36,9 +48,10 @@ export interface MemoryBackend {
    * payload or vector), page by page in an order of the backend's choosing,
    * each record once; `cursor` is opaque. For passes over the whole store
    * (decay) where reading whole records is most of the cost. Core falls back
-   * to `scan` when a backend has no such method.
+   * to `scan` when a backend has no such method. `attributes` may narrow
+   * what each record carries.
    */
-  scanAttributes?(options: Omit<ScanOptions, 'withVectors'>): Promise<AttributePage>;
+  scanAttributes?(options: AttributeScanOptions): Promise<AttributePage>;
   search(request: SearchRequest): Promise<SearchHit[]>;
   count(filter: RecordFilter): Promise<number>;
   namespaces(options?: { tenant?: string | null }): Promise<NamespaceCount[]>;

@@ -43,6 +43,8 @@ export interface DecayReport {
 
 /** Writes per backend call; keeps statements and transactions small enough for every backend. */
 const WRITE_BATCH = 1000;
+/** Prunes per `patchLogged` call: two statements each, whatever the size; larger commits write fewer pages twice. */
+const LOGGED_BATCH = WRITE_BATCH;
 const PROGRESS_EVERY = 1000;
 
 export function validatePruneThreshold(threshold: unknown): number {
@@ -63,6 +65,17 @@ export function parseInstant(value: Date | number | string, name = 'now'): numbe
     );
   }
   return ms;
+}
+
+/** What a memory's fate depends on (with `status`, which the scan filters on). */
+const DECIDING_ATTRIBUTES = ['importance', 'lastAccessedAt', 'type'] as const;
+
+const EPOCH = new Date(0).toISOString();
+
+/** Whether this process's recalls buffered an access to the memory that the backend does not have yet. */
+function hasBufferedAccess(store: MemoryStore, id: string): boolean {
+  const probe = store.withBufferedAccess({ id, lastAccessedAt: EPOCH, accessCount: 0 } as Memory);
+  return probe.accessCount > 0 || probe.lastAccessedAt !== EPOCH;
 }
 
 /**
@@ -101,13 +114,14 @@ export async function applyDecay(
       prunedAt: below ? Math.min(nowMs, pruneInstant(importance, lastAccess, halfLife, threshold)) : undefined,
     };
   };
-  const toPrune: string[] = [];
+  /** What the scan read of a memory to prune: enough to prune it without reading it again. */
+  const toPrune: { id: string; tenant: string; attributes: Record<string, unknown>; prunedAt: number }[] = [];
   // Administrative pass: every tenant (tenant: null), active memories only.
   const filter: RecordFilter = { tenant: null, where: { kind: KIND.memory, status: 'active' } };
   const progress = options.onProgress;
   const total = progress ? await store.backend.count(filter) : 0;
   // Attributes only (importance, last access, type): text, payload and vectors stay unread.
-  for await (const record of store.scanAttributes(filter)) {
+  for await (const record of store.scanAttributes(filter, DECIDING_ATTRIBUTES)) {
     report.scanned++;
     if (progress && (report.scanned % PROGRESS_EVERY === 0 || report.scanned === total)) {
       progress({ phase: 'scan', done: report.scanned, total });
@@ -115,41 +129,75 @@ export async function applyDecay(
     const { importance, effective, prunedAt } = assess(record.attributes);
     if (prunedAt !== undefined) {
       report.pruned++;
-      toPrune.push(record.id);
+      toPrune.push({ id: record.id, tenant: record.tenant, attributes: record.attributes, prunedAt });
     } else if (effective < importance) report.decayed++;
     else report.untouched++;
   }
 
   if (toPrune.length > 0 && !options.dryRun) {
-    // Accesses recalled during the scan are written first, so that the re-read below sees them.
+    // Accesses recalled during the scan are written first, so that the checks below see them.
     await store.flushReinforcement();
     const detail = `effective importance below ${threshold} at ${new Date(nowMs).toISOString()}`;
+    /** Changed by another writer since the scan so that it no longer qualifies: left alone. */
+    const leftAlone = (n: number) => {
+      report.pruned -= n;
+      report.untouched += n;
+    };
+    /** Reads the memories again and prunes those that still qualify (the path for every backend). */
+    const pruneByReading = async (ids: readonly string[]) => {
+      if (ids.length === 0) return;
+      const fresh = await store.backend.get(ids, { tenant: null, withVectors: false });
+      const batch: Memory[] = [];
+      for (const record of fresh) {
+        // With the accesses this process's recalls buffered since (other processes write theirs within their
+        // flush interval).
+        const stored = recordToMemory(record);
+        const accessed = store.withBufferedAccess({ ...stored }).lastAccessedAt;
+        const attributes = { ...record.attributes, lastAccessedAt: Date.parse(accessed) };
+        const at = record.attributes.status === 'active' ? assess(attributes).prunedAt : undefined;
+        if (at === undefined) continue;
+        batch.push({ ...stored, prunedAt: new Date(at).toISOString() });
+      }
+      leftAlone(ids.length - batch.length);
+      // Only `status` among the filterable attributes changes: patching just it keeps index updates cheap.
+      await store.backend.patch(
+        batch.map((m) => ({ id: m.id, attributes: { status: statusOf(m) }, payload: m as unknown as JsonObject })),
+      );
+      await store.recordHistory(batch.map((memory) => ({ memory, action: 'prune' as const, detail })));
+    };
+    const patchLogged = store.backend.patchLogged?.bind(store.backend);
+    const history = store.historyLog('prune', detail);
+    const batchSize = patchLogged ? LOGGED_BATCH : WRITE_BATCH;
     // Written after the scan so that no page is read while it is being rewritten; one transaction per batch.
-    for (let i = 0; i < toPrune.length; i += WRITE_BATCH) {
-      const ids = toPrune.slice(i, i + WRITE_BATCH);
+    for (let i = 0; i < toPrune.length; i += batchSize) {
+      const candidates = toPrune.slice(i, i + batchSize);
       await store.transaction(async () => {
-        // Read again inside the transaction: a recall, update or supersede since the scan wins over the prune.
-        const fresh = await store.backend.get(ids, { tenant: null, withVectors: false });
-        const batch: Memory[] = [];
-        for (const record of fresh) {
-          // With the accesses this process's recalls buffered since (other processes write theirs within their flush interval).
-          const stored = recordToMemory(record);
-          const accessed = store.withBufferedAccess({ ...stored }).lastAccessedAt;
-          const attributes = { ...record.attributes, lastAccessedAt: Date.parse(accessed) };
-          const at = record.attributes.status === 'active' ? assess(attributes).prunedAt : undefined;
-          if (at === undefined) continue;
-          batch.push({ ...stored, prunedAt: new Date(at).toISOString() });
-        }
-        // Changed by another writer since the scan so that it no longer qualifies: left alone.
-        report.pruned -= ids.length - batch.length;
-        report.untouched += ids.length - batch.length;
-        // Only `status` among the filterable attributes changes: patching just it keeps index updates cheap.
-        await store.backend.patch(
-          batch.map((m) => ({ id: m.id, attributes: { status: statusOf(m) }, payload: m as unknown as JsonObject })),
+        if (!patchLogged) return pruneByReading(candidates.map((c) => c.id));
+        // Without reading them again: each is pruned only if the attributes it was judged on are still
+        // the stored ones (a recall, update or supersede since the scan changes them), and its history
+        // entry gets the stored memory copied in by the backend. Memories with accesses buffered in this
+        // process, and those whose attributes changed, go the reading path (judged again).
+        const direct = candidates.filter((c) => !hasBufferedAccess(store, c.id));
+        const pruned = new Set(
+          await patchLogged({
+            patches: direct.map((c) => ({
+              id: c.id,
+              expect: {
+                status: 'active',
+                importance: c.attributes.importance as number,
+                lastAccessedAt: c.attributes.lastAccessedAt as number,
+                type: c.attributes.type as string,
+              },
+              payload: { prunedAt: new Date(c.prunedAt).toISOString() },
+              logId: history.newEntryId(),
+            })),
+            attributes: { status: 'pruned' },
+            log: history.log,
+          }),
         );
-        await store.recordHistory(batch.map((memory) => ({ memory, action: 'prune' as const, detail })));
+        await pruneByReading(candidates.filter((c) => !pruned.has(c.id)).map((c) => c.id));
       });
-      progress?.({ phase: 'prune', done: i + ids.length, total: toPrune.length });
+      progress?.({ phase: 'prune', done: i + candidates.length, total: toPrune.length });
     }
   }
   return {

@@ -5,6 +5,7 @@ import type {
   HistoryAction,
   HistoryEntry,
   JsonObject,
+  LoggedPatches,
   Memory,
   MemoryBackend,
   MemoryInput,
@@ -627,21 +628,45 @@ export class MemoryStore {
 
   async recordHistory(items: readonly { memory: Memory; action: HistoryAction; detail?: string }[]): Promise<void> {
     if (items.length === 0) return;
+    const entry = this.historyEntries();
+    const records: BackendRecord[] = items.map((item) =>
+      historyToRecord(entry(item.memory.id, item.action, item.detail, item.memory) as HistoryEntry, item.memory.tenant),
+    );
+    await this.backend.upsert(records);
+  }
+
+  /**
+   * History entries of one action for `patchLogged` (decay's prune): the
+   * record `recordHistory` writes as a template, whose entry id, memory id and
+   * memory the backend fills in, and a new entry id per change.
+   */
+  historyLog(action: HistoryAction, detail?: string): { log: LoggedPatches['log']; newEntryId: () => string } {
+    const entry = this.historyEntries();
+    const template = historyToRecord(entry('', action, detail) as HistoryEntry, '');
+    return {
+      log: {
+        namespace: template.namespace,
+        attributes: template.attributes,
+        payload: template.payload,
+        keys: { id: 'id', ref: 'memoryId', copy: 'memory' },
+      },
+      newEntryId: () => entry('', action, detail).id,
+    };
+  }
+
+  /** Builds history entries stamped with one instant of the store's clock (keys in recordHistory's order). */
+  private historyEntries() {
     const nowMs = this.clock();
     const at = new Date(nowMs).toISOString();
-    const records: BackendRecord[] = items.map((item) => {
-      const entry: HistoryEntry = {
-        id: newId('hist', nowMs),
-        memoryId: item.memory.id,
-        action: item.action,
-        at,
-        memory: item.memory,
-        ...(this.agentId ? { agentId: this.agentId } : {}),
-        ...(item.detail ? { detail: item.detail } : {}),
-      };
-      return historyToRecord(entry, item.memory.tenant);
+    return (memoryId: string, action: HistoryAction, detail: string | undefined, memory?: Memory) => ({
+      id: newId('hist', nowMs),
+      memoryId,
+      action,
+      at,
+      ...(memory ? { memory } : {}),
+      ...(this.agentId ? { agentId: this.agentId } : {}),
+      ...(detail ? { detail } : {}),
     });
-    await this.backend.upsert(records);
   }
 
   /** Runs `fn` all-or-nothing when the backend supports it. */
@@ -662,16 +687,17 @@ export class MemoryStore {
   /**
    * Every matching record's id, scope and attributes, in pages: the backend's
    * `scanAttributes` when it has one (no text, payload or vector read), else
-   * `scan`. Order is the backend's.
+   * `scan`. Order is the backend's. `attributes`: the ones the caller needs
+   * (records may carry more).
    */
-  async *scanAttributes(filter: RecordFilter): AsyncGenerator<AttributeRecord> {
+  async *scanAttributes(filter: RecordFilter, attributes?: readonly string[]): AsyncGenerator<AttributeRecord> {
     if (!this.backend.scanAttributes) {
       yield* this.scanRecords(filter); // a record is an attribute record with more fields
       return;
     }
     let cursor: string | undefined;
     do {
-      const page = await this.backend.scanAttributes({ filter, cursor, limit: ATTRIBUTE_PAGE });
+      const page = await this.backend.scanAttributes({ filter, cursor, limit: ATTRIBUTE_PAGE, attributes });
       yield* page.records;
       cursor = page.cursor;
     } while (cursor !== undefined);

@@ -207,7 +207,96 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
       want,
       'scanAttributes must give each matching record once, with the same scope and attributes as scan',
     );
+    // Narrowed to some attributes: each record carries at least those it has (null ones may be left out).
+    const named = ['importance', 'odd', 'tag'] as const;
+    const narrowed: { id: string; attributes: Record<string, unknown> }[] = [];
+    cursor = undefined;
+    do {
+      const page = await b.scanAttributes({ filter, cursor, limit: 50, attributes: named });
+      narrowed.push(...page.records);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    assert.deepEqual(
+      narrowed.map((r) => r.id).sort(),
+      want.map((r) => r.id),
+    );
+    const full = new Map(want.map((r) => [r.id, r.attributes]));
+    for (const r of narrowed) {
+      for (const key of named) {
+        const value = full.get(r.id)![key] ?? null;
+        assert.deepEqual(r.attributes[key] ?? null, value, `${r.id}.${key} must be what scan gives`);
+      }
+    }
   });
+
+  add(
+    'patchLogged (optional) changes only what still matches, merges payload keys and writes the log records',
+    async (b) => {
+      if (!b.patchLogged) return; // core falls back to get + patch + upsert
+      const attributes = (i: number) => ({ kind: 'memory', status: 'active', importance: i / 10, at: 1000 + i });
+      await b.upsert(
+        [0, 1, 2, 3].map((i) =>
+          rec(`p${i}`, {
+            tenant: i === 1 ? 'other' : '',
+            attributes: attributes(i),
+            payload: { id: `p${i}`, keep: i },
+          }),
+        ),
+      );
+      const log = {
+        namespace: '_log',
+        attributes: { kind: 'history', action: 'prune', at: 7 },
+        payload: { id: '', memoryId: '', action: 'prune', detail: 'why' },
+        keys: { id: 'id', ref: 'memoryId', copy: 'memory' },
+      };
+      const patch = (i: number, expected = attributes(i)) => ({
+        id: `p${i}`,
+        expect: { status: expected.status, importance: expected.importance, at: expected.at },
+        payload: { prunedAt: `t${i}` },
+        logId: `log${i}`,
+      });
+      await assert.rejects(
+        b.patchLogged({ patches: [patch(0), patch(0)], attributes: { status: 'pruned' }, log }),
+        (e: unknown) => AgentMemoryError.hasCode(e, 'INVALID_INPUT'),
+        'the same id twice must be refused',
+      );
+      // p2 changed since it was read (another `at`), p9 does not exist: both are left alone, without a log.
+      const changed = await b.patchLogged({
+        patches: [patch(0), patch(1), patch(2, { ...attributes(2), at: 1 }), { ...patch(9), id: 'p9' }],
+        attributes: { status: 'pruned' },
+        log,
+      });
+      assert.deepEqual([...changed].sort(), ['p0', 'p1']);
+      const byId = new Map(
+        (await b.get(['p0', 'p1', 'p2', 'p3', 'log0', 'log1', 'log2', 'log9'])).map((r) => [r.id, r]),
+      );
+      assert.deepEqual([...byId.keys()].sort(), ['log0', 'log1', 'p0', 'p1', 'p2', 'p3']);
+      for (const i of [0, 1]) {
+        const r = byId.get(`p${i}`)!;
+        assert.deepEqual(r.attributes, { ...attributes(i), status: 'pruned' }, 'attributes are merged');
+        assert.deepEqual(
+          r.payload,
+          { id: `p${i}`, keep: i, prunedAt: `t${i}` },
+          'payload keys are merged, not replaced',
+        );
+        assert.equal(r.text, `record p${i}`);
+        const entry = byId.get(`log${i}`)!;
+        assert.deepEqual(
+          { namespace: entry.namespace, tenant: entry.tenant, text: entry.text, vector: entry.vector },
+          { namespace: '_log', tenant: i === 1 ? 'other' : '', text: '', vector: undefined },
+          "a log record is in the changed record's tenant, without text or vector",
+        );
+        assert.deepEqual(entry.attributes, { ...log.attributes, memoryId: `p${i}` });
+        assert.deepEqual(entry.payload, { ...log.payload, id: `log${i}`, memoryId: `p${i}`, memory: r.payload });
+      }
+      for (const i of [2, 3]) {
+        assert.deepEqual(byId.get(`p${i}`)!.attributes, attributes(i), 'a record whose expect failed is unchanged');
+        assert.deepEqual(byId.get(`p${i}`)!.payload, { id: `p${i}`, keep: i });
+      }
+      assert.equal(await b.count({ tenant: null, where: { kind: 'memory', status: 'pruned' } }), 2);
+      assert.equal(await b.count({ tenant: null, namespaces: ['_log'] }), 2);
+    },
+  );
 
   add('namespaces are isolated and listed with counts', async (b) => {
     await b.upsert([rec('n1', { namespace: 'a' }), rec('n2', { namespace: 'b' }), rec('n3', { namespace: 'b' })]);

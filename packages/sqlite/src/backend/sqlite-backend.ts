@@ -3,6 +3,8 @@ import {
   AgentMemoryError,
   approximateCandidates,
   type AttributePage,
+  type AttributeScanOptions,
+  type AttributeValue,
   type BackendCapabilities,
   cosineSimilarity,
   type BackendInitOptions,
@@ -10,6 +12,7 @@ import {
   checkAttributeValue,
   invalidInput,
   type JsonObject,
+  type LoggedPatches,
   type MemoryBackend,
   type NamespaceCount,
   type RecordFilter,
@@ -363,6 +366,117 @@ export class SqliteBackend implements MemoryBackend {
     });
   }
 
+  /**
+   * Two statements per run of patches of one shape, whatever their number: a
+   * compare-and-set UPDATE over json_each that sets payload keys with json_set
+   * (no payload goes through JavaScript), then one INSERT ... SELECT of the log
+   * records of the rows it changed, built in SQL from one encoded template
+   * with the changed rows' new payloads copied in.
+   */
+  async patchLogged(batch: LoggedPatches): Promise<string[]> {
+    const usage = 'patchLogged() takes { patches, attributes, log: { namespace, attributes, payload, keys } }.';
+    if (!batch || typeof batch !== 'object' || !Array.isArray(batch.patches) || !isObject(batch.attributes))
+      throw invalidInput(usage);
+    const { log } = batch;
+    if (!log || typeof log !== 'object' || !log.keys || typeof log.keys !== 'object') throw invalidInput(usage);
+    const { id: idKey, ref, copy } = log.keys;
+    for (const key of [idKey, ref, copy]) {
+      if (typeof key !== 'string' || key === '' || key.includes('"'))
+        throw invalidInput(`patchLogged() log.keys must be non-empty names without '"' (got ${JSON.stringify(key)}).`);
+    }
+    const keys = Object.keys(batch.attributes).filter((k) => batch.attributes[k] !== undefined);
+    for (const k of keys) checkAttribute(k, batch.attributes[k]);
+    // The log record as a template, checked and encoded once; its per-change fields are set in SQL.
+    const template = this.encodeRecord({
+      id: 'template',
+      namespace: log.namespace,
+      tenant: '',
+      text: '',
+      attributes: isObject(log.attributes) ? { ...log.attributes, [ref]: '' } : log.attributes,
+      payload: log.payload,
+    });
+    const ids = new Set<string>();
+    const encoded = batch.patches.map((p) => {
+      if (!p || typeof p.id !== 'string' || typeof p.logId !== 'string' || p.logId === '')
+        throw invalidInput('Every logged patch needs a string id and logId.');
+      if (ids.has(p.id)) throw invalidInput(`patchLogged() takes distinct ids (${p.id} is there twice).`);
+      ids.add(p.id);
+      if (!isObject(p.expect) || !isObject(p.payload))
+        throw invalidInput(`Logged patch ${p.id}: expect and payload must be objects.`);
+      const expect = Object.keys(p.expect);
+      for (const k of expect) checkAttribute(k, p.expect[k]);
+      const payload = Object.keys(p.payload).filter((k) => p.payload[k] !== undefined);
+      for (const k of payload) {
+        if (k === '' || k.includes('"'))
+          throw invalidInput(`Logged patch ${p.id}: payload keys cannot be empty or contain '"'.`);
+      }
+      // p.value = [id, expected values..., payload JSON texts..., log id]
+      const values: unknown[] = [p.id];
+      for (const k of expect) values.push(columnValue(p.expect[k]));
+      for (const k of payload) values.push(JSON.stringify(p.payload[k]));
+      values.push(p.logId);
+      return { id: p.id, expect, payload, values, shape: `${expect.join('\u0000')}\u0001${payload.join('\u0000')}` };
+    });
+    if (encoded.length === 0) return [];
+    const columns = keys.filter((k) => Object.hasOwn(ATTRIBUTE_COLUMNS, k));
+    const set = keys.length === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(keys.length)})`;
+    const setArgs = [
+      ...keys.flatMap((k) => [`$."${k}"`, JSON.stringify(batch.attributes[k])]),
+      ...columns.map((k) => columnValue(batch.attributes[k])),
+    ];
+    const setColumns = columns.map((k) => `, ${ATTRIBUTE_COLUMNS[k]} = ?`).join('');
+    // Template columns; the one holding `ref` (when it has a column) gets the changed record's id.
+    const logColumns = INDEXED.map(([key]) => (key === ref ? ', r.id' : ', ?')).join('');
+    const logColumnArgs = INDEXED.flatMap(([key], j) => (key === ref ? [] : [template.indexed[j]]));
+    const insert =
+      `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES}) ` +
+      `SELECT l.value ->> 1, ?, r.tenant, '', '', jsonb_set(?, '$."${ref}"', r.id), ` +
+      `json_set(?, '$."${idKey}"', l.value ->> 1, '$."${ref}"', r.id, '$."${copy}"', json(r.payload))${logColumns} ` +
+      `FROM json_each(?) AS l JOIN records r ON r.id = l.value ->> 0`;
+    return this.write(() => {
+      const changed: string[] = [];
+      for (let i = 0; i < encoded.length; ) {
+        const first = encoded[i]!;
+        let end = i;
+        while (end < encoded.length && encoded[end]!.shape === first.shape) end++;
+        const run = encoded.slice(i, end);
+        i = end;
+        let at = 1;
+        const expect = first.expect.map((k) => {
+          // A key with its own column is compared as the column (no JSON read).
+          const stored = Object.hasOwn(ATTRIBUTE_COLUMNS, k)
+            ? `records.${ATTRIBUTE_COLUMNS[k]}`
+            : `records.attributes ->> '$."${k}"'`;
+          return ` AND ${stored} IS p.value ->> ${at++}`;
+        });
+        const payload = first.payload.map((k) => `, '$."${k}"', json(p.value ->> ${at++})`).join('');
+        const update =
+          `UPDATE records SET attributes = ${set}${setColumns}, ` +
+          `payload = ${payload ? `json_set(payload${payload})` : 'payload'} ` +
+          `FROM json_each(?) AS p WHERE records.id = p.value ->> 0${expect.join('')} RETURNING records.id`;
+        const done = new Set(
+          this.stmt(update)
+            .pluck()
+            .all(...setArgs, JSON.stringify(run.map((p) => p.values))) as string[],
+        );
+        if (done.size === 0) continue;
+        const logged = run.filter((p) => done.has(p.id));
+        this.stmt(insert).run(
+          template.namespace,
+          template.attributes,
+          template.payload,
+          ...logColumnArgs,
+          JSON.stringify(logged.map((p) => [p.id, p.values[p.values.length - 1]])),
+        );
+        for (const p of logged) {
+          this.keywords.patched(p.id, batch.attributes);
+          changed.push(p.id);
+        }
+      }
+      return changed;
+    });
+  }
+
   async get(
     ids: readonly string[],
     options: { tenant?: string | null; withVectors?: boolean } = {},
@@ -421,9 +535,15 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   /** Ids, scope and attributes only, in rowid order (the cursor is the last rowid): no text or payload is read. */
-  async scanAttributes(options: Omit<ScanOptions, 'withVectors'>): Promise<AttributePage> {
+  async scanAttributes(options: AttributeScanOptions): Promise<AttributePage> {
     if (!options || typeof options !== 'object')
-      throw invalidInput('scanAttributes() takes { filter, cursor?, limit? }.');
+      throw invalidInput('scanAttributes() takes { filter, cursor?, limit?, attributes? }.');
+    const wanted = options.attributes;
+    if (
+      wanted !== undefined &&
+      (!Array.isArray(wanted) || wanted.some((k) => typeof k !== 'string' || k.includes('"')))
+    )
+      throw invalidInput(`scanAttributes() attributes must be a list of names without '"'.`);
     const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(options.limit ?? DEFAULT_PAGE)));
     if (options.cursor !== undefined && !/^\d+$/.test(options.cursor))
       throw invalidInput('scanAttributes() cursor must be the string of the previous page.');
@@ -431,21 +551,23 @@ export class SqliteBackend implements MemoryBackend {
     const where = compileFilter(options.filter, b);
     if (!where.satisfiable) return { records: [] };
     const after = options.cursor === undefined ? '' : ` AND r.rowid > ${b.param(Number(options.cursor))}`;
+    // Named attributes as one short JSON array (what parsing the whole object cost was most of the JavaScript).
+    const selected = wanted
+      ? `json_array(${wanted.map((k) => `o.attributes -> '$."${k}"'`).join(', ') || 'NULL'})`
+      : 'json(o.attributes)';
     // The page's rowids first, from the filter's index alone: with the row's columns in the same query,
     // SQLite read (and sorted) every remaining matching row for each page.
     const sql =
-      `SELECT o.rowid, o.id, o.namespace, o.tenant, json(o.attributes) FROM records o WHERE o.rowid IN ` +
+      `SELECT o.rowid, o.id, o.namespace, o.tenant, ${selected} FROM records o WHERE o.rowid IN ` +
       `(SELECT r.rowid FROM records r WHERE ${where.sql}${after} ORDER BY r.rowid LIMIT ${b.param(limit + 1)}) ORDER BY o.rowid`;
     return this.read(() => {
       const rows = this.stmt(sql).raw().all(b.params) as [number, string, string, string, string][];
       const more = rows.length > limit;
       if (more) rows.length = limit;
-      const records = rows.map(([, id, namespace, tenant, attributes]) => ({
-        id,
-        namespace,
-        tenant,
-        attributes: parseColumn({ id, namespace, attributes } as RecordRow, 'attributes'),
-      }));
+      const records = rows.map(([, id, namespace, tenant, attributes]) => {
+        const parsed = parseColumn({ id, namespace, attributes } as RecordRow, 'attributes');
+        return { id, namespace, tenant, attributes: wanted ? pick(wanted, parsed) : parsed };
+      });
       return more ? { records, cursor: String(rows[rows.length - 1]![0]) } : { records };
     });
   }
@@ -949,6 +1071,17 @@ interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
 
 function vectorBlob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+/** Named attributes from their values in order; missing (null) ones left out. */
+function pick(names: readonly string[], values: AttributeValue[]): Record<string, AttributeValue> {
+  const attributes: Record<string, AttributeValue> = {};
+  for (let i = 0; i < names.length; i++) if (values[i] !== null) attributes[names[i]!] = values[i]!;
+  return attributes;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function checkAttribute(key: string, value: unknown): void {

@@ -1,4 +1,7 @@
-import { AgentMemory, InMemoryBackend, MEMORY_TYPES, type MemoryBackend } from '@agentmem/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentMemory, InMemoryBackend, MEMORY_TYPES, type MemoryBackend, pruneInstant } from '@agentmem/core';
 import { seededRandom } from '@agentmem/core/testing';
 import { describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
@@ -35,7 +38,7 @@ async function decayed(backend: MemoryBackend) {
     report: { ...report, durationMs: 0 },
     again: { ...again, durationMs: 0 },
     states,
-    history: history.map((h) => [h.action, h.memory.prunedAt]),
+    history: history.map((h) => [h.action, h.detail, h.memory]), // the whole memory as each entry recorded it
   };
 }
 
@@ -48,5 +51,75 @@ describe('applyDecay on SQLite', () => {
     expect(sqlite).toEqual(memory);
     expect(sqlite.again.pruned).toBe(0);
     expect(sqlite.history[1]?.[0]).toBe('prune');
+    const pruned = sqlite.history[1]![2] as { id: string; prunedAt: string };
+    expect(pruned.prunedAt).toBe(sqlite.states[pruned.id]);
+  });
+});
+
+/** Runs `afterScan` once the decay scan has read its last page, `beforePrune` before the first prune batch begins. */
+class InterleavingSqlite extends SqliteBackend {
+  afterScan: (() => Promise<unknown>) | undefined;
+  beforePrune: (() => Promise<unknown>) | undefined;
+  override async scanAttributes(...args: Parameters<SqliteBackend['scanAttributes']>) {
+    const page = await super.scanAttributes(...args);
+    const hook = page.cursor === undefined ? this.afterScan : undefined;
+    if (hook) this.afterScan = undefined;
+    await hook?.();
+    return page;
+  }
+  override async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    const hook = this.beforePrune;
+    this.beforePrune = undefined;
+    await hook?.();
+    return super.transaction(fn);
+  }
+}
+
+describe('applyDecay on SQLite with other writers during the run', () => {
+  it('leaves what was recalled or forgotten since the scan, judges an updated one again, logs each prune', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentmem-decay-'));
+    try {
+      const path = join(dir, 'memory.db');
+      const clock = { now: T0 };
+      const backend = new InterleavingSqlite({ path });
+      const memory = new AgentMemory({ backend, now: () => clock.now });
+      const here = await memory.remember({ content: 'The build cache lives in S3', type: 'project' });
+      const elsewhere = await memory.remember({ content: 'Deploys go through Argo', type: 'reference' });
+      const updated = await memory.remember({ content: 'Prefers short answers', type: 'user', importance: 0.3 });
+      const forgotten = await memory.remember({ content: 'Likes tabs', type: 'feedback' });
+      const plain = await memory.remember({ content: 'Works from Lisbon', type: 'user' });
+      clock.now = T0 + 1000 * HOUR; // every one of them is far below the threshold
+      // Another process, after the scan: a recall (written on close), an update and a forget.
+      backend.afterScan = async () => {
+        const other = new AgentMemory({ backend: new SqliteBackend({ path }), now: () => clock.now });
+        await other.recall('Deploys Argo', { types: ['reference'] });
+        await other.update(updated.id, { importance: 0.9 });
+        await other.forget(forgotten.id);
+        await other.close();
+      };
+      // This process, after the scan's accesses were written: a recall still buffered in memory.
+      backend.beforePrune = () => memory.recall('build cache S3', { types: ['project'] });
+      const report = await memory.applyDecay(); // (remember's transactions ran before the hooks were set)
+      expect(report).toMatchObject({ scanned: 5, pruned: 2, untouched: 3 });
+      expect((await memory.get(here.id))?.prunedAt).toBeUndefined();
+      expect((await memory.get(elsewhere.id))?.prunedAt).toBeUndefined();
+      expect(await memory.get(forgotten.id)).toBeUndefined();
+      // Judged again on its new importance: pruned at the instant that importance crossed the threshold.
+      const now = await memory.get(updated.id);
+      expect(now?.importance).toBe(0.9);
+      expect(now?.prunedAt).toBe(new Date(pruneInstant(0.9, T0, 168, 0.05)).toISOString());
+      for (const id of [updated.id, plain.id]) {
+        const history = await memory.history(id);
+        const last = history[history.length - 1]!;
+        expect(last.action).toBe('prune');
+        expect(last.memory).toEqual(await memory.get(id)); // the memory as it was pruned
+        const restored = await memory.restore(id);
+        expect(restored.prunedAt).toBeUndefined();
+        expect(restored).toMatchObject({ id, content: last.memory.content, importance: last.memory.importance });
+      }
+      await memory.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
