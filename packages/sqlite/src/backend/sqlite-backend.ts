@@ -90,8 +90,9 @@ interface RecordRow {
 }
 
 /**
- * The embedded default backend: one SQLite file holding records, an FTS5
- * keyword index and a sqlite-vec vector index, in WAL mode so that several
+ * The embedded default backend: one SQLite file holding records, vectors
+ * (sqlite-vec, and sign-bit codes for the in-process binary index) and the
+ * text the in-process keyword index is built from, in WAL mode so that several
  * processes can share it. Implements MemoryBackend v1.
  */
 export class SqliteBackend implements MemoryBackend {
@@ -199,9 +200,8 @@ export class SqliteBackend implements MemoryBackend {
     const rows = records.map((r) => this.encodeRecord(r)); // all checked before anything is written
     if (rows.length === 0) return;
     await this.write(() => {
-      // New rows go in with multi-row statements: FTS5 flushes its pending terms to a new segment at the
-      // start of every statement inside a transaction, and every statement journals the pages it first
-      // changes, so one statement per row cost ~4x the CPU of the rows themselves.
+      // New rows go in with multi-row statements: every statement journals the pages it first changes,
+      // so one statement per row cost ~4x the CPU of the rows themselves.
       const existing = new Map(
         (
           this.stmt('SELECT id, rowid FROM records WHERE id IN (SELECT value FROM json_each(?))').all(
@@ -244,9 +244,8 @@ export class SqliteBackend implements MemoryBackend {
 
   /**
    * Inserts rows whose ids are not in the file, in chunks of multi-row
-   * statements, then their keyword index entries in one statement (schema
-   * step 6: no insert trigger, so these statements keep no statement journal;
-   * the caller's savepoint makes the whole batch atomic). Their rowids, in order.
+   * statements (no trigger, so they keep no statement journal; the caller's
+   * savepoint makes the whole batch atomic). Their rowids, in order.
    */
   private insertRows(rows: readonly EncodedRow[]): number[] {
     const ordered: number[] = new Array(rows.length);
@@ -266,13 +265,6 @@ export class SqliteBackend implements MemoryBackend {
       if (this.stmt('SELECT id FROM records WHERE rowid = ?').pluck().get(first) !== rows[offset]!.id)
         throw new AgentMemoryError('BACKEND_ERROR', `${this.path}: inserted rows did not get consecutive rowids.`);
       for (let i = 0; i < size; i++) ordered[offset + i] = first + i;
-    }
-    // Rows without any text (history) stay out of the index, as the trigger kept them.
-    const indexed = ordered.filter((_, i) => rows[i]!.text !== '' || rows[i]!.context !== '');
-    if (indexed.length > 0) {
-      this.stmt(
-        'INSERT INTO records_fts (rowid, text, context) SELECT rowid, text, context FROM records WHERE rowid IN (SELECT value FROM json_each(?))',
-      ).run(JSON.stringify(indexed));
     }
     return ordered;
   }
