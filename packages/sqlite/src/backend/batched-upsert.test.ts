@@ -118,4 +118,26 @@ describe('SqliteBackend upsert in multi-row statements', () => {
       await backend.close();
     }
   });
+
+  it('writes nothing of a batch whose record fails to encode after earlier slices went in', async () => {
+    const backend = await open();
+    try {
+      await backend.upsert([record(1)]);
+      // New records are encoded and inserted 512 at a time: record 1,200 fails in the third slice.
+      const batch = Array.from({ length: 1300 }, (_, i) => record(i + 10));
+      batch[1200] = { ...batch[1200]!, payload: { big: 1n } as unknown as BackendRecord['payload'] };
+      await expect(backend.upsert(batch)).rejects.toThrow(/BigInt/);
+      expect(await backend.count({ tenant: '' })).toBe(1);
+      const db = backend.database;
+      expect((db.prepare('SELECT count(*) AS n FROM vectors').get() as { n: number }).n).toBe(1);
+      const dense = await backend.search({ mode: 'dense', vector: vector(20), filter: { tenant: '' }, k: 3 });
+      expect(dense.map((h) => h.record.id)).toEqual(['r1']);
+      integrity(backend);
+      batch[1200] = record(1210);
+      await backend.upsert(batch);
+      expect(await backend.count({ tenant: '' })).toBe(1301);
+    } finally {
+      await backend.close();
+    }
+  });
 });
