@@ -3,6 +3,14 @@ import type Database from 'better-sqlite3';
 import { blobVector, CODES_TABLE, codeBlob } from '../schema';
 import { chunks, valuesList } from './multi-row';
 
+/** A row's vector as written: `floats`, and `vector` its bytes. */
+export interface WrittenVector {
+  tenant: string;
+  namespace: string;
+  floats: Float32Array;
+  vector: Buffer;
+}
+
 interface PendingCode {
   rowid: number;
   /** Undefined: the row's vector was deleted. */
@@ -34,28 +42,32 @@ export class SqliteDenseIndex {
     private readonly dimension: number,
   ) {}
 
-  /** Inside the caller's write transaction: each row's vector is `vector` (its blob `blob`). */
-  writtenMany(
-    rows: readonly { rowid: number; tenant: string; namespace: string; vector: Float32Array; blob: Buffer }[],
-  ): void {
+  /** Inside the caller's write transaction: the vectors of these rowids (rows[i] is rowids[i]'s) were written. */
+  writtenMany(rowids: readonly number[], rows: readonly WrittenVector[]): void {
     // The code column holds the sign bits and, for dense vectors, the int8 copy after them
     // (encodeRescoring), so loading the index copies bytes instead of quantizing every vector.
-    const coded = rows.map((r) => {
-      const encoded = isSparse(r.vector) ? codeBlob(r.vector) : encodeRescoring(r.vector);
-      return { ...r, encoded };
+    const encoded = rows.map((r) => {
+      const code = isSparse(r.floats) ? codeBlob(r.floats) : encodeRescoring(r.floats);
+      return Buffer.from(code.buffer, code.byteOffset, code.byteLength);
     });
-    for (const [offset, size] of chunks(coded.length)) {
-      const args: unknown[] = [];
-      for (let i = offset; i < offset + size; i++) {
-        const { rowid, tenant, namespace, encoded, blob } = coded[i]!;
-        args.push(rowid, tenant, namespace, Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength), blob);
+    for (const [offset, size] of chunks(rows.length)) {
+      const args: unknown[] = new Array(size * 5);
+      for (let i = 0; i < size; i++) {
+        const row = rows[offset + i]!;
+        args[i * 5] = rowids[offset + i];
+        args[i * 5 + 1] = row.tenant;
+        args[i * 5 + 2] = row.namespace;
+        args[i * 5 + 3] = encoded[offset + i];
+        args[i * 5 + 4] = row.vector;
       }
       this.stmt(
         `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding) VALUES ${valuesList('(?, ?, ?, ?, ?)', size)}`,
       ).run(args);
     }
-    for (const { rowid, tenant, namespace, vector, encoded } of coded)
-      this.pending.push({ rowid, code: { tenant, namespace, vector, encoded } });
+    for (let i = 0; i < rows.length; i++) {
+      const { tenant, namespace, floats } = rows[i]!;
+      this.pending.push({ rowid: rowids[i]!, code: { tenant, namespace, vector: floats, encoded: encoded[i]! } });
+    }
   }
 
   /** Inside the caller's write transaction: the row (or its vector) is gone. */

@@ -35,7 +35,7 @@ import {
   openDatabase,
   VECTOR_TABLE,
 } from '../schema';
-import { SqliteDenseIndex } from './dense-index';
+import { SqliteDenseIndex, type WrittenVector } from './dense-index';
 import { encodeAttributes } from './jsonb';
 import { SqliteKeywordIndex } from './keyword-index';
 import { chunks, valuesList } from './multi-row';
@@ -74,9 +74,14 @@ const MAX_KNN = 4096;
 const STATEMENT_CACHE = 200;
 
 const INDEXED = Object.entries(ATTRIBUTE_COLUMNS);
+const INDEXED_KEYS = INDEXED.map(([key]) => key);
 const INDEXED_NAMES = INDEXED.map(([, column]) => `, ${column}`).join('');
 const INDEXED_SLOTS = ', ?'.repeat(INDEXED.length);
 const INDEXED_SETS = INDEXED.map(([, column]) => `, ${column} = ?`).join('');
+/** Values per row of an insert into records: seven columns and the indexed attribute copies. */
+const ROW_VALUES = 7 + INDEXED.length;
+/** Records encoded at a time by upsert (see flush). */
+const ENCODE_SLICE = 512;
 
 const COLUMNS =
   'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, r.context AS context, json(r.attributes) AS attributes, r.payload AS payload';
@@ -93,8 +98,9 @@ interface RecordRow {
 }
 
 /**
- * The embedded default backend: one SQLite file holding records, an FTS5
- * keyword index and a sqlite-vec vector index, in WAL mode so that several
+ * The embedded default backend: one SQLite file holding records, vectors
+ * (sqlite-vec, and sign-bit codes for the in-process binary index) and the
+ * text the in-process keyword index is built from, in WAL mode so that several
  * processes can share it. Implements MemoryBackend v1.
  */
 export class SqliteBackend implements MemoryBackend {
@@ -199,37 +205,41 @@ export class SqliteBackend implements MemoryBackend {
 
   async upsert(records: readonly BackendRecord[]): Promise<void> {
     if (!Array.isArray(records)) throw invalidInput('upsert() takes an array of records.');
-    const rows = records.map((r) => this.encodeRecord(r)); // all checked before anything is written
-    if (rows.length === 0) return;
+    for (const r of records) this.checkRecord(r); // all checked before anything is written
+    if (records.length === 0) return;
     await this.write(() => {
-      // New rows go in with multi-row statements: FTS5 flushes its pending terms to a new segment at the
-      // start of every statement inside a transaction, and every statement journals the pages it first
-      // changes, so one statement per row cost ~4x the CPU of the rows themselves.
+      // New rows go in with multi-row statements: every statement journals the pages it first changes,
+      // so one statement per row cost ~4x the CPU of the rows themselves.
       const existing = new Map(
         (
           this.stmt('SELECT id, rowid FROM records WHERE id IN (SELECT value FROM json_each(?))').all(
-            JSON.stringify(rows.map((r) => r.id)),
+            JSON.stringify(records.map((r) => r.id)),
           ) as { id: string; rowid: number }[]
         ).map((r) => [r.id, r.rowid]),
       );
-      let fresh: EncodedRow[] = [];
+      let fresh: BackendRecord[] = [];
       const freshIds = new Set<string>();
       const flush = () => {
-        if (fresh.length === 0) return;
-        const rowids = this.insertRows(fresh);
-        this.writeVectors(fresh.map((row, i) => ({ row, rowid: rowids[i]! })));
-        for (let i = 0; i < fresh.length; i++) existing.set(fresh[i]!.id, rowids[i]!);
+        // Encoded a slice at a time: a whole batch's encoded rows (JSON, JSONB, codes: ~3 KB a memory with
+        // its history row) outlived many young-generation collections, each copying them again.
+        for (let start = 0; start < fresh.length; start += ENCODE_SLICE) {
+          const slice = fresh.slice(start, start + ENCODE_SLICE).map((r) => this.encodeRecord(r));
+          const rowids = this.insertRows(slice);
+          this.writeVectors(slice, rowids);
+          for (let i = 0; i < slice.length; i++) existing.set(slice[i]!.id, rowids[i]!);
+        }
         fresh = [];
         freshIds.clear();
       };
-      for (const row of rows) {
-        if (!existing.has(row.id) && !freshIds.has(row.id)) {
-          fresh.push(row);
-          freshIds.add(row.id);
+      for (const record of records) {
+        if (!existing.has(record.id) && !freshIds.has(record.id)) {
+          fresh.push(record);
+          freshIds.add(record.id);
           continue;
         }
         // An id written before (or earlier in this batch): update in place, in the order given.
         flush();
+        const row = this.encodeRecord(record);
         const rowid = existing.get(row.id)!;
         this.stmt(
           `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = ?, payload = ?${INDEXED_SETS} WHERE rowid = ?`,
@@ -238,7 +248,7 @@ export class SqliteBackend implements MemoryBackend {
           this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
           if (!row.vector) this.denseIndex()?.deleted(rowid);
         }
-        this.writeVectors([{ row, rowid }]);
+        this.writeVectors([row], [rowid]);
       }
       flush();
       this.keywords.written(records);
@@ -247,9 +257,8 @@ export class SqliteBackend implements MemoryBackend {
 
   /**
    * Inserts rows whose ids are not in the file, in chunks of multi-row
-   * statements, then their keyword index entries in one statement (schema
-   * step 6: no insert trigger, so these statements keep no statement journal;
-   * the caller's savepoint makes the whole batch atomic). Their rowids, in order.
+   * statements (no trigger, so they keep no statement journal; the caller's
+   * savepoint makes the whole batch atomic). Their rowids, in order.
    */
   private insertRows(rows: readonly EncodedRow[]): number[] {
     const ordered: number[] = new Array(rows.length);
@@ -257,10 +266,18 @@ export class SqliteBackend implements MemoryBackend {
       const sql =
         `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES}) VALUES ` +
         valuesList(`(?, ?, ?, ?, ?, ?, ?${INDEXED_SLOTS})`, size);
-      const args: unknown[] = [];
+      const args: unknown[] = new Array(size * ROW_VALUES);
+      let at = 0;
       for (let i = offset; i < offset + size; i++) {
         const r = rows[i]!;
-        args.push(r.id, r.namespace, r.tenant, r.text, r.context, r.attributes, r.payload, ...r.indexed);
+        args[at++] = r.id;
+        args[at++] = r.namespace;
+        args[at++] = r.tenant;
+        args[at++] = r.text;
+        args[at++] = r.context;
+        args[at++] = r.attributes;
+        args[at++] = r.payload;
+        for (const value of r.indexed) args[at++] = value;
       }
       // No RETURNING (it buffered every row and built an object per row): a multi-row insert gives its rows
       // consecutive rowids, one above the largest, in VALUES order; checked on the chunk's first row.
@@ -270,39 +287,31 @@ export class SqliteBackend implements MemoryBackend {
         throw new AgentMemoryError('BACKEND_ERROR', `${this.path}: inserted rows did not get consecutive rowids.`);
       for (let i = 0; i < size; i++) ordered[offset + i] = first + i;
     }
-    // Rows without any text (history) stay out of the index, as the trigger kept them.
-    const indexed = ordered.filter((_, i) => rows[i]!.text !== '' || rows[i]!.context !== '');
-    if (indexed.length > 0) {
-      this.stmt(
-        'INSERT INTO records_fts (rowid, text, context) SELECT rowid, text, context FROM records WHERE rowid IN (SELECT value FROM json_each(?))',
-      ).run(JSON.stringify(indexed));
-    }
     return ordered;
   }
 
-  /** The vec0 rows and codes of rows with a vector, in multi-row statements. */
-  private writeVectors(items: readonly { row: EncodedRow; rowid: number }[]): void {
-    const withVector = items.filter((i) => i.row.vector);
+  /** The vec0 rows and codes of the rows (rowids[i] is rows[i]'s) with a vector, in multi-row statements. */
+  private writeVectors(rows: readonly EncodedRow[], rowids: readonly number[]): void {
+    let withVector = rows as readonly VectorRow[];
+    let vectorRowids = rowids;
+    if (!rows.every((r) => r.vector)) {
+      withVector = rows.filter((r): r is VectorRow => r.vector !== undefined);
+      vectorRowids = rowids.filter((_, i) => rows[i]!.vector);
+    }
     if (withVector.length === 0) return;
-    const codes = this.denseIndex();
     for (const [offset, size] of chunks(withVector.length)) {
       const sql = `INSERT INTO ${VECTOR_TABLE} (rowid, tenant, namespace, embedding) VALUES ${valuesList('(?, ?, ?, ?)', size)}`;
-      const args: unknown[] = [];
-      for (let i = offset; i < offset + size; i++) {
-        const { row, rowid } = withVector[i]!;
-        args.push(BigInt(rowid), row.tenant, row.namespace, row.vector);
+      const args: unknown[] = new Array(size * 4);
+      for (let i = 0; i < size; i++) {
+        const row = withVector[offset + i]!;
+        args[i * 4] = BigInt(vectorRowids[offset + i]!);
+        args[i * 4 + 1] = row.tenant;
+        args[i * 4 + 2] = row.namespace;
+        args[i * 4 + 3] = row.vector;
       }
       this.stmt(sql).run(args);
     }
-    codes?.writtenMany(
-      withVector.map(({ row, rowid }) => ({
-        rowid,
-        tenant: row.tenant,
-        namespace: row.namespace,
-        vector: row.floats!,
-        blob: row.vector!,
-      })),
-    );
+    this.denseIndex()?.writtenMany(vectorRowids, withVector);
   }
 
   /** Rewrites attributes (merged key by key) and payload only; the text and vector indexes are not touched. */
@@ -967,7 +976,8 @@ export class SqliteBackend implements MemoryBackend {
     return record;
   }
 
-  private encodeRecord(r: BackendRecord): EncodedRow {
+  /** Throws on a record upsert cannot write; encodeRecord then encodes it. */
+  private checkRecord(r: BackendRecord): void {
     if (!r || typeof r !== 'object') throw invalidInput('Every record must be an object.');
     if (typeof r.id !== 'string' || r.id.length === 0) throw invalidInput('Every record needs a non-empty string id.');
     for (const field of ['namespace', 'tenant', 'text'] as const) {
@@ -977,14 +987,17 @@ export class SqliteBackend implements MemoryBackend {
       throw invalidInput(`Record ${r.id}: context must be a string when given.`, { id: r.id });
     if (r.attributes === null || typeof r.attributes !== 'object')
       throw invalidInput(`Record ${r.id}: attributes must be an object.`);
-    for (const [k, v] of Object.entries(r.attributes)) checkAttribute(k, v);
-    let vector: Buffer | undefined;
+    for (const k in r.attributes) if (Object.hasOwn(r.attributes, k)) checkAttribute(k, r.attributes[k]);
+    checkPayload(r.payload);
     if (r.vector !== undefined) {
       if (!(r.vector instanceof Float32Array)) throw invalidInput(`Record ${r.id}: vector must be a Float32Array.`);
       if (!this.hasVectorTable()) throw invalidInput('Call init({ dimension }) before writing vectors.');
       this.checkDimension(r.vector);
-      vector = vectorBlob(r.vector);
     }
+  }
+
+  /** A record checkRecord accepted, as the statements write it. */
+  private encodeRecord(r: BackendRecord): EncodedRow {
     return {
       id: r.id,
       namespace: r.namespace,
@@ -994,9 +1007,9 @@ export class SqliteBackend implements MemoryBackend {
       // JSONB encoded here: jsonb() inside the INSERT (a function that may fail halfway through the
       // statement) would bring the statement journal back (see jsonb.ts).
       attributes: encodeAttributes(r.attributes),
-      indexed: INDEXED.map(([key]) => columnValue(r.attributes[key])),
+      indexed: INDEXED_KEYS.map((key) => columnValue(r.attributes[key])),
       payload: encodePayload(r.payload),
-      vector,
+      vector: r.vector && vectorBlob(r.vector),
       floats: r.vector,
     };
   }
@@ -1065,9 +1078,12 @@ export class SqliteBackend implements MemoryBackend {
 interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
   attributes: Buffer;
   indexed: unknown[];
+  /** The vector's bytes (a view of `floats`). */
   vector: Buffer | undefined;
   floats: Float32Array | undefined;
 }
+
+type VectorRow = EncodedRow & WrittenVector;
 
 function vectorBlob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -1095,9 +1111,13 @@ function columnValue(value: unknown): unknown {
   return typeof value === 'boolean' ? Number(value) : value;
 }
 
-function encodePayload(payload: JsonObject): string {
+function checkPayload(payload: JsonObject): void {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
     throw invalidInput('A record payload must be a JSON object.');
+}
+
+function encodePayload(payload: JsonObject): string {
+  checkPayload(payload);
   return JSON.stringify(payload);
 }
 

@@ -214,7 +214,6 @@ describe('schema version 4', () => {
       // Old records are still found by keyword, and only they: history rows stay out of the index.
       const kw = await backend.search({ mode: 'keyword', text: 'billing service', filter: { tenant: '' }, k: 5 });
       expect(kw.map((h) => h.record.id)).toEqual(['old2']);
-      expect((db.prepare('SELECT count(*) AS n FROM records_fts_docsize').get() as { n: number }).n).toBe(2);
       // Time filters use the new column (and its index), for upgraded and new records alike.
       await backend.upsert([
         {
@@ -248,9 +247,100 @@ describe('schema version 4', () => {
       const gone = await backend.search({ mode: 'keyword', text: 'saturday billing', filter: { tenant: '' }, k: 5 });
       expect(gone.map((h) => h.record.id)).toEqual(['old2']);
       expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-      db.exec("INSERT INTO records_fts (records_fts) VALUES ('integrity-check')");
     } finally {
       await backend.close();
+    }
+  });
+});
+
+/** A version-6 file as that build wrote it: steps 1-6, a vector table, records with their FTS5 entries and codes. */
+function writeV6Fixture(path: string) {
+  const db = new Database(path);
+  sqliteVec.load(db);
+  db.pragma('journal_mode = WAL');
+  db.exec(V1_SCHEMA.slice(V1_SCHEMA.indexOf('CREATE VIRTUAL TABLE vectors')));
+  for (const m of MIGRATIONS.filter((m) => m.version <= 6)) {
+    db.exec(m.sql);
+    m.apply?.(db);
+  }
+  db.pragma(`application_id = ${APPLICATION_ID}`);
+  db.pragma('user_version = 6');
+  const rows = [
+    ['m1', 'the deploy checklist lives in the wiki', [1, 0, 0, 0]],
+    ['m2', 'bob owns the billing service', [0, 1, 0, 0]],
+    ['m3', 'carol rotates the billing keys', [0, 0, 1, 0]],
+  ] as const;
+  for (const [id, text, v] of rows) {
+    const { lastInsertRowid } = db
+      .prepare(
+        `INSERT INTO records (id, namespace, tenant, text, attributes, payload, attr_kind, attr_status)
+         VALUES (?, 'user', '', ?, jsonb(?), ?, 'memory', 'active')`,
+      )
+      .run(id, text, JSON.stringify({ kind: 'memory', status: 'active' }), JSON.stringify({ id }));
+    // Version 6 wrote the keyword entries itself (no insert trigger).
+    db.prepare('INSERT INTO records_fts (rowid, text, context) VALUES (?, ?, ?)').run(lastInsertRowid, text, '');
+    db.prepare('INSERT INTO vectors (rowid, tenant, namespace, embedding) VALUES (?, ?, ?, ?)').run(
+      BigInt(lastInsertRowid),
+      '',
+      'user',
+      new Float32Array(v),
+    );
+  }
+  db.exec(
+    "INSERT INTO vector_codes (rowid, tenant, namespace, code, embedding) SELECT rowid, tenant, namespace, x'00', embedding FROM vectors",
+  );
+  db.exec(`INSERT INTO records (id, namespace, tenant, text, attributes, payload, attr_kind, attr_memory_id)
+    VALUES ('h1', '_history', '', '', jsonb('{"kind":"history","memoryId":"m1"}'), '{}', 'history', 'm1')`);
+  db.close();
+}
+
+describe('schema version 7', () => {
+  it('upgrades a version-6 file: the FTS5 table and its triggers are gone, every record is still found and changeable', async () => {
+    const path = join(dir, 'v6.db');
+    writeV6Fixture(path);
+    const backend = new SqliteBackend({ path });
+    try {
+      const db = backend.database;
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      const fts = db.prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'records_fts%'").all();
+      expect(fts).toEqual([]);
+      expect(db.pragma('page_size', { simple: true })).toBe(4096); // only new files get 8 KiB pages
+      await backend.init({ dimension: 4 });
+      expect(await backend.count({ tenant: null })).toBe(4);
+      const kw = await backend.search({ mode: 'keyword', text: 'billing', filter: { tenant: '' }, k: 5 });
+      expect(kw.map((h) => h.record.id).sort()).toEqual(['m2', 'm3']);
+      const dense = await backend.search({
+        mode: 'dense',
+        vector: new Float32Array([0, 0, 1, 0]),
+        filter: { tenant: '' },
+        k: 1,
+      });
+      expect(dense[0]?.record.id).toBe('m3');
+      // Text changes and deletes fired the dropped triggers: they now only touch records and vectors.
+      await backend.upsert([
+        {
+          id: 'm1',
+          namespace: 'user',
+          tenant: '',
+          text: 'the billing runbook',
+          attributes: { kind: 'memory' },
+          payload: {},
+        },
+      ]);
+      expect(await backend.delete(['m3'])).toBe(1);
+      const after = await backend.search({ mode: 'keyword', text: 'billing', filter: { tenant: '' }, k: 5 });
+      expect(after.map((h) => h.record.id).sort()).toEqual(['m1', 'm2']);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      await backend.close();
+    }
+    const again = new SqliteBackend({ path }); // already current: opening again changes nothing
+    try {
+      expect(await again.count({ tenant: null })).toBe(3);
+      const kw = await again.search({ mode: 'keyword', text: 'billing', filter: { tenant: '' }, k: 5 });
+      expect(kw.map((h) => h.record.id).sort()).toEqual(['m1', 'm2']);
+    } finally {
+      await again.close();
     }
   });
 });

@@ -198,6 +198,19 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TRIGGER records_fts_insert;
     `,
   },
+  {
+    version: 7,
+    description: 'the FTS5 table and its triggers dropped: keyword search uses the in-process index',
+    sql: `
+      -- No search has read records_fts since keyword search moved to the in-process BM25F index
+      -- (built from records.text and records.context); keeping it up to date was ~10 us of every
+      -- insert's commit and a third of the pages a batch wrote. Tools that want FTS5 build their own
+      -- (docs/sqlite.md shows how).
+      DROP TRIGGER IF EXISTS records_fts_delete;
+      DROP TRIGGER IF EXISTS records_fts_update;
+      DROP TABLE IF EXISTS records_fts;
+    `,
+  },
 ];
 
 /** A float vector stored as a blob, as a Float32Array (copied when the blob is not 4-byte aligned). */

@@ -178,6 +178,32 @@ describe('creating a store', () => {
     }
   });
 
+  it('gives a new file 8 KiB pages; a file that exists keeps the page size it was made with', async () => {
+    const path = join(dir, 'pages.db');
+    const backend = new SqliteBackend({ path });
+    try {
+      expect(backend.database.pragma('page_size', { simple: true })).toBe(8192);
+    } finally {
+      await backend.close();
+    }
+    const older = join(dir, 'pages-4k.db');
+    const raw = new Database(older);
+    raw.pragma('page_size = 4096');
+    raw.pragma('journal_mode = WAL');
+    raw.exec('CREATE TABLE t (x)'); // not yet agentmem's, but no longer empty: its pages are set
+    raw.exec('DROP TABLE t');
+    raw.close();
+    const adopted = new SqliteBackend({ path: older });
+    try {
+      expect(adopted.database.pragma('page_size', { simple: true })).toBe(4096);
+      await adopted.init({ dimension: 4 });
+      await adopted.upsert([{ id: 'a', namespace: 'n', tenant: '', text: 'kept', attributes: {}, payload: {} }]);
+      expect(await adopted.count({ tenant: '' })).toBe(1);
+    } finally {
+      await adopted.close();
+    }
+  });
+
   it('adopts an empty file', async () => {
     const path = join(dir, 'empty.db');
     writeFileSync(path, '');

@@ -14,6 +14,8 @@ export interface OpenDatabaseOptions {
 }
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
+/** Page size of new files (see openDatabase). */
+export const PAGE_BYTES = 8192;
 /** Bytes of the file read through mmap (see openDatabase). */
 const MMAP_BYTES = 64 * 2 ** 20;
 
@@ -277,6 +279,11 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
       }
       return db;
     }
+    // A new file gets 8 KiB pages (SQLite's default is 4 KiB): a memory writes ~6 KB (its row, its history
+    // row, two copies of its vector, index entries), and each commit pays per page it writes, to the WAL
+    // and again at the checkpoint; ingest measured ~20% less CPU. Only a file without any table can take
+    // it, and only before WAL mode: existing files keep theirs.
+    if (info.tables.length === 0 && info.version === 0) db.pragma(`page_size = ${PAGE_BYTES}`);
     if (!memory) db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     const from = migrate(db, shown);
