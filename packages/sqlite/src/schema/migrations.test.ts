@@ -304,7 +304,7 @@ describe('schema version 7', () => {
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       const fts = db.prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'records_fts%'").all();
       expect(fts).toEqual([]);
-      expect(db.pragma('page_size', { simple: true })).toBe(4096); // only new files get 8 KiB pages
+      expect(db.pragma('page_size', { simple: true })).toBe(4096); // a migration keeps the file's page size
       await backend.init({ dimension: 4 });
       expect(await backend.count({ tenant: null })).toBe(4);
       const kw = await backend.search({ mode: 'keyword', text: 'billing', filter: { tenant: '' }, k: 5 });

@@ -178,32 +178,30 @@ describe('creating a store', () => {
     }
   });
 
-  it('gives a new file 8 KiB pages; a file that exists keeps the page size it was made with', async () => {
-    const path = join(dir, 'pages.db');
-    const backend = new SqliteBackend({ path });
-    try {
-      expect(backend.database.pragma('page_size', { simple: true })).toBe(8192);
-    } finally {
-      await backend.close();
-    }
-    const older = join(dir, 'pages-4k.db');
-    const raw = new Database(older);
-    raw.pragma('page_size = 4096');
+  it('keeps the page size a file was made with (a user may choose 8 KiB pages for heavy ingest)', async () => {
+    const path = join(dir, 'pages-8k.db');
+    const raw = new Database(path);
+    raw.pragma('page_size = 8192');
     raw.pragma('journal_mode = WAL');
     raw.exec('CREATE TABLE t (x)'); // not yet agentmem's, but no longer empty: its pages are set
     raw.exec('DROP TABLE t');
     raw.close();
-    const adopted = new SqliteBackend({ path: older });
+    const adopted = new SqliteBackend({ path });
     try {
-      expect(adopted.database.pragma('page_size', { simple: true })).toBe(4096);
+      expect(adopted.database.pragma('page_size', { simple: true })).toBe(8192);
       await adopted.init({ dimension: 4 });
       await adopted.upsert([{ id: 'a', namespace: 'n', tenant: '', text: 'kept', attributes: {}, payload: {} }]);
       expect(await adopted.count({ tenant: '' })).toBe(1);
     } finally {
       await adopted.close();
     }
+    const fresh = new SqliteBackend({ path: join(dir, 'pages-new.db') });
+    try {
+      expect(fresh.database.pragma('page_size', { simple: true })).toBe(4096);
+    } finally {
+      await fresh.close();
+    }
   });
-
   it('adopts an empty file', async () => {
     const path = join(dir, 'empty.db');
     writeFileSync(path, '');
