@@ -137,11 +137,16 @@ describe('BinaryIndex SIMD kernels', () => {
       expect(js.usesSimd).toBe(false);
       const data = vectors(700, dimension, dimension + 1);
       for (const [i, v] of data.entries()) {
-        simd.set(i, '', i % 3 ? 'a' : 'b', v);
-        js.set(i, '', i % 3 ? 'a' : 'b', v);
+        // Namespace c holds 3 codes: fewer than the four the kernel takes at a time.
+        const ns = i < 3 ? 'c' : i % 3 ? 'a' : 'b';
+        simd.set(i, '', ns, v);
+        js.set(i, '', ns, v);
       }
       for (const query of vectors(3, dimension, 11)) {
         expect(simd.nearest(query, scope, 90)).toEqual(js.nearest(query, scope, 90));
+        expect(simd.nearest(query, { tenant: '', namespaces: ['c'] }, 2)).toEqual(
+          js.nearest(query, { tenant: '', namespaces: ['c'] }, 2),
+        );
         const a = simd.ranked(query, { tenant: '', namespaces: ['a'] }, 120);
         const b = js.ranked(query, { tenant: '', namespaces: ['a'] }, 120);
         expect(new Set(a.keys)).toEqual(new Set(b.keys));

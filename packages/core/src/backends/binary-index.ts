@@ -281,13 +281,16 @@ export class BinaryIndex<K> {
         scores[i] = (s0 + s1 + s2 + s3) * heap.f32[this.factorAt(chunk, c)]!;
       }
     }
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
+    const length = norm > 0 ? Math.sqrt(norm) : 1;
+    for (let i = 0; i < n; i++) scores[i] = scores[i]! / length;
+    const order = rankOrder(scores, n);
     const sorted = new Float64Array(n);
-    const keys = order.map((i, r) => {
+    const keys: K[] = new Array(n);
+    for (let r = 0; r < n; r++) {
+      const i = order[r]!;
       sorted[r] = scores[i]!;
-      return partitions[this.chosenPartition[i]!]!.keys[this.chosenSlot[i]!]!;
-    });
-    if (norm > 0) for (let r = 0; r < n; r++) sorted[r] = sorted[r]! / Math.sqrt(norm);
+      keys[r] = partitions[this.chosenPartition[i]!]!.keys[this.chosenSlot[i]!]!;
+    }
     return { keys, scores: sorted };
   }
 
@@ -411,6 +414,34 @@ export class BinaryIndex<K> {
     }
     return out;
   }
+}
+
+/**
+ * Indexes of scores (cosines, about -1..1) best first, ties by index: a
+ * native sort of score and index packed into one float64 (score to 2^-19),
+ * then an insertion pass that orders the near-ties it left exactly. Several
+ * times faster than sorting an array with a comparator.
+ */
+function rankOrder(scores: Float64Array, n: number): Uint32Array {
+  const packed = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const s = Math.min(1.5, Math.max(-1.5, scores[i]!));
+    packed[i] = Math.floor((2 - s) * 2 ** 19) * 2 ** 32 + i;
+  }
+  packed.sort();
+  const order = new Uint32Array(n);
+  for (let r = 0; r < n; r++) order[r] = packed[r]! % 2 ** 32;
+  for (let r = 1; r < n; r++) {
+    const x = order[r]!;
+    const sx = scores[x]!;
+    let j = r - 1;
+    while (j >= 0 && (scores[order[j]!]! < sx || (scores[order[j]!] === sx && order[j]! > x))) {
+      order[j + 1] = order[j]!;
+      j--;
+    }
+    order[j + 1] = x;
+  }
+  return order;
 }
 
 /** Codes per chunk of a partition: chunks never move once full, so growth copies at most one chunk. */

@@ -37,10 +37,15 @@ export class SqliteDenseIndex {
   private pending: PendingCode[] = [];
   private readonly statements = new Map<string, Database.Statement>();
 
+  /** Prepared once: `db.pragma()` prepares its statement on every call, and every search asks. */
+  private readonly dataVersion: Database.Statement;
+
   constructor(
     private readonly db: Database.Database,
     private readonly dimension: number,
-  ) {}
+  ) {
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
 
   /** Inside the caller's write transaction: the vectors of these rowids (rows[i] is rowids[i]'s) were written. */
   writtenMany(rowids: readonly number[], rows: readonly WrittenVector[]): void {
@@ -157,7 +162,7 @@ export class SqliteDenseIndex {
   }
 
   private load(): BinaryIndex<number> | undefined {
-    const version = this.db.pragma('data_version', { simple: true }) as number;
+    const version = this.dataVersion.get() as number;
     if (version !== this.version) this.index = undefined; // another connection committed
     if (this.index) return this.usable ? this.index : undefined;
     // Loaded outside transactions only, so that the index never holds rows a rollback takes back.

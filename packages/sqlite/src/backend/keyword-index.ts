@@ -25,7 +25,12 @@ export class SqliteKeywordIndex {
   /** Loaded inside the open transaction: it may hold rows a rollback takes back. */
   private loadedInTransaction = false;
 
-  constructor(private readonly db: Database.Database) {}
+  /** Prepared once: `db.pragma()` prepares its statement on every call, and every search asks. */
+  private readonly dataVersion: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
 
   /** Inside the caller's write transaction: these records were written (validated). */
   written(records: readonly BackendRecord[]): void {
@@ -78,7 +83,7 @@ export class SqliteKeywordIndex {
   }
 
   private load(): KeywordIndex {
-    const version = this.db.pragma('data_version', { simple: true }) as number;
+    const version = this.dataVersion.get() as number;
     if (version !== this.version) this.index = undefined; // another connection committed
     if (this.index) return this.index;
     const index = new KeywordIndex();

@@ -30,7 +30,7 @@ function kernelsModule(): object | null {
     try {
       const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
       const bytes = Uint8Array.from(atob(KERNELS_WASM_BASE64), (c) => c.charCodeAt(0));
-      // Half a kilobyte: compiling it synchronously is allowed everywhere (browsers refuse above 4 KB).
+      // About a kilobyte: compiling it synchronously is allowed everywhere (browsers refuse above 4 KB).
       compiled = wasm?.validate(bytes) ? new wasm.Module(bytes) : null;
     } catch {
       compiled = null;

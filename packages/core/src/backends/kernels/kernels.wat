@@ -10,6 +10,7 @@
     (param $out i32) (param $histogram i32)
     (local $end i32) (local $v i32) (local $d i32) (local $h i32) (local $sum v128)
     (local $q0 v128) (local $q1 v128) (local $q2 v128)
+    (local $a v128) (local $b v128) (local $c v128) (local $e v128) (local $end4 i32)
     (local.set $end (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 1))))
     (if (i32.eqz (local.get $n)) (then (return)))
     (if (i32.eq (local.get $vectors) (i32.const 3))
@@ -18,6 +19,65 @@
         (local.set $q0 (v128.load (local.get $query)))
         (local.set $q1 (v128.load offset=16 (local.get $query)))
         (local.set $q2 (v128.load offset=32 (local.get $query)))
+        ;; Four codes at a time: their lane sums transposed into one vector [d0 d1 d2 d3].
+        (local.set $end4 (i32.add (local.get $out) (i32.shl (i32.and (local.get $n) (i32.const -4)) (i32.const 1))))
+        (block $done4
+          (loop $each4
+            (br_if $done4 (i32.ge_u (local.get $out) (local.get $end4)))
+            (local.set $a (i32x4.extadd_pairwise_i16x8_u
+            (i16x8.extadd_pairwise_i8x16_u
+              (i8x16.add
+                (i8x16.add
+                  (i8x16.popcnt (v128.xor (v128.load offset=0 (local.get $codes)) (local.get $q0)))
+                  (i8x16.popcnt (v128.xor (v128.load offset=16 (local.get $codes)) (local.get $q1))))
+                (i8x16.popcnt (v128.xor (v128.load offset=32 (local.get $codes)) (local.get $q2)))))))
+            (local.set $b (i32x4.extadd_pairwise_i16x8_u
+            (i16x8.extadd_pairwise_i8x16_u
+              (i8x16.add
+                (i8x16.add
+                  (i8x16.popcnt (v128.xor (v128.load offset=48 (local.get $codes)) (local.get $q0)))
+                  (i8x16.popcnt (v128.xor (v128.load offset=64 (local.get $codes)) (local.get $q1))))
+                (i8x16.popcnt (v128.xor (v128.load offset=80 (local.get $codes)) (local.get $q2)))))))
+            (local.set $c (i32x4.extadd_pairwise_i16x8_u
+            (i16x8.extadd_pairwise_i8x16_u
+              (i8x16.add
+                (i8x16.add
+                  (i8x16.popcnt (v128.xor (v128.load offset=96 (local.get $codes)) (local.get $q0)))
+                  (i8x16.popcnt (v128.xor (v128.load offset=112 (local.get $codes)) (local.get $q1))))
+                (i8x16.popcnt (v128.xor (v128.load offset=128 (local.get $codes)) (local.get $q2)))))))
+            (local.set $e (i32x4.extadd_pairwise_i16x8_u
+            (i16x8.extadd_pairwise_i8x16_u
+              (i8x16.add
+                (i8x16.add
+                  (i8x16.popcnt (v128.xor (v128.load offset=144 (local.get $codes)) (local.get $q0)))
+                  (i8x16.popcnt (v128.xor (v128.load offset=160 (local.get $codes)) (local.get $q1))))
+                (i8x16.popcnt (v128.xor (v128.load offset=176 (local.get $codes)) (local.get $q2)))))))
+            (local.set $a
+              (i32x4.add
+                (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $a) (local.get $b))
+                (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $a) (local.get $b))))
+            (local.set $c
+              (i32x4.add
+                (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $c) (local.get $e))
+                (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $c) (local.get $e))))
+            (local.set $sum
+              (i32x4.add
+                (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $a) (local.get $c))
+                (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $a) (local.get $c))))
+            (i64.store (local.get $out)
+              (i64x2.extract_lane 0 (i16x8.narrow_i32x4_u (local.get $sum) (local.get $sum))))
+        (local.set $h (i32.add (local.get $histogram) (i32.shl (i32x4.extract_lane 0 (local.get $sum)) (i32.const 2))))
+        (i32.store (local.get $h) (i32.add (i32.load (local.get $h)) (i32.const 1)))
+        (local.set $h (i32.add (local.get $histogram) (i32.shl (i32x4.extract_lane 1 (local.get $sum)) (i32.const 2))))
+        (i32.store (local.get $h) (i32.add (i32.load (local.get $h)) (i32.const 1)))
+        (local.set $h (i32.add (local.get $histogram) (i32.shl (i32x4.extract_lane 2 (local.get $sum)) (i32.const 2))))
+        (i32.store (local.get $h) (i32.add (i32.load (local.get $h)) (i32.const 1)))
+        (local.set $h (i32.add (local.get $histogram) (i32.shl (i32x4.extract_lane 3 (local.get $sum)) (i32.const 2))))
+        (i32.store (local.get $h) (i32.add (i32.load (local.get $h)) (i32.const 1)))
+            (local.set $codes (i32.add (local.get $codes) (i32.const 192)))
+            (local.set $out (i32.add (local.get $out) (i32.const 8)))
+            (br $each4)))
+        (if (i32.ge_u (local.get $out) (local.get $end)) (then (return)))
         (loop $each3
           (local.set $sum
             (i32x4.extadd_pairwise_i16x8_u
