@@ -157,6 +157,29 @@ describe('BinaryIndex SIMD kernels', () => {
     }
   });
 
+  it('carry on in the JS loops, codes intact, when the WebAssembly memory cannot grow', () => {
+    const dimension = 384;
+    const index = new BinaryIndex<number>(dimension, { rescoring: true });
+    const js = new BinaryIndex<number>(dimension, { rescoring: true, simd: false });
+    const data = vectors(3000, dimension, 12);
+    for (const [i, v] of data.slice(0, 100).entries()) index.set(i, '', 'ns', v);
+    expect(index.usesSimd).toBe(true);
+    // As past WebAssembly's 4 GiB: the next growth fails.
+    const memory = (index as unknown as { heap: { memory: { grow(pages: number): number } } }).heap.memory;
+    memory.grow = () => {
+      throw new RangeError('WebAssembly.Memory.grow(): Maximum memory size exceeded');
+    };
+    for (const [i, v] of data.entries()) {
+      index.set(i, '', 'ns', v);
+      js.set(i, '', 'ns', v);
+    }
+    expect(index.usesSimd).toBe(false);
+    for (const query of vectors(3, dimension, 13)) {
+      expect(index.nearest(query, scope, 50)).toEqual(js.nearest(query, scope, 50));
+      expect(index.ranked(query, scope, 80)).toEqual(js.ranked(query, scope, 80));
+    }
+  });
+
   it('are what kernels.wat assembles to (npm run build:kernels)', () => {
     const script = join(dirname(fileURLToPath(import.meta.url)), '../../../../scripts/build-kernels.mjs');
     const run = spawnSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
