@@ -50,17 +50,17 @@ export function recordToMemory(r: BackendRecord): Memory {
   if (r.attributes.kind !== KIND.memory || typeof p?.content !== 'string') {
     throw new AgentMemoryError('NOT_FOUND', `Record ${r.id} is not a memory.`);
   }
-  // The record's own id/namespace/tenant win over the payload's copy. Memories written before event
-  // time existed happened when they were created.
-  return {
-    ...p,
-    id: r.id,
-    namespace: r.namespace,
-    tenant: r.tenant,
-    tags: [...(p.tags ?? [])],
-    metadata: p.metadata ?? {},
-    occurredAt: p.occurredAt ?? p.createdAt,
-  };
+  // The record's own id/namespace/tenant win over the payload's copy.
+  return withMemoryDefaults({ ...p, id: r.id, namespace: r.namespace, tenant: r.tenant });
+}
+
+/**
+ * A stored memory with what older payloads may lack: memories written before
+ * event time existed happened when they were created. History entries get it
+ * too, whether the store or a backend (a prune copied in SQL) wrote the copy.
+ */
+function withMemoryDefaults(p: Memory): Memory {
+  return { ...p, tags: [...(p.tags ?? [])], metadata: p.metadata ?? {}, occurredAt: p.occurredAt ?? p.createdAt };
 }
 
 export function historyToRecord(entry: HistoryEntry, tenant: string): BackendRecord {
@@ -75,5 +75,6 @@ export function historyToRecord(entry: HistoryEntry, tenant: string): BackendRec
 }
 
 export function recordToHistory(r: BackendRecord): HistoryEntry {
-  return r.payload as unknown as HistoryEntry;
+  const entry = r.payload as unknown as HistoryEntry;
+  return entry.memory ? { ...entry, memory: withMemoryDefaults(entry.memory) } : entry;
 }

@@ -396,14 +396,16 @@ export class SqliteBackend implements MemoryBackend {
     const keys = Object.keys(batch.attributes).filter((k) => batch.attributes[k] !== undefined);
     for (const k of keys) checkAttribute(k, batch.attributes[k]);
     // The log record as a template, checked and encoded once; its per-change fields are set in SQL.
-    const template = this.encodeRecord({
-      id: 'template',
+    const logRecord: BackendRecord = {
+      id: 'patchLogged log',
       namespace: log.namespace,
       tenant: '',
       text: '',
       attributes: isObject(log.attributes) ? { ...log.attributes, [ref]: '' } : log.attributes,
       payload: log.payload,
-    });
+    };
+    this.checkRecord(logRecord); // what upsert would refuse in a log record is refused here too
+    const template = this.encodeRecord(logRecord);
     const ids = new Set<string>();
     const encoded = batch.patches.map((p) => {
       if (!p || typeof p.id !== 'string' || typeof p.logId !== 'string' || p.logId === '')
@@ -439,8 +441,8 @@ export class SqliteBackend implements MemoryBackend {
     const logColumnArgs = INDEXED.flatMap(([key], j) => (key === ref ? [] : [template.indexed[j]]));
     const insert =
       `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES}) ` +
-      `SELECT l.value ->> 1, ?, r.tenant, '', '', jsonb_set(?, '$."${ref}"', r.id), ` +
-      `json_set(?, '$."${idKey}"', l.value ->> 1, '$."${ref}"', r.id, '$."${copy}"', json(r.payload))${logColumns} ` +
+      `SELECT l.value ->> 1, ?, r.tenant, '', '', jsonb_set(?, ${jsonPath(ref)}, r.id), ` +
+      `json_set(?, ${jsonPath(idKey)}, l.value ->> 1, ${jsonPath(ref)}, r.id, ${jsonPath(copy)}, json(r.payload))${logColumns} ` +
       `FROM json_each(?) AS l JOIN records r ON r.id = l.value ->> 0`;
     return this.write(() => {
       const changed: string[] = [];
@@ -455,10 +457,10 @@ export class SqliteBackend implements MemoryBackend {
           // A key with its own column is compared as the column (no JSON read).
           const stored = Object.hasOwn(ATTRIBUTE_COLUMNS, k)
             ? `records.${ATTRIBUTE_COLUMNS[k]}`
-            : `records.attributes ->> '$."${k}"'`;
+            : `records.attributes ->> ${jsonPath(k)}`;
           return ` AND ${stored} IS p.value ->> ${at++}`;
         });
-        const payload = first.payload.map((k) => `, '$."${k}"', json(p.value ->> ${at++})`).join('');
+        const payload = first.payload.map((k) => `, ${jsonPath(k)}, json(p.value ->> ${at++})`).join('');
         const update =
           `UPDATE records SET attributes = ${set}${setColumns}, ` +
           `payload = ${payload ? `json_set(payload${payload})` : 'payload'} ` +
@@ -562,7 +564,7 @@ export class SqliteBackend implements MemoryBackend {
     const after = options.cursor === undefined ? '' : ` AND r.rowid > ${b.param(Number(options.cursor))}`;
     // Named attributes as one short JSON array (what parsing the whole object cost was most of the JavaScript).
     const selected = wanted
-      ? `json_array(${wanted.map((k) => `o.attributes -> '$."${k}"'`).join(', ') || 'NULL'})`
+      ? `json_array(${wanted.map((k) => `o.attributes -> ${jsonPath(k)}`).join(', ') || 'NULL'})`
       : 'json(o.attributes)';
     // The page's rowids first, from the filter's index alone: with the row's columns in the same query,
     // SQLite read (and sorted) every remaining matching row for each page.
@@ -1084,6 +1086,15 @@ interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
 }
 
 type VectorRow = EncodedRow & WrittenVector;
+
+/**
+ * The JSON path of a top-level key as an SQL string literal. Names never hold
+ * '"' (refused on the way in); a "'" is doubled, so no name can end the
+ * literal and put SQL of its own into the statement.
+ */
+function jsonPath(key: string): string {
+  return `'$."${key.replaceAll("'", "''")}"'`;
+}
 
 function vectorBlob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);

@@ -1,7 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentMemory, InMemoryBackend, MEMORY_TYPES, type MemoryBackend, pruneInstant } from '@agentmem/core';
+import {
+  AgentMemory,
+  InMemoryBackend,
+  type JsonObject,
+  MEMORY_TYPES,
+  type MemoryBackend,
+  pruneInstant,
+} from '@agentmem/core';
 import { seededRandom } from '@agentmem/core/testing';
 import { describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
@@ -122,4 +129,27 @@ describe('applyDecay on SQLite with other writers during the run', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('decay of memories written before event time existed', () => {
+  // Their stored payload has no occurredAt: the prune history entry SQLite copies in SQL must read as the
+  // in-memory backend's (occurredAt = createdAt), as every other entry does.
+  for (const make of [() => new SqliteBackend({ path: ':memory:' }), () => new InMemoryBackend()])
+    it(`keeps history entries whole (${make().constructor.name})`, async () => {
+      const backend = make();
+      const clock = { now: T0 };
+      const memory = new AgentMemory({ backend, now: () => clock.now });
+      await memory.init();
+      const m = await memory.remember({ content: 'an old fact', type: 'project', importance: 0.2 });
+      const [stored] = await backend.get([m.id], { tenant: null, withVectors: true });
+      const { occurredAt: _dropped, ...legacy } = stored!.payload as Record<string, unknown>;
+      await backend.upsert([{ ...stored!, payload: legacy as JsonObject }]);
+      clock.now = T0 + 365 * 24 * HOUR;
+      expect((await memory.applyDecay()).pruned).toBe(1);
+      const prune = (await memory.history(m.id)).find((e) => e.action === 'prune');
+      expect(prune?.memory.occurredAt).toBe(new Date(T0).toISOString());
+      expect(prune?.memory.prunedAt).toBeDefined();
+      expect(prune?.memory.tags).toEqual([]);
+      await memory.close();
+    });
 });
