@@ -22,8 +22,8 @@ const scope = { tenant: '' };
 // Every case runs twice: with the WebAssembly SIMD kernels (what Node uses) and with the JS loops (where WebAssembly cannot run).
 for (const simd of [true, false])
   describe(`BinaryIndex (${simd ? 'SIMD kernels' : 'JS loops'})`, () => {
-    // 384 and 768 dims take the 12-word path (one and two blocks), 100 the 3-word groups with a remainder
-    // word, 2080 (65 words) more than ten 3-word groups per code, where the byte counts must be flushed.
+    // 384 dims take the kernel's four-codes-at-a-time path, 768 its general one; in the JS loop 100 has a
+    // remainder word and 2080 (65 words) more than ten 3-word groups per code (byte counts flushed).
     for (const dimension of [384, 768, 100, 2080]) {
       it(`returns the m codes nearest by Hamming distance, nearest first (${dimension} dims)`, () => {
         const index = new BinaryIndex<number>(dimension, { simd });

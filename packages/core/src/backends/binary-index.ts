@@ -580,12 +580,10 @@ function popcount(x: number): number {
 }
 
 /**
- * The JS loops, where the SIMD kernels cannot run. Hamming distances of n
+ * The JS loop, where the SIMD kernels cannot run. Hamming distances of n
  * codes (from word `codes` of `mem`, `stride` words apart) to the query (at
  * word `q`), into out from `at`, counted in the histogram (at word
- * `histogram` of `mem`). Codes of a multiple of 12 words (384, 768, 1536...
- * dims) go 12 words at a time with the query's words in locals (a third
- * faster than a loop over words); others three words at a time, then word by word.
+ * `histogram` of `mem`): three words at a time, then word by word.
  */
 function hammingScan(
   mem: Uint32Array,
@@ -598,22 +596,13 @@ function hammingScan(
   at: number,
   histogram: number,
 ): void {
-  if (words % 12 === 0) {
-    for (let block = 0; block < words; block += 12)
-      scan12(mem, codes + block, n, stride, q + block, out, at, block === 0, block + 12 === words ? histogram : -1);
-    return;
-  }
   for (let i = 0, o = codes; i < n; i++, o += stride) {
     let d = 0;
     let bytes = 0;
     let groups = 0;
     let j = 0;
     for (; j + 3 <= words; j += 3) {
-      bytes += bytesSum(
-        mem[o + j]! ^ mem[q + j]!,
-        mem[o + j + 1]! ^ mem[q + j + 1]!,
-        mem[o + j + 2]! ^ mem[q + j + 2]!,
-      );
+      bytes += bytesSum(mem[o + j]! ^ mem[q + j]!, mem[o + j + 1]! ^ mem[q + j + 1]!, mem[o + j + 2]! ^ mem[q + j + 2]!);
       if (++groups === 10) {
         d += addBytes(bytes);
         bytes = 0;
@@ -624,106 +613,6 @@ function hammingScan(
     for (; j < words; j++) d += popcount(mem[o + j]! ^ mem[q + j]!);
     out[at++] = d;
     mem[histogram + d]!++;
-  }
-}
-
-/** Adds (or, first, writes) the distances of 12 words of each code from word `codes`; the last block counts them (histogram >= 0). */
-function scan12(
-  mem: Uint32Array,
-  codes: number,
-  n: number,
-  stride: number,
-  q: number,
-  out: Uint16Array,
-  at: number,
-  first: boolean,
-  histogram: number,
-): void {
-  const q0 = mem[q]!;
-  const q1 = mem[q + 1]!;
-  const q2 = mem[q + 2]!;
-  const q3 = mem[q + 3]!;
-  const q4 = mem[q + 4]!;
-  const q5 = mem[q + 5]!;
-  const q6 = mem[q + 6]!;
-  const q7 = mem[q + 7]!;
-  const q8 = mem[q + 8]!;
-  const q9 = mem[q + 9]!;
-  const q10 = mem[q + 10]!;
-  const q11 = mem[q + 11]!;
-  const codesMem = mem;
-  for (let i = 0, o = codes; i < n; i++, o += stride) {
-    // bytesSum written out four times: V8 stopped inlining the calls once this loop ran per chunk.
-    let bytes = 0;
-    {
-      let x = codesMem[o]! ^ q0;
-      let y = codesMem[o + 1]! ^ q1;
-      let z = codesMem[o + 2]! ^ q2;
-      x -= (x >>> 1) & 0x55555555;
-      y -= (y >>> 1) & 0x55555555;
-      z -= (z >>> 1) & 0x55555555;
-      const s =
-        (x & 0x33333333) +
-        ((x >>> 2) & 0x33333333) +
-        (y & 0x33333333) +
-        ((y >>> 2) & 0x33333333) +
-        (z & 0x33333333) +
-        ((z >>> 2) & 0x33333333);
-      bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
-    }
-    {
-      let x = codesMem[o + 3]! ^ q3;
-      let y = codesMem[o + 4]! ^ q4;
-      let z = codesMem[o + 5]! ^ q5;
-      x -= (x >>> 1) & 0x55555555;
-      y -= (y >>> 1) & 0x55555555;
-      z -= (z >>> 1) & 0x55555555;
-      const s =
-        (x & 0x33333333) +
-        ((x >>> 2) & 0x33333333) +
-        (y & 0x33333333) +
-        ((y >>> 2) & 0x33333333) +
-        (z & 0x33333333) +
-        ((z >>> 2) & 0x33333333);
-      bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
-    }
-    {
-      let x = codesMem[o + 6]! ^ q6;
-      let y = codesMem[o + 7]! ^ q7;
-      let z = codesMem[o + 8]! ^ q8;
-      x -= (x >>> 1) & 0x55555555;
-      y -= (y >>> 1) & 0x55555555;
-      z -= (z >>> 1) & 0x55555555;
-      const s =
-        (x & 0x33333333) +
-        ((x >>> 2) & 0x33333333) +
-        (y & 0x33333333) +
-        ((y >>> 2) & 0x33333333) +
-        (z & 0x33333333) +
-        ((z >>> 2) & 0x33333333);
-      bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
-    }
-    {
-      let x = codesMem[o + 9]! ^ q9;
-      let y = codesMem[o + 10]! ^ q10;
-      let z = codesMem[o + 11]! ^ q11;
-      x -= (x >>> 1) & 0x55555555;
-      y -= (y >>> 1) & 0x55555555;
-      z -= (z >>> 1) & 0x55555555;
-      const s =
-        (x & 0x33333333) +
-        ((x >>> 2) & 0x33333333) +
-        (y & 0x33333333) +
-        ((y >>> 2) & 0x33333333) +
-        (z & 0x33333333) +
-        ((z >>> 2) & 0x33333333);
-      bytes += (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
-    }
-    const halves = (bytes & 0x00ff00ff) + ((bytes >>> 8) & 0x00ff00ff);
-    const d = (halves & 0xffff) + (halves >>> 16);
-    const total = first ? d : out[at + i]! + d;
-    out[at + i] = total;
-    if (histogram >= 0) mem[histogram + total]!++;
   }
 }
 
