@@ -364,42 +364,25 @@ export class BinaryIndex<K> {
       this.chosenPartition = new Uint32Array(this.chosenSlot.length);
       this.chosenDistance = new Uint16Array(this.chosenSlot.length);
     }
+    // The scan positions within the threshold, ascending; positions run partition by partition.
+    const found = kernels
+      ? kernels.within(s.distances, total, threshold, s.picked)
+      : within(out, distances, total, threshold, heap.u32, s.picked >>> 2);
+    const picked = heap.u32;
     let chosen = 0;
-    const take = (pi: number, slot: number, dist: number): void => {
+    let pi = 0;
+    let start = 0;
+    for (let f = 0, p = s.picked >>> 2; f < found; f++, p++) {
+      const position = picked[p]!;
+      while (position >= start + partitions[pi]!.keys.length) start += partitions[pi++]!.keys.length;
+      const dist = out[distances + position]!;
+      if (dist === threshold) {
+        if (ties === 0) continue;
+        ties--;
+      }
       this.chosenPartition[chosen] = pi;
       this.chosenDistance[chosen] = dist;
-      this.chosenSlot[chosen++] = slot;
-    };
-    if (kernels) {
-      // The kernel lists the scan positions within the threshold; positions run partition by partition.
-      const found = kernels.within(s.distances, total, threshold, s.picked);
-      const picked = heap.u32;
-      let pi = 0;
-      let start = 0;
-      for (let f = 0, p = s.picked >>> 2; f < found; f++, p++) {
-        const position = picked[p]!;
-        while (position >= start + partitions[pi]!.keys.length) start += partitions[pi++]!.keys.length;
-        const dist = out[distances + position]!;
-        if (dist === threshold) {
-          if (ties === 0) continue;
-          ties--;
-        }
-        take(pi, position - start, dist);
-      }
-      return chosen;
-    }
-    at = distances;
-    for (let pi = 0; pi < partitions.length; pi++) {
-      const size = partitions[pi]!.keys.length;
-      for (let i = 0; i < size; i++, at++) {
-        const dist = out[at]!;
-        if (dist > threshold) continue;
-        if (dist === threshold) {
-          if (ties === 0) continue;
-          ties--;
-        }
-        take(pi, i, dist);
-      }
+      this.chosenSlot[chosen++] = position - start;
     }
     return chosen;
   }
@@ -577,6 +560,20 @@ function popcount(x: number): number {
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
   x = (x + (x >>> 4)) & 0x0f0f0f0f;
   return Math.imul(x, 0x01010101) >>> 24;
+}
+
+/** The JS loop of the `within` kernel: positions i < n whose distance (at `distances + i`) is <= threshold. */
+function within(
+  distances: Uint16Array,
+  from: number,
+  n: number,
+  threshold: number,
+  out: Uint32Array,
+  at: number,
+): number {
+  let found = 0;
+  for (let i = 0; i < n; i++) if (distances[from + i]! <= threshold) out[at + found++] = i;
+  return found;
 }
 
 /**
