@@ -70,14 +70,6 @@ export function parseInstant(value: Date | number | string, name = 'now'): numbe
 /** What a memory's fate depends on (with `status`, which the scan filters on). */
 const DECIDING_ATTRIBUTES = ['importance', 'lastAccessedAt', 'type'] as const;
 
-const EPOCH = new Date(0).toISOString();
-
-/** Whether this process's recalls buffered an access to the memory that the backend does not have yet. */
-function hasBufferedAccess(store: MemoryStore, id: string): boolean {
-  const probe = store.withBufferedAccess({ id, lastAccessedAt: EPOCH, accessCount: 0 } as Memory);
-  return probe.accessCount > 0 || probe.lastAccessedAt !== EPOCH;
-}
-
 /**
  * One pass over every active memory of every tenant, type and namespace.
  * Stored importance is never rewritten: the effective importance is computed
@@ -177,7 +169,7 @@ export async function applyDecay(
         // the stored ones (a recall, update or supersede since the scan changes them), and its history
         // entry gets the stored memory copied in by the backend. Memories with accesses buffered in this
         // process, and those whose attributes changed, go the reading path (judged again).
-        const direct = candidates.filter((c) => !hasBufferedAccess(store, c.id));
+        const direct = candidates.filter((c) => !store.hasBufferedAccess(c.id));
         const pruned = new Set(
           await patchLogged({
             patches: direct.map((c) => ({

@@ -562,6 +562,11 @@ export class MemoryStore {
     return this.reinforcement.overlay(memory);
   }
 
+  /** Whether recall buffered an access to this memory that the backend does not have yet. */
+  hasBufferedAccess(id: string): boolean {
+    return this.reinforcement.has(id);
+  }
+
   /** Writes the reinforcement recall has buffered (close() does it too). */
   async flushReinforcement(): Promise<void> {
     await this.reinforcement.flush();

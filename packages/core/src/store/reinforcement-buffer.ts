@@ -73,6 +73,11 @@ export class ReinforcementBuffer {
     this.timer.unref?.();
   }
 
+  /** Whether an access to this memory waits to be written. */
+  has(id: string): boolean {
+    return this.pending.has(id);
+  }
+
   /** A stored copy of a memory with the accesses not written yet applied (in place; returns it). */
   overlay(memory: Memory): Memory {
     const entry = this.pending.get(memory.id);
