@@ -11,24 +11,15 @@ const log = {
 async function twoTenants() {
   const backend = new SqliteBackend({ path: ':memory:' });
   await backend.init({ dimension: 4 });
-  await backend.upsert([
-    {
-      id: 'a',
-      namespace: 'n',
-      tenant: 't1',
-      text: 'x',
-      attributes: { "it's": 1, status: 'active' },
-      payload: { secret: 's1' },
-    },
-    {
-      id: 'b',
-      namespace: 'n',
-      tenant: 't2',
-      text: 'y',
-      attributes: { "it's": 2, status: 'active' },
-      payload: { secret: 's2' },
-    },
-  ]);
+  const record = (id: string, tenant: string, value: number) => ({
+    id,
+    namespace: 'n',
+    tenant,
+    text: id,
+    attributes: { "it's": value, status: 'active' },
+    payload: { secret: `secret of ${tenant}` },
+  });
+  await backend.upsert([record('a', 't1', 1), record('b', 't2', 2)]);
   return backend;
 }
 
@@ -54,7 +45,7 @@ describe('attribute and payload names with a quote', () => {
     expect(await patch({ "it's": 1 }, { "it's": 3 }, 'L3')).toEqual(['a']);
     const [a] = await backend.get(['a'], { tenant: null });
     expect(a!.attributes.status).toBe('done');
-    expect(a!.payload).toEqual({ secret: 's1', "it's": 3 });
+    expect(a!.payload).toEqual({ secret: 'secret of t1', "it's": 3 });
     await backend.close();
   });
 
