@@ -4,12 +4,18 @@
  * (idempotent: prunes nothing), the next day's run (what a daily job does in
  * steady state), then `compact`.
  *
- *   npm run bench -- decay [--count 100000] [--backend sqlite|memory]
+ *   npm run bench -- decay [--count 100000] [--backend sqlite|memory] [--floors]
+ *
+ * `--floors` (SQLite) also times raw SQL on copies of the loaded file: what the
+ * prunes' writes cost with today's rows, and what they would cost with less
+ * written per prune (no history copy, only the status column, a side table).
+ * Those rows are not the store's behaviour: they bound what a change of the
+ * data model could gain.
  *
  * The dry run is the read side alone (scan + formula); the difference to the
  * real run is the batched writes (prune patches + their history entries).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -68,7 +74,11 @@ function* syntheticMemories(count: number): Generator<Memory> {
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { count: { type: 'string', default: '100000' }, backend: { type: 'string', default: 'sqlite' } },
+    options: {
+      count: { type: 'string', default: '100000' },
+      backend: { type: 'string', default: 'sqlite' },
+      floors: { type: 'boolean', default: false },
+    },
   });
   const count = Number(values.count);
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-decay-bench-'));
@@ -86,6 +96,7 @@ export async function run(args: string[]): Promise<void> {
       }
     }
     await backend.upsert(batch);
+    const floors = values.floors && values.backend === 'sqlite' ? await snapshotForFloors(dir) : undefined;
 
     // CPU time (user + system) of the process beside the wall time: the machine is shared, and CPU
     // time is what a pass costs on an idle one.
@@ -108,6 +119,7 @@ export async function run(args: string[]): Promise<void> {
     const first = await timed(() => memory.applyDecay());
     const firstCpu = cpuMs;
     row('applyDecay', first);
+    const prunedIds = floors ? await floors.prunedIds() : [];
     console.log(
       `  of which writes       ${(first.durationMs - dry.durationMs).toFixed(0).padStart(6)} ms wall ${(firstCpu - dryCpu).toFixed(0).padStart(6)} ms CPU for ${first.pruned} pruned memories`,
     );
@@ -123,7 +135,94 @@ export async function run(args: string[]): Promise<void> {
         `${(((firstCpu - dryCpu) / Math.max(1, first.pruned)) * 1000).toFixed(0)} µs per pruned memory (patch + history row)`,
     );
     await memory.close();
+    if (floors) await floors.run(prunedIds);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Raw SQL on copies of the loaded file, the same memories pruned in batches of 1,000 (one transaction
+ * each, the backend's pragmas): the cost of the writes alone for each way of recording a prune.
+ */
+async function snapshotForFloors(dir: string) {
+  const { default: Database } = await import('better-sqlite3');
+  const { getLoadablePath } = await import('sqlite-vec');
+  const open = (path: string, readonly = false) => {
+    const db = new Database(path, { readonly });
+    db.loadExtension(getLoadablePath());
+    return db;
+  };
+  const live = join(dir, 'decay-bench.db');
+  const base = join(dir, 'floors-base.db');
+  const source = open(live, true);
+  source.exec(`VACUUM INTO '${base}'`); // a consistent single-file copy of what was loaded
+  source.close();
+  const prunedIds = async () => {
+    const db = open(live, true);
+    const ids = db.prepare("SELECT id FROM records WHERE attr_status = 'pruned' ORDER BY rowid").pluck().all() as string[];
+    db.close();
+    return ids;
+  };
+  const prune = `UPDATE records SET attributes = jsonb_set(attributes, '$.status', 'pruned'), attr_status = 'pruned',
+    payload = json_set(payload, '$.prunedAt', p.value ->> 1) FROM json_each(?) AS p WHERE records.id = p.value ->> 0`;
+  const history = (copy: boolean) => `INSERT INTO records (id, namespace, tenant, text, context, attributes, payload,
+    attr_kind, attr_memory_id) SELECT 'hist_' || r.id, 'history', r.tenant, '', '',
+    jsonb_object('kind', 'history', 'memoryId', r.id, 'action', 'prune', 'at', 0),
+    json_object('id', 'hist_' || r.id, 'memoryId', r.id, 'action', 'prune', 'at', p.value ->> 1${copy ? ", 'memory', json(r.payload)" : ''}),
+    'history', r.id FROM json_each(?) AS p JOIN records r ON r.id = p.value ->> 0`;
+  const variants: [string, string[]][] = [
+    ['as today: patch + history row with a copy', [prune, history(true)]],
+    ['patch + history row without a copy', [prune, history(false)]],
+    ['patch alone', [prune]],
+    ['status column alone', ["UPDATE records SET attr_status = 'pruned' FROM json_each(?) AS p WHERE records.id = p.value ->> 0"]],
+    ['side table + history row without a copy', ['INSERT INTO pruned_state (id, at) SELECT p.value ->> 0, p.value ->> 1 FROM json_each(?) AS p', history(false)]],
+  ];
+  const run = async (ids: string[]) => {
+    console.log(`\nwrite floors: ${ids.length} prunes in batches of 1,000 on copies of the loaded file (raw SQL, CPU)`);
+    const at = new Date(NOW).toISOString();
+    // The read side as the scan reads it: the table in rowid order, four attributes of every memory (warm).
+    const scan = open(base, true);
+    scan.pragma(`mmap_size = ${64 * 2 ** 20}`);
+    const read = scan
+      .prepare(
+        "SELECT id, attributes -> '$.importance', attributes -> '$.lastAccessedAt', attributes -> '$.type' FROM records NOT INDEXED WHERE attr_kind = 'memory' AND attr_status = 'active'",
+      )
+      .raw();
+    let rows = 0;
+    let cpu = process.cpuUsage();
+    let used = cpu;
+    for (let round = 0; round < 2; round++) {
+      cpu = process.cpuUsage();
+      rows = read.all().length;
+      used = process.cpuUsage(cpu);
+    }
+    scan.close();
+    console.log(`${'read: deciding attributes of every memory'.padEnd(44)} ${((used.user + used.system) / 1000).toFixed(0).padStart(6)} ms (${rows} rows)`);
+    for (const [label, statements] of variants) {
+      const path = join(dir, 'floors.db');
+      rmSync(path, { force: true });
+      rmSync(`${path}-wal`, { force: true });
+      copyFileSync(base, path);
+      const db = open(path);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('cache_size = -32768');
+      db.pragma(`mmap_size = ${64 * 2 ** 20}`);
+      db.pragma('temp_store = FILE');
+      db.exec('CREATE TABLE pruned_state (id TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID');
+      const prepared = statements.map((sql) => db.prepare(sql));
+      cpu = process.cpuUsage();
+      for (let i = 0; i < ids.length; i += 1000) {
+        const batch = JSON.stringify(ids.slice(i, i + 1000).map((id) => [id, at]));
+        db.exec('BEGIN IMMEDIATE');
+        for (const statement of prepared) statement.run(batch);
+        db.exec('COMMIT');
+      }
+      used = process.cpuUsage(cpu);
+      db.close();
+      console.log(`${label.padEnd(44)} ${((used.user + used.system) / 1000).toFixed(0).padStart(6)} ms`);
+    }
+  };
+  return { prunedIds, run };
 }
