@@ -160,7 +160,10 @@ async function snapshotForFloors(dir: string) {
   source.close();
   const prunedIds = async () => {
     const db = open(live, true);
-    const ids = db.prepare("SELECT id FROM records WHERE attr_status = 'pruned' ORDER BY rowid").pluck().all() as string[];
+    const ids = db
+      .prepare("SELECT id FROM records WHERE attr_status = 'pruned' ORDER BY rowid")
+      .pluck()
+      .all() as string[];
     db.close();
     return ids;
   };
@@ -175,8 +178,14 @@ async function snapshotForFloors(dir: string) {
     ['as today: patch + history row with a copy', [prune, history(true)]],
     ['patch + history row without a copy', [prune, history(false)]],
     ['patch alone', [prune]],
-    ['status column alone', ["UPDATE records SET attr_status = 'pruned' FROM json_each(?) AS p WHERE records.id = p.value ->> 0"]],
-    ['side table + history row without a copy', ['INSERT INTO pruned_state (id, at) SELECT p.value ->> 0, p.value ->> 1 FROM json_each(?) AS p', history(false)]],
+    [
+      'status column alone',
+      ["UPDATE records SET attr_status = 'pruned' FROM json_each(?) AS p WHERE records.id = p.value ->> 0"],
+    ],
+    [
+      'side table + history row without a copy',
+      ['INSERT INTO pruned_state (id, at) SELECT p.value ->> 0, p.value ->> 1 FROM json_each(?) AS p', history(false)],
+    ],
   ];
   const run = async (ids: string[]) => {
     console.log(`\nwrite floors: ${ids.length} prunes in batches of 1,000 on copies of the loaded file (raw SQL, CPU)`);
@@ -198,7 +207,9 @@ async function snapshotForFloors(dir: string) {
       used = process.cpuUsage(cpu);
     }
     scan.close();
-    console.log(`${'read: deciding attributes of every memory'.padEnd(44)} ${((used.user + used.system) / 1000).toFixed(0).padStart(6)} ms (${rows} rows)`);
+    console.log(
+      `${'read: deciding attributes of every memory'.padEnd(44)} ${((used.user + used.system) / 1000).toFixed(0).padStart(6)} ms (${rows} rows)`,
+    );
     for (const [label, statements] of variants) {
       const path = join(dir, 'floors.db');
       rmSync(path, { force: true });
