@@ -4,7 +4,10 @@
  */
 const BENCHES: Record<string, string> = {
   decay: 'applyDecay over 100k memories (goal <= 1 s), idempotent second pass, compact',
-  inspector: 'inspector on a 100k store: time to first paint of the overview in Chromium (goal < 1 s), per-view server cost',
+  ingest:
+    'rememberMany into a new SQLite file (goal 20,000/s of CPU without embedding); --floors: raw SQL per storage layout',
+  inspector:
+    'inspector on a 100k store: time to first paint of the overview in Chromium (goal < 1 s), per-view server cost',
   locomo: 'LoCoMo: evidence recall@5/10/25, keyword vs dense vs hybrid, per backend, turn vs conversation ingest',
   'postgres-keyword': 'Postgres (PGlite) keyword search alone at 10k and 100k records: how BM25 in SQL scales',
   recall: 'recall latency p50/p95 at 10k and 100k memories: SQLite, in-memory, raw sqlite-vec + FTS5',
