@@ -5,11 +5,11 @@
  */
 const CHUNK_SIZES = [128, 32, 8, 1];
 
-/** [offset, size] pieces covering 0..count with the sizes of CHUNK_SIZES, largest first. */
-export function chunks(count: number): [number, number][] {
+/** [offset, size] pieces covering 0..count with the given sizes (default CHUNK_SIZES), largest first. */
+export function chunks(count: number, sizes: readonly number[] = CHUNK_SIZES): [number, number][] {
   const pieces: [number, number][] = [];
   let offset = 0;
-  for (const size of CHUNK_SIZES) {
+  for (const size of sizes) {
     while (count - offset >= size) {
       pieces.push([offset, size]);
       offset += size;

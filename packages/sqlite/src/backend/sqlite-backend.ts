@@ -82,6 +82,13 @@ const INDEXED_SETS = INDEXED.map(([, column]) => `, ${column} = ?`).join('');
 const ROW_VALUES = 7 + INDEXED.length;
 /** Records encoded at a time by upsert (see flush). */
 const ENCODE_SLICE = 512;
+/**
+ * Rows per vec0 insert: a write to a virtual table keeps a statement journal, which copies every
+ * page of the file the statement changes that existed when it began, such as the rest of a vector
+ * chunk an earlier statement allocated. A whole slice per statement (2,048 parameters) cut those
+ * copies by a third: 34.5k to 23.4k pages for 50k memories (docs/benchmarks.md, issue 16).
+ */
+const VECTOR_CHUNK_SIZES = [ENCODE_SLICE, 128, 32, 8, 1];
 
 const COLUMNS =
   'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, r.context AS context, json(r.attributes) AS attributes, r.payload AS payload';
@@ -299,7 +306,7 @@ export class SqliteBackend implements MemoryBackend {
       vectorRowids = rowids.filter((_, i) => rows[i]!.vector);
     }
     if (withVector.length === 0) return;
-    for (const [offset, size] of chunks(withVector.length)) {
+    for (const [offset, size] of chunks(withVector.length, VECTOR_CHUNK_SIZES)) {
       const sql = `INSERT INTO ${VECTOR_TABLE} (rowid, tenant, namespace, embedding) VALUES ${valuesList('(?, ?, ?, ?)', size)}`;
       const args: unknown[] = new Array(size * 4);
       for (let i = 0; i < size; i++) {
