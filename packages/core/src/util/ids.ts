@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -43,5 +43,5 @@ export function newId(prefix: string, now = Date.now()): string {
 
 /** Deterministic id from parts (same parts, same id). */
 export function stableId(prefix: string, ...parts: string[]): string {
-  return `${prefix}_${createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 26)}`;
+  return `${prefix}_${hash('sha256', parts.join('\u0000'), 'hex').slice(0, 26)}`;
 }
