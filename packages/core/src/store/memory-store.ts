@@ -612,10 +612,13 @@ export class MemoryStore {
     action: HistoryAction,
     detail?: string,
   ): Promise<void> {
-    await this.transaction(async () => {
-      await this.backend.upsert(items.map((i) => memoryToRecord(i.memory, i.vector)));
-      await this.recordHistory(items.map((i) => ({ memory: i.memory, action, detail })));
-    });
+    // One upsert for the memories and their history entries (memories first, so rows and rowids are
+    // as two calls wrote them): on SQLite a second call was a second id lookup and a second savepoint,
+    // which copied again every page both had changed to the temporary journal.
+    const history = this.historyRecords(items.map((i) => ({ memory: i.memory, action, detail })));
+    await this.transaction(() =>
+      this.backend.upsert([...items.map((i) => memoryToRecord(i.memory, i.vector)), ...history]),
+    );
   }
 
   /** Rewrites payload and attributes (not vectors) of memories, with history. */
@@ -633,11 +636,15 @@ export class MemoryStore {
 
   async recordHistory(items: readonly { memory: Memory; action: HistoryAction; detail?: string }[]): Promise<void> {
     if (items.length === 0) return;
+    await this.backend.upsert(this.historyRecords(items));
+  }
+
+  /** The history records of these changes, stamped with one instant of the store's clock. */
+  private historyRecords(items: readonly { memory: Memory; action: HistoryAction; detail?: string }[]): BackendRecord[] {
     const entry = this.historyEntries();
-    const records: BackendRecord[] = items.map((item) =>
+    return items.map((item) =>
       historyToRecord(entry(item.memory.id, item.action, item.detail, item.memory) as HistoryEntry, item.memory.tenant),
     );
-    await this.backend.upsert(records);
   }
 
   /**

@@ -1,7 +1,12 @@
 import { BinaryIndex, cosineSimilarity, encodeRescoring, isSparse } from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import { blobVector, CODES_TABLE, codeBlob } from '../schema';
-import { chunks, valuesList } from './multi-row';
+import { chunks, multiRowInsert } from './multi-row';
+
+const INSERT_CODES = multiRowInsert(
+  `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)`,
+  '(?, ?, ?, ?, ?)',
+);
 
 /** A row's vector as written: `floats`, and `vector` its bytes. */
 export interface WrittenVector {
@@ -65,9 +70,7 @@ export class SqliteDenseIndex {
         args[i * 5 + 3] = encoded[offset + i];
         args[i * 5 + 4] = row.vector;
       }
-      this.stmt(
-        `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding) VALUES ${valuesList('(?, ?, ?, ?, ?)', size)}`,
-      ).run(args);
+      this.stmt(INSERT_CODES(size)).run(args);
     }
     for (let i = 0; i < rows.length; i++) {
       const { tenant, namespace, floats } = rows[i]!;

@@ -32,6 +32,9 @@ describe('attributes encoded as JSONB in JavaScript', () => {
     },
     { lone: '\ud800 half', 'key with spaces': 'v', 'ké\ny': 1 },
     { long: 'x'.repeat(300), longer: 'y'.repeat(70_000) },
+    // Around the short-ASCII and digit fast paths' bounds (header sizes, the longest string they take).
+    { a11: 'a'.repeat(11), a12: 'b'.repeat(12), a96: 'c'.repeat(96), a97: 'd'.repeat(97), del: 'x\u007f', k: 'é' },
+    { i11: 12345678901, i12: -12345678901, max: Number.MAX_SAFE_INTEGER, min: -Number.MAX_SAFE_INTEGER, z: -0 },
   ];
 
   it('reads back as the same JSON, valid JSONB, byte for byte what jsonb() writes when nothing needs escaping', () => {

@@ -58,8 +58,33 @@ function headerBefore(payloadStart: number, type: number, size: number): number 
   return payloadStart - 5;
 }
 
+/** Longest string written a character at a time (a native write call per short string cost more). */
+const SHORT_ASCII = 96;
+
+/**
+ * Writes `value` as a TEXT element when it is short ASCII that JSON would not
+ * escape (attribute names, kinds, hashes, ids: most of what is written);
+ * returns the offset after it, or -1 for any other string (written over by the caller).
+ */
+function writeShortAscii(at: number, value: string): number {
+  const size = value.length;
+  if (size > SHORT_ASCII) return -1;
+  const header = size <= 11 ? 1 : 2;
+  ensure(at + header + size);
+  const start = at + header;
+  for (let i = 0; i < size; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return -1; // control, non-ASCII, '"' or '\\'
+    scratch[start + i] = c;
+  }
+  headerBefore(start, TEXT, size);
+  return start + size;
+}
+
 /** Writes a string element at `at`; returns the offset after it. */
 function writeText(at: number, value: string): number {
+  const end = writeShortAscii(at, value);
+  if (end >= 0) return end;
   let type = TEXT;
   let text = value;
   if (!(value as string & { isWellFormed(): boolean }).isWellFormed()) {
@@ -86,6 +111,8 @@ function writeValue(at: number, value: AttributeValue): number {
     return at + 1;
   }
   if (typeof value === 'number') {
+    // Safe integers (times, counts): their text is all digits, as JSON.stringify writes them.
+    if (Number.isSafeInteger(value)) return writeDigits(at, String(value));
     // As SQLite's parser types the JSON text: INT unless it has a fraction or an exponent.
     const text = JSON.stringify(value);
     const type = /[.eE]/.test(text) ? FLOAT : INT;
@@ -96,6 +123,16 @@ function writeValue(at: number, value: AttributeValue): number {
     return at + header + text.length;
   }
   return writeText(at, value);
+}
+
+/** An INT element of a safe integer's text (at most 17 characters, one header byte or two). */
+function writeDigits(at: number, text: string): number {
+  const size = text.length;
+  const header = size <= 11 ? 1 : 2;
+  ensure(at + header + size);
+  headerBefore(at + header, INT, size);
+  for (let i = 0; i < size; i++) scratch[at + header + i] = text.charCodeAt(i);
+  return at + header + size;
 }
 
 /** The JSONB blob of a flat object of attribute values (checked by the caller). */

@@ -5,11 +5,11 @@
  */
 const CHUNK_SIZES = [128, 32, 8, 1];
 
-/** [offset, size] pieces covering 0..count with the sizes of CHUNK_SIZES, largest first. */
-export function chunks(count: number): [number, number][] {
+/** [offset, size] pieces covering 0..count with the given sizes (default CHUNK_SIZES), largest first. */
+export function chunks(count: number, sizes: readonly number[] = CHUNK_SIZES): [number, number][] {
   const pieces: [number, number][] = [];
   let offset = 0;
-  for (const size of CHUNK_SIZES) {
+  for (const size of sizes) {
     while (count - offset >= size) {
       pieces.push([offset, size]);
       offset += size;
@@ -21,4 +21,21 @@ export function chunks(count: number): [number, number][] {
 /** `tuple, tuple, ...` (size times), the VALUES list of a multi-row insert. */
 export function valuesList(tuple: string, size: number): string {
   return Array(size).fill(tuple).join(', ');
+}
+
+/**
+ * `head VALUES tuple, ...` for a number of rows, each text built once: the
+ * text is also the key of the statement cache, and a new one per chunk (~6 KB
+ * for 128 records) was built and hashed again every time.
+ */
+export function multiRowInsert(head: string, tuple: string): (size: number) => string {
+  const bySize = new Map<number, string>();
+  return (size) => {
+    let sql = bySize.get(size);
+    if (sql === undefined) {
+      sql = `${head} VALUES ${valuesList(tuple, size)}`;
+      bySize.set(size, sql);
+    }
+    return sql;
+  };
 }
