@@ -143,30 +143,27 @@ export async function run(args: string[]): Promise<void> {
 
 /**
  * Raw SQL on copies of the loaded file, the same memories pruned in batches of 1,000 (one transaction
- * each, the backend's pragmas): the cost of the writes alone for each way of recording a prune.
+ * each), every file opened by `openDatabase` as the backend opens it (its pragmas): the cost of the
+ * writes alone for each way of recording a prune.
  */
 async function snapshotForFloors(dir: string) {
-  const { default: Database } = await import('better-sqlite3');
-  const { getLoadablePath } = await import('sqlite-vec');
-  const open = (path: string, readonly = false) => {
-    const db = new Database(path, { readonly });
-    db.loadExtension(getLoadablePath());
-    return db;
-  };
+  const { openDatabase } = await import('@agentmem/sqlite');
   const live = join(dir, 'decay-bench.db');
   const base = join(dir, 'floors-base.db');
-  const source = open(live, true);
-  source.exec(`VACUUM INTO '${base}'`); // a consistent single-file copy of what was loaded
-  source.close();
-  const prunedIds = async () => {
-    const db = open(live, true);
-    const ids = db
-      .prepare("SELECT id FROM records WHERE attr_status = 'pruned' ORDER BY rowid")
-      .pluck()
-      .all() as string[];
-    db.close();
-    return ids;
+  const readLive = <T>(fn: (db: ReturnType<typeof openDatabase>) => T): T => {
+    const db = openDatabase(live, { readonly: true });
+    try {
+      return fn(db);
+    } finally {
+      db.close();
+    }
   };
+  readLive((db) => db.exec(`VACUUM INTO '${base}'`)); // a consistent single-file copy of what was loaded
+  const prunedIds = async () =>
+    readLive(
+      (db) =>
+        db.prepare("SELECT id FROM records WHERE attr_status = 'pruned' ORDER BY rowid").pluck().all() as string[],
+    );
   const prune = `UPDATE records SET attributes = jsonb_set(attributes, '$.status', 'pruned'), attr_status = 'pruned',
     payload = json_set(payload, '$.prunedAt', p.value ->> 1) FROM json_each(?) AS p WHERE records.id = p.value ->> 0`;
   const history = (copy: boolean) => `INSERT INTO records (id, namespace, tenant, text, context, attributes, payload,
@@ -187,52 +184,45 @@ async function snapshotForFloors(dir: string) {
       ['INSERT INTO pruned_state (id, at) SELECT p.value ->> 0, p.value ->> 1 FROM json_each(?) AS p', history(false)],
     ],
   ];
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) / 1000;
+  };
   const run = async (ids: string[]) => {
     console.log(`\nwrite floors: ${ids.length} prunes in batches of 1,000 on copies of the loaded file (raw SQL, CPU)`);
     const at = new Date(NOW).toISOString();
-    // The read side as the scan reads it: the table in rowid order, four attributes of every memory (warm).
-    const scan = open(base, true);
-    scan.pragma(`mmap_size = ${64 * 2 ** 20}`);
-    const read = scan
-      .prepare(
-        "SELECT id, attributes -> '$.importance', attributes -> '$.lastAccessedAt', attributes -> '$.type' FROM records NOT INDEXED WHERE attr_kind = 'memory' AND attr_status = 'active'",
-      )
-      .raw();
-    let rows = 0;
-    let cpu = process.cpuUsage();
-    let used = cpu;
-    for (let round = 0; round < 2; round++) {
-      cpu = process.cpuUsage();
-      rows = read.all().length;
-      used = process.cpuUsage(cpu);
-    }
-    scan.close();
-    console.log(
-      `${'read: deciding attributes of every memory'.padEnd(44)} ${((used.user + used.system) / 1000).toFixed(0).padStart(6)} ms (${rows} rows)`,
-    );
-    for (const [label, statements] of variants) {
+    for (const [v, [label, statements]] of variants.entries()) {
       const path = join(dir, 'floors.db');
-      rmSync(path, { force: true });
-      rmSync(`${path}-wal`, { force: true });
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
       copyFileSync(base, path);
-      const db = open(path);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma('cache_size = -32768');
-      db.pragma(`mmap_size = ${64 * 2 ** 20}`);
-      db.pragma('temp_store = FILE');
+      const db = openDatabase(path);
+      if (v === 0) {
+        // The read side as the scan reads it: the table in rowid order, three attributes of every memory
+        // (second of two rounds: warm).
+        const read = db
+          .prepare(
+            "SELECT id, attributes -> '$.importance', attributes -> '$.lastAccessedAt', attributes -> '$.type' FROM records NOT INDEXED WHERE attr_kind = 'memory' AND attr_status = 'active'",
+          )
+          .raw();
+        read.all();
+        const start = process.cpuUsage();
+        const rows = read.all().length;
+        console.log(
+          `${'read: deciding attributes of every memory'.padEnd(44)} ${cpuMs(start).toFixed(0).padStart(6)} ms (${rows} rows)`,
+        );
+      }
       db.exec('CREATE TABLE pruned_state (id TEXT PRIMARY KEY, at TEXT NOT NULL) WITHOUT ROWID');
       const prepared = statements.map((sql) => db.prepare(sql));
-      cpu = process.cpuUsage();
+      const start = process.cpuUsage();
       for (let i = 0; i < ids.length; i += 1000) {
         const batch = JSON.stringify(ids.slice(i, i + 1000).map((id) => [id, at]));
         db.exec('BEGIN IMMEDIATE');
         for (const statement of prepared) statement.run(batch);
         db.exec('COMMIT');
       }
-      used = process.cpuUsage(cpu);
+      const used = cpuMs(start);
       db.close();
-      console.log(`${label.padEnd(44)} ${((used.user + used.system) / 1000).toFixed(0).padStart(6)} ms`);
+      console.log(`${label.padEnd(44)} ${used.toFixed(0).padStart(6)} ms`);
     }
   };
   return { prunedIds, run };

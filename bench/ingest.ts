@@ -69,8 +69,7 @@ export async function run(args: string[]): Promise<void> {
 
 /** Raw copies of the built file's rows into new files, per layout; CPU time of the inserts and commits. */
 async function floors(dir: string, source: string, count: number): Promise<void> {
-  const { default: Database } = await import('better-sqlite3');
-  const { getLoadablePath } = await import('sqlite-vec');
+  const { openDatabase } = await import('@agentmem/sqlite');
   const memoryRows = 'SELECT * FROM src.records WHERE attr_kind = ? AND rowid BETWEEN ? AND ?';
   const historyRows = (copy: boolean) =>
     `INSERT INTO records SELECT rowid, id, namespace, tenant, text, attributes, ${copy ? 'payload' : "json_remove(payload, '$.memory')"}, ` +
@@ -89,7 +88,7 @@ async function floors(dir: string, source: string, count: number): Promise<void>
     ['both: no copy, no vec0', [memoryRows, historyRows(false), codes]],
     ['memory rows + codes and floats only', [memoryRows, codes]],
   ];
-  const src = new Database(source, { readonly: true });
+  const src = openDatabase(source, { readonly: true });
   const memoryRowids = src
     .prepare("SELECT rowid FROM records WHERE attr_kind = 'memory' ORDER BY rowid")
     .pluck()
@@ -101,17 +100,11 @@ async function floors(dir: string, source: string, count: number): Promise<void>
   for (const [label, statements] of layouts) {
     const path = join(dir, 'floor.db');
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-    // An empty file with the store's schema, then the raw connection with the backend's pragmas.
+    // An empty file with the store's schema (vectors included), then a raw connection as the backend opens one.
     const empty = new SqliteBackend({ path });
     await empty.init({ dimension: 384 });
     await empty.close();
-    const db = new Database(path);
-    db.loadExtension(getLoadablePath());
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('cache_size = -32768');
-    db.pragma(`mmap_size = ${64 * 2 ** 20}`);
-    db.pragma('temp_store = FILE');
+    const db = openDatabase(path);
     db.prepare('ATTACH DATABASE ? AS src').run(source);
     const prepared = statements.map((sql) => db.prepare(sql));
     const start = process.cpuUsage();
