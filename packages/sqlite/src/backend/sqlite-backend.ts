@@ -93,7 +93,10 @@ const INSERT_RECORDS = multiRowInsert(
   `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES})`,
   `(?, ?, ?, ?, ?, ?, ?${INDEXED_SLOTS})`,
 );
-const INSERT_VECTORS = multiRowInsert(`INSERT INTO ${VECTOR_TABLE} (rowid, tenant, namespace, embedding)`, '(?, ?, ?, ?)');
+const INSERT_VECTORS = multiRowInsert(
+  `INSERT INTO ${VECTOR_TABLE} (rowid, tenant, namespace, embedding)`,
+  '(?, ?, ?, ?)',
+);
 
 const COLUMNS =
   'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, r.context AS context, json(r.attributes) AS attributes, r.payload AS payload';
@@ -347,17 +350,10 @@ export class SqliteBackend implements MemoryBackend {
     if (encoded.length === 0) return 0;
     return this.write(() => {
       let changed = 0;
-      for (let i = 0; i < encoded.length; ) {
-        // A run of patches of one shape on distinct ids: one UPDATE over json_each (a statement per
-        // record cost about as much as the row rewrite itself). A repeated id ends the run: it must
-        // see the earlier patch, as one statement per patch in order would.
-        const first = encoded[i]!;
-        const ids = new Set<string>();
-        let end = i;
-        while (end < encoded.length && encoded[end]!.shape === first.shape && !ids.has(encoded[end]!.id))
-          ids.add(encoded[end++]!.id);
-        const run = encoded.slice(i, end);
-        i = end;
+      // A run of patches of one shape: one UPDATE over json_each (a statement per record cost about as
+      // much as the row rewrite itself).
+      for (const run of shapeRuns(encoded)) {
+        const first = run[0]!;
         const n = first.keys.length;
         if (run.length === 1) {
           const set = n === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(n)})`;
@@ -454,12 +450,8 @@ export class SqliteBackend implements MemoryBackend {
       `FROM json_each(?) AS l JOIN records r ON r.id = l.value ->> 0`;
     return this.write(() => {
       const changed: string[] = [];
-      for (let i = 0; i < encoded.length; ) {
-        const first = encoded[i]!;
-        let end = i;
-        while (end < encoded.length && encoded[end]!.shape === first.shape) end++;
-        const run = encoded.slice(i, end);
-        i = end;
+      for (const run of shapeRuns(encoded)) {
+        const first = run[0]!;
         let at = 1;
         const expect = first.expect.map((k) => {
           // A key with its own column is compared as the column (no JSON read).
@@ -1106,6 +1098,22 @@ function jsonPath(key: string): string {
 
 function vectorBlob(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+/**
+ * Consecutive runs of items of one shape (the same statement serves a run). A
+ * repeated id ends a run: its second change must see the first, as one
+ * statement per item in order would.
+ */
+function* shapeRuns<T extends { id: string; shape: string }>(items: readonly T[]): Generator<T[]> {
+  for (let start = 0; start < items.length; ) {
+    const { shape } = items[start]!;
+    const ids = new Set<string>();
+    let end = start;
+    while (end < items.length && items[end]!.shape === shape && !ids.has(items[end]!.id)) ids.add(items[end++]!.id);
+    yield items.slice(start, end);
+    start = end;
+  }
 }
 
 /** Named attributes from their values in order; missing (null) ones left out. */
