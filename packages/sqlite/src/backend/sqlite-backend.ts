@@ -1010,7 +1010,7 @@ export class SqliteBackend implements MemoryBackend {
       // statement) would bring the statement journal back (see jsonb.ts).
       attributes: encodeAttributes(r.attributes),
       indexed: INDEXED_KEYS.map((key) => columnValue(r.attributes[key])),
-      payload: encodePayload(r.payload),
+      payload: JSON.stringify(r.payload), // checkRecord checked its shape
       vector: r.vector && vectorBlob(r.vector),
       floats: r.vector,
     };
