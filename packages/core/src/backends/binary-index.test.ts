@@ -45,6 +45,16 @@ for (const simd of [true, false])
       });
     }
 
+    it('ranks nothing, without failing, in a scope with no codes or for m = 0 (a first search of a new index)', () => {
+      const index = new BinaryIndex<number>(384, { rescoring: true, simd });
+      const query = vectors(1, 384, 5)[0]!;
+      expect(index.ranked(query, scope, 10)).toEqual({ keys: [], scores: new Float64Array(0) });
+      index.set(1, '', 'ns', query);
+      expect(index.ranked(query, { tenant: 'other' }, 10).keys).toEqual([]);
+      expect(index.ranked(query, scope, 0).keys).toEqual([]);
+      expect(index.ranked(query, scope, 10).keys).toEqual([1]);
+    });
+
     it('ranks the Hamming pool by int8 cosine: the order and scores of exact cosine within 0.01', () => {
       const dimension = 384;
       const index = new BinaryIndex<number>(dimension, { rescoring: true, simd });

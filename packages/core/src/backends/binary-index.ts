@@ -234,6 +234,8 @@ export class BinaryIndex<K> {
     if (!this.rescoring) throw new Error('BinaryIndex.ranked needs an index made with { rescoring: true }.');
     const partitions = this.select(scope);
     const n = this.choose(query, partitions, m);
+    // Nothing chosen (an empty scope, m <= 0): choose() returned before any scratch block existed.
+    if (n === 0) return { keys: [], scores: new Float64Array(0) };
     const d = this.dimension;
     const heap = this.heap;
     const scores = new Float64Array(n);
