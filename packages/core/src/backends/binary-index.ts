@@ -65,9 +65,7 @@ export class BinaryIndex<K> {
   set(key: K, tenant: string, namespace: string, vector: Float32Array): void {
     const { chunk, at } = this.placed(key, tenant, namespace);
     const heap = this.heap;
-    const word = (chunk.at >>> 2) + at * this.stride;
-    writeSigns(vector, heap.u32, word, this.words);
-    heap.u32.fill(0, word + this.words, word + this.stride);
+    this.writeCode(vector, (chunk.at >>> 2) + at * this.stride);
     if (!this.rescoring) return;
     const quantized = this.quantizedAt(chunk, at);
     quantize(vector, heap.i8, quantized, heap.f32, this.factorAt(chunk, at));
@@ -296,6 +294,13 @@ export class BinaryIndex<K> {
     return { keys, scores: sorted };
   }
 
+  /** The sign words of `vector` at u32 index `word`, the rest of its stride zeroed (the kernels read whole blocks). */
+  private writeCode(vector: Float32Array, word: number): void {
+    const u32 = this.heap.u32;
+    writeSigns(vector, u32, word, this.words);
+    u32.fill(0, word + this.words, word + this.stride);
+  }
+
   /** The scan's scratch blocks, with room for `total` distances (allocated before any view is taken). */
   private scratchFor(total: number) {
     let s = this.scratch;
@@ -335,8 +340,7 @@ export class BinaryIndex<K> {
     const s = this.scratchFor(total);
     const heap = this.heap;
     const q = s.query >>> 2;
-    writeSigns(query, heap.u32, q, words);
-    heap.u32.fill(0, q + words, q + this.stride);
+    this.writeCode(query, q);
     const histogram = s.histogram >>> 2;
     const bins = words * 32 + 1;
     heap.u32.fill(0, histogram, histogram + bins);
@@ -352,7 +356,7 @@ export class BinaryIndex<K> {
         at += n;
       }
     const counts = heap.u32;
-    const out = heap.u16;
+    const u16 = heap.u16;
     // The smallest distance t with at least m codes at distance <= t: one counting pass, no sort of all codes.
     let threshold = 0;
     let below = 0;
@@ -369,7 +373,7 @@ export class BinaryIndex<K> {
     // The scan positions within the threshold, ascending; positions run partition by partition.
     const found = kernels
       ? kernels.within(s.distances, total, threshold, s.picked)
-      : within(out, distances, total, threshold, heap.u32, s.picked >>> 2);
+      : within(u16, distances, total, threshold, heap.u32, s.picked >>> 2);
     const picked = heap.u32;
     let chosen = 0;
     let pi = 0;
@@ -377,7 +381,7 @@ export class BinaryIndex<K> {
     for (let f = 0, p = s.picked >>> 2; f < found; f++, p++) {
       const position = picked[p]!;
       while (position >= start + partitions[pi]!.keys.length) start += partitions[pi++]!.keys.length;
-      const dist = out[distances + position]!;
+      const dist = u16[distances + position]!;
       if (dist === threshold) {
         if (ties === 0) continue;
         ties--;
@@ -429,7 +433,11 @@ function rankOrder(scores: Float64Array, n: number): Uint32Array {
   return order;
 }
 
-/** Codes per chunk of a partition: chunks never move once full, so growth copies at most one chunk. */
+/**
+ * Codes per chunk of a partition: chunks never move once full, so a partition's growth copies at most
+ * one chunk. The code heap under them may grow too: in place with WebAssembly, by copying every block
+ * without it.
+ */
 const CHUNK_BITS = 12;
 const CHUNK = 1 << CHUNK_BITS;
 const CHUNK_MASK = CHUNK - 1;
@@ -603,7 +611,11 @@ function hammingScan(
     let groups = 0;
     let j = 0;
     for (; j + 3 <= words; j += 3) {
-      bytes += bytesSum(mem[o + j]! ^ mem[q + j]!, mem[o + j + 1]! ^ mem[q + j + 1]!, mem[o + j + 2]! ^ mem[q + j + 2]!);
+      bytes += bytesSum(
+        mem[o + j]! ^ mem[q + j]!,
+        mem[o + j + 1]! ^ mem[q + j + 1]!,
+        mem[o + j + 2]! ^ mem[q + j + 2]!,
+      );
       if (++groups === 10) {
         d += addBytes(bytes);
         bytes = 0;
