@@ -653,7 +653,8 @@ export class MemoryStore {
    * memory the backend fills in, and a new entry id per change.
    */
   historyLog(action: HistoryAction, detail?: string): { log: LoggedPatches['log']; newEntryId: () => string } {
-    const entry = this.historyEntries();
+    const nowMs = this.clock();
+    const entry = this.historyEntries(nowMs);
     const template = historyToRecord(entry('', action, detail) as HistoryEntry, '');
     return {
       log: {
@@ -662,13 +663,12 @@ export class MemoryStore {
         payload: template.payload,
         keys: { id: 'id', ref: 'memoryId', copy: 'memory' },
       },
-      newEntryId: () => entry('', action, detail).id,
+      newEntryId: () => newId('hist', nowMs),
     };
   }
 
   /** Builds history entries stamped with one instant of the store's clock (keys in recordHistory's order). */
-  private historyEntries() {
-    const nowMs = this.clock();
+  private historyEntries(nowMs = this.clock()) {
     const at = new Date(nowMs).toISOString();
     return (memoryId: string, action: HistoryAction, detail: string | undefined, memory?: Memory) => ({
       id: newId('hist', nowMs),
