@@ -1,4 +1,4 @@
-import type { JsonObject, Memory, RecordFilter } from '../contracts';
+import type { AttributeValue, JsonObject, Memory, RecordFilter } from '../contracts';
 import { invalidInput } from '../errors';
 import type { MemoryStore } from '../store/memory-store';
 import { KIND, recordToMemory, statusOf } from '../store/codec';
@@ -43,8 +43,6 @@ export interface DecayReport {
 
 /** Writes per backend call; keeps statements and transactions small enough for every backend. */
 const WRITE_BATCH = 1000;
-/** Prunes per `patchLogged` call: two statements each, whatever the size; larger commits write fewer pages twice. */
-const LOGGED_BATCH = WRITE_BATCH;
 const PROGRESS_EVERY = 1000;
 
 export function validatePruneThreshold(threshold: unknown): number {
@@ -107,7 +105,7 @@ export async function applyDecay(
     };
   };
   /** What the scan read of a memory to prune: enough to prune it without reading it again. */
-  const toPrune: { id: string; tenant: string; attributes: Record<string, unknown>; prunedAt: number }[] = [];
+  const toPrune: { id: string; tenant: string; attributes: Record<string, AttributeValue>; prunedAt: number }[] = [];
   // Administrative pass: every tenant (tenant: null), active memories only.
   const filter: RecordFilter = { tenant: null, where: { kind: KIND.memory, status: 'active' } };
   const progress = options.onProgress;
@@ -158,13 +156,13 @@ export async function applyDecay(
       await store.recordHistory(batch.map((memory) => ({ memory, action: 'prune' as const, detail })));
     };
     const patchLogged = store.backend.patchLogged?.bind(store.backend);
-    const history = store.historyLog('prune', detail);
-    const batchSize = patchLogged ? LOGGED_BATCH : WRITE_BATCH;
     // Written after the scan so that no page is read while it is being rewritten; one transaction per batch.
-    for (let i = 0; i < toPrune.length; i += batchSize) {
-      const candidates = toPrune.slice(i, i + batchSize);
+    for (let i = 0; i < toPrune.length; i += WRITE_BATCH) {
+      const candidates = toPrune.slice(i, i + WRITE_BATCH);
       await store.transaction(async () => {
         if (!patchLogged) return pruneByReading(candidates.map((c) => c.id));
+        // Stamped when the batch is written, as recordHistory stamps the reading path's entries.
+        const history = store.historyLog('prune', detail);
         // Without reading them again: each is pruned only if the attributes it was judged on are still
         // the stored ones (a recall, update or supersede since the scan changes them), and its history
         // entry gets the stored memory copied in by the backend. Memories with accesses buffered in this
@@ -176,9 +174,10 @@ export async function applyDecay(
               id: c.id,
               expect: {
                 status: 'active',
-                importance: c.attributes.importance as number,
-                lastAccessedAt: c.attributes.lastAccessedAt as number,
-                type: c.attributes.type as string,
+                // An attribute the scan did not find is compared as missing (null), as the contract reads it.
+                importance: c.attributes.importance ?? null,
+                lastAccessedAt: c.attributes.lastAccessedAt ?? null,
+                type: c.attributes.type ?? null,
               },
               payload: { prunedAt: new Date(c.prunedAt).toISOString() },
               logId: history.newEntryId(),
