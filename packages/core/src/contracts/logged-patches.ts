@@ -10,7 +10,7 @@ import type { LoggedPatch } from './logged-patch';
  * of thousands of records at once.
  */
 export interface LoggedPatches {
-  /** Distinct ids. */
+  /** Distinct ids: an id given twice is refused with `INVALID_INPUT`, and nothing is written. */
   patches: readonly LoggedPatch[];
   /** Set on every changed record, merged key by key (as `patch`). */
   attributes: Record<string, AttributeValue>;
