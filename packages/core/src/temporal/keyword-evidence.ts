@@ -1,5 +1,5 @@
 import type { SearchHit } from '../contracts';
-import { tokenize } from '../text';
+import { countTerms } from '../text';
 import { inTimeSpans } from './query-time-spans';
 import type { TimeSpan } from './time-span';
 
@@ -11,8 +11,6 @@ export const SESSION_EVIDENCE_WEIGHT = 0.2;
 export const LENGTH_PRIOR = 0.2;
 /** Score kept by a memory whose content is a question ("...?"): questions are rarely the answer. */
 export const QUESTION_PENALTY = 0.2;
-
-const unchanged = (word: string) => word;
 
 export interface KeywordEvidenceOptions {
   /** Time spans the query names (date evidence); empty for none. */
@@ -57,8 +55,8 @@ export function applyKeywordEvidence(hits: readonly SearchHit[], options: Keywor
   if (options.turnPriors) {
     scores = scores.map((s, i) => {
       const text = hits[i]!.record.text;
-      // Only the count of content terms matters: the words go unstemmed (stemming cost ~0.4 ms a recall).
-      const length = Math.max(1, tokenize(text, unchanged).length);
+      // Only the count of content terms matters: no word is stemmed (stemming cost ~0.4 ms a recall).
+      const length = Math.max(1, countTerms(text));
       return s * length ** LENGTH_PRIOR * (/\?\s*$/.test(text) ? 1 - QUESTION_PENALTY : 1);
     });
   }

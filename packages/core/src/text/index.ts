@@ -1,5 +1,5 @@
 export { contentHash, normalizeContent } from './normalize';
 export { stem, stemInflection } from './stem';
 export { STOPWORDS } from './stopwords';
-export { tokenize, words } from './tokenize';
+export { countTerms, tokenize, words } from './tokenize';
 export { cleanStoredText, needsCleaning, normalizeLineBreaks, toDisplayText } from './control-chars';

@@ -24,3 +24,10 @@ export function tokenize(text: string, reduce: (word: string) => string = stem):
   }
   return out;
 }
+
+/** How many terms `tokenize` gives: its count does not depend on the stemmer, so no word is stemmed. */
+export function countTerms(text: string): number {
+  let count = 0;
+  for (const w of words(text)) if (!STOPWORDS.has(w)) count++;
+  return count;
+}
