@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cosineSimilarity } from '../embedding';
 import { seededRandom } from '../testing';
-import { BinaryIndex, encodeRescoring, encodeSigns } from './binary-index';
+import { BinaryIndex, encodeRescoring, encodeSigns, rankOrder } from './binary-index';
 
 function vectors(n: number, dimension: number, seed: number): Float32Array[] {
   const random = seededRandom(seed);
@@ -195,5 +195,12 @@ describe('BinaryIndex SIMD kernels', () => {
     const run = spawnSync(process.execPath, [script, '--check'], { encoding: 'utf8' });
     expect(run.stderr + run.stdout).toContain('matches');
     expect(run.status).toBe(0);
+  });
+});
+
+describe('rankOrder', () => {
+  it('orders scores closer than the packed sort resolves (2^-19) exactly, best first, ties by index', () => {
+    const scores = new Float64Array([0.5, 0.5 + 1e-7, 0.5 - 1e-7, 0.3, 0.5, -0.2]);
+    expect([...rankOrder(scores, scores.length)]).toEqual([1, 0, 4, 2, 3, 5]);
   });
 });

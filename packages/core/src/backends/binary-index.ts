@@ -411,7 +411,7 @@ export class BinaryIndex<K> {
  * then an insertion pass that orders the near-ties it left exactly. Several
  * times faster than sorting an array with a comparator.
  */
-function rankOrder(scores: Float64Array, n: number): Uint32Array {
+export function rankOrder(scores: Float64Array, n: number): Uint32Array {
   const packed = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const s = Math.min(1.5, Math.max(-1.5, scores[i]!));
