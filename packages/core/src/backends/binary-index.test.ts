@@ -160,9 +160,9 @@ describe('BinaryIndex SIMD kernels', () => {
         const a = simd.ranked(query, { tenant: '', namespaces: ['a'] }, 120);
         const b = js.ranked(query, { tenant: '', namespaces: ['a'] }, 120);
         expect(new Set(a.keys)).toEqual(new Set(b.keys));
-        // The kernel scales the query to int16: the same scores within rounding.
+        // The kernel scales the query to int16: the same scores within its rounding (under 1e-5 here).
         const byKey = new Map(b.keys.map((k, r) => [k, b.scores[r]!]));
-        for (const [r, key] of a.keys.entries()) expect(Math.abs(a.scores[r]! - byKey.get(key)!)).toBeLessThan(1e-3);
+        for (const [r, key] of a.keys.entries()) expect(Math.abs(a.scores[r]! - byKey.get(key)!)).toBeLessThan(1e-4);
       }
     }
   });
