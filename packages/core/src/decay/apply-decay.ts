@@ -21,7 +21,10 @@ export interface ApplyDecayOptions {
   now?: Date | number | string;
   /** Compute the report, write nothing. */
   dryRun?: boolean;
-  /** Called after each page scanned and each batch written (progress bars). */
+  /**
+   * Called every 1,000 memories scanned (`total`: the active memories when the pass began) and after
+   * each page's prunes are written (`done` = `total` = pruned so far: the scan finds them as it goes).
+   */
   onProgress?: (progress: { phase: 'scan' | 'prune'; done: number; total: number }) => void;
 }
 
@@ -41,8 +44,8 @@ export interface DecayReport {
   threshold: number;
 }
 
-/** Writes per backend call; keeps statements and transactions small enough for every backend. */
-const WRITE_BATCH = 1000;
+/** Memories read (and pruned) per page and transaction; keeps statements and transactions small enough for every backend. */
+const PAGE = 1000;
 const PROGRESS_EVERY = 1000;
 
 export function validatePruneThreshold(threshold: unknown): number {
@@ -105,92 +108,105 @@ export async function applyDecay(
     };
   };
   /** What the scan read of a memory to prune: enough to prune it without reading it again. */
-  const toPrune: { id: string; tenant: string; attributes: Record<string, AttributeValue>; prunedAt: number }[] = [];
+  type Candidate = { id: string; tenant: string; attributes: Record<string, AttributeValue>; prunedAt: number };
   // Administrative pass: every tenant (tenant: null), active memories only.
   const filter: RecordFilter = { tenant: null, where: { kind: KIND.memory, status: 'active' } };
   const progress = options.onProgress;
   const total = progress ? await store.backend.count(filter) : 0;
-  // Attributes only (importance, last access, type): text, payload and vectors stay unread.
-  for await (const record of store.scanAttributes(filter, DECIDING_ATTRIBUTES)) {
-    report.scanned++;
-    if (progress && (report.scanned % PROGRESS_EVERY === 0 || report.scanned === total)) {
-      progress({ phase: 'scan', done: report.scanned, total });
+  const detail = `effective importance below ${threshold} at ${new Date(nowMs).toISOString()}`;
+  /** Changed by another writer since the scan so that it no longer qualifies: left alone. */
+  const leftAlone = (n: number) => {
+    report.pruned -= n;
+    report.untouched += n;
+  };
+  /** Reads the memories again and prunes those that still qualify (the path for every backend). */
+  const pruneByReading = async (ids: readonly string[]) => {
+    if (ids.length === 0) return;
+    const fresh = await store.backend.get(ids, { tenant: null, withVectors: false });
+    const batch: Memory[] = [];
+    for (const record of fresh) {
+      // With the accesses this process's recalls buffered since (other processes write theirs within their
+      // flush interval).
+      const stored = recordToMemory(record);
+      const accessed = store.withBufferedAccess({ ...stored }).lastAccessedAt;
+      const attributes = { ...record.attributes, lastAccessedAt: Date.parse(accessed) };
+      const at = record.attributes.status === 'active' ? assess(attributes).prunedAt : undefined;
+      if (at === undefined) continue;
+      batch.push({ ...stored, prunedAt: new Date(at).toISOString() });
     }
-    const { importance, effective, prunedAt } = assess(record.attributes);
-    if (prunedAt !== undefined) {
-      report.pruned++;
-      toPrune.push({ id: record.id, tenant: record.tenant, attributes: record.attributes, prunedAt });
-    } else if (effective < importance) report.decayed++;
-    else report.untouched++;
-  }
-
-  if (toPrune.length > 0 && !options.dryRun) {
-    // Accesses recalled during the scan are written first, so that the checks below see them.
-    await store.flushReinforcement();
-    const detail = `effective importance below ${threshold} at ${new Date(nowMs).toISOString()}`;
-    /** Changed by another writer since the scan so that it no longer qualifies: left alone. */
-    const leftAlone = (n: number) => {
-      report.pruned -= n;
-      report.untouched += n;
-    };
-    /** Reads the memories again and prunes those that still qualify (the path for every backend). */
-    const pruneByReading = async (ids: readonly string[]) => {
-      if (ids.length === 0) return;
-      const fresh = await store.backend.get(ids, { tenant: null, withVectors: false });
-      const batch: Memory[] = [];
-      for (const record of fresh) {
-        // With the accesses this process's recalls buffered since (other processes write theirs within their
-        // flush interval).
-        const stored = recordToMemory(record);
-        const accessed = store.withBufferedAccess({ ...stored }).lastAccessedAt;
-        const attributes = { ...record.attributes, lastAccessedAt: Date.parse(accessed) };
-        const at = record.attributes.status === 'active' ? assess(attributes).prunedAt : undefined;
-        if (at === undefined) continue;
-        batch.push({ ...stored, prunedAt: new Date(at).toISOString() });
+    leftAlone(ids.length - batch.length);
+    // Only `status` among the filterable attributes changes: patching just it keeps index updates cheap.
+    await store.backend.patch(
+      batch.map((m) => ({ id: m.id, attributes: { status: statusOf(m) }, payload: m as unknown as JsonObject })),
+    );
+    await store.recordHistory(batch.map((memory) => ({ memory, action: 'prune' as const, detail })));
+  };
+  const patchLogged = store.backend.patchLogged?.bind(store.backend);
+  /** One page's prunes, in the caller's transaction. */
+  const prune = async (candidates: readonly Candidate[]) => {
+    if (!patchLogged) return pruneByReading(candidates.map((c) => c.id));
+    // Stamped when the batch is written, as recordHistory stamps the reading path's entries.
+    const history = store.historyLog('prune', detail);
+    // Without reading them again: each is pruned only if the attributes it was judged on are still
+    // the stored ones (a recall, update or supersede since the scan changes them), and its history
+    // entry gets the stored memory copied in by the backend. Memories with accesses buffered in this
+    // process, and those whose attributes changed, go the reading path (judged again).
+    const direct = candidates.filter((c) => !store.hasBufferedAccess(c.id));
+    const pruned = new Set(
+      await patchLogged({
+        patches: direct.map((c) => ({
+          id: c.id,
+          expect: {
+            status: 'active',
+            // An attribute the scan did not find is compared as missing (null), as the contract reads it.
+            importance: c.attributes.importance ?? null,
+            lastAccessedAt: c.attributes.lastAccessedAt ?? null,
+            type: c.attributes.type ?? null,
+          },
+          payload: { prunedAt: new Date(c.prunedAt).toISOString() },
+          logId: history.newEntryId(),
+        })),
+        attributes: { status: 'pruned' },
+        log: history.log,
+      }),
+    );
+    await pruneByReading(candidates.filter((c) => !pruned.has(c.id)).map((c) => c.id));
+  };
+  let found = 0;
+  /** Scans one page and, unless dry, prunes what it found: the cursor of the next page. */
+  const step = async (cursor: string | undefined) => {
+    // Attributes only (importance, last access, type): text, payload and vectors stay unread.
+    const page = store.backend.scanAttributes
+      ? await store.backend.scanAttributes({ filter, cursor, limit: PAGE, attributes: DECIDING_ATTRIBUTES })
+      : await store.backend.scan({ filter, cursor, limit: PAGE });
+    const candidates: Candidate[] = [];
+    for (const record of page.records) {
+      report.scanned++;
+      if (progress && (report.scanned % PROGRESS_EVERY === 0 || report.scanned === total)) {
+        progress({ phase: 'scan', done: report.scanned, total });
       }
-      leftAlone(ids.length - batch.length);
-      // Only `status` among the filterable attributes changes: patching just it keeps index updates cheap.
-      await store.backend.patch(
-        batch.map((m) => ({ id: m.id, attributes: { status: statusOf(m) }, payload: m as unknown as JsonObject })),
-      );
-      await store.recordHistory(batch.map((memory) => ({ memory, action: 'prune' as const, detail })));
-    };
-    const patchLogged = store.backend.patchLogged?.bind(store.backend);
-    // Written after the scan so that no page is read while it is being rewritten; one transaction per batch.
-    for (let i = 0; i < toPrune.length; i += WRITE_BATCH) {
-      const candidates = toPrune.slice(i, i + WRITE_BATCH);
-      await store.transaction(async () => {
-        if (!patchLogged) return pruneByReading(candidates.map((c) => c.id));
-        // Stamped when the batch is written, as recordHistory stamps the reading path's entries.
-        const history = store.historyLog('prune', detail);
-        // Without reading them again: each is pruned only if the attributes it was judged on are still
-        // the stored ones (a recall, update or supersede since the scan changes them), and its history
-        // entry gets the stored memory copied in by the backend. Memories with accesses buffered in this
-        // process, and those whose attributes changed, go the reading path (judged again).
-        const direct = candidates.filter((c) => !store.hasBufferedAccess(c.id));
-        const pruned = new Set(
-          await patchLogged({
-            patches: direct.map((c) => ({
-              id: c.id,
-              expect: {
-                status: 'active',
-                // An attribute the scan did not find is compared as missing (null), as the contract reads it.
-                importance: c.attributes.importance ?? null,
-                lastAccessedAt: c.attributes.lastAccessedAt ?? null,
-                type: c.attributes.type ?? null,
-              },
-              payload: { prunedAt: new Date(c.prunedAt).toISOString() },
-              logId: history.newEntryId(),
-            })),
-            attributes: { status: 'pruned' },
-            log: history.log,
-          }),
-        );
-        await pruneByReading(candidates.filter((c) => !pruned.has(c.id)).map((c) => c.id));
-      });
-      progress?.({ phase: 'prune', done: i + candidates.length, total: toPrune.length });
+      const { importance, effective, prunedAt } = assess(record.attributes);
+      if (prunedAt !== undefined) {
+        report.pruned++;
+        candidates.push({ id: record.id, tenant: record.tenant, attributes: record.attributes, prunedAt });
+      } else if (effective < importance) report.decayed++;
+      else report.untouched++;
     }
-  }
+    if (candidates.length > 0 && !options.dryRun) {
+      await prune(candidates);
+      found += candidates.length;
+      progress?.({ phase: 'prune', done: found, total: found });
+    }
+    return page.cursor;
+  };
+  // Page by page, each page read and pruned in one transaction: nothing else writes between the read
+  // and the prunes (a backend can then check the expected attributes without reading them again),
+  // and other writers wait for one page at a time, not for the pass.
+  let cursor: string | undefined;
+  do {
+    const from = cursor;
+    cursor = options.dryRun ? await step(from) : await store.transaction(() => step(from));
+  } while (cursor !== undefined);
   return {
     ...report,
     durationMs: performance.now() - started,

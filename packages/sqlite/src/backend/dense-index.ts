@@ -149,16 +149,18 @@ export class SqliteDenseIndex {
   }
 
   /**
-   * Those rowids' rows that pass `where` (SQL over `records r`), as `columns`
-   * select them, each with its float vector read from the codes table.
+   * Those rowids' rows that pass `where` (SQL over `source r`: records, or the view that merges
+   * pending logged changes in), as `columns` select them, each with its float vector read from the
+   * codes table.
    */
   rows<T extends { rowid: number }>(
     rowids: readonly number[],
     columns: string,
     where: { sql: string; params: Record<string, unknown> },
+    source = 'records',
   ): { row: T; vector: Float32Array }[] {
     const rows = this.stmt(
-      `SELECT ${columns}, v.embedding AS embedding FROM records r JOIN ${CODES_TABLE} v ON v.rowid = r.rowid ` +
+      `SELECT ${columns}, v.embedding AS embedding FROM ${source} r JOIN ${CODES_TABLE} v ON v.rowid = r.rowid ` +
         `WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`,
     ).all({ ...where.params, rowids: JSON.stringify(rowids) }) as (T & { embedding: Buffer })[];
     return rows.map((row) => ({ row, vector: blobVector(row.embedding) }));

@@ -28,7 +28,11 @@ export class SqliteKeywordIndex {
   /** Prepared once: `db.pragma()` prepares its statement on every call, and every search asks. */
   private readonly dataVersion: Database.Statement;
 
-  constructor(private readonly db: Database.Database) {
+  /** `source()` names what to load from: records, or the view that merges pending logged changes in. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly source: () => string = () => 'records',
+  ) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
@@ -89,7 +93,7 @@ export class SqliteKeywordIndex {
     const index = new KeywordIndex();
     const rows = this.db
       .prepare(
-        `SELECT id, tenant, namespace, text, context, json_extract(attributes, ${COLUMN_PATHS}) FROM records WHERE text <> '' OR context <> ''`,
+        `SELECT id, tenant, namespace, text, context, json_extract(attributes, ${COLUMN_PATHS}) FROM ${this.source()} WHERE text <> '' OR context <> ''`,
       )
       .raw()
       .iterate() as Iterable<[string, string, string, string, string, string]>;

@@ -93,10 +93,21 @@ const INSERT_RECORDS = multiRowInsert(
   `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES})`,
   `(?, ?, ?, ?, ?, ?, ?${INDEXED_SLOTS})`,
 );
+const INSERT_CHANGES = multiRowInsert('INSERT INTO logged_changes (log_rowid, batch, log_id, payload)', '(?, ?, ?, ?)');
 const INSERT_VECTORS = multiRowInsert(
   `INSERT INTO ${VECTOR_TABLE} (rowid, tenant, namespace, embedding)`,
   '(?, ?, ?, ?)',
 );
+
+/**
+ * What reads select from (schema step 8): `records` while no logged change is pending, else the views
+ * that merge pending changes into their records (`records_now`) and also show their log records
+ * (`records_all`).
+ */
+type ReadSource = 'records' | 'records_now' | 'records_all';
+
+/** Columns of `records` a fold copies a pending log record into (the views have the same names). */
+const LOG_COLUMNS = `id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES}`;
 
 const COLUMNS =
   'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, r.context AS context, json(r.attributes) AS attributes, r.payload AS payload';
@@ -151,6 +162,23 @@ export class SqliteBackend implements MemoryBackend {
   private codes: SqliteDenseIndex | undefined;
   /** The in-process keyword index (BM25F), kept in step with this connection's writes. */
   private readonly keywords: SqliteKeywordIndex;
+  /** Whether any logged change is pending (see `source`): one index probe. */
+  private readonly pendingChanges: Database.Statement;
+  /** Write calls so far: a change of it tells `scanMemo` that rows may have changed since. */
+  private writes = 0;
+  /**
+   * What the last `scanAttributes` inside a transaction of this backend returned (the transaction
+   * holds the file's write lock): while no write has happened since, in the same transaction, those
+   * are the stored values, and `patchLogged` compares its expected values with them instead of
+   * reading the rows again.
+   */
+  private scanMemo:
+    | {
+        frame: object;
+        writes: number;
+        rows: Map<string, { rowid: number; status: unknown; values: Record<string, unknown> }>;
+      }
+    | undefined;
 
   constructor(options: SqliteBackendOptions) {
     if (!options || typeof options.path !== 'string' || options.path.trim() === '') {
@@ -174,7 +202,8 @@ export class SqliteBackend implements MemoryBackend {
     });
     this.gateKey = memory ? undefined : this.path;
     this.gate = acquireGate(this.gateKey);
-    this.keywords = new SqliteKeywordIndex(this.db);
+    this.pendingChanges = this.db.prepare('SELECT EXISTS (SELECT 1 FROM logged_changes)').pluck();
+    this.keywords = new SqliteKeywordIndex(this.db, () => this.source(false));
     this.dimension = this.readDimension();
   }
 
@@ -223,6 +252,7 @@ export class SqliteBackend implements MemoryBackend {
     for (const r of records) this.checkRecord(r); // all checked before anything is written
     if (records.length === 0) return;
     await this.write(() => {
+      this.foldChanges(records.map((r) => r.id));
       // New rows go in with multi-row statements: every statement journals the pages it first changes,
       // so one statement per row cost ~4x the CPU of the rows themselves.
       const existing = new Map(
@@ -349,6 +379,7 @@ export class SqliteBackend implements MemoryBackend {
     });
     if (encoded.length === 0) return 0;
     return this.write(() => {
+      this.foldChanges(encoded.map((p) => p.id));
       let changed = 0;
       // A run of patches of one shape: one UPDATE over json_each (a statement per record cost about as
       // much as the row rewrite itself).
@@ -380,11 +411,14 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   /**
-   * Two statements per run of patches of one shape, whatever their number: a
-   * compare-and-set UPDATE over json_each that sets payload keys with json_set
-   * (no payload goes through JavaScript), then one INSERT ... SELECT of the log
-   * records of the rows it changed, built in SQL from one encoded template
-   * with the changed rows' new payloads copied in.
+   * Compare-and-set over json_each, a few statements per run of patches of one
+   * shape, whatever their number. Patches that set plain values (status the
+   * only attribute with a column) and whose log refers to the record by
+   * `memoryId` (core's history) are kept as one narrow row each in
+   * `logged_changes`, which reads merge in (schema step 8): a prune no longer
+   * rewrites its record's row nor writes a copy of it. Others update the rows
+   * with json_set and insert the log records, built in SQL from one encoded
+   * template with the changed rows' new payloads copied in.
    */
   async patchLogged(batch: LoggedPatches): Promise<string[]> {
     const usage = 'patchLogged() takes { patches, attributes, log: { namespace, attributes, payload, keys } }.';
@@ -411,28 +445,65 @@ export class SqliteBackend implements MemoryBackend {
     this.checkRecord(logRecord); // what upsert would refuse in a log record is refused here too
     const template = this.encodeRecord(logRecord);
     const ids = new Set<string>();
-    const encoded = batch.patches.map((p) => {
+    // Patches of one shape share their key lists and shape text (a batch is usually one shape).
+    let last: EncodedLoggedPatch | undefined;
+    const encoded = batch.patches.map((p): EncodedLoggedPatch => {
       if (!p || typeof p.id !== 'string' || typeof p.logId !== 'string' || p.logId === '')
         throw invalidInput('Every logged patch needs a string id and logId.');
       if (ids.has(p.id)) throw invalidInput(`patchLogged() takes distinct ids (${p.id} is there twice).`);
       ids.add(p.id);
       if (!isObject(p.expect) || !isObject(p.payload))
         throw invalidInput(`Logged patch ${p.id}: expect and payload must be objects.`);
-      const expect = Object.keys(p.expect);
-      for (const k of expect) checkAttribute(k, p.expect[k]);
-      const payload = Object.keys(p.payload).filter((k) => p.payload[k] !== undefined);
+      let expect = Object.keys(p.expect);
+      // [id, expected values...]: the compare-and-set statement's row
+      const values: unknown[] = [p.id];
+      for (const k of expect) {
+        checkAttribute(k, p.expect[k]);
+        values.push(columnValue(p.expect[k]));
+      }
+      let payload = Object.keys(p.payload);
+      let defined = true;
+      let deferrable = true;
       for (const k of payload) {
+        const value = p.payload[k];
+        if (value === undefined) defined = false;
+        else if (value === null || isObject(value)) deferrable = false;
         if (k === '' || k.includes('"'))
           throw invalidInput(`Logged patch ${p.id}: payload keys cannot be empty or contain '"'.`);
       }
-      // p.value = [id, expected values..., payload JSON texts..., log id]
-      const values: unknown[] = [p.id];
-      for (const k of expect) values.push(columnValue(p.expect[k]));
-      for (const k of payload) values.push(JSON.stringify(p.payload[k]));
-      values.push(p.logId);
-      return { id: p.id, expect, payload, values, shape: `${expect.join('\u0000')}\u0001${payload.join('\u0000')}` };
+      if (!defined) payload = payload.filter((k) => p.payload[k] !== undefined);
+      let shape: string;
+      if (last && sameKeys(last.expect, expect) && sameKeys(last.payload, payload)) {
+        ({ expect, payload, shape } = last);
+      } else shape = `${expect.join('\u0000')}\u0001${payload.join('\u0000')}`;
+      last = {
+        id: p.id,
+        expect,
+        payload,
+        values,
+        logId: p.logId,
+        payloadObject: p.payload,
+        payloadJson: JSON.stringify(defined ? p.payload : Object.fromEntries(payload.map((k) => [k, p.payload[k]]))),
+        deferrable,
+        shape,
+      };
+      return last;
     });
     if (encoded.length === 0) return [];
+    // A view merges these in with JSON merge patches: only values a merge patch sets as they are (no null,
+    // which would delete the key, no object, which would be merged) and one column (status) qualify.
+    const deferred =
+      ref === 'memoryId' &&
+      keys.every((k) => {
+        const value = batch.attributes[k];
+        if (value === null || isObject(value)) return false;
+        return k === 'status' ? typeof value === 'string' : !Object.hasOwn(ATTRIBUTE_COLUMNS, k);
+      }) &&
+      encoded.every((p) => p.deferrable);
+    if (deferred) {
+      const memo = this.currentScanMemo();
+      return this.write(() => this.deferLogged(batch, keys, template, encoded, memo));
+    }
     const columns = keys.filter((k) => Object.hasOwn(ATTRIBUTE_COLUMNS, k));
     const set = keys.length === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(keys.length)})`;
     const setArgs = [
@@ -449,6 +520,7 @@ export class SqliteBackend implements MemoryBackend {
       `json_set(?, ${jsonPath(idKey)}, l.value ->> 1, ${jsonPath(ref)}, r.id, ${jsonPath(copy)}, json(r.payload))${logColumns} ` +
       `FROM json_each(?) AS l JOIN records r ON r.id = l.value ->> 0`;
     return this.write(() => {
+      this.foldChanges(encoded.map((p) => p.id));
       const changed: string[] = [];
       for (const run of shapeRuns(encoded)) {
         const first = run[0]!;
@@ -465,10 +537,12 @@ export class SqliteBackend implements MemoryBackend {
           `UPDATE records SET attributes = ${set}${setColumns}, ` +
           `payload = ${payload ? `json_set(payload${payload})` : 'payload'} ` +
           `FROM json_each(?) AS p WHERE records.id = p.value ->> 0${expect.join('')} RETURNING records.id`;
+        // p.value = [id, expected values..., payload JSON texts...]
+        const rows = run.map((p) => [...p.values, ...p.payload.map((k) => JSON.stringify(p.payloadObject[k]))]);
         const done = new Set(
           this.stmt(update)
             .pluck()
-            .all(...setArgs, JSON.stringify(run.map((p) => p.values))) as string[],
+            .all(...setArgs, JSON.stringify(rows)) as string[],
         );
         if (done.size === 0) continue;
         const logged = run.filter((p) => done.has(p.id));
@@ -477,7 +551,7 @@ export class SqliteBackend implements MemoryBackend {
           template.attributes,
           template.payload,
           ...logColumnArgs,
-          JSON.stringify(logged.map((p) => [p.id, p.values[p.values.length - 1]])),
+          JSON.stringify(logged.map((p) => [p.id, p.logId])),
         );
         for (const p of logged) {
           this.keywords.patched(p.id, batch.attributes);
@@ -486,6 +560,86 @@ export class SqliteBackend implements MemoryBackend {
       }
       return changed;
     });
+  }
+
+  /** patchLogged's changes as pending rows of `logged_changes` (one `logged_batches` row for the call). */
+  private deferLogged(
+    batch: LoggedPatches,
+    keys: readonly string[],
+    template: EncodedRow,
+    encoded: readonly DeferrablePatch[],
+    memo: SqliteBackend['scanMemo'],
+  ): string[] {
+    // Rows just returned by scanAttributes under this transaction's write lock, unchanged since, and
+    // without a pending change: compared in memory. Any other patch: folded, then compared in SQL.
+    const known = memo && encoded.every((p) => memoMatches(memo.rows.get(p.id), p));
+    if (!known) this.foldChanges(encoded.map((p) => p.id)); // compared below with the rows as reads show them
+    const changed: string[] = [];
+    let batchRowid: number | undefined;
+    for (const run of shapeRuns(encoded)) {
+      const first = run[0]!;
+      let matched: [number, number][];
+      if (known) matched = run.map((p, i) => [memo.rows.get(p.id)!.rowid, i]);
+      else {
+        // p.value = [id, expected values..., ...]; a key with its own column is compared as the column.
+        const expect = first.expect.map((k, j) => {
+          const column = Object.hasOwn(ATTRIBUTE_COLUMNS, k) ? ATTRIBUTE_COLUMNS[k] : undefined;
+          return ` AND ${column ? `r.${column}` : `r.attributes ->> ${jsonPath(k)}`} IS p.value ->> ${j + 1}`;
+        });
+        matched = this.stmt(
+          `SELECT r.rowid, p.key FROM json_each(?) AS p JOIN records r ON r.id = p.value ->> 0 WHERE 1${expect.join('')} ORDER BY p.key`,
+        )
+          .raw()
+          .all(JSON.stringify(run.map((p) => p.values))) as [number, number][];
+      }
+      if (matched.length === 0) continue;
+      const taken = this.stmt('SELECT id FROM records WHERE id IN (SELECT value FROM json_each(?)) LIMIT 1')
+        .pluck()
+        .get(JSON.stringify(matched.map(([, i]) => run[i]!.logId))) as string | undefined;
+      if (taken !== undefined)
+        throw invalidInput(`patchLogged(): log id ${taken} is already a record's id; give each log record a new id.`);
+      if (batchRowid === undefined) {
+        const column = (key: string) => template.indexed[INDEXED_KEYS.indexOf(key)];
+        const status = batch.attributes.status;
+        batchRowid = Number(
+          this.stmt(
+            'INSERT INTO logged_batches (attributes, sets_status, status, log_namespace, log_attributes, log_payload, ' +
+              'id_path, copy_path, log_kind, log_status, log_type, log_content_hash, log_occurred_at) ' +
+              'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          ).run(
+            encodeAttributes(Object.fromEntries(keys.map((k) => [k, batch.attributes[k]!]))),
+            status === undefined ? 0 : 1,
+            status ?? null,
+            template.namespace,
+            template.attributes,
+            template.payload,
+            `$."${batch.log.keys.id}"`,
+            `$."${batch.log.keys.copy}"`,
+            column('kind'),
+            column('status'),
+            column('type'),
+            column('contentHash'),
+            column('occurredAt'),
+          ).lastInsertRowid,
+        );
+      }
+      for (const [offset, size] of chunks(matched.length, VECTOR_CHUNK_SIZES)) {
+        const args: unknown[] = new Array(size * 4);
+        for (let j = 0; j < size; j++) {
+          const [rowid, i] = matched[offset + j]!;
+          args[j * 4] = -rowid;
+          args[j * 4 + 1] = batchRowid;
+          args[j * 4 + 2] = run[i]!.logId;
+          args[j * 4 + 3] = run[i]!.payloadJson;
+        }
+        this.stmt(INSERT_CHANGES(size)).run(args);
+      }
+      for (const [, i] of matched) {
+        this.keywords.patched(run[i]!.id, batch.attributes);
+        changed.push(run[i]!.id);
+      }
+    }
+    return changed;
   }
 
   async get(
@@ -497,7 +651,7 @@ export class SqliteBackend implements MemoryBackend {
     if (ids.length === 0) return [];
     const tenant = typeof options.tenant === 'string' ? options.tenant : null;
     return this.read(() => {
-      const sql = `SELECT ${COLUMNS} FROM records r WHERE r.id IN (SELECT value FROM json_each(?))${tenant === null ? '' : ' AND r.tenant = ?'}`;
+      const sql = `SELECT ${COLUMNS} FROM ${this.source(true)} r WHERE r.id IN (SELECT value FROM json_each(?))${tenant === null ? '' : ' AND r.tenant = ?'}`;
       const args: unknown[] = [JSON.stringify([...new Set(ids)])];
       if (tenant !== null) args.push(tenant);
       const rows = this.stmt(sql).all(...args) as RecordRow[];
@@ -510,6 +664,8 @@ export class SqliteBackend implements MemoryBackend {
       throw invalidInput('delete() takes an array of string ids.');
     if (ids.length === 0) return 0;
     return this.write(() => {
+      // A deleted record's pending change still becomes its log record (history outlives the record).
+      this.foldChanges(ids, ids);
       const deleted = this.stmt('DELETE FROM records WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid').all(
         JSON.stringify([...new Set(ids)]),
       ) as { rowid: number }[];
@@ -536,9 +692,18 @@ export class SqliteBackend implements MemoryBackend {
     const where = compileFilter(options.filter, b);
     if (!where.satisfiable) return { records: [] };
     const after = options.cursor === undefined ? '' : ` AND r.id > ${b.param(options.cursor)}`;
-    const sql = `SELECT ${COLUMNS} FROM records r WHERE ${where.sql}${after} ORDER BY r.id LIMIT ${b.param(limit + 1)}`;
+    const sql = (from: string) =>
+      `SELECT ${COLUMNS} FROM ${from} r WHERE ${where.sql}${after} ORDER BY r.id LIMIT ${b.param(limit + 1)}`;
     return this.read(() => {
-      const rows = this.stmt(sql).all(b.params) as RecordRow[];
+      let rows: RecordRow[];
+      if (this.source(true) === 'records') rows = this.stmt(sql('records')).all(b.params) as RecordRow[];
+      else {
+        // Each view in id order (one query over both would sort every remaining match for each page).
+        rows = (this.stmt(sql('records_now')).all(b.params) as RecordRow[])
+          .concat(this.stmt(sql('logged_records')).all(b.params) as RecordRow[])
+          .sort((x, y) => (x.id < y.id ? -1 : 1));
+        if (rows.length > limit + 1) rows.length = limit + 1;
+      }
       const more = rows.length > limit;
       const records = (more ? rows.slice(0, limit) : rows).map((row) => this.decode(row, options.withVectors ?? false));
       return more ? { records, cursor: records[records.length - 1]!.id } : { records };
@@ -556,29 +721,58 @@ export class SqliteBackend implements MemoryBackend {
     )
       throw invalidInput(`scanAttributes() attributes must be a list of names without '"'.`);
     const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(options.limit ?? DEFAULT_PAGE)));
-    if (options.cursor !== undefined && !/^\d+$/.test(options.cursor))
+    if (options.cursor !== undefined && !/^-?\d+$/.test(options.cursor))
       throw invalidInput('scanAttributes() cursor must be the string of the previous page.');
     const b = new SqlBuilder();
     const where = compileFilter(options.filter, b);
     if (!where.satisfiable) return { records: [] };
     const after = options.cursor === undefined ? '' : ` AND r.rowid > ${b.param(Number(options.cursor))}`;
+    const page = ` ORDER BY r.rowid LIMIT ${b.param(limit + 1)}`;
     // Named attributes as one short JSON array (what parsing the whole object cost was most of the JavaScript).
-    const selected = wanted
-      ? `json_array(${wanted.map((k) => `o.attributes -> ${jsonPath(k)}`).join(', ') || 'NULL'})`
-      : 'json(o.attributes)';
+    const selected = (alias: string) =>
+      wanted
+        ? `json_array(${wanted.map((k) => `${alias}.attributes -> ${jsonPath(k)}`).join(', ') || 'NULL'})`
+        : `json(${alias}.attributes)`;
     // The page's rowids first, from the filter's index alone: with the row's columns in the same query,
     // SQLite read (and sorted) every remaining matching row for each page.
-    const sql =
-      `SELECT o.rowid, o.id, o.namespace, o.tenant, ${selected} FROM records o WHERE o.rowid IN ` +
-      `(SELECT r.rowid FROM records r WHERE ${where.sql}${after} ORDER BY r.rowid LIMIT ${b.param(limit + 1)}) ORDER BY o.rowid`;
+    const plain =
+      `SELECT o.rowid, o.id, o.namespace, o.tenant, ${selected('o')}, o.attr_status, 0 FROM records o WHERE o.rowid IN ` +
+      `(SELECT r.rowid FROM records r WHERE ${where.sql}${after}${page}) ORDER BY o.rowid`;
+    // With changes pending, each view in rowid order (log records have negative rowids: they come first).
+    const merged = (from: 'records_now' | 'logged_records') =>
+      `SELECT r.rowid, r.id, r.namespace, r.tenant, ${selected('r')}, r.attr_status, ${from === 'records_now' ? 'r.pending' : '1'} ` +
+      `FROM ${from} r WHERE ${where.sql}${after}${page}`;
     return this.read(() => {
-      const rows = this.stmt(sql).raw().all(b.params) as [number, string, string, string, string][];
+      type Row = [number, string, string, string, string, unknown, number];
+      let rows: Row[];
+      // Past the last record with a pending change (and past every log record: their rowids are
+      // negative), records itself is what the views would show: decay's pass pages on in it.
+      const plainFrom =
+        options.cursor !== undefined &&
+        Number(options.cursor) >=
+          ((this.stmt('SELECT -min(log_rowid) FROM logged_changes').pluck().get() as number | null) ?? 0);
+      if (plainFrom || this.source(true) === 'records') rows = this.stmt(plain).raw().all(b.params) as Row[];
+      else {
+        const logs = this.stmt(merged('logged_records')).raw().all(b.params) as Row[];
+        rows = logs.concat(this.stmt(merged('records_now')).raw().all(b.params) as Row[]);
+      }
       const more = rows.length > limit;
       if (more) rows.length = limit;
-      const records = rows.map(([, id, namespace, tenant, attributes]) => {
+      const frame = this.gate.current();
+      const memo = frame
+        ? new Map<string, { rowid: number; status: unknown; values: Record<string, unknown> }>()
+        : undefined;
+      const records = rows.map(([rowid, id, namespace, tenant, attributes, status, pending]) => {
         const parsed = parseColumn({ id, namespace, attributes } as RecordRow, 'attributes');
+        if (memo && wanted && !pending) {
+          const values: Record<string, unknown> = {};
+          for (let i = 0; i < wanted.length; i++) values[wanted[i]!] = parsed[i];
+          memo.set(id, { rowid, status, values });
+        }
         return { id, namespace, tenant, attributes: wanted ? pick(wanted, parsed) : parsed };
       });
+      // Inside a transaction of this backend (which holds the write lock): see scanMemo.
+      this.scanMemo = frame && memo ? { frame, writes: this.writes, rows: memo } : undefined;
       return more ? { records, cursor: String(rows[rows.length - 1]![0]) } : { records };
     });
   }
@@ -614,16 +808,18 @@ export class SqliteBackend implements MemoryBackend {
     const b = new SqlBuilder();
     const where = compileFilter(filter, b);
     if (!where.satisfiable) return 0;
-    return this.read(
-      () => (this.stmt(`SELECT count(*) AS n FROM records r WHERE ${where.sql}`).get(b.params) as { n: number }).n,
-    );
+    return this.read(() => {
+      const count = (from: string) =>
+        (this.stmt(`SELECT count(*) AS n FROM ${from} r WHERE ${where.sql}`).get(b.params) as { n: number }).n;
+      return this.source(true) === 'records' ? count('records') : count('records_now') + count('logged_records');
+    });
   }
 
   async namespaces(options: { tenant?: string | null } = {}): Promise<NamespaceCount[]> {
     const tenant = typeof options.tenant === 'string' ? options.tenant : null;
     return this.read(() => {
       const sql =
-        'SELECT namespace, tenant, count(*) AS count FROM records' +
+        `SELECT namespace, tenant, count(*) AS count FROM ${this.source(true)}` +
         (tenant === null ? '' : ' WHERE tenant = ?') +
         ' GROUP BY tenant, namespace ORDER BY tenant, namespace';
       return (tenant === null ? this.stmt(sql).all() : this.stmt(sql).all(tenant)) as NamespaceCount[];
@@ -738,6 +934,7 @@ export class SqliteBackend implements MemoryBackend {
   /** Runs a write atomically: its own immediate transaction, or a savepoint inside the caller's. */
   private async write<T>(fn: () => T): Promise<T> {
     this.assertWritable();
+    this.writes++;
     const inside = this.insideFrame() !== undefined;
     if (!inside) await this.gate.idle();
     this.assertOpen();
@@ -797,6 +994,62 @@ export class SqliteBackend implements MemoryBackend {
     return s;
   }
 
+  /**
+   * What reads select from: `records` itself while no logged change is pending (the common case,
+   * which keeps every index usable), else `records_now` (pending changes merged into their records)
+   * or, for reads that may return log records, `records_all` (those too).
+   */
+  private source(withLogs: boolean): ReadSource {
+    if (!this.pendingChanges.get()) return 'records';
+    return withLogs ? 'records_all' : 'records_now';
+  }
+
+  /**
+   * Turns the pending logged changes of these ids (as a changed record's id or as a log record's)
+   * into real rows, inside the caller's write: the log record inserted into records, the change
+   * applied to its record's row (not to those in `deleting`, which the caller is about to delete).
+   * Every write to a record or log record does this first, so it changes what reads showed.
+   */
+  private foldChanges(ids: readonly string[], deleting: readonly string[] = []): void {
+    if (ids.length === 0 || !this.pendingChanges.get()) return;
+    const json = JSON.stringify(ids);
+    const pending = this.stmt(
+      'SELECT c.log_rowid FROM json_each(?) AS i JOIN records r ON r.id = i.value JOIN logged_changes c ON c.log_rowid = -r.rowid ' +
+        'UNION SELECT log_rowid FROM logged_changes WHERE log_id IN (SELECT value FROM json_each(?))',
+    )
+      .pluck()
+      .all(json, json) as number[];
+    if (pending.length === 0) return;
+    const list = JSON.stringify(pending);
+    this.stmt(
+      `INSERT OR FAIL INTO records (${LOG_COLUMNS}) SELECT ${LOG_COLUMNS} FROM logged_records ` +
+        'WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY changed',
+    ).run(list);
+    this.stmt(
+      'UPDATE records SET attributes = jsonb_patch(records.attributes, b.attributes), ' +
+        'payload = json_patch(records.payload, c.payload), attr_status = iif(b.sets_status, b.status, records.attr_status) ' +
+        'FROM logged_changes c JOIN logged_batches b ON b.rowid = c.batch ' +
+        'WHERE c.log_rowid IN (SELECT value FROM json_each(?)) AND records.rowid = -c.log_rowid ' +
+        'AND records.id NOT IN (SELECT value FROM json_each(?))',
+    ).run(list, JSON.stringify(deleting));
+    this.stmt('DELETE FROM logged_changes WHERE log_rowid IN (SELECT value FROM json_each(?))').run(list);
+    this.stmt(
+      'DELETE FROM logged_batches WHERE NOT EXISTS (SELECT 1 FROM logged_changes c WHERE c.batch = logged_batches.rowid)',
+    ).run();
+  }
+
+  /** The scan memo, when it still holds the stored values (see `scanMemo`). */
+  private currentScanMemo(): SqliteBackend['scanMemo'] {
+    const memo = this.scanMemo;
+    if (!memo) return undefined;
+    const frame = this.gate.current();
+    if (memo.frame !== frame || memo.writes !== this.writes) {
+      this.scanMemo = undefined;
+      return undefined;
+    }
+    return memo;
+  }
+
   /** Whether the vector index exists; another process may have created it since this one opened. */
   private hasVectorTable(): boolean {
     this.dimension ??= this.readDimension();
@@ -847,7 +1100,9 @@ export class SqliteBackend implements MemoryBackend {
         const share = examined === 0 ? 1 : Math.max(passing.length / examined, 1 / 64);
         const size = Math.ceil((head - passing.length) / share);
         const chunk = ranked.slice(examined, examined + size);
-        passing.push(...index.rows<RecordRow>(chunk, COLUMNS, { sql: where.sql, params: b.params }));
+        passing.push(
+          ...index.rows<RecordRow>(chunk, COLUMNS, { sql: where.sql, params: b.params }, this.source(false)),
+        );
         examined += chunk.length;
       }
       return { taken: ranked.length, examined, passing };
@@ -885,7 +1140,7 @@ export class SqliteBackend implements MemoryBackend {
       parts.map((p) => ` AND ${p}`).join('');
     const fetch = new SqlBuilder();
     const where = compileFilter(filter, fetch);
-    const fetchSql = `SELECT ${COLUMNS} FROM records r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
+    const fetchSql = `SELECT ${COLUMNS} FROM ${this.source(false)} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
     // Usually most candidates match (core filters on active memories): start a little above k.
     let pool = Math.min(MAX_KNN, hasWhere ? k + Math.max(16, Math.ceil(k / 4)) : k);
     for (;;) {
@@ -925,7 +1180,11 @@ export class SqliteBackend implements MemoryBackend {
     if (!this.keywords.holds(filter)) {
       const b = new SqlBuilder();
       const where = compileFilter(filter, b);
-      const ids = new Set(this.stmt(`SELECT r.id FROM records r WHERE ${where.sql}`).pluck().all(b.params) as string[]);
+      const ids = new Set(
+        this.stmt(`SELECT r.id FROM ${this.source(false)} r WHERE ${where.sql}`)
+          .pluck()
+          .all(b.params) as string[],
+      );
       admit = (id) => ids.has(id);
     }
     const matches = this.keywords.search(text, filter, k, admit);
@@ -936,9 +1195,9 @@ export class SqliteBackend implements MemoryBackend {
 
   /** The rows with these ids, by id. */
   private rowsById(ids: readonly string[]): Map<string, RecordRow> {
-    const rows = this.stmt(`SELECT ${COLUMNS} FROM records r WHERE r.id IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(ids),
-    ) as RecordRow[];
+    const rows = this.stmt(
+      `SELECT ${COLUMNS} FROM ${this.source(false)} r WHERE r.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as RecordRow[];
     return new Map(rows.map((row) => [row.id, row]));
   }
 
@@ -948,7 +1207,7 @@ export class SqliteBackend implements MemoryBackend {
     const where = compileFilter(filter, b);
     const sql =
       `SELECT ${COLUMNS}, vec_distance_cosine(v.embedding, ${b.param(query)}) AS distance ` +
-      `FROM records r JOIN ${VECTOR_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
+      `FROM ${this.source(false)} r JOIN ${VECTOR_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
     return (this.stmt(sql).all(b.params) as (RecordRow & { distance: number })[]).map((row) => ({
       record: this.decode(row, false),
       score: 1 - row.distance,
@@ -1087,6 +1346,31 @@ interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
 
 type VectorRow = EncodedRow & WrittenVector;
 
+/** A patchLogged patch as checked: its values for the compare-and-set statement, its log id and payload keys. */
+interface DeferrablePatch {
+  id: string;
+  expect: string[];
+  /** [id, expected values in `expect` order] */
+  values: unknown[];
+  logId: string;
+  /** The payload keys it sets, as a JSON object. */
+  payloadJson: string;
+  shape: string;
+}
+
+interface EncodedLoggedPatch extends DeferrablePatch {
+  payload: string[];
+  payloadObject: JsonObject;
+  /** No null or object among the payload values (a JSON merge patch sets them as they are). */
+  deferrable: boolean;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
  * The JSON path of a top-level key as an SQL string literal. Names never hold
  * '"' (refused on the way in); a "'" is doubled, so no name can end the
@@ -1114,6 +1398,24 @@ function* shapeRuns<T extends { id: string; shape: string }>(items: readonly T[]
     yield items.slice(start, end);
     start = end;
   }
+}
+
+/**
+ * Whether a patch's expected values are those a scan memo holds for its row (compared as the SQL
+ * comparison would: column values, booleans as 1/0, missing as null); false when the memo has no
+ * such row, the row had a pending change, or an expected key was not read.
+ */
+function memoMatches(
+  row: { rowid: number; status: unknown; values: Record<string, unknown> } | undefined,
+  patch: DeferrablePatch,
+): boolean {
+  if (!row) return false;
+  for (let j = 0; j < patch.expect.length; j++) {
+    const key = patch.expect[j]!;
+    const stored = key === 'status' ? row.status : row.values[key];
+    if (stored === undefined || columnValue(stored) !== patch.values[j + 1]) return false;
+  }
+  return true;
 }
 
 /** Named attributes from their values in order; missing (null) ones left out. */

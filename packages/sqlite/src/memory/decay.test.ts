@@ -63,27 +63,19 @@ describe('applyDecay on SQLite', () => {
   });
 });
 
-/** Runs `afterScan` once the decay scan has read its last page, `beforePrune` before the first prune batch begins. */
+/** Runs `beforePage` before the first transaction decay opens (a page is read and pruned in each). */
 class InterleavingSqlite extends SqliteBackend {
-  afterScan: (() => Promise<unknown>) | undefined;
-  beforePrune: (() => Promise<unknown>) | undefined;
-  override async scanAttributes(...args: Parameters<SqliteBackend['scanAttributes']>) {
-    const page = await super.scanAttributes(...args);
-    const hook = page.cursor === undefined ? this.afterScan : undefined;
-    if (hook) this.afterScan = undefined;
-    await hook?.();
-    return page;
-  }
+  beforePage: (() => Promise<unknown>) | undefined;
   override async transaction<T>(fn: () => Promise<T>): Promise<T> {
-    const hook = this.beforePrune;
-    this.beforePrune = undefined;
+    const hook = this.beforePage;
+    this.beforePage = undefined;
     await hook?.();
     return super.transaction(fn);
   }
 }
 
 describe('applyDecay on SQLite with other writers during the run', () => {
-  it('leaves what was recalled or forgotten since the scan, judges an updated one again, logs each prune', async () => {
+  it('sees what another process wrote before a page, judges buffered recalls again, logs each prune', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentmem-decay-'));
     try {
       const path = join(dir, 'memory.db');
@@ -96,22 +88,24 @@ describe('applyDecay on SQLite with other writers during the run', () => {
       const forgotten = await memory.remember({ content: 'Likes tabs', type: 'feedback' });
       const plain = await memory.remember({ content: 'Works from Lisbon', type: 'user' });
       clock.now = T0 + 1000 * HOUR; // every one of them is far below the threshold
-      // Another process, after the scan: a recall (written on close), an update and a forget.
-      backend.afterScan = async () => {
+      // Once the pass has begun (its own buffered accesses flushed): another process recalls one memory
+      // (written on close), updates one and forgets one; this process recalls one (still buffered).
+      backend.beforePage = async () => {
         const other = new AgentMemory({ backend: new SqliteBackend({ path }), now: () => clock.now });
         await other.recall('Deploys Argo', { types: ['reference'] });
         await other.update(updated.id, { importance: 0.9 });
         await other.forget(forgotten.id);
         await other.close();
+        await memory.recall('build cache S3', { types: ['project'] });
       };
-      // This process, after the scan's accesses were written: a recall still buffered in memory.
-      backend.beforePrune = () => memory.recall('build cache S3', { types: ['project'] });
-      const report = await memory.applyDecay(); // (remember's transactions ran before the hooks were set)
-      expect(report).toMatchObject({ scanned: 5, pruned: 2, untouched: 3 });
+      const report = await memory.applyDecay(); // (remember's transactions ran before the hook was set)
+      // The page is read and pruned in one transaction: the forgotten memory is not scanned, the one
+      // recalled elsewhere is scanned as accessed now, the one recalled here is judged again with its access.
+      expect(report).toMatchObject({ scanned: 4, pruned: 2, untouched: 2 });
       expect((await memory.get(here.id))?.prunedAt).toBeUndefined();
       expect((await memory.get(elsewhere.id))?.prunedAt).toBeUndefined();
       expect(await memory.get(forgotten.id)).toBeUndefined();
-      // Judged again on its new importance: pruned at the instant that importance crossed the threshold.
+      // Judged on its new importance: pruned at the instant that importance crossed the threshold.
       const now = await memory.get(updated.id);
       expect(now?.importance).toBe(0.9);
       expect(now?.prunedAt).toBe(new Date(pruneInstant(0.9, T0, 168, 0.05)).toISOString());

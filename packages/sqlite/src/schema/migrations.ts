@@ -211,6 +211,81 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TABLE IF EXISTS records_fts;
     `,
   },
+  {
+    version: 8,
+    description: 'logged changes (decay prunes) kept beside the records, merged in by views',
+    sql: `
+      -- patchLogged (what decay's prune does to tens of thousands of records at once) used to rewrite
+      -- each record's row and insert a log record holding a copy of it: 57% of a store pruned rewrote
+      -- nearly every page of records (~2 s at 100k). It now writes one narrow row per change here;
+      -- reads go through the views below, which merge each change into its record (records_now) and
+      -- show its log record (logged_records), as if both had been written. Any later write to either
+      -- record first folds the change into real rows (the backend's fold).
+      CREATE TABLE logged_batches (
+        rowid INTEGER PRIMARY KEY,
+        -- What the batch's patches set: attributes (JSONB, merged key by key), and the status column.
+        attributes BLOB NOT NULL,
+        sets_status INTEGER NOT NULL,
+        status,
+        -- The log record template: namespace, attributes (JSONB), payload, where its id and copy go,
+        -- and its attribute columns (attr_memory_id is the changed record's id).
+        log_namespace TEXT NOT NULL,
+        log_attributes BLOB NOT NULL,
+        log_payload TEXT NOT NULL,
+        id_path TEXT NOT NULL,
+        copy_path TEXT NOT NULL,
+        log_kind,
+        log_status,
+        log_type,
+        log_content_hash,
+        log_occurred_at
+      );
+      CREATE TABLE logged_changes (
+        -- The log record's rowid as reads see it: minus the changed record's (one pending change each).
+        log_rowid INTEGER PRIMARY KEY,
+        batch INTEGER NOT NULL,
+        log_id TEXT NOT NULL UNIQUE,
+        -- The payload keys the change sets (a JSON object), merged over the record's payload.
+        payload TEXT NOT NULL
+      );
+      CREATE INDEX logged_changes_batch ON logged_changes (batch);
+      CREATE VIEW records_now AS SELECT
+        r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text,
+        r.context AS context,
+        iif(c.log_rowid IS NULL, r.attributes, jsonb_patch(r.attributes, b.attributes)) AS attributes,
+        iif(c.log_rowid IS NULL, r.payload, json_patch(r.payload, c.payload)) AS payload,
+        r.attr_kind AS attr_kind, iif(b.sets_status, b.status, r.attr_status) AS attr_status,
+        r.attr_type AS attr_type, r.attr_content_hash AS attr_content_hash, r.attr_memory_id AS attr_memory_id,
+        r.attr_occurred_at AS attr_occurred_at, c.log_rowid IS NOT NULL AS pending
+      FROM records r
+      LEFT JOIN logged_changes c ON c.log_rowid = -r.rowid
+      LEFT JOIN logged_batches b ON b.rowid = c.batch;
+      CREATE VIEW logged_records AS SELECT
+        c.log_rowid AS rowid, c.log_id AS id, b.log_namespace AS namespace, m.tenant AS tenant, '' AS text,
+        '' AS context, jsonb_set(b.log_attributes, '$.memoryId', m.id) AS attributes,
+        json_set(b.log_payload, b.id_path, c.log_id, '$.memoryId', m.id, b.copy_path,
+          json(json_patch(m.payload, c.payload))) AS payload,
+        b.log_kind AS attr_kind, b.log_status AS attr_status, b.log_type AS attr_type,
+        b.log_content_hash AS attr_content_hash, m.id AS attr_memory_id, b.log_occurred_at AS attr_occurred_at,
+        m.rowid AS changed
+      FROM logged_changes c
+      JOIN logged_batches b ON b.rowid = c.batch
+      -- Both directions, so that the planner can start from either table (by the record's id or the log's).
+      JOIN records m ON m.rowid = -c.log_rowid AND c.log_rowid = -m.rowid;
+      -- Planner statistics: few batches, many changes per batch (a scan of the batches comes first).
+      INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
+        ('logged_batches', NULL, '100'),
+        ('logged_changes', 'logged_changes_batch', '1000000 10000'),
+        ('logged_changes', 'sqlite_autoindex_logged_changes_1', '1000000 1');
+      ANALYZE sqlite_schema;
+      CREATE VIEW records_all AS
+        SELECT rowid, id, namespace, tenant, text, context, attributes, payload, attr_kind, attr_status, attr_type,
+          attr_content_hash, attr_memory_id, attr_occurred_at FROM records_now
+        UNION ALL
+        SELECT rowid, id, namespace, tenant, text, context, attributes, payload, attr_kind, attr_status, attr_type,
+          attr_content_hash, attr_memory_id, attr_occurred_at FROM logged_records;
+    `,
+  },
 ];
 
 /** A float vector stored as a blob, as a Float32Array (copied when the blob is not 4-byte aligned). */
