@@ -7,10 +7,10 @@
  *   npm run bench -- decay [--count 100000] [--backend sqlite|memory] [--floors]
  *
  * `--floors` (SQLite) also times raw SQL on copies of the loaded file: what the
- * prunes' writes cost with today's rows, and what they would cost with less
- * written per prune (no history copy, only the status column, a side table).
- * Those rows are not the store's behaviour: they bound what a change of the
- * data model could gain.
+ * prunes' writes cost as schema 8 records them (a narrow `logged_changes` row
+ * each), as schema 7 did (the row patched, a history row with a copy), and with
+ * other layouts (no history copy, only the status column, a side table). Those
+ * rows are the writes alone, not the store's behaviour.
  *
  * The dry run is the read side alone (scan + formula); the difference to the
  * real run is the batched writes (prune patches + their history entries).
@@ -171,8 +171,12 @@ async function snapshotForFloors(dir: string) {
     jsonb_object('kind', 'history', 'memoryId', r.id, 'action', 'prune', 'at', 0),
     json_object('id', 'hist_' || r.id, 'memoryId', r.id, 'action', 'prune', 'at', p.value ->> 1${copy ? ", 'memory', json(r.payload)" : ''}),
     'history', r.id FROM json_each(?) AS p JOIN records r ON r.id = p.value ->> 0`;
+  // What schema 8 writes per prune: one narrow row (the batch row, one per 1,000, left out).
+  const logged = `INSERT INTO logged_changes (log_rowid, batch, log_id, payload) SELECT -r.rowid, 1, 'hist_' || r.id,
+    json_object('prunedAt', p.value ->> 1) FROM json_each(?) AS p JOIN records r ON r.id = p.value ->> 0`;
   const variants: [string, string[]][] = [
-    ['as today: patch + history row with a copy', [prune, history(true)]],
+    ['schema 8 (now): a logged_changes row each', [logged]],
+    ['up to schema 7: patch + history row with a copy', [prune, history(true)]],
     ['patch + history row without a copy', [prune, history(false)]],
     ['patch alone', [prune]],
     [

@@ -26,7 +26,11 @@ export async function compactPruned(store: MemoryStore, options: CompactOptions 
   if (options === null || typeof options !== 'object') throw invalidInput('compact() takes { dryRun? }.');
   await store.init();
   const ids: string[] = [];
-  for await (const record of store.scanRecords({ tenant: null, where: { kind: KIND.memory, status: 'pruned' } })) {
+  // Ids only (attributes scan: no text, payload or vector read); each batch is read whole below.
+  for await (const record of store.scanAttributes(
+    { tenant: null, where: { kind: KIND.memory, status: 'pruned' } },
+    [],
+  )) {
     ids.push(record.id);
   }
   let removed = options.dryRun ? ids.length : 0;

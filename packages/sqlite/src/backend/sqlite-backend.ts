@@ -701,7 +701,7 @@ export class SqliteBackend implements MemoryBackend {
         // Each view in id order (one query over both would sort every remaining match for each page).
         rows = (this.stmt(sql('records_now')).all(b.params) as RecordRow[])
           .concat(this.stmt(sql('logged_records')).all(b.params) as RecordRow[])
-          .sort((x, y) => (x.id < y.id ? -1 : 1));
+          .sort((x, y) => byCodePoint(x.id, y.id));
         if (rows.length > limit + 1) rows.length = limit + 1;
       }
       const more = rows.length > limit;
@@ -1416,6 +1416,24 @@ function memoMatches(
     if (stored === undefined || columnValue(stored) !== patch.values[j + 1]) return false;
   }
   return true;
+}
+
+/**
+ * Strings in the order of SQLite's BINARY collation (UTF-8 bytes, that is code points): JavaScript's `<`
+ * compares UTF-16 units, which puts supplementary characters (surrogate pairs) before U+E000..U+FFFF.
+ */
+function byCodePoint(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const surrogateX = x >= 0xd800 && x <= 0xdfff;
+    const surrogateY = y >= 0xd800 && y <= 0xdfff;
+    if (surrogateX !== surrogateY) return surrogateX ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
 /** Named attributes from their values in order; missing (null) ones left out. */
