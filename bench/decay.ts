@@ -132,7 +132,7 @@ export async function run(args: string[]): Promise<void> {
     );
     console.log(
       `cost (CPU): ${((dryCpu / Math.max(1, dry.scanned)) * 1000).toFixed(1)} µs per scanned memory, ` +
-        `${(((firstCpu - dryCpu) / Math.max(1, first.pruned)) * 1000).toFixed(0)} µs per pruned memory (patch + history row)`,
+        `${(((firstCpu - dryCpu) / Math.max(1, first.pruned)) * 1000).toFixed(0)} µs per pruned memory (its write and history entry)`,
     );
     await memory.close();
     if (floors) await floors.run(prunedIds);
@@ -162,7 +162,8 @@ async function snapshotForFloors(dir: string) {
   const prunedIds = async () =>
     readLive(
       (db) =>
-        db.prepare("SELECT id FROM records WHERE attr_status = 'pruned' ORDER BY rowid").pluck().all() as string[],
+        // Through the view: the pass keeps its prunes as pending changes (schema 8).
+        db.prepare("SELECT id FROM records_now WHERE attr_status = 'pruned' ORDER BY rowid").pluck().all() as string[],
     );
   const prune = `UPDATE records SET attributes = jsonb_set(attributes, '$.status', 'pruned'), attr_status = 'pruned',
     payload = json_set(payload, '$.prunedAt', p.value ->> 1) FROM json_each(?) AS p WHERE records.id = p.value ->> 0`;
