@@ -495,6 +495,12 @@ async function differential(seed: number, steps: number) {
     }
     await compareAll(ref, sqlite, w, compareRandom, `seed ${seed} end`);
     await compareAll(ref, other, w, compareRandom, `seed ${seed} end (other connection)`);
+    const readonly = new SqliteBackend({ path, readonly: true }); // as the inspector reads a file
+    try {
+      await compareAll(ref, readonly, w, compareRandom, `seed ${seed} end (read-only connection)`);
+    } finally {
+      await readonly.close();
+    }
   } finally {
     await sqlite.close();
     await other.close();
@@ -576,8 +582,8 @@ describe('decay through core: SQLite against the in-memory backend', () => {
     const runs = [sqlite, memory] as const;
     const open: AgentMemory[] = [sqlite.memory, memory.memory];
     /** The SQLite file as another process (or a later run) sees it. */
-    const elsewhere = async (): Promise<CoreRun> => {
-      const reader = await createSqliteMemory({ path, now: () => sqlite.clock.now });
+    const elsewhere = async (at = path, readonly = false): Promise<CoreRun> => {
+      const reader = await createSqliteMemory({ path: at, readonly, now: () => sqlite.clock.now });
       open.push(reader);
       return { memory: reader, acme: reader.withScope({ tenant: 'acme' }), clock: sqlite.clock };
     };
@@ -618,8 +624,17 @@ describe('decay through core: SQLite against the in-memory backend', () => {
         expect(history[history.length - 1]!.memory).toEqual(after[id]!.memory); // the memory as it was pruned
       }
       for (const id of kept) expect(after[id]!.history.map((h) => h.action)).not.toContain('prune');
-      // Another connection on the file sees the same.
+      // Another connection on the file sees the same, also read-only, and so do snapshots of it (a copy of
+      // the file, and one made record by record through the backend contract).
       expect(await states(await elsewhere(), ids)).toEqual(after);
+      expect(await states(await elsewhere(path, true), ids)).toEqual(after);
+      for (const viaContract of [false, true]) {
+        const copy = join(dir, `core-snapshot-${viaContract}.db`);
+        await sqlite.memory.snapshot(copy, { viaContract });
+        const opened = await elsewhere(copy, true);
+        expect(await states(opened, ids)).toEqual(after);
+        expect(await allMemories(opened, true)).toEqual(await allMemories(memory, true));
+      }
 
       for (const includeInactive of [false, true]) {
         expect(await allMemories(sqlite, includeInactive)).toEqual(await allMemories(memory, includeInactive));
