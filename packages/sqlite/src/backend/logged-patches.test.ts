@@ -368,31 +368,25 @@ const FILTERS = (w: Workload, random: Random): RecordFilter[] => {
   ];
 };
 
-async function scanAll(b: MemoryBackend, filter: RecordFilter, limit: number, withVectors = false) {
-  const out: BackendRecord[] = [];
+/** Every page from a cursor, each at most `limit` long. */
+async function allPages<T>(limit: number, page: (cursor?: string) => Promise<{ records: T[]; cursor?: string }>) {
+  const out: T[] = [];
   let cursor: string | undefined;
   do {
-    const page = await b.scan({ filter, cursor, limit, withVectors });
-    expect(page.records.length).toBeLessThanOrEqual(limit);
-    out.push(...page.records);
-    cursor = page.cursor;
-    expect(out.length, 'scan never ended').toBeLessThan(100_000);
+    const next = await page(cursor);
+    expect(next.records.length).toBeLessThanOrEqual(limit);
+    out.push(...next.records);
+    cursor = next.cursor;
+    expect(out.length, 'the pages never ended').toBeLessThan(100_000);
   } while (cursor !== undefined);
   return out;
 }
 
-async function scanAttributesAll(b: MemoryBackend, filter: RecordFilter, limit: number, attributes?: string[]) {
-  const out: { id: string; namespace: string; tenant: string; attributes: Record<string, AttributeValue> }[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await b.scanAttributes!({ filter, cursor, limit, ...(attributes ? { attributes } : {}) });
-    expect(page.records.length).toBeLessThanOrEqual(limit);
-    out.push(...page.records);
-    cursor = page.cursor;
-    expect(out.length, 'scanAttributes never ended').toBeLessThan(100_000);
-  } while (cursor !== undefined);
-  return out;
-}
+const scanAll = (b: MemoryBackend, filter: RecordFilter, limit: number, withVectors = false) =>
+  allPages(limit, (cursor) => b.scan({ filter, cursor, limit, withVectors }));
+
+const scanAttributesAll = (b: MemoryBackend, filter: RecordFilter, limit: number, attributes?: string[]) =>
+  allPages(limit, (cursor) => b.scanAttributes!({ filter, cursor, limit, ...(attributes ? { attributes } : {}) }));
 
 const sortedNamespaces = (list: { namespace: string; tenant: string; count: number }[]) =>
   list.map((n) => `${n.tenant}\u0000${n.namespace}=${n.count}`).sort();
