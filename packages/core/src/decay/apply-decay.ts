@@ -185,7 +185,15 @@ export async function applyDecay(
       if (progress && (report.scanned % PROGRESS_EVERY === 0 || report.scanned === total)) {
         progress({ phase: 'scan', done: report.scanned, total });
       }
-      const { importance, effective, prunedAt } = assess(record.attributes);
+      let attributes = record.attributes;
+      const stored = attributes.lastAccessedAt;
+      if (typeof stored === 'number' && store.hasBufferedAccess(record.id)) {
+        // A recall of this process not written yet counts (a dry run reports what a run would do; a run
+        // judges such a memory again when it prunes, with the same access).
+        const access = { id: record.id, lastAccessedAt: new Date(stored).toISOString(), accessCount: 0 } as Memory;
+        attributes = { ...attributes, lastAccessedAt: Date.parse(store.withBufferedAccess(access).lastAccessedAt) };
+      }
+      const { importance, effective, prunedAt } = assess(attributes);
       if (prunedAt !== undefined) {
         report.pruned++;
         candidates.push({ id: record.id, tenant: record.tenant, attributes: record.attributes, prunedAt });

@@ -210,6 +210,20 @@ describe('another writer during a run', () => {
     expect(await statusOf(memory, other.id)).toBe('pruned');
   });
 
+  it('a dry run counts the recalls this process has not written yet, as the run does', async () => {
+    // Accesses are written on an interval: a long one keeps this recall buffered through both runs.
+    const { memory, clock } = fresh({ reinforcement: { flushIntervalMs: 60_000 } } as Partial<AgentMemoryOptions>);
+    const recalled = await memory.remember({ content: 'The build cache lives in S3', type: 'project' });
+    await memory.remember({ content: 'Lunch is at noon', type: 'user' });
+    clock.now = T0 + 1000 * HOUR;
+    await memory.recall('build cache S3', { types: ['project'] });
+    const dry = await memory.applyDecay({ dryRun: true });
+    expect(dry).toMatchObject({ scanned: 2, pruned: 1, untouched: 1 });
+    expect({ ...(await memory.applyDecay()), durationMs: 0, dryRun: true }).toEqual({ ...dry, durationMs: 0 });
+    expect(await statusOf(memory, recalled.id)).toBe('active');
+    await memory.close();
+  });
+
   it('a restore between the scan and the delete keeps that memory', async () => {
     const backend = new InterleavingBackend();
     const { memory, clock } = fresh({ backend });
