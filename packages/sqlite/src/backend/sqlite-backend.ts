@@ -172,13 +172,7 @@ export class SqliteBackend implements MemoryBackend {
    * are the stored values, and `patchLogged` compares its expected values with them instead of
    * reading the rows again.
    */
-  private scanMemo:
-    | {
-        frame: object;
-        writes: number;
-        rows: Map<string, { rowid: number; status: unknown; values: Record<string, unknown> }>;
-      }
-    | undefined;
+  private scanMemo: ScanMemo | undefined;
 
   constructor(options: SqliteBackendOptions) {
     if (!options || typeof options.path !== 'string' || options.path.trim() === '') {
@@ -572,7 +566,7 @@ export class SqliteBackend implements MemoryBackend {
   ): string[] {
     // Rows just returned by scanAttributes under this transaction's write lock, unchanged since, and
     // without a pending change: compared in memory. Any other patch: folded, then compared in SQL.
-    const known = memo && encoded.every((p) => memoMatches(memo.rows.get(p.id), p));
+    const known = memo && encoded.every((p) => memoMatches(memo, p));
     if (!known) this.foldChanges(encoded.map((p) => p.id)); // compared below with the rows as reads show them
     const changed: string[] = [];
     let batchRowid: number | undefined;
@@ -759,20 +753,27 @@ export class SqliteBackend implements MemoryBackend {
       const more = rows.length > limit;
       if (more) rows.length = limit;
       const frame = this.gate.current();
-      const memo = frame
-        ? new Map<string, { rowid: number; status: unknown; values: Record<string, unknown> }>()
-        : undefined;
-      const records = rows.map(([rowid, id, namespace, tenant, attributes, status, pending]) => {
-        const parsed = parseColumn({ id, namespace, attributes } as RecordRow, 'attributes');
-        if (memo && wanted && !pending) {
-          const values: Record<string, unknown> = {};
-          for (let i = 0; i < wanted.length; i++) values[wanted[i]!] = parsed[i];
-          memo.set(id, { rowid, status, values });
-        }
-        return { id, namespace, tenant, attributes: wanted ? pick(wanted, parsed) : parsed };
-      });
       // Inside a transaction of this backend (which holds the write lock): see scanMemo.
-      this.scanMemo = frame && memo ? { frame, writes: this.writes, rows: memo } : undefined;
+      const memo: ScanMemo | undefined =
+        frame && wanted
+          ? { frame, writes: this.writes, names: new Map(wanted.map((k, i) => [k, i])), rows: new Map() }
+          : undefined;
+      const records = rows.map(([rowid, id, namespace, tenant, attributes, status, pending]) => {
+        let parsed: AttributeValue[];
+        try {
+          parsed = JSON.parse(attributes);
+        } catch {
+          parsed = parseColumn({ id, namespace, attributes } as RecordRow, 'attributes'); // throws, naming the record
+        }
+        if (memo && !pending) memo.rows.set(id, { rowid, status, values: parsed });
+        return {
+          id,
+          namespace,
+          tenant,
+          attributes: wanted ? pick(wanted, parsed) : (parsed as unknown as Record<string, AttributeValue>),
+        };
+      });
+      this.scanMemo = memo;
       return more ? { records, cursor: String(rows[rows.length - 1]![0]) } : { records };
     });
   }
@@ -1346,6 +1347,16 @@ interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
 
 type VectorRow = EncodedRow & WrittenVector;
 
+/** What scanAttributes returned inside a transaction (see `SqliteBackend.scanMemo`). */
+interface ScanMemo {
+  frame: object;
+  writes: number;
+  /** The attributes read, by name: their index in each row's values. */
+  names: ReadonlyMap<string, number>;
+  /** By id: rowid, status column, the named attributes' values (rows without a pending change only). */
+  rows: Map<string, { rowid: number; status: unknown; values: readonly unknown[] }>;
+}
+
 /** A patchLogged patch as checked: its values for the compare-and-set statement, its log id and payload keys. */
 interface DeferrablePatch {
   id: string;
@@ -1405,14 +1416,14 @@ function* shapeRuns<T extends { id: string; shape: string }>(items: readonly T[]
  * comparison would: column values, booleans as 1/0, missing as null); false when the memo has no
  * such row, the row had a pending change, or an expected key was not read.
  */
-function memoMatches(
-  row: { rowid: number; status: unknown; values: Record<string, unknown> } | undefined,
-  patch: DeferrablePatch,
-): boolean {
+function memoMatches(memo: ScanMemo, patch: DeferrablePatch): boolean {
+  const row = memo.rows.get(patch.id);
   if (!row) return false;
   for (let j = 0; j < patch.expect.length; j++) {
     const key = patch.expect[j]!;
-    const stored = key === 'status' ? row.status : row.values[key];
+    const at = key === 'status' ? undefined : memo.names.get(key);
+    if (key !== 'status' && at === undefined) return false;
+    const stored = at === undefined ? row.status : row.values[at];
     if (stored === undefined || columnValue(stored) !== patch.values[j + 1]) return false;
   }
   return true;
