@@ -172,7 +172,6 @@ export async function applyDecay(
     );
     await pruneByReading(candidates.filter((c) => !pruned.has(c.id)).map((c) => c.id));
   };
-  let found = 0;
   /** Scans one page and, unless dry, prunes what it found: the cursor of the next page. */
   const step = async (cursor: string | undefined) => {
     // Attributes only (importance, last access, type): text, payload and vectors stay unread.
@@ -202,8 +201,7 @@ export async function applyDecay(
     }
     if (candidates.length > 0 && !options.dryRun) {
       await prune(candidates);
-      found += candidates.length;
-      progress?.({ phase: 'prune', done: found, total: found });
+      progress?.({ phase: 'prune', done: report.pruned, total: report.pruned });
     }
     return page.cursor;
   };

@@ -514,7 +514,7 @@ export class SqliteBackend implements MemoryBackend {
       `json_set(?, ${jsonPath(idKey)}, l.value ->> 1, ${jsonPath(ref)}, r.id, ${jsonPath(copy)}, json(r.payload))${logColumns} ` +
       `FROM json_each(?) AS l JOIN records r ON r.id = l.value ->> 0`;
     return this.write(() => {
-      this.foldChanges(encoded.map((p) => p.id));
+      this.foldChanges(encoded.flatMap((p) => [p.id, p.logId])); // a log id in use is refused below, as before
       const changed: string[] = [];
       for (const run of shapeRuns(encoded)) {
         const first = run[0]!;
@@ -587,11 +587,16 @@ export class SqliteBackend implements MemoryBackend {
           .all(JSON.stringify(run.map((p) => p.values))) as [number, number][];
       }
       if (matched.length === 0) continue;
-      const taken = this.stmt('SELECT id FROM records WHERE id IN (SELECT value FROM json_each(?)) LIMIT 1')
+      const taken = this.stmt(
+        'SELECT id FROM records WHERE id IN (SELECT value FROM json_each(@ids)) ' +
+          'UNION ALL SELECT log_id FROM logged_changes WHERE log_id IN (SELECT value FROM json_each(@ids)) LIMIT 1',
+      )
         .pluck()
-        .get(JSON.stringify(matched.map(([, i]) => run[i]!.logId))) as string | undefined;
+        .get({ ids: JSON.stringify(matched.map(([, i]) => run[i]!.logId)) }) as string | undefined;
       if (taken !== undefined)
-        throw invalidInput(`patchLogged(): log id ${taken} is already a record's id; give each log record a new id.`);
+        throw invalidInput(
+          `patchLogged(): log id ${taken} is already in use (a record's or a pending log record's); give each log record a new id.`,
+        );
       if (batchRowid === undefined) {
         const column = (key: string) => template.indexed[INDEXED_KEYS.indexOf(key)];
         const status = batch.attributes.status;
@@ -644,7 +649,7 @@ export class SqliteBackend implements MemoryBackend {
       throw invalidInput('get() takes an array of string ids.');
     if (ids.length === 0) return [];
     const tenant = typeof options.tenant === 'string' ? options.tenant : null;
-    return this.read(() => {
+    return this.readSnapshot(() => {
       const sql = `SELECT ${COLUMNS} FROM ${this.source(true)} r WHERE r.id IN (SELECT value FROM json_each(?))${tenant === null ? '' : ' AND r.tenant = ?'}`;
       const args: unknown[] = [JSON.stringify([...new Set(ids)])];
       if (tenant !== null) args.push(tenant);
@@ -688,14 +693,17 @@ export class SqliteBackend implements MemoryBackend {
     const after = options.cursor === undefined ? '' : ` AND r.id > ${b.param(options.cursor)}`;
     const sql = (from: string) =>
       `SELECT ${COLUMNS} FROM ${from} r WHERE ${where.sql}${after} ORDER BY r.id LIMIT ${b.param(limit + 1)}`;
-    return this.read(() => {
+    return this.readSnapshot(() => {
       let rows: RecordRow[];
       if (this.source(true) === 'records') rows = this.stmt(sql('records')).all(b.params) as RecordRow[];
       else {
-        // Each view in id order (one query over both would sort every remaining match for each page).
-        rows = (this.stmt(sql('records_now')).all(b.params) as RecordRow[])
-          .concat(this.stmt(sql('logged_records')).all(b.params) as RecordRow[])
-          .sort((x, y) => byCodePoint(x.id, y.id));
+        // Each view's page in id order (one query over both would sort every remaining match for each
+        // page), in one statement: one snapshot of the file, whatever another process commits meanwhile.
+        rows = (
+          this.stmt(`SELECT * FROM (${sql('records_now')}) UNION ALL SELECT * FROM (${sql('logged_records')})`).all(
+            b.params,
+          ) as RecordRow[]
+        ).sort((x, y) => byCodePoint(x.id, y.id));
         if (rows.length > limit + 1) rows.length = limit + 1;
       }
       const more = rows.length > limit;
@@ -736,7 +744,7 @@ export class SqliteBackend implements MemoryBackend {
     const merged = (from: 'records_now' | 'logged_records') =>
       `SELECT r.rowid, r.id, r.namespace, r.tenant, ${selected('r')}, r.attr_status, ${from === 'records_now' ? 'r.pending' : '1'} ` +
       `FROM ${from} r WHERE ${where.sql}${after}${page}`;
-    return this.read(() => {
+    return this.readSnapshot(() => {
       type Row = [number, string, string, string, string, unknown, number];
       let rows: Row[];
       // Past the last record with a pending change (and past every log record: their rowids are
@@ -747,8 +755,12 @@ export class SqliteBackend implements MemoryBackend {
           ((this.stmt('SELECT -min(log_rowid) FROM logged_changes').pluck().get() as number | null) ?? 0);
       if (plainFrom || this.source(true) === 'records') rows = this.stmt(plain).raw().all(b.params) as Row[];
       else {
-        const logs = this.stmt(merged('logged_records')).raw().all(b.params) as Row[];
-        rows = logs.concat(this.stmt(merged('records_now')).raw().all(b.params) as Row[]);
+        // Both views' pages in one statement (one snapshot); log records have negative rowids.
+        rows = (
+          this.stmt(`SELECT * FROM (${merged('logged_records')}) UNION ALL SELECT * FROM (${merged('records_now')})`)
+            .raw()
+            .all(b.params) as Row[]
+        ).sort((x, y) => x[0] - y[0]);
       }
       const more = rows.length > limit;
       if (more) rows.length = limit;
@@ -809,16 +821,20 @@ export class SqliteBackend implements MemoryBackend {
     const b = new SqlBuilder();
     const where = compileFilter(filter, b);
     if (!where.satisfiable) return 0;
-    return this.read(() => {
-      const count = (from: string) =>
-        (this.stmt(`SELECT count(*) AS n FROM ${from} r WHERE ${where.sql}`).get(b.params) as { n: number }).n;
-      return this.source(true) === 'records' ? count('records') : count('records_now') + count('logged_records');
+    return this.readSnapshot(() => {
+      const count = (from: string) => `SELECT count(*) FROM ${from} r WHERE ${where.sql}`;
+      // With changes pending, both views counted in one statement (one snapshot of the file).
+      const sql =
+        this.source(true) === 'records'
+          ? count('records')
+          : `SELECT (${count('records_now')}) + (${count('logged_records')})`;
+      return this.stmt(sql).pluck().get(b.params) as number;
     });
   }
 
   async namespaces(options: { tenant?: string | null } = {}): Promise<NamespaceCount[]> {
     const tenant = typeof options.tenant === 'string' ? options.tenant : null;
-    return this.read(() => {
+    return this.readSnapshot(() => {
       const sql =
         `SELECT namespace, tenant, count(*) AS count FROM ${this.source(true)}` +
         (tenant === null ? '' : ' WHERE tenant = ?') +
@@ -929,6 +945,25 @@ export class SqliteBackend implements MemoryBackend {
       return fn();
     } catch (error) {
       throw this.mapError(error);
+    }
+  }
+
+  /**
+   * A read whose statements (the probe of pending changes, then the query it picks) see one snapshot
+   * of the file: outside a transaction each statement would see the commits made meanwhile by other
+   * processes. Not for reads that load the in-process indexes (they load outside transactions only).
+   */
+  private async readSnapshot<T>(fn: () => T): Promise<T> {
+    return this.read(() => this.snapshot(fn));
+  }
+
+  private snapshot<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
+    this.db.exec('BEGIN');
+    try {
+      return fn();
+    } finally {
+      this.db.exec('COMMIT'); // a read-only transaction: nothing to fail
     }
   }
 
@@ -1102,7 +1137,9 @@ export class SqliteBackend implements MemoryBackend {
         const size = Math.ceil((head - passing.length) / share);
         const chunk = ranked.slice(examined, examined + size);
         passing.push(
-          ...index.rows<RecordRow>(chunk, COLUMNS, { sql: where.sql, params: b.params }, this.source(false)),
+          ...this.snapshot(() =>
+            index.rows<RecordRow>(chunk, COLUMNS, { sql: where.sql, params: b.params }, this.source(false)),
+          ),
         );
         examined += chunk.length;
       }
@@ -1141,7 +1178,8 @@ export class SqliteBackend implements MemoryBackend {
       parts.map((p) => ` AND ${p}`).join('');
     const fetch = new SqlBuilder();
     const where = compileFilter(filter, fetch);
-    const fetchSql = `SELECT ${COLUMNS} FROM ${this.source(false)} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
+    const fetchSql = (from: ReadSource) =>
+      `SELECT ${COLUMNS} FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
     // Usually most candidates match (core filters on active memories): start a little above k.
     let pool = Math.min(MAX_KNN, hasWhere ? k + Math.max(16, Math.ceil(k / 4)) : k);
     for (;;) {
@@ -1150,10 +1188,13 @@ export class SqliteBackend implements MemoryBackend {
         distance: number;
       }[];
       const distance = new Map(candidates.map((c) => [c.rowid, c.distance]));
-      const rows = this.stmt(fetchSql).all({
-        ...fetch.params,
-        rowids: JSON.stringify(candidates.map((c) => c.rowid)),
-      }) as RecordRow[];
+      const rows = this.snapshot(
+        () =>
+          this.stmt(fetchSql(this.source(false))).all({
+            ...fetch.params,
+            rowids: JSON.stringify(candidates.map((c) => c.rowid)),
+          }) as RecordRow[],
+      );
       const exhausted = candidates.length < pool;
       if (rows.length >= k || exhausted) {
         return rows
@@ -1182,9 +1223,12 @@ export class SqliteBackend implements MemoryBackend {
       const b = new SqlBuilder();
       const where = compileFilter(filter, b);
       const ids = new Set(
-        this.stmt(`SELECT r.id FROM ${this.source(false)} r WHERE ${where.sql}`)
-          .pluck()
-          .all(b.params) as string[],
+        this.snapshot(
+          () =>
+            this.stmt(`SELECT r.id FROM ${this.source(false)} r WHERE ${where.sql}`)
+              .pluck()
+              .all(b.params) as string[],
+        ),
       );
       admit = (id) => ids.has(id);
     }
@@ -1196,9 +1240,12 @@ export class SqliteBackend implements MemoryBackend {
 
   /** The rows with these ids, by id. */
   private rowsById(ids: readonly string[]): Map<string, RecordRow> {
-    const rows = this.stmt(
-      `SELECT ${COLUMNS} FROM ${this.source(false)} r WHERE r.id IN (SELECT value FROM json_each(?))`,
-    ).all(JSON.stringify(ids)) as RecordRow[];
+    const rows = this.snapshot(
+      () =>
+        this.stmt(`SELECT ${COLUMNS} FROM ${this.source(false)} r WHERE r.id IN (SELECT value FROM json_each(?))`).all(
+          JSON.stringify(ids),
+        ) as RecordRow[],
+    );
     return new Map(rows.map((row) => [row.id, row]));
   }
 
@@ -1206,10 +1253,13 @@ export class SqliteBackend implements MemoryBackend {
   private exactDenseSearch(query: Buffer, filter: RecordFilter, k: number): SearchHit[] {
     const b = new SqlBuilder();
     const where = compileFilter(filter, b);
-    const sql =
+    const sql = (from: ReadSource) =>
       `SELECT ${COLUMNS}, vec_distance_cosine(v.embedding, ${b.param(query)}) AS distance ` +
-      `FROM ${this.source(false)} r JOIN ${VECTOR_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
-    return (this.stmt(sql).all(b.params) as (RecordRow & { distance: number })[]).map((row) => ({
+      `FROM ${from} r JOIN ${VECTOR_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
+    const rows = this.snapshot(
+      () => this.stmt(sql(this.source(false))).all(b.params) as (RecordRow & { distance: number })[],
+    );
+    return rows.map((row) => ({
       record: this.decode(row, false),
       score: 1 - row.distance,
     }));
