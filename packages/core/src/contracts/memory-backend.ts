@@ -46,7 +46,9 @@ export interface MemoryBackend {
   /**
    * Optional: every matching record's id, scope and attributes (no text,
    * payload or vector), page by page in an order of the backend's choosing,
-   * each record once; `cursor` is opaque. For passes over the whole store
+   * each record once (a record written while the pages are read may come
+   * again: SQLite moves a pending log record when a write folds it); `cursor`
+   * is opaque. For passes over the whole store
    * (decay) where reading whole records is most of the cost. Core falls back
    * to `scan` when a backend has no such method. `attributes` may narrow
    * what each record carries.
