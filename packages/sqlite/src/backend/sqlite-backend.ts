@@ -1061,14 +1061,19 @@ export class SqliteBackend implements MemoryBackend {
       `INSERT OR FAIL INTO records (${LOG_COLUMNS}) SELECT ${LOG_COLUMNS} FROM logged_records ` +
         'WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY changed',
     ).run(list);
+    // The change rows go first: schema 8's triggers refuse to update or delete a record whose change is
+    // pending (a process on an older version would not fold it).
+    const changes = this.stmt(
+      'DELETE FROM logged_changes WHERE log_rowid IN (SELECT value FROM json_each(?)) RETURNING log_rowid, batch, payload',
+    )
+      .raw()
+      .all(list) as [number, number, string][];
     this.stmt(
       'UPDATE records SET attributes = jsonb_patch(records.attributes, b.attributes), ' +
-        'payload = json_patch(records.payload, c.payload), attr_status = iif(b.sets_status, b.status, records.attr_status) ' +
-        'FROM logged_changes c JOIN logged_batches b ON b.rowid = c.batch ' +
-        'WHERE c.log_rowid IN (SELECT value FROM json_each(?)) AND records.rowid = -c.log_rowid ' +
-        'AND records.id NOT IN (SELECT value FROM json_each(?))',
-    ).run(list, JSON.stringify(deleting));
-    this.stmt('DELETE FROM logged_changes WHERE log_rowid IN (SELECT value FROM json_each(?))').run(list);
+        'payload = json_patch(records.payload, c.value ->> 2), attr_status = iif(b.sets_status, b.status, records.attr_status) ' +
+        'FROM json_each(?) AS c JOIN logged_batches b ON b.rowid = c.value ->> 1 ' +
+        'WHERE records.rowid = -(c.value ->> 0) AND records.id NOT IN (SELECT value FROM json_each(?))',
+    ).run(JSON.stringify(changes), JSON.stringify(deleting));
     this.stmt(
       'DELETE FROM logged_batches WHERE NOT EXISTS (SELECT 1 FROM logged_changes c WHERE c.batch = logged_batches.rowid)',
     ).run();

@@ -147,3 +147,25 @@ describe('decay of memories written before event time existed', () => {
       await memory.close();
     });
 });
+
+describe('a process on a version before schema 8', () => {
+  it('cannot update or delete a memory whose prune is pending (it would not fold it)', async () => {
+    const backend = new SqliteBackend({ path: ':memory:' });
+    const clock = { now: T0 };
+    const memory = new AgentMemory({ backend, now: () => clock.now });
+    const m = await memory.remember({ content: 'an old fact', type: 'project', importance: 0.2 });
+    clock.now = T0 + 365 * 24 * HOUR;
+    expect((await memory.applyDecay()).pruned).toBe(1);
+    // What such a process runs: SQL on records alone.
+    const db = backend.database;
+    expect(() => db.prepare("UPDATE records SET attr_status = 'active' WHERE id = ?").run(m.id)).toThrow(
+      /upgrade this process/,
+    );
+    expect(() => db.prepare('DELETE FROM records WHERE id = ?').run(m.id)).toThrow(/upgrade this process/);
+    // This version folds first: the restore writes, and the prune stays in the history.
+    await memory.restore(m.id);
+    expect((await memory.history(m.id)).map((e) => e.action)).toEqual(['create', 'prune', 'restore']);
+    expect(db.prepare('UPDATE records SET text = text WHERE id = ?').run(m.id).changes).toBe(1);
+    await memory.close();
+  });
+});

@@ -272,6 +272,17 @@ export const MIGRATIONS: readonly Migration[] = [
       JOIN logged_batches b ON b.rowid = c.batch
       -- Both directions, so that the planner can start from either table (by the record's id or the log's).
       JOIN records m ON m.rowid = -c.log_rowid AND c.log_rowid = -m.rowid;
+      -- A process on a version before this step reads and writes records alone: it would update or delete
+      -- a record without folding its pending change (the change would stay merged over its write, or be
+      -- left to a later record that reuses the rowid). Such writes are refused; this version folds first.
+      CREATE TRIGGER records_pending_update BEFORE UPDATE ON records
+        WHEN EXISTS (SELECT 1 FROM logged_changes WHERE log_rowid = -old.rowid) BEGIN
+        SELECT RAISE(ABORT, 'agentmem: this record has a change pending that only @agentmem/sqlite with schema 8 or later reads; upgrade this process');
+      END;
+      CREATE TRIGGER records_pending_delete BEFORE DELETE ON records
+        WHEN EXISTS (SELECT 1 FROM logged_changes WHERE log_rowid = -old.rowid) BEGIN
+        SELECT RAISE(ABORT, 'agentmem: this record has a change pending that only @agentmem/sqlite with schema 8 or later reads; upgrade this process');
+      END;
       -- Planner statistics: few batches, many changes per batch (a scan of the batches comes first).
       INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES
         ('logged_batches', NULL, '100'),
