@@ -62,11 +62,11 @@ function headerBefore(payloadStart: number, type: number, size: number): number 
 const SHORT_ASCII = 96;
 
 /**
- * Writes `value` as a TEXT element when it is short ASCII that JSON would not
- * escape (attribute names, kinds, hashes, ids: most of what is written);
- * returns the offset after it, or -1 for any other string (written over by the caller).
+ * Writes `value` as an element of `type` (TEXT, or INT for a safe integer's digits) when it is short
+ * ASCII that JSON would not escape (attribute names, kinds, hashes, ids, times: most of what is
+ * written); returns the offset after it, or -1 for any other string (written over by the caller).
  */
-function writeShortAscii(at: number, value: string): number {
+function writeShortAscii(at: number, value: string, type = TEXT): number {
   const size = value.length;
   if (size > SHORT_ASCII) return -1;
   const header = size <= 11 ? 1 : 2;
@@ -77,7 +77,7 @@ function writeShortAscii(at: number, value: string): number {
     if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return -1; // control, non-ASCII, '"' or '\\'
     scratch[start + i] = c;
   }
-  headerBefore(start, TEXT, size);
+  headerBefore(start, type, size);
   return start + size;
 }
 
@@ -112,7 +112,7 @@ function writeValue(at: number, value: AttributeValue): number {
   }
   if (typeof value === 'number') {
     // Safe integers (times, counts): their text is all digits, as JSON.stringify writes them.
-    if (Number.isSafeInteger(value)) return writeDigits(at, String(value));
+    if (Number.isSafeInteger(value)) return writeShortAscii(at, String(value), INT);
     // As SQLite's parser types the JSON text: INT unless it has a fraction or an exponent.
     const text = JSON.stringify(value);
     const type = /[.eE]/.test(text) ? FLOAT : INT;
@@ -123,16 +123,6 @@ function writeValue(at: number, value: AttributeValue): number {
     return at + header + text.length;
   }
   return writeText(at, value);
-}
-
-/** An INT element of a safe integer's text (at most 17 characters, one header byte or two). */
-function writeDigits(at: number, text: string): number {
-  const size = text.length;
-  const header = size <= 11 ? 1 : 2;
-  ensure(at + header + size);
-  headerBefore(at + header, INT, size);
-  for (let i = 0; i < size; i++) scratch[at + header + i] = text.charCodeAt(i);
-  return at + header + size;
 }
 
 /** The JSONB blob of a flat object of attribute values (checked by the caller). */

@@ -19,7 +19,7 @@ export function chunks(count: number, sizes: readonly number[] = CHUNK_SIZES): [
 }
 
 /** `tuple, tuple, ...` (size times), the VALUES list of a multi-row insert. */
-export function valuesList(tuple: string, size: number): string {
+function valuesList(tuple: string, size: number): string {
   return Array(size).fill(tuple).join(', ');
 }
 
