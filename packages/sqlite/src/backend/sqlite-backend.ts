@@ -518,19 +518,12 @@ export class SqliteBackend implements MemoryBackend {
       const changed: string[] = [];
       for (const run of shapeRuns(encoded)) {
         const first = run[0]!;
-        let at = 1;
-        const expect = first.expect.map((k) => {
-          // A key with its own column is compared as the column (no JSON read).
-          const stored = Object.hasOwn(ATTRIBUTE_COLUMNS, k)
-            ? `records.${ATTRIBUTE_COLUMNS[k]}`
-            : `records.attributes ->> ${jsonPath(k)}`;
-          return ` AND ${stored} IS p.value ->> ${at++}`;
-        });
+        let at = 1 + first.expect.length;
         const payload = first.payload.map((k) => `, ${jsonPath(k)}, json(p.value ->> ${at++})`).join('');
         const update =
           `UPDATE records SET attributes = ${set}${setColumns}, ` +
           `payload = ${payload ? `json_set(payload${payload})` : 'payload'} ` +
-          `FROM json_each(?) AS p WHERE records.id = p.value ->> 0${expect.join('')} RETURNING records.id`;
+          `FROM json_each(?) AS p WHERE records.id = p.value ->> 0${expectedSql(first.expect, 'records')} RETURNING records.id`;
         // p.value = [id, expected values..., payload JSON texts...]
         const rows = run.map((p) => [...p.values, ...p.payload.map((k) => JSON.stringify(p.payloadObject[k]))]);
         const done = new Set(
@@ -561,8 +554,8 @@ export class SqliteBackend implements MemoryBackend {
     batch: LoggedPatches,
     keys: readonly string[],
     template: EncodedRow,
-    encoded: readonly DeferrablePatch[],
-    memo: SqliteBackend['scanMemo'],
+    encoded: readonly EncodedLoggedPatch[],
+    memo: ScanMemo | undefined,
   ): string[] {
     // Rows just returned by scanAttributes under this transaction's write lock, unchanged since, and
     // without a pending change: compared in memory. Any other patch: folded, then compared in SQL.
@@ -575,13 +568,8 @@ export class SqliteBackend implements MemoryBackend {
       let matched: [number, number][];
       if (known) matched = run.map((p, i) => [memo.rows.get(p.id)!.rowid, i]);
       else {
-        // p.value = [id, expected values..., ...]; a key with its own column is compared as the column.
-        const expect = first.expect.map((k, j) => {
-          const column = Object.hasOwn(ATTRIBUTE_COLUMNS, k) ? ATTRIBUTE_COLUMNS[k] : undefined;
-          return ` AND ${column ? `r.${column}` : `r.attributes ->> ${jsonPath(k)}`} IS p.value ->> ${j + 1}`;
-        });
         matched = this.stmt(
-          `SELECT r.rowid, p.key FROM json_each(?) AS p JOIN records r ON r.id = p.value ->> 0 WHERE 1${expect.join('')} ORDER BY p.key`,
+          `SELECT r.rowid, p.key FROM json_each(?) AS p JOIN records r ON r.id = p.value ->> 0 WHERE 1${expectedSql(first.expect, 'r')} ORDER BY p.key`,
         )
           .raw()
           .all(JSON.stringify(run.map((p) => p.values))) as [number, number][];
@@ -747,13 +735,11 @@ export class SqliteBackend implements MemoryBackend {
     return this.readSnapshot(() => {
       type Row = [number, string, string, string, string, unknown, number];
       let rows: Row[];
-      // Past the last record with a pending change (and past every log record: their rowids are
-      // negative), records itself is what the views would show: decay's pass pages on in it.
-      const plainFrom =
-        options.cursor !== undefined &&
-        Number(options.cursor) >=
-          ((this.stmt('SELECT -min(log_rowid) FROM logged_changes').pluck().get() as number | null) ?? 0);
-      if (plainFrom || this.source(true) === 'records') rows = this.stmt(plain).raw().all(b.params) as Row[];
+      // The last record with a pending change (null: none). Past it, and past every log record (their
+      // rowids are negative), records itself is what the views would show: decay's pass pages on in it.
+      const lastChanged = this.stmt('SELECT -min(log_rowid) FROM logged_changes').pluck().get() as number | null;
+      if (lastChanged === null || (options.cursor !== undefined && Number(options.cursor) >= lastChanged))
+        rows = this.stmt(plain).raw().all(b.params) as Row[];
       else {
         // Both views' pages in one statement (one snapshot); log records have negative rowids.
         rows = (
@@ -959,11 +945,12 @@ export class SqliteBackend implements MemoryBackend {
 
   private snapshot<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
-    this.db.exec('BEGIN');
+    // Prepared once (cached): recall runs several of these reads, and exec() parses its text every time.
+    this.stmt('BEGIN').run();
     try {
       return fn();
     } finally {
-      this.db.exec('COMMIT'); // a read-only transaction: nothing to fail
+      this.stmt('COMMIT').run(); // a read-only transaction: nothing to fail
     }
   }
 
@@ -1080,7 +1067,7 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   /** The scan memo, when it still holds the stored values (see `scanMemo`). */
-  private currentScanMemo(): SqliteBackend['scanMemo'] {
+  private currentScanMemo(): ScanMemo | undefined {
     const memo = this.scanMemo;
     if (!memo) return undefined;
     const frame = this.gate.current();
@@ -1413,18 +1400,15 @@ interface ScanMemo {
 }
 
 /** A patchLogged patch as checked: its values for the compare-and-set statement, its log id and payload keys. */
-interface DeferrablePatch {
+interface EncodedLoggedPatch {
   id: string;
   expect: string[];
   /** [id, expected values in `expect` order] */
   values: unknown[];
   logId: string;
-  /** The payload keys it sets, as a JSON object. */
+  /** The payload keys it sets, as a JSON object (a pending change's). */
   payloadJson: string;
   shape: string;
-}
-
-interface EncodedLoggedPatch extends DeferrablePatch {
   payload: string[];
   payloadObject: JsonObject;
   /** No null or object among the payload values (a JSON merge patch sets them as they are). */
@@ -1471,7 +1455,7 @@ function* shapeRuns<T extends { id: string; shape: string }>(items: readonly T[]
  * comparison would: column values, booleans as 1/0, missing as null); false when the memo has no
  * such row, the row had a pending change, or an expected key was not read.
  */
-function memoMatches(memo: ScanMemo, patch: DeferrablePatch): boolean {
+function memoMatches(memo: ScanMemo, patch: EncodedLoggedPatch): boolean {
   const row = memo.rows.get(patch.id);
   if (!row) return false;
   for (let j = 0; j < patch.expect.length; j++) {
@@ -1500,6 +1484,22 @@ function byCodePoint(a: string, b: string): number {
     return x - y;
   }
   return a.length - b.length;
+}
+
+/**
+ * The compare-and-set conditions of logged patches: ` AND <stored> IS p.value ->> i` for each expected
+ * key, `p.value` being [id, expected values...]; a key with its own column is compared as the column
+ * (no JSON read).
+ */
+function expectedSql(keys: readonly string[], table: string): string {
+  return keys
+    .map((k, j) => {
+      const stored = Object.hasOwn(ATTRIBUTE_COLUMNS, k)
+        ? `${table}.${ATTRIBUTE_COLUMNS[k]}`
+        : `${table}.attributes ->> ${jsonPath(k)}`;
+      return ` AND ${stored} IS p.value ->> ${j + 1}`;
+    })
+    .join('');
 }
 
 /** Named attributes from their values in order; missing (null) ones left out. */
