@@ -128,8 +128,10 @@ export async function applyDecay(
       // With the accesses this process's recalls buffered since (other processes write theirs within their
       // flush interval).
       const stored = recordToMemory(record);
-      const accessed = store.withBufferedAccess({ ...stored }).lastAccessedAt;
-      const attributes = { ...record.attributes, lastAccessedAt: Date.parse(accessed) };
+      const attributes = {
+        ...record.attributes,
+        lastAccessedAt: store.lastAccess(stored.id, toMillis(stored.lastAccessedAt)),
+      };
       const at = record.attributes.status === 'active' ? assess(attributes).prunedAt : undefined;
       if (at === undefined) continue;
       batch.push({ ...stored, prunedAt: new Date(at).toISOString() });
@@ -189,8 +191,7 @@ export async function applyDecay(
       if (typeof stored === 'number' && store.hasBufferedAccess(record.id)) {
         // A recall of this process not written yet counts (a dry run reports what a run would do; a run
         // judges such a memory again when it prunes, with the same access).
-        const access = { id: record.id, lastAccessedAt: new Date(stored).toISOString(), accessCount: 0 } as Memory;
-        attributes = { ...attributes, lastAccessedAt: Date.parse(store.withBufferedAccess(access).lastAccessedAt) };
+        attributes = { ...attributes, lastAccessedAt: store.lastAccess(record.id, stored) };
       }
       const { importance, effective, prunedAt } = assess(attributes);
       if (prunedAt !== undefined) {

@@ -474,7 +474,10 @@ export class MemoryStore {
     results = results.slice(0, k);
     // Reads stay reads: the accesses are written later, in batches (a read-only file skips them).
     if (options.reinforce !== false && results.length > 0 && !this.backend.capabilities.readonly) {
-      this.reinforcement.add(results.map((r) => r.memory), this.clock());
+      this.reinforcement.add(
+        results.map((r) => r.memory),
+        this.clock(),
+      );
     }
     return results;
   }
@@ -485,7 +488,13 @@ export class MemoryStore {
    */
   async findSimilar(
     content: string,
-    options: { types?: readonly MemoryType[]; namespaces?: readonly string[]; k?: number; minSimilarity?: number; includeInactive?: boolean } = {},
+    options: {
+      types?: readonly MemoryType[];
+      namespaces?: readonly string[];
+      k?: number;
+      minSimilarity?: number;
+      includeInactive?: boolean;
+    } = {},
   ): Promise<SimilarMemory[]> {
     await this.init();
     validateContent(content, Number.POSITIVE_INFINITY);
@@ -557,9 +566,9 @@ export class MemoryStore {
     return { namespaces: active.filter((n) => n.count > 0), total, inactive: all - total };
   }
 
-  /** A memory as read from the backend, with the accesses recall buffered and not written yet (in place). */
-  withBufferedAccess(memory: Memory): Memory {
-    return this.reinforcement.overlay(memory);
+  /** A memory's last access (epoch ms, as stored), or a later one recall buffered and has not written yet. */
+  lastAccess(id: string, storedMs: number): number {
+    return this.reinforcement.lastAccess(id, storedMs);
   }
 
   /** Whether recall buffered an access to this memory that the backend does not have yet. */
@@ -640,7 +649,9 @@ export class MemoryStore {
   }
 
   /** The history records of these changes, stamped with one instant of the store's clock. */
-  private historyRecords(items: readonly { memory: Memory; action: HistoryAction; detail?: string }[]): BackendRecord[] {
+  private historyRecords(
+    items: readonly { memory: Memory; action: HistoryAction; detail?: string }[],
+  ): BackendRecord[] {
     const entry = this.historyEntries();
     return items.map((item) =>
       historyToRecord(entry(item.memory.id, item.action, item.detail, item.memory) as HistoryEntry, item.memory.tenant),
@@ -746,7 +757,9 @@ export class MemoryStore {
 
   /** The reciprocal-rank-fusion weights recall uses (from the options, else from the embedder). */
   fusionWeights(): { dense: number; keyword: number } {
-    return this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 });
+    return (
+      this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 })
+    );
   }
 
   /**
@@ -788,7 +801,15 @@ export class MemoryStore {
     // fills the ranks keyword search leaves empty, so hybrid can never rank worse than keyword alone.
     const keywordFirst = this.options.fusionWeights === undefined && this.embedder.lexical === true;
     if (caps.nativeHybrid && !keywordFirst) {
-      return this.backend.search({ mode: 'hybrid', vector, text: query, filter, k: pool, weights, minDenseScore: minDense });
+      return this.backend.search({
+        mode: 'hybrid',
+        vector,
+        text: query,
+        filter,
+        k: pool,
+        weights,
+        minDenseScore: minDense,
+      });
     }
     const kw = await keyword();
     if (keywordFirst) {
@@ -839,7 +860,11 @@ export class MemoryStore {
             const m = recordToMemory(r);
             const entry = byId.get(r.id)!;
             const at = Math.max(entry.at, toMillis(m.lastAccessedAt));
-            const payload = { ...m, lastAccessedAt: new Date(at).toISOString(), accessCount: m.accessCount + entry.count };
+            const payload = {
+              ...m,
+              lastAccessedAt: new Date(at).toISOString(),
+              accessCount: m.accessCount + entry.count,
+            };
             return { id: m.id, attributes: { lastAccessedAt: at }, payload: payload as unknown as JsonObject };
           }),
       );

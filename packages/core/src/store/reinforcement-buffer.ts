@@ -78,6 +78,12 @@ export class ReinforcementBuffer {
     return this.pending.has(id);
   }
 
+  /** A memory's last access (epoch ms): the stored one, or the access not written yet when later. */
+  lastAccess(id: string, storedMs: number): number {
+    const entry = this.pending.get(id);
+    return entry && entry.at > storedMs ? entry.at : storedMs;
+  }
+
   /** A stored copy of a memory with the accesses not written yet applied (in place; returns it). */
   overlay(memory: Memory): Memory {
     const entry = this.pending.get(memory.id);
