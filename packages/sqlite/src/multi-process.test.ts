@@ -98,5 +98,5 @@ describe('several processes writing one file', () => {
     } finally {
       raw.close();
     }
-  });
+  }, 120_000); // as above: four child processes that each start tsx are slow on a loaded 2-core machine
 });
