@@ -59,6 +59,14 @@ describe('stem (Porter)', () => {
     expect(['go', 'is', '2023', 'v8', 'дом', 'ß'].map(stem)).toEqual(['go', 'is', '2023', 'v8', 'дом', 'ß']);
   });
 
+  it('gives the same stems from its memo, also after the memo filled and was emptied', () => {
+    const words = ['deploying', 'relational', 'ponies', 'generalizations', 'hopefulness', 'motoring'];
+    const first = words.map(stem);
+    expect(words.map(stem)).toEqual(first); // from the memo
+    for (let i = 0; i < 25_000; i++) stem(`word${i}ing`); // more words than the memo holds
+    expect(words.map(stem)).toEqual(first);
+  });
+
   it('is what tokenize applies after dropping stop words', () => {
     expect(tokenize('The containers were deployed')).toEqual(['contain', 'deploi']);
   });

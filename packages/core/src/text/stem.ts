@@ -6,8 +6,26 @@
  * SQLite backend on the same terms. Expects a lower-case word.
  */
 export function stem(word: string): string {
-  return stemRest(stemInflection(word));
+  // A longer word may be a slice of the text it came from: remembering it would keep that text alive.
+  if (word.length > MEMO_WORD_LENGTH) return stemRest(stemInflection(word));
+  let stemmed = memo.get(word);
+  if (stemmed === undefined) {
+    if (memo.size >= MEMO_SIZE) memo.clear();
+    stemmed = stemRest(stemInflection(word));
+    memo.set(word, stemmed);
+  }
+  return stemmed;
 }
+
+/**
+ * Stems of recent words: a word's suffix rules cost ~0.7 us, a third of an embedding by the hashing
+ * embedder and most of the keyword index's work at ingest, and text repeats its words. Bounded (about
+ * 2 MB when full), emptied when full.
+ */
+const memo = new Map<string, string>();
+const MEMO_SIZE = 20_000;
+/** V8 copies substrings shorter than 13 characters; longer ones may point into their parent string. */
+const MEMO_WORD_LENGTH = 12;
 
 /**
  * Porter's step 1 alone: plurals and -ed/-ing (with its -e and
