@@ -96,7 +96,7 @@ export class HashingEmbedder implements Embedder {
   /**
    * The character n-grams of `^word$`, as the features `c:<gram>` in first-seen order (all after the
    * word and bigram features). A gram of n <= 4 ASCII characters is keyed by its packed codes instead
-   * of a string: building and hashing ~50 short strings a text was a third of an embedding. Packed
+   * of a string: building and hashing ~50 short strings a text was about a seventh of an embedding. Packed
    * and string keys never meet (a gram is one or the other), so the counts are those of the strings.
    */
   private addCharGrams(v: Float32Array, kept: readonly string[]): void {

@@ -18,9 +18,9 @@ export function stem(word: string): string {
 }
 
 /**
- * Stems of recent words: a word's suffix rules cost ~0.7 us, a third of an embedding by the hashing
- * embedder and most of the keyword index's work at ingest, and text repeats its words. Bounded (about
- * 2 MB when full), emptied when full.
+ * Stems of recent words: a word's suffix rules cost ~0.7 us (about a third of an embedding by the
+ * hashing embedder; the keyword indexes stem every word they index, queries too), and text repeats its
+ * words. Bounded (about 2 MB when full), emptied when full.
  */
 const memo = new Map<string, string>();
 const MEMO_SIZE = 20_000;
