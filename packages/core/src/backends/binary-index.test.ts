@@ -136,7 +136,12 @@ for (const simd of [true, false])
       // The largest magnitude is 127, so the scale is 1 and these halves are exact ties.
       const v = new Float32Array(64);
       for (const [i, x] of [127, 63.5, -63.5, 0.5, -0.5, 2.5, -2.5, 1e-9, -126.49].entries()) v[i] = x;
-      for (const vector of [v, ...vectors(20, 64, 11)]) {
+      // Scaled, the second component is the largest double below 0.5, where y + 0.5 rounds up to 1.
+      const nearHalf = new Float32Array(64);
+      nearHalf[0] = 0.00024221109924837947;
+      nearHalf[1] = 9.535870049148798e-7;
+      expect(nearHalf[1]! * (127 / nearHalf[0]!)).toBe(0.49999999999999994);
+      for (const vector of [v, nearHalf, ...vectors(20, 64, 11)]) {
         const code = encodeRescoring(vector);
         const words = 2;
         expect(code.length).toBe(words * 4 + 4 + 64);

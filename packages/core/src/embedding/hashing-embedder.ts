@@ -56,9 +56,14 @@ export class HashingEmbedder implements Embedder {
     this.id = `agentmem/hashing-v1:${dimension}`;
   }
 
+  /**
+   * The batch's vectors share one buffer, each a view of its own range: copy one
+   * (`Float32Array.from(v)`) to keep it without the rest, and read `v.buffer` with
+   * `byteOffset`. `embedOne` gives a vector its own buffer.
+   */
   async embed(texts: readonly string[], _options?: EmbedOptions): Promise<EmbedResult> {
-    // One allocation for the batch, each vector a view of it: a Float32Array of its own (1.5 KB at 384
-    // dims, outside V8's heap) cost ~6 us, a fifth of an embedding.
+    // One allocation for the batch: a Float32Array of its own (1.5 KB at 384 dims, outside V8's heap)
+    // cost ~6 us, a fifth of an embedding.
     const slab = new Float32Array(this.dimension * texts.length);
     const embeddings = texts.map((t, i) =>
       this.embedInto(t, slab.subarray(i * this.dimension, (i + 1) * this.dimension)),
