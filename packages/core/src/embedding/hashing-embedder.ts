@@ -1,7 +1,7 @@
 import type { EmbedOptions, EmbedResult, Embedder } from '../contracts';
 import { invalidInput } from '../errors';
 import { STOPWORDS, stem, words } from '../text';
-import { fnv1a } from './fnv';
+import { fnv1a, fnvStep } from './fnv';
 import { l2Normalize } from './vector-math';
 
 export interface HashingEmbedderOptions {
@@ -89,7 +89,7 @@ export class HashingEmbedder implements Embedder {
       add(`w:${terms[i]}`, 1);
       if (this.bigramWeight > 0 && i + 1 < terms.length) add(`b:${terms[i]} ${terms[i + 1]}`, this.bigramWeight);
     }
-    for (const [feature, weight] of counts) this.addFeature(v, fnv1a(feature), fnv1a(feature, 0x9e3779b1), weight);
+    for (const [feature, weight] of counts) this.addFeature(v, fnv1a(feature), fnv1a(feature, SIGN_SEED), weight);
     if (this.charWeight > 0) this.addCharGrams(v, kept);
     return l2Normalize(v);
   }
@@ -110,22 +110,15 @@ export class HashingEmbedder implements Embedder {
     for (const w of kept) {
       const padded = `^${w}$`;
       for (let i = 0; i + n <= padded.length; i++) {
-        let key: number | string = 0;
-        for (let j = 0; j < n; j++) {
-          const c = padded.charCodeAt(i + j);
-          if (c >= 128 || n > 4) {
-            key = padded.slice(i, i + n);
-            break;
-          }
-          key = (key as number) | (c << (7 * j));
-        }
+        const packed = n <= 4 ? packGram(padded, i, n) : -1;
+        const key = packed >= 0 ? packed : padded.slice(i, i + n);
         grams.set(key, (grams.get(key) ?? 0) + this.charWeight);
       }
     }
     for (const [key, weight] of grams) {
-      // fnv1a of `c:<gram>`, both seeds in one pass.
-      let h = fnvStep(fnvStep(0x811c9dc5, 99), 58);
-      let signHash = fnvStep(fnvStep(0x9e3779b1, 99), 58);
+      // fnv1a of `c:<gram>` with both seeds, continued from the prefix's states in one pass.
+      let h = GRAM_PREFIX;
+      let signHash = GRAM_PREFIX_SIGN;
       for (let j = 0; j < n; j++) {
         const c = typeof key === 'number' ? (key >>> (7 * j)) & 127 : key.charCodeAt(j);
         h = fnvStep(h, c);
@@ -136,7 +129,18 @@ export class HashingEmbedder implements Embedder {
   }
 }
 
-/** One code unit of 32-bit FNV-1a (as fnv1a). */
-function fnvStep(h: number, code: number): number {
-  return Math.imul(h ^ code, 0x01000193) >>> 0;
+/** The seed of the hash whose lowest bit is a feature's sign. */
+const SIGN_SEED = 0x9e3779b1;
+const GRAM_PREFIX = fnv1a('c:');
+const GRAM_PREFIX_SIGN = fnv1a('c:', SIGN_SEED);
+
+/** The n (<= 4) characters of `text` from `at`, 7 bits each, or -1 when one is not ASCII. */
+function packGram(text: string, at: number, n: number): number {
+  let key = 0;
+  for (let j = 0; j < n; j++) {
+    const c = text.charCodeAt(at + j);
+    if (c >= 128) return -1;
+    key |= c << (7 * j);
+  }
+  return key;
 }
