@@ -177,9 +177,7 @@ export async function applyDecay(
   /** Scans one page and, unless dry, prunes what it found: the cursor of the next page. */
   const step = async (cursor: string | undefined) => {
     // Attributes only (importance, last access, type): text, payload and vectors stay unread.
-    const page = store.backend.scanAttributes
-      ? await store.backend.scanAttributes({ filter, cursor, limit: PAGE, attributes: DECIDING_ATTRIBUTES })
-      : await store.backend.scan({ filter, cursor, limit: PAGE });
+    const page = await store.attributePage(filter, cursor, DECIDING_ATTRIBUTES, PAGE);
     const candidates: Candidate[] = [];
     for (const record of page.records) {
       report.scanned++;
@@ -188,10 +186,11 @@ export async function applyDecay(
       }
       let attributes = record.attributes;
       const stored = attributes.lastAccessedAt;
-      if (typeof stored === 'number' && store.hasBufferedAccess(record.id)) {
-        // A recall of this process not written yet counts (a dry run reports what a run would do; a run
-        // judges such a memory again when it prunes, with the same access).
-        attributes = { ...attributes, lastAccessedAt: store.lastAccess(record.id, stored) };
+      // A later access that a recall of this process has not written yet counts (a dry run reports what a
+      // run would do; a run judges such a memory again when it prunes, with the same access).
+      if (typeof stored === 'number') {
+        const accessed = store.lastAccess(record.id, stored);
+        if (accessed !== stored) attributes = { ...attributes, lastAccessedAt: accessed };
       }
       const { importance, effective, prunedAt } = assess(attributes);
       if (prunedAt !== undefined) {

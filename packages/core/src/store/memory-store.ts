@@ -714,16 +714,28 @@ export class MemoryStore {
    * (records may carry more).
    */
   async *scanAttributes(filter: RecordFilter, attributes?: readonly string[]): AsyncGenerator<AttributeRecord> {
-    if (!this.backend.scanAttributes) {
-      yield* this.scanRecords(filter); // a record is an attribute record with more fields
-      return;
-    }
     let cursor: string | undefined;
     do {
-      const page = await this.backend.scanAttributes({ filter, cursor, limit: ATTRIBUTE_PAGE, attributes });
+      const page = await this.attributePage(filter, cursor, attributes);
       yield* page.records;
       cursor = page.cursor;
     } while (cursor !== undefined);
+  }
+
+  /**
+   * One page of `scanAttributes` (for callers that work page by page, such as decay's transaction per
+   * page): `limit` records at most, ATTRIBUTE_PAGE by default, or PAGE when the backend has no
+   * `scanAttributes` and whole records are read.
+   */
+  async attributePage(
+    filter: RecordFilter,
+    cursor: string | undefined,
+    attributes?: readonly string[],
+    limit?: number,
+  ): Promise<{ records: AttributeRecord[]; cursor?: string }> {
+    // Without scanAttributes, whole records: a record is an attribute record with more fields.
+    if (!this.backend.scanAttributes) return this.backend.scan({ filter, cursor, limit: limit ?? PAGE });
+    return this.backend.scanAttributes({ filter, cursor, limit: limit ?? ATTRIBUTE_PAGE, attributes });
   }
 
   /** The filter recall uses: this tenant, memories only, active unless asked otherwise. */
