@@ -150,6 +150,11 @@ for (const simd of [true, false])
         const int8 = new Int8Array(code.buffer, code.byteOffset + words * 4 + 4, 64);
         expect([...int8]).toEqual([...vector].map((x) => Math.round(x * (127 / max)) || 0));
         expect([...code.subarray(0, words * 4)]).toEqual([...new Uint8Array(encodeSigns(vector).buffer)]);
+        // The factor between them: undoes the scale and divides by the norm (float32, little-endian).
+        let norm = 0;
+        for (const x of vector) norm += x * x;
+        const factor = new DataView(code.buffer, code.byteOffset + words * 4, 4).getFloat32(0, true);
+        expect(factor).toBe(Math.fround(1 / ((127 / max) * Math.sqrt(norm))));
       }
     });
 

@@ -494,6 +494,7 @@ function quantize(vector: Float32Array, out: Int8Array, offset: number, factors:
     norm += x * x;
     // Conditional moves, not a branch that a new maximum mispredicts.
     const magnitude = x < 0 ? -x : x;
+    // biome-ignore lint/complexity/useMathMinMax: Math.max would carry a NaN component into every value; this skips it, as before
     max = magnitude > max ? magnitude : max;
   }
   const scale = max > 0 ? 127 / max : 0;
