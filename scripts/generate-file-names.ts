@@ -12,6 +12,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { fileTypeName } from '../packages/core/src/skills/signals';
 
 export const GENERATED = resolve(
   import.meta.dirname,
@@ -27,7 +28,7 @@ export async function generateFileNames(): Promise<string> {
   const require = createRequire(import.meta.url);
   const linguist = (await import('linguist-languages')) as unknown as Record<
     string,
-    { extensions?: readonly string[]; filenames?: readonly string[] }
+    { extensions?: readonly string[]; filenames?: readonly string[]; aliases?: readonly string[] }
   >;
   const mime = require('mime-db') as Record<string, { extensions?: string[] }>;
   const extensions = new Set<string>();
@@ -37,6 +38,7 @@ export async function generateFileNames(): Promise<string> {
     for (const f of language.filenames ?? []) names.add(f);
   }
   for (const type of Object.values(mime)) for (const e of type.extensions ?? []) extensions.add(e.toLowerCase());
+  const types = fileTypeNames(linguist);
   const versions = ['linguist-languages', 'mime-db']
     .map(
       (p) =>
@@ -55,8 +57,52 @@ export async function generateFileNames(): Promise<string> {
     `export const FILE_EXTENSIONS =${list(extensions)};`,
     '/** Well-known file names (as the lists write them), space-separated. */',
     `export const FILE_NAMES =${list(names)};`,
+    '/**',
+    ' * The names of the language a file is written in, by extension or by file name (lower case, after `/`):',
+    ' * `name,name:key,key` entries, space-separated (names as `fileTypeName` writes them; see signals.ts).',
+    ' */',
+    `export const FILE_TYPE_NAMES =${list(types)};`,
     '',
   ].join('\n');
+}
+
+/**
+ * `name,name:key,key` for the extensions and file names of Linguist's
+ * languages: the language's name and aliases, then the keys that give them. An extension several languages list
+ * (`.ts`: TypeScript, and XML for Qt translations) names only the languages
+ * it is the first extension of; one no language lists first names none.
+ */
+function fileTypeNames(
+  linguist: Record<
+    string,
+    { extensions?: readonly string[]; filenames?: readonly string[]; aliases?: readonly string[] }
+  >,
+): Set<string> {
+  const claims = new Map<string, { names: string[]; primary: boolean }[]>();
+  for (const [language, entry] of Object.entries(linguist)) {
+    const names = [...new Set([language, ...(entry.aliases ?? [])].map(fileTypeName))].filter(Boolean);
+    const keys = [
+      ...(entry.extensions ?? []).map((e, i) => ({ key: e.replace(/^\./, '').toLowerCase(), primary: i === 0 })),
+      ...(entry.filenames ?? []).map((f) => ({ key: `/${f.toLowerCase()}`, primary: true })),
+    ];
+    for (const { key, primary } of keys) {
+      const list = claims.get(key) ?? [];
+      list.push({ names, primary });
+      claims.set(key, list);
+    }
+  }
+  // Grouped by the names they give (`rss,wsdl,xml,xsd` for 80 extensions): a third of the size.
+  const byNames = new Map<string, string[]>();
+  for (const [key, list] of claims) {
+    if (/[\s:;,'\\]/.test(key)) continue;
+    const chosen = list.length === 1 ? list : list.filter((c) => c.primary);
+    const names = [...new Set(chosen.flatMap((c) => c.names))].sort();
+    if (names.length === 0) continue;
+    const group = byNames.get(names.join(',')) ?? [];
+    group.push(key);
+    byNames.set(names.join(','), group);
+  }
+  return new Set([...byNames].map(([names, keys]) => `${names}:${keys.sort().join(',')}`));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {

@@ -30,7 +30,7 @@ export function formatSkillSignals(signals: ActivatedSkill['signals']): string {
     const matches = signals.glob.matches;
     parts.push(
       matches
-        ? `glob ${matches.map((m) => `${m.path} ~ ${m.pattern} (${m.specificity})`).join(', ')}`
+        ? `glob ${matches.map((m) => `${m.path} ~ ${m.byName ? `name ${m.pattern}` : m.pattern} (${m.specificity})`).join(', ')}`
         : `glob ${signals.glob.paths.join(', ')}`,
     );
   }

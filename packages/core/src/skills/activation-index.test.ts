@@ -3,7 +3,7 @@ import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
 import { americanSpelling, lexicalTerms, pathWords } from './activation-index';
 import { SkillRegistry } from './registry';
-import { globSpecificity, looksLikeFile, pathsInMessage } from './signals';
+import { fileTypeName, fileTypeNames, globSpecificity, looksLikeFile, pathsInMessage } from './signals';
 import type { SkillInput } from './skill';
 
 const names = (list: { skill: { name: string } }[]) => list.map((a) => a.skill.name);
@@ -63,6 +63,64 @@ describe('glob evidence by specificity', () => {
     const explained = await many.explain('tidy', { files: ['src/a.ts'] });
     for (const c of explained.candidates) expect(c.signals.glob!.score).toBeLessThan(0.5);
     expect(await many.activate('tidy', { files: ['src/a.ts'] })).toEqual([]);
+  });
+});
+
+describe('a skill named for a file type', () => {
+  const PDF: SkillInput = {
+    name: 'pdf',
+    description: 'Extracting text and tables, merging and splitting documents, filling forms',
+    content: '# PDF\n- Read with pypdf.',
+  };
+  const BASH: SkillInput = {
+    name: 'bash',
+    description: 'Robust scripting: error handling, quoting, variables',
+    content: '# Bash\n- Start with set -euo pipefail.',
+    globPatterns: ['**/*'],
+  };
+  const C_SHARP: SkillInput = { name: 'c-sharp', description: 'C# conventions', content: '# C#\n- Use records.' };
+  const XML: SkillInput = { name: 'xml', description: 'XML documents and schemas', content: '# XML' };
+
+  it('claims files of that type as an extension-only glob would, and explain says it was the name', async () => {
+    const skills = await registry([PDF, BASH, C_SHARP, XML, CATCH_ALL, PRISMA]);
+    // Linguist's names and aliases: deploy.sh is Shell, alias bash; EnemySpawner.cs is C#, alias csharp.
+    expect(names(await skills.activate('what is the total?', { files: ['mail/invoice_march.pdf'] }))).toEqual(['pdf']);
+    expect(names(await skills.activate('why does this fail?', { files: ['scripts/deploy.sh'] }))).toEqual(['bash']);
+    expect(names(await skills.activate('tidy this up', { files: ['Assets/EnemySpawner.cs'] }))).toEqual(['c-sharp']);
+    const explained = await skills.explain('why does this fail?', { files: ['scripts/deploy.sh'] });
+    expect(explained.candidates.find((c) => c.name === 'bash')?.signals.glob).toEqual({
+      score: 0.5,
+      paths: ['scripts/deploy.sh'],
+      patterns: ['**/*'],
+      matches: [
+        { path: 'scripts/deploy.sh', pattern: '**/*', specificity: 'catch-all' },
+        { path: 'scripts/deploy.sh', pattern: 'bash', specificity: 'extension', byName: true },
+      ],
+    });
+    // .ts is TypeScript's first extension and only one of XML's (Qt translations): not an XML file.
+    expect(await skills.activate('tidy this up', { files: ['src/app.ts'] })).toEqual([]);
+    // Other skills' catch-alls stay no evidence.
+    expect(explained.candidates.find((c) => c.name === 'clean-code')?.status).toBe('no-evidence');
+  });
+
+  it('adds nothing to a glob that already claims the file', async () => {
+    const python: SkillInput = { name: 'python', content: '# Python', globPatterns: ['**/*.py'] };
+    const skills = await registry([python, PDF]);
+    const explained = await skills.explain('tidy this up', { files: ['src/app.py'] });
+    expect(explained.candidates.find((c) => c.name === 'python')?.signals.glob?.matches).toEqual([
+      { path: 'src/app.py', pattern: '**/*.py', specificity: 'extension' },
+    ]);
+  });
+
+  it('knows names from the extension itself and from well-known file names', () => {
+    expect(fileTypeNames('reports/Q3.XLSX')).toEqual(['xlsx']);
+    expect(fileTypeNames('deploy/Dockerfile')).toEqual(expect.arrayContaining(['dockerfile', 'containerfile']));
+    expect(fileTypeNames('scripts/deploy.sh')).toEqual(expect.arrayContaining(['sh', 'shell', 'bash', 'zsh']));
+    expect(fileTypeNames('src/app.ts')).toEqual(['ts', 'typescript']);
+    expect(fileTypeNames('README')).toEqual([]);
+    expect(fileTypeName('C#')).toBe('c#');
+    expect(fileTypeName('c-sharp')).toBe('csharp');
+    expect(fileTypeName('Jupyter Notebook')).toBe('jupyternotebook');
   });
 });
 

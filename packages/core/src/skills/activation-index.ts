@@ -3,6 +3,8 @@ import { stemInflection, tokenize } from '../text';
 import {
   type CompiledKeyword,
   compileKeywords,
+  fileTypeName,
+  fileTypeNames,
   GLOB_SPECIFICITY_SCORE,
   GlobMatcher,
   type GlobSpecificity,
@@ -105,6 +107,8 @@ export class ActivationIndex {
   private readonly keywordsByStem = new Map<string, { doc: number; k: number }[]>();
   private readonly literalKeywords: { doc: number; k: number }[] = [];
   private readonly globDocs = new Map<string, number[]>();
+  /** Skills by their name as a file type name (`bash`, `pdf`, `csharp`). */
+  private readonly typeDocs = new Map<string, number[]>();
   private readonly matcher = new GlobMatcher();
 
   constructor(records: readonly BackendRecord[], dimension: number) {
@@ -179,6 +183,8 @@ export class ActivationIndex {
       for (const g of globs) {
         listOf(this.globDocs, g.pattern).push(doc);
       }
+      const typeName = fileTypeName(skill.name);
+      if (typeName !== '') listOf(this.typeDocs, typeName).push(doc);
       return { id: record.id, record, skill, keywords, globs };
     });
     this.averageLength = n > 0 ? totalLength / n : 0;
@@ -343,6 +349,21 @@ export class ActivationIndex {
           glob.matches!.push({ path, pattern, specificity });
         }
         hits.set(doc, glob);
+      }
+    }
+    // A skill named for a file's type (`bash` for deploy.sh, `pdf` for invoice.pdf) claims it as an
+    // extension-only glob would: authors often leave such a rule's globs at `**/*`, or an Agent Skill
+    // has none, and the file is then the best evidence there is.
+    for (const path of paths) {
+      for (const name of fileTypeNames(path)) {
+        for (const doc of this.typeDocs.get(name) ?? []) {
+          const glob = hits.get(doc) ?? { score: 0, paths: [], patterns: [], matches: [] };
+          if (glob.matches!.some((m) => m.path === path && m.specificity !== 'catch-all')) continue;
+          glob.score = Math.max(glob.score, GLOB_SPECIFICITY_SCORE.extension);
+          if (!glob.paths.includes(path)) glob.paths.push(path);
+          glob.matches!.push({ path, pattern: this.entries[doc]!.skill.name, specificity: 'extension', byName: true });
+          hits.set(doc, glob);
+        }
       }
     }
     // A file many skills' globs claim (`*.py` in a Python library) says less than one few claim.

@@ -31,6 +31,8 @@ export {
 } from './registry';
 export {
   compileKeywords,
+  fileTypeName,
+  fileTypeNames,
   GLOB_SPECIFICITY_SCORE,
   type GlobSpecificity,
   globSpecificity,

@@ -1,6 +1,6 @@
 import micromatch from 'micromatch';
 import { stem, words } from '../text';
-import { FILE_EXTENSIONS, FILE_NAMES } from './file-names.generated';
+import { FILE_EXTENSIONS, FILE_NAMES, FILE_TYPE_NAMES } from './file-names.generated';
 
 /**
  * Words whose trailing symbols the tokenizer drops although they name
@@ -170,6 +170,41 @@ export function pathsInMessage(message: string): string[] {
     if (looksLikeFile(token)) found.add(token);
   }
   return [...found];
+}
+
+/** Lower case, letters, digits, `+` and `#` only: how a skill's name and a language's names compare (`c-sharp` and C#'s `csharp`). */
+export function fileTypeName(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9+#]/g, '');
+}
+
+let typeNamesByKey: Map<string, string[]> | undefined;
+
+/**
+ * The names of a file's type: its extension (`pdf`), and the names and
+ * aliases GitHub Linguist gives the language of that extension or file name
+ * (`deploy.sh` → sh, shell, bash, zsh, …; `Dockerfile` → dockerfile,
+ * containerfile). A skill called by one of them is about files like this one.
+ */
+export function fileTypeNames(path: string): string[] {
+  if (!typeNamesByKey) {
+    typeNamesByKey = new Map();
+    for (const entry of FILE_TYPE_NAMES.split(' ')) {
+      const [names, keys] = entry.split(':') as [string, string];
+      const list = names.split(',');
+      for (const key of keys.split(',')) typeNamesByKey.set(key, [...(typeNamesByKey.get(key) ?? []), ...list]);
+    }
+  }
+  const base = (path.replace(/\\/g, '/').split('/').at(-1) ?? '').toLowerCase();
+  const dot = base.lastIndexOf('.');
+  const ext = dot > 0 && dot < base.length - 1 ? base.slice(dot + 1) : '';
+  const out = new Set<string>();
+  if (ext) {
+    out.add(fileTypeName(ext));
+    for (const n of typeNamesByKey.get(ext) ?? []) out.add(n);
+  }
+  for (const n of typeNamesByKey.get(`/${base}`) ?? []) out.add(n);
+  out.delete('');
+  return [...out];
 }
 
 /** How much a glob says about a file: nothing (matches every file), its extension only, or a place or name. */

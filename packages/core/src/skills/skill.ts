@@ -93,7 +93,12 @@ export interface SkillSignals {
     score: number;
     paths: string[];
     patterns: string[];
-    matches?: { path: string; pattern: string; specificity: 'catch-all' | 'extension' | 'path' }[];
+    /**
+     * Each file and what claimed it. `byName`: no glob but the skill's name, which names the file's
+     * type (`bash` for `deploy.sh`, `pdf` for `invoice.pdf`); `pattern` is then the name, and it
+     * counts as an extension-only glob.
+     */
+    matches?: { path: string; pattern: string; specificity: 'catch-all' | 'extension' | 'path'; byName?: true }[];
   };
 }
 

@@ -10,7 +10,11 @@ function signals(v: SkillActivation['verdicts'][number]) {
   const parts: string[] = [];
   if (s.semantic) parts.push(`semantic ${fmt.score(s.semantic.score)} (cosine ${fmt.score(s.semantic.cosine)})`);
   if (s.keyword) parts.push(`keywords: ${s.keyword.matched.join(', ')}`);
-  if (s.glob) parts.push(`glob ${s.glob.patterns.join(', ')} ← ${s.glob.paths.join(', ')}`);
+  if (s.glob) {
+    // A skill named for the file's type (bash for deploy.sh) claims it without a glob.
+    const named = (s.glob.matches ?? []).filter((m) => m.byName).map((m) => `name ${m.pattern}`);
+    parts.push(`glob ${[...s.glob.patterns, ...new Set(named)].join(', ')} ← ${s.glob.paths.join(', ')}`);
+  }
   return parts.length ? parts.join(' · ') : '–';
 }
 
