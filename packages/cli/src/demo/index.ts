@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentMemory } from '@agentmem/core';
 import type { CliContext } from '../context';
+import { CliError } from '../errors';
 import { type Column, type Row, renderTable, toJson } from '../output';
 import { branchesSection } from './branches';
 import { conflictsSection } from './conflicts';
@@ -35,8 +36,10 @@ export type DemoSection = (d: DemoContext) => Promise<void>;
 const sections: DemoSection[] = [skillsSection, memoriesSection, conflictsSection, decaySection, branchesSection, teleportSection];
 
 export async function runDemo(cli: CliContext): Promise<void> {
-  const workDir = mkdtempSync(join(tmpdir(), 'agentmem-demo-'));
   const keep = cli.dbWasGiven;
+  // The tour supersedes, decays weeks ahead (pruning), merges and deletes a branch: never on someone's store.
+  if (keep) refuseUsedFile(cli.dbPath);
+  const workDir = mkdtempSync(join(tmpdir(), 'agentmem-demo-'));
   const dbPath = keep ? cli.dbPath : join(workDir, 'memory.db');
   const started = Date.now();
   try {
@@ -45,6 +48,8 @@ export async function runDemo(cli: CliContext): Promise<void> {
       branch: cli.options.branch ?? 'main',
       agentId: cli.options.agent ?? 'demo-agent',
     });
+    // A store that is not a file (postgres://, Qdrant) can only be checked once open: it must hold nothing.
+    if (keep && (await memory.backend.count({ tenant: null })) > 0) throw usedStore(dbPath);
     const human = (text: string) => {
       if (!cli.json) cli.print(text);
     };
@@ -77,4 +82,17 @@ export async function runDemo(cli: CliContext): Promise<void> {
     await cli.close(); // before removing its directory
     rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** `demo --db PATH` takes a new path (or an empty file) only. */
+function refuseUsedFile(path: string): void {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (stats && (!stats.isFile() || stats.size > 0)) throw usedStore(path);
+}
+
+function usedStore(path: string): CliError {
+  return new CliError(
+    'USAGE',
+    `${path} already exists; the demo writes, decays, prunes, merges and deletes a branch in its store, so it runs only on a new path. Pick a new path for --db (e.g. --db ./agentmem-demo.db), or leave --db out to use a temporary store. Nothing was changed.`,
+  );
 }
