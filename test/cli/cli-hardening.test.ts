@@ -1,4 +1,5 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, useFreshStore } from './run-cli';
 
@@ -29,5 +30,36 @@ describe('demo --db', () => {
     writeFileSync(empty, '');
     const demo = await runCli(['--db', empty, 'demo', '--json']);
     expect(demo.code, demo.stderr).toBe(0);
+  });
+});
+
+describe('export --out and snapshot: a bad path', () => {
+  it('export --out a directory: a clear error, and no partial file left', async () => {
+    await store.cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const dir = store.tmp.path('out');
+    mkdirSync(dir);
+    const run = await store.cli('export', '--out', dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `error [INVALID_INPUT]: --out ${dir} is a directory; give a file path, e.g. --out ${join(dir, 'memories.jsonl')}.\n`,
+    );
+    expect(readdirSync(store.tmp.dir).filter((name) => name.includes('partial'))).toEqual([]);
+  });
+
+  it('export --out and snapshot under a file name the path instead of EEXIST from mkdir', async () => {
+    await store.cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    writeFileSync(store.tmp.path('a'), 'a file');
+    const out = join(store.tmp.path('a'), 'x.jsonl');
+    const exported = await store.cli('export', '--out', out);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toMatch(
+      /^error \[INVALID_INPUT\]: Cannot write --out .*x\.jsonl: a file, not a directory, is in the way on its path\./,
+    );
+    const snap = join(store.tmp.path('a'), 'x.snap');
+    const snapshot = await store.cli('snapshot', snap);
+    expect(snapshot.code).toBe(1);
+    expect(snapshot.stderr).toMatch(
+      /^error \[INVALID_INPUT\]: Cannot create .*x\.snap: a file, not a directory, is in the way on its path\./,
+    );
   });
 });

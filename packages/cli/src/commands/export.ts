@@ -1,6 +1,6 @@
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { KIND } from '@agentmem/core';
+import { AgentMemoryError, KIND } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
 
@@ -16,23 +16,23 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-o, --out <file>', 'write to this file instead of stdout')
     .option('--all-tenants', 'every tenant, not only --tenant')
     .action(async (options: ExportOptions) => {
+      // A bad --out is refused before the store is read.
+      const path = options.out === undefined ? undefined : checkOutPath(resolve(options.out));
       const memory = await ctx.openMemory({ mustExist: true });
       const total = await memory.backend.count({
         tenant: options.allTenants ? null : memory.tenant,
         where: { kind: KIND.memory },
       });
       const memories = memory.memories({ includeInactive: true, allTenants: options.allTenants });
-      if (!options.out) {
+      if (!path) {
         // stdout carries the data itself, so --json changes nothing here, and no progress
         // line goes between the JSONL lines on the terminal.
         for await (const m of memories) ctx.io.stdout(`${JSON.stringify(m)}\n`);
         return;
       }
       // Written beside the target and renamed at the end: a failed export never leaves half a file.
-      const path = resolve(options.out);
       const partial = `${path}.partial-${process.pid}`;
-      mkdirSync(dirname(path), { recursive: true });
-      const fd = openSync(partial, 'w');
+      let fd: number | undefined = openSync(partial, 'w');
       let exported = 0;
       try {
         for await (const m of memories) {
@@ -40,12 +40,41 @@ export function register(program: Command, ctx: CliContext): void {
           ctx.progress('exported', ++exported, total);
         }
         closeSync(fd);
+        fd = undefined;
         renameSync(partial, path);
       } catch (error) {
-        closeSync(fd);
+        if (fd !== undefined) closeSync(fd);
         rmSync(partial, { force: true });
         throw error;
       }
       ctx.emit({ exported, path }, () => ctx.print(`Exported ${exported} memories to ${path}.`));
     });
+}
+
+/** `--out` must name a file whose directory exists or can be created: refused with the fix, not EISDIR/EEXIST. */
+function checkOutPath(path: string): string {
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch {
+    // Not there (or a file is in the way of its directory, which mkdir reports below).
+  }
+  if (isDirectory) {
+    throw new AgentMemoryError(
+      'INVALID_INPUT',
+      `--out ${path} is a directory; give a file path, e.g. --out ${resolve(path, 'memories.jsonl')}.`,
+      { details: { path } },
+    );
+  }
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new AgentMemoryError(
+      'INVALID_INPUT',
+      `Cannot write --out ${path}: ${code === 'EEXIST' || code === 'ENOTDIR' ? 'a file, not a directory, is in the way on its path' : (error as Error).message}. Choose a path whose parent is a directory.`,
+      { cause: error, details: { path } },
+    );
+  }
+  return path;
 }

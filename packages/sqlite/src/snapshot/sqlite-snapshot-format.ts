@@ -66,7 +66,17 @@ function prepareTarget(path: string, overwrite: boolean | undefined): { target: 
     if (statSync(target).isDirectory())
       throw new AgentMemoryError('INVALID_INPUT', `${target} is a directory; give a file path.`);
   }
-  mkdirSync(dirname(target), { recursive: true });
+  try {
+    mkdirSync(dirname(target), { recursive: true });
+  } catch (error) {
+    // EEXIST/ENOTDIR: a file stands where a directory of the path should be.
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new AgentMemoryError(
+      'INVALID_INPUT',
+      `Cannot create ${target}: ${code === 'EEXIST' || code === 'ENOTDIR' ? 'a file, not a directory, is in the way on its path' : (error as Error).message}. Choose a path whose parent is a directory.`,
+      { cause: error, details: { path: target } },
+    );
+  }
   return { target, temp: `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}` };
 }
 
