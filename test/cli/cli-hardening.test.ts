@@ -63,3 +63,33 @@ describe('export --out and snapshot: a bad path', () => {
     );
   });
 });
+
+describe('merge --yes with nothing to merge', () => {
+  it('prints "Nothing to merge." and records nothing, so undo-merge --last undoes the real merge', async () => {
+    await store.cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const snap = store.tmp.path('other.snap');
+    const other = (...argv: string[]) => runCli(['--db', snap, '--branch', 'main', ...argv]);
+    await store.cli('snapshot', snap);
+    await other('remember', 'Deploys go out on Tuesdays', '--type', 'project');
+    expect((await store.cli('merge', snap, '--yes')).code).toBe(0);
+    const [real] = (await store.cli('merges', '--json')).json();
+
+    const again = await store.cli('merge', snap, '--yes');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe('Nothing to merge.\n');
+    const filtered = await store.cli('merge', snap, '--yes', '--namespaces', 'nothing-here', '--json');
+    expect(filtered.json()).toMatchObject({ merged: false });
+    await store.cli('--branch', 'feature/x', 'remember', 'Auth uses PKCE', '--type', 'project');
+    expect((await store.cli('branch', 'merge', 'feature/x', '--yes')).code).toBe(0);
+    const [branchMerge] = (await store.cli('merges', '--json')).json();
+    for (const source of ['feature/x', 'feature/typo']) {
+      const branch = await store.cli('branch', 'merge', source, '--yes');
+      expect(branch.stdout).toBe('Nothing to merge.\n');
+    }
+
+    const merges = (await store.cli('merges', '--json')).json();
+    expect(merges.map((m: { id: string }) => m.id)).toEqual([branchMerge.id, real.id]);
+    const undo = await store.cli('undo-merge', '--last', '--yes', '--json');
+    expect(undo.json()).toMatchObject({ mergeId: branchMerge.id, removed: 1 });
+  });
+});

@@ -65,16 +65,15 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (source: string, options: { into?: string; strategy: MergeStrategy }) => {
       const memory = await ctx.openMemory({ mustExist: true });
       const into = options.into ?? memory.branch;
-      if (!ctx.yes) {
-        const diff = await memory.diffBranch(source, { into, onProgress: progressOf(ctx) });
-        if (!ctx.json) printDiff(ctx, diff);
-        if (diff.newMemories + diff.conflicts === 0) {
-          ctx.emit({ ...diff.toJSON(), merged: false }, () => ctx.print('Nothing to merge.'));
-          return;
-        }
-        if (!(await ctx.confirm(`Merge branch ${source} into ${into}?`))) {
-          throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
-        }
+      // Also with --yes: a merge that brings nothing is not recorded, so `undo-merge --last` finds the real one.
+      const diff = await memory.diffBranch(source, { into, onProgress: progressOf(ctx) });
+      if (!ctx.yes && !ctx.json) printDiff(ctx, diff);
+      if (diff.newMemories + diff.conflicts === 0) {
+        ctx.emit({ ...diff.toJSON(), merged: false }, () => ctx.print('Nothing to merge.'));
+        return;
+      }
+      if (!(await ctx.confirm(`Merge branch ${source} into ${into}?`))) {
+        throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
       }
       const result = await memory.mergeBranch(source, {
         into,

@@ -127,16 +127,15 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (path: string, options: MergeOptions) => {
       const memory = await ctx.openMemory();
       const scope = { namespaces: options.namespaces, allTenants: options.allTenants };
-      if (!ctx.yes) {
-        const diff = await memory.diff(path, { ...scope, onProgress: progressOf(ctx) });
-        if (!ctx.json) printDiff(ctx, diff);
-        if (diff.newMemories + diff.newSkills + diff.conflicts === 0) {
-          ctx.emit({ ...diff.toJSON(), merged: false }, () => ctx.print('Nothing to merge.'));
-          return;
-        }
-        if (!(await ctx.confirm(`Merge ${path} with strategy ${options.strategy}?`))) {
-          throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
-        }
+      // Also with --yes: a merge that brings nothing is not recorded, so `undo-merge --last` finds the real one.
+      const diff = await memory.diff(path, { ...scope, onProgress: progressOf(ctx) });
+      if (!ctx.yes && !ctx.json) printDiff(ctx, diff);
+      if (diff.newMemories + diff.newSkills + diff.conflicts === 0) {
+        ctx.emit({ ...diff.toJSON(), merged: false }, () => ctx.print('Nothing to merge.'));
+        return;
+      }
+      if (!(await ctx.confirm(`Merge ${path} with strategy ${options.strategy}?`))) {
+        throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
       }
       const result = await memory.merge(path, {
         ...scope,
