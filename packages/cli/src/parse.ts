@@ -11,6 +11,15 @@ export function parsePositiveInt(value: string): number {
   return n;
 }
 
+/** A TCP port; 0 asks the system for any free one. */
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n > 65535) {
+    throw new InvalidArgumentError('Expected a port number from 0 to 65535 (0: any free port).');
+  }
+  return n;
+}
+
 /** Decimal only: `0x1`, `1e400`, `Infinity` and `''` are refused (Number() would read the first as 1). */
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 

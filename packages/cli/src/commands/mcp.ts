@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { type CliContext, qdrantLocation } from '../context';
 import { isDefaultEmbedder } from '../embedder';
 import { CliError } from '../errors';
-import { parsePositiveInt } from '../parse';
+import { parsePort } from '../parse';
 
 type McpModule = typeof import('@agentmem/mcp');
 // A variable, so that bundlers leave the optional server package out of the CLI.
@@ -30,7 +30,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--session <id>', 'session whose summary is the session://current resource')
     .option('--skills <dir>', 'load skills from this directory at start (repeatable)', collect)
     .option('--http', 'serve Streamable HTTP on 127.0.0.1 instead of stdio')
-    .option('--port <n>', 'HTTP port (default 3917); implies --http', parsePositiveInt)
+    .option('--port <n>', 'HTTP port (default 3917, 0: any free port); implies --http', parsePort)
     .option('--host <host>', 'HTTP host, loopback only (default 127.0.0.1)')
     .action(async (options: McpCommandOptions) => {
       const global = ctx.options;
