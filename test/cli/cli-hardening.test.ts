@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli, useFreshStore } from './run-cli';
 
 const store = useFreshStore();
@@ -91,5 +91,37 @@ describe('merge --yes with nothing to merge', () => {
     expect(merges.map((m: { id: string }) => m.id)).toEqual([branchMerge.id, real.id]);
     const undo = await store.cli('undo-merge', '--last', '--yes', '--json');
     expect(undo.json()).toMatchObject({ mergeId: branchMerge.id, removed: 1 });
+  });
+});
+
+describe('option values the CLI can check are usage errors (exit 2) about the flag', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  it('decay --now takes ISO 8601 or epoch milliseconds, as its message says, and refuses anything else', async () => {
+    await store.cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const epoch = await store.cli('decay', '--now', '1800000000000', '--dry-run', '--json');
+    expect(epoch.code, epoch.stderr).toBe(0);
+    expect(epoch.json().now).toBe(new Date(1800000000000).toISOString());
+    const day = await store.cli('decay', '--now', '2027-01-15', '--dry-run', '--json');
+    expect(day.json().now).toBe('2027-01-15T00:00:00.000Z');
+    for (const bad of ['yesterday', 'March 1 2027', '2027-13-45']) {
+      const run = await store.cli('decay', '--now', bad);
+      expect(run.code, bad).toBe(2);
+      expect(run.stderr).toMatch(/^error \[USAGE\]: option '--now <when>' argument .* is invalid\. Expected ISO 8601/);
+    }
+    expect((await store.cli('stats', '--json')).json()).toMatchObject({ total: 1, inactive: 0 });
+  });
+
+  it('--embedder (or AGENTMEM_EMBEDDER) that names no embedder', async () => {
+    for (const bad of ['bogus', 'hashing:0', 'hashing:', 'cohere:']) {
+      const run = await store.cli('--embedder', bad, 'stats');
+      expect(run.code, bad).toBe(2);
+      expect(run.stderr).toMatch(/^error \[USAGE\]: option '--embedder <id>' argument .* is invalid\./);
+    }
+    expect((await store.cli('--embedder', 'hashing:0', 'stats')).stderr).toContain('from 16 to 65536');
+    vi.stubEnv('AGENTMEM_EMBEDDER', 'bogus');
+    const env = await store.cli('stats', '--json');
+    expect(env.code).toBe(2);
+    expect(JSON.parse(env.stderr).error.message).toMatch(/from env 'AGENTMEM_EMBEDDER' is invalid\. Use `hashing`/);
   });
 });

@@ -89,10 +89,10 @@ describe('decay, restore, compact', () => {
     expect((await cli('stats', '--json')).json()).toMatchObject({ total: 1, inactive: 0 });
   });
 
-  it('rejects a bad --now with a clear error and writes nothing', async () => {
+  it('rejects a bad --now as a usage error and writes nothing', async () => {
     await cli('remember', 'A fact', '--type', 'user');
     const run = await cli('decay', '--now', 'next week');
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/ISO 8601/);
     expect((await cli('stats', '--json')).json().total).toBe(1);
   });

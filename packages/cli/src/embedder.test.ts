@@ -1,7 +1,7 @@
 import { AgentMemoryError } from '@agentmem/core';
 import { describe, expect, it } from 'vitest';
 import { qdrantLocation } from './context';
-import { embedderFor, isDefaultEmbedder } from './embedder';
+import { embedderFor, isDefaultEmbedder, parseEmbedder } from './embedder';
 import { main } from './index';
 
 describe('--embedder', () => {
@@ -20,6 +20,17 @@ describe('--embedder', () => {
       expect(AgentMemoryError.hasCode(error, 'INVALID_INPUT'), spec).toBe(true);
     }
     expect(((await embedderFor('openai').catch((e: unknown) => e)) as Error).message).toContain('hashing:<dimension>');
+  });
+});
+
+describe('--embedder option parser', () => {
+  it('passes what embedderFor builds and refuses what it refuses, before anything is opened', async () => {
+    for (const spec of ['hashing', 'hashing:256', 'agentmem/hashing-v1:512', 'cohere:embed-v4.0:1024']) {
+      expect(parseEmbedder(spec), spec).toBe(spec);
+      expect(await embedderFor(spec), spec).toBeDefined();
+    }
+    for (const spec of ['openai', 'hashing:', 'cohere:', 'hashing:12', 'hashing:0', 'hashing:70000'])
+      expect(() => parseEmbedder(spec), spec).toThrow(/hashing/);
   });
 });
 

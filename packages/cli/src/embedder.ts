@@ -1,4 +1,5 @@
 import { type Embedder, HashingEmbedder, importOptional, invalidInput } from '@agentmem/core';
+import { InvalidArgumentError } from 'commander';
 
 // A variable, so that bundlers leave the optional package out.
 const COHERE_PACKAGE = '@agentmem/cohere';
@@ -35,6 +36,24 @@ export async function embedderFor(spec: string | undefined): Promise<Embedder | 
     });
   }
   throw invalidInput(`Unknown --embedder ${JSON.stringify(id)}. Use ${EMBEDDER_FORMS}.`);
+}
+
+/**
+ * Option parser of `--embedder` (and AGENTMEM_EMBEDDER): a value none of the
+ * forms can name is a usage error before anything is opened.
+ */
+export function parseEmbedder(value: string): string {
+  const id = value.trim();
+  const hashing = /^(?:hashing|agentmem\/hashing-v1):(\d+)$/.exec(id);
+  if (hashing) {
+    const dimension = Number(hashing[1]);
+    if (dimension < 16 || dimension > 65536) {
+      throw new InvalidArgumentError(`hashing:<dimension> takes a dimension from 16 to 65536, got ${dimension}.`);
+    }
+    return id;
+  }
+  if (id === '' || id === 'hashing' || /^cohere:[\w.-]+(?::\d+)?$/.test(id)) return id;
+  throw new InvalidArgumentError(`Use ${EMBEDDER_FORMS}.`);
 }
 
 /** True when `--embedder` names the default (nothing, `hashing`, or the default's own id and dimension). */

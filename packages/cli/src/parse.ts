@@ -20,6 +20,22 @@ export function parsePort(value: string): number {
   return n;
 }
 
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * An instant as the store's API takes it: epoch milliseconds (digits) or an
+ * ISO 8601 date or date-time ("yesterday" or "March 1" are refused: Date.parse
+ * would read some such strings and guess).
+ */
+export function parseInstant(value: string): number | string {
+  const text = value.trim();
+  if (/^\d+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
+  if (ISO_8601.test(text) && Number.isFinite(Date.parse(text))) return text;
+  throw new InvalidArgumentError(
+    'Expected ISO 8601 such as 2026-03-01 or 2026-03-01T00:00:00Z, or epoch milliseconds such as 1800000000000.',
+  );
+}
+
 /** Decimal only: `0x1`, `1e400`, `Infinity` and `''` are refused (Number() would read the first as 1). */
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 

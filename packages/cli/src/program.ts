@@ -17,7 +17,7 @@ import * as skills from './commands/skills';
 import * as stats from './commands/stats';
 import * as teleport from './commands/teleport';
 import { type CliContext, DEFAULT_DB_PATH } from './context';
-import { EMBEDDER_FORMS } from './embedder';
+import { EMBEDDER_FORMS, parseEmbedder } from './embedder';
 import { CliError } from './errors';
 
 /** A command module: `src/commands/<name>.ts` exporting `register`. */
@@ -59,9 +59,9 @@ export function buildProgram(ctx: CliContext): Command {
         .default(DEFAULT_DB_PATH),
     )
     .addOption(
-      new Option('--embedder <id>', `embedder of the store: ${EMBEDDER_FORMS.replaceAll('`', '')}`).env(
-        'AGENTMEM_EMBEDDER',
-      ),
+      new Option('--embedder <id>', `embedder of the store: ${EMBEDDER_FORMS.replaceAll('`', '')}`)
+        .env('AGENTMEM_EMBEDDER')
+        .argParser(parseEmbedder),
     )
     .option('--json', 'machine-readable JSON output')
     .option('--tenant <id>', 'tenant scope (e.g. a user id)')

@@ -1,9 +1,10 @@
 import type { DecayReport } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
+import { parseInstant } from '../parse';
 
 interface DecayOptions {
-  now?: string;
+  now?: number | string;
   dryRun?: boolean;
 }
 
@@ -11,7 +12,11 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('decay')
     .description('decay importance over time and prune what fell below the threshold (every tenant; restorable)')
-    .option('--now <iso>', 'decay to this instant instead of the current time, e.g. 2026-03-01T00:00:00Z')
+    .option(
+      '--now <when>',
+      'decay to this instant instead of the current time: ISO 8601 (e.g. 2026-03-01T00:00:00Z) or epoch milliseconds',
+      parseInstant,
+    )
     .option('--dry-run', 'report what would be pruned, write nothing')
     .action(async (options: DecayOptions) => {
       const memory = await ctx.openMemory({ mustExist: true });
