@@ -125,3 +125,39 @@ describe('option values the CLI can check are usage errors (exit 2) about the fl
     expect(JSON.parse(env.stderr).error.message).toMatch(/from env 'AGENTMEM_EMBEDDER' is invalid\. Use `hashing`/);
   });
 });
+
+describe('--json errors carry details', () => {
+  it('import of a file with six bad lines: the text names three and how to see all, --json lists every line', async () => {
+    const bad = store.tmp.path('bad.jsonl');
+    writeFileSync(
+      bad,
+      [
+        '{"content":"ok","type":"user"}',
+        'not json',
+        '{"type":"user"}',
+        '{"content":"x","type":"nope"}',
+        '[]',
+        '{"content":"y","type":"user","importance":2}',
+        'also bad',
+      ].join('\n'),
+    );
+    const text = await store.cli('import', bad);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toMatch(
+      /has 6 invalid line\(s\) \(line 2: .*; line 3: .*; line 4: .*; and 3 more; --json lists every line\)/,
+    );
+    const json = await store.cli('import', bad, '--json');
+    expect(json.code).toBe(1);
+    const { error } = JSON.parse(json.stderr);
+    expect(error.code).toBe('INVALID_INPUT');
+    expect(error.details.errors.map((e: { line: number }) => e.line)).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(error.details.errors[4].message).toBe('importance must be a number from 0 to 1');
+  });
+
+  it('for every command: a missing store names its path in details', async () => {
+    const run = await runCli(['--db', store.tmp.path('missing.db'), 'recall', 'x', '--json']);
+    expect(JSON.parse(run.stderr)).toEqual({
+      error: { code: 'NOT_FOUND', message: expect.any(String), details: { path: store.tmp.path('missing.db') } },
+    });
+  });
+});

@@ -20,13 +20,18 @@ export interface ReportedError {
   code: string;
   message: string;
   exitCode: number;
+  /** The error's structured details (an AgentMemoryError's `details`), in the `--json` error. */
+  details?: Readonly<Record<string, unknown>>;
   /** Printed only for unexpected errors, when AGENTMEM_DEBUG is set. */
   stack?: string;
 }
 
 /** Maps anything thrown by a command to what the user sees and the exit code. */
 export function describeError(error: unknown): ReportedError {
-  if (AgentMemoryError.isInstance(error)) return { code: error.code, message: error.message, exitCode: 1 };
+  if (AgentMemoryError.isInstance(error)) {
+    const details = error.details && Object.keys(error.details).length > 0 ? error.details : undefined;
+    return { code: error.code, message: error.message, exitCode: 1, ...(details ? { details } : {}) };
+  }
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
   if (error instanceof CommanderError) {
     // One line, as documented: commander puts its "(Did you mean …?)" on a line of its own.

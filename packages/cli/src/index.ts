@@ -45,9 +45,9 @@ function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
   ) {
     return error.exitCode === 0 ? 0 : 2;
   }
-  const { code, message, exitCode, stack } = describeError(ctx.explain(error));
+  const { code, message, exitCode, stack, details } = describeError(ctx.explain(error));
   if (ctx.json || jsonFlag) {
-    ctx.io.stderr(`${JSON.stringify({ error: { code, message } })}\n`);
+    ctx.io.stderr(`${jsonError(code, message, details)}\n`);
   } else {
     const hint = code === 'USAGE' ? ' (see agentmem --help)' : '';
     // One line, and stored text in a message cannot drive the terminal.
@@ -55,4 +55,16 @@ function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
     if (stack && process.env.AGENTMEM_DEBUG) ctx.io.stderr(`${stack}\n`);
   }
   return exitCode;
+}
+
+/** `{"error":{"code","message","details"?}}` on one line; details that cannot be JSON (a cycle, a BigInt) are left out. */
+function jsonError(code: string, message: string, details: unknown): string {
+  if (details !== undefined) {
+    try {
+      return JSON.stringify({ error: { code, message, details } });
+    } catch {
+      // fall through: the code and message still say what went wrong
+    }
+  }
+  return JSON.stringify({ error: { code, message } });
 }

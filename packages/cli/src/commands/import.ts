@@ -43,10 +43,10 @@ export function register(program: Command, ctx: CliContext): void {
     });
 }
 
-/** One line however many lines are bad: the first three, then how many more (all are in `details`). */
+/** One line however many lines are bad: the first three, then how many more (`--json` lists all, from `details`). */
 function invalidLines(source: string, errors: readonly { line: number; message: string }[]): AgentMemoryError {
   const shown = errors.slice(0, 3).map((e) => `line ${e.line}: ${e.message}`);
-  if (errors.length > 3) shown.push(`and ${errors.length - 3} more`);
+  if (errors.length > 3) shown.push(`and ${errors.length - 3} more; --json lists every line`);
   return new AgentMemoryError(
     'INVALID_INPUT',
     `${source} has ${errors.length} invalid line(s) (${shown.join('; ')}); nothing was imported. Fix them and import again.`,
