@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli, useFreshStore } from './run-cli';
@@ -159,5 +159,54 @@ describe('--json errors carry details', () => {
     expect(JSON.parse(run.stderr)).toEqual({
       error: { code: 'NOT_FOUND', message: expect.any(String), details: { path: store.tmp.path('missing.db') } },
     });
+  });
+});
+
+describe('failed commands create no store', () => {
+  it('merge of a bad or missing snapshot and skills load of a missing directory leave a new --db uncreated', async () => {
+    const bad = store.tmp.path('bad.snap');
+    writeFileSync(bad, 'not a snapshot');
+    const merged = await store.cli('merge', bad, '--yes');
+    expect(merged.code).toBe(1);
+    expect(merged.stderr).toMatch(/^error \[NOT_A_SNAPSHOT\]: .*bad\.snap is not a usable agentmem snapshot/);
+    expect((await store.cli('merge', store.tmp.path('missing.snap'), '--yes')).stderr).toMatch(/^error \[NOT_FOUND\]/);
+    const skills = await store.cli('skills', 'load', store.tmp.path('no-such-dir'));
+    expect(skills.code).toBe(1);
+    expect(skills.stderr).toMatch(
+      /^error \[NOT_FOUND\]: No skills directory or file at .*no-such-dir\. Check the path\./,
+    );
+    expect(existsSync(store.db)).toBe(false);
+  });
+
+  it('read-only commands on an empty file say there is no store and leave it empty', async () => {
+    writeFileSync(store.db, '');
+    for (const argv of [
+      ['stats'],
+      ['recall', 'x'],
+      ['skills', 'list'],
+      ['branch', 'list'],
+      ['branch', 'switch', 'dev'],
+      ['merges'],
+    ]) {
+      const run = await store.cli(...argv);
+      expect(run.code, argv.join(' ')).toBe(1);
+      expect(run.stderr).toMatch(/^error \[NOT_FOUND\]: No memory database at .*memory\.db \(an empty file\)\./);
+    }
+    expect(statSync(store.db).size).toBe(0);
+  });
+
+  it('commands meant to create a store still do, on a new path and on an empty file', async () => {
+    const dir = store.tmp.path('skills');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'docker.md'),
+      '---\nname: docker\ndescription: Dockerfile rules\nkeywords: [docker]\n---\nPin base images.\n',
+    );
+    expect((await store.cli('skills', 'load', dir)).code).toBe(0);
+    expect((await store.cli('skills', 'list', '--json')).json().skills).toHaveLength(1);
+    const empty = store.tmp.path('empty.db');
+    writeFileSync(empty, '');
+    expect((await runCli(['--db', empty, 'remember', 'Deploys go out on Tuesdays', '--type', 'project'])).code).toBe(0);
+    expect((await runCli(['--db', empty, 'stats', '--json'])).json().total).toBe(1);
   });
 });

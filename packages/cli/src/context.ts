@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -109,12 +109,16 @@ export class CliContext {
     const key = `${path}\u0000${branch ?? ''}\u0000${agentId ?? ''}`;
     let memory = this.opened.get(key);
     if (!memory) {
-      if (options.mustExist && !postgres && !qdrant && !existsSync(path)) {
-        throw new AgentMemoryError(
-          'NOT_FOUND',
-          `No memory database at ${path}. Create one with \`agentmem remember\` or \`agentmem import\`, or pass --db with an existing file.`,
-          { details: { path } },
-        );
+      if (options.mustExist && !postgres && !qdrant && path !== ':memory:') {
+        // A missing or empty file would become a store on open: a command that only reads must not create one.
+        const none = noStoreAt(path);
+        if (none) {
+          throw new AgentMemoryError(
+            'NOT_FOUND',
+            `No memory database at ${path}${none === 'empty' ? ' (an empty file)' : ''}. Create one with \`agentmem remember\` or \`agentmem import\`, or pass --db with an existing file.`,
+            { details: { path } },
+          );
+        }
       }
       // Without --branch, project and reference memories follow the git branch of the working directory.
       const scope = branch ? { branch } : { detectBranch: true };
@@ -238,6 +242,17 @@ export class CliContext {
     this.io.stderr(`${question} [y/N] `);
     return /^y(es)?$/i.test((await readLine(this.io.stdin)).trim());
   }
+}
+
+/** Why opening `path` would create a store: nothing there, or an empty file (a directory is left to the open, which says why it is no store). */
+function noStoreAt(path: string): 'missing' | 'empty' | undefined {
+  let stats: ReturnType<typeof statSync>;
+  try {
+    stats = statSync(path);
+  } catch {
+    return 'missing'; // as existsSync: not there, a file in the way, or not searchable
+  }
+  return stats.isFile() && stats.size === 0 ? 'empty' : undefined;
 }
 
 function writable(path: string): boolean {

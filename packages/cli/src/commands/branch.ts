@@ -36,7 +36,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description('show what recall sees on another branch (the CLI follows git or --branch for later commands)')
     .argument('<name>', 'branch name')
     .action(async (name: string) => {
-      const memory = await ctx.openMemory();
+      const memory = await ctx.openMemory({ mustExist: true });
       const previous = memory.switchBranch(name);
       const result = { previous, current: memory.branch, recallNamespaces: memory.recallNamespaces() };
       ctx.emit(result, () => {

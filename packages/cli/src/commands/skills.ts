@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import {
   type ActivatedSkill,
+  AgentMemoryError,
   type ActivationExplanation,
   formatForPrompt,
   loadSkills,
@@ -142,6 +144,12 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .argument('<dir>', 'directory (or one skill file)')
     .action(async (dir: string) => {
+      // Checked before the store is opened, so a new --db is not created for a path that is not there.
+      if (!existsSync(dir)) {
+        throw new AgentMemoryError('NOT_FOUND', `No skills directory or file at ${dir}. Check the path.`, {
+          details: { path: dir },
+        });
+      }
       const memory = await ctx.openMemory();
       const result = await memory.skills.load(dir);
       ctx.emit(

@@ -6,7 +6,9 @@ import {
   MERGE_STRATEGIES,
   type MergeProgress,
   type MergeStrategy,
+  openSnapshot,
 } from '@agentmem/core';
+import { sqliteSnapshotFormat } from '@agentmem/sqlite';
 import { type Command, Option } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
@@ -125,6 +127,8 @@ export function register(program: Command, ctx: CliContext): void {
       parsePositiveInt,
     )
     .action(async (path: string, options: MergeOptions) => {
+      // A bad snapshot is refused before the store is opened, so a new --db is not created for nothing.
+      await checkSnapshot(path);
       const memory = await ctx.openMemory();
       const scope = { namespaces: options.namespaces, allTenants: options.allTenants };
       // Also with --yes: a merge that brings nothing is not recorded, so `undo-merge --last` finds the real one.
@@ -211,4 +215,10 @@ export function register(program: Command, ctx: CliContext): void {
         ),
       );
     });
+}
+
+/** Opens and closes a snapshot: the checks merge would make (missing, not a snapshot, damaged) before anything else. */
+async function checkSnapshot(path: string): Promise<void> {
+  const { backend } = await openSnapshot(path, sqliteSnapshotFormat);
+  await backend.close();
 }
