@@ -210,3 +210,13 @@ describe('failed commands create no store', () => {
     expect((await runCli(['--db', empty, 'stats', '--json'])).json().total).toBe(1);
   });
 });
+
+describe('import', () => {
+  it('reads a JSONL file that starts with a UTF-8 BOM', async () => {
+    const file = store.tmp.path('bom.jsonl');
+    writeFileSync(file, '\uFEFF{"content":"Deploys go out on Tuesdays","type":"project"}\n');
+    const run = await store.cli('import', file, '--json');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json()).toMatchObject({ total: 1, imported: 1 });
+  });
+});

@@ -51,7 +51,9 @@ const TIMESTAMPS = ['createdAt', 'updatedAt', 'lastAccessedAt', 'prunedAt', 'occ
 export function parseMemoryLines(text: string, maxContentLength = DEFAULT_MAX_CONTENT_LENGTH): ParsedLines {
   const result: ParsedLines = { lines: [], errors: [] };
   const firstLineOfId = new Map<string, number>();
-  text.split(/\r?\n/).forEach((raw, index) => {
+  // A leading byte order mark (editors on Windows write one) is not part of line 1, as for skill files.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  body.split(/\r?\n/).forEach((raw, index) => {
     const line = index + 1;
     if (raw.trim() === '') return;
     let parsed: unknown;
