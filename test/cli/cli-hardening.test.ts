@@ -220,3 +220,51 @@ describe('import', () => {
     expect(run.json()).toMatchObject({ total: 1, imported: 1 });
   });
 });
+
+describe('messages that say what is wrong', () => {
+  it('skills remove of an unknown name is a NOT_FOUND error like any other, also with --json', async () => {
+    await store.cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const text = await store.cli('skills', 'remove', 'nope');
+    expect(text).toMatchObject({ code: 1, stdout: '' });
+    expect(text.stderr).toMatch(/^error \[NOT_FOUND\]: No skill named "nope"; nothing was removed\./);
+    const json = await store.cli('skills', 'remove', 'nope', '--json');
+    expect(json).toMatchObject({ code: 1, stdout: '' });
+    expect(JSON.parse(json.stderr).error).toMatchObject({ code: 'NOT_FOUND', details: { name: 'nope' } });
+  });
+
+  it('skills remove declined on a terminal is ABORTED, as other confirmations', async () => {
+    const dir = store.tmp.path('skills');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'docker.md'),
+      '---\nname: docker\ndescription: Dockerfile rules\nkeywords: [docker]\n---\nPin base images.\n',
+    );
+    await store.cli('skills', 'load', dir);
+    const declined = await runCli(['--db', store.db, 'skills', 'remove', 'docker'], { isTTY: true, stdin: 'n\n' });
+    expect(declined.code).toBe(1);
+    expect(declined.stderr).toMatch(/error \[ABORTED\]: Not confirmed; nothing was changed\.\n$/);
+    expect((await store.cli('skills', 'list', '--json')).json().skills).toHaveLength(1);
+  });
+
+  it('import of a directory or a missing file says what is wrong with the path', async () => {
+    const dir = store.tmp.path('dir');
+    mkdirSync(dir);
+    const isDir = await store.cli('import', dir);
+    expect(isDir.code).toBe(1);
+    expect(isDir.stderr).toBe(
+      `error [INVALID_INPUT]: ${dir} is a directory; give a JSONL file (as written by agentmem export), or - for stdin.\n`,
+    );
+    const missing = await store.cli('import', store.tmp.path('nope.jsonl'));
+    expect(missing.stderr).toBe(
+      `error [NOT_FOUND]: No file at ${store.tmp.path('nope.jsonl')}. Check the path, or pass - to read stdin.\n`,
+    );
+    expect(existsSync(store.db)).toBe(false);
+  });
+
+  it('undo-merge --last with nothing to undo gives one hint, not two', async () => {
+    await store.cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const run = await store.cli('undo-merge', '--last');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe('error [USAGE]: No merge to undo: this store has no merges (see `agentmem merges`).\n');
+  });
+});

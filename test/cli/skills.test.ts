@@ -27,7 +27,9 @@ describe('agentmem skills', () => {
     await cli('skills', 'load', EXAMPLES);
     const table = await cli('skills', 'activate', 'deploy the containers to staging');
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/docker\s+0\.\d+\s+combined\s+semantic [\d.]+ \(cos [\d.]+(, bm25 [\d.]+)?\) · keyword container/);
+    expect(table.stdout).toMatch(
+      /docker\s+0\.\d+\s+combined\s+semantic [\d.]+ \(cos [\d.]+(, bm25 [\d.]+)?\) · keyword container/,
+    );
 
     const json = await cli('skills', 'activate', 'tidy this up', '--file', 'src/app/main.py', '--json');
     expect(json.json()).toMatchObject({
@@ -71,7 +73,12 @@ describe('agentmem skills', () => {
     const removed = await cli('--yes', 'skills', 'remove', 'docker', '--json');
     expect(removed.json()).toEqual({ removed: true, name: 'docker' });
     expect((await cli('skills', 'list', '--json')).json().skills).toHaveLength(3);
-    expect((await cli('skills', 'remove', 'docker')).code).toBe(1);
+    const missing = await cli('skills', 'remove', 'docker');
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(
+      /^error \[NOT_FOUND\]: No skill named "docker"; nothing was removed\. .*skills list/,
+    );
   });
 
   it('a missing directory is a clear error', async () => {

@@ -7,12 +7,20 @@ export type CliErrorCode = 'USAGE' | 'CONFIRMATION_REQUIRED' | 'ABORTED';
 export class CliError extends Error {
   readonly code: CliErrorCode;
   readonly exitCode: number;
+  /** False when the message names its own next step: no "(see agentmem --help)" after it. */
+  readonly helpHint: boolean;
 
-  constructor(code: CliErrorCode, message: string, exitCode = code === 'USAGE' ? 2 : 1) {
+  constructor(
+    code: CliErrorCode,
+    message: string,
+    exitCode = code === 'USAGE' ? 2 : 1,
+    options: { helpHint?: boolean } = {},
+  ) {
     super(message);
     this.name = 'CliError';
     this.code = code;
     this.exitCode = exitCode;
+    this.helpHint = options.helpHint ?? code === 'USAGE';
   }
 }
 
@@ -20,6 +28,8 @@ export interface ReportedError {
   code: string;
   message: string;
   exitCode: number;
+  /** Add "(see agentmem --help)" to the text line (usage errors that do not name their own next step). */
+  helpHint?: boolean;
   /** The error's structured details (an AgentMemoryError's `details`), in the `--json` error. */
   details?: Readonly<Record<string, unknown>>;
   /** Printed only for unexpected errors, when AGENTMEM_DEBUG is set. */
@@ -32,11 +42,12 @@ export function describeError(error: unknown): ReportedError {
     const details = error.details && Object.keys(error.details).length > 0 ? error.details : undefined;
     return { code: error.code, message: error.message, exitCode: 1, ...(details ? { details } : {}) };
   }
-  if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
+  if (error instanceof CliError)
+    return { code: error.code, message: error.message, exitCode: error.exitCode, helpHint: error.helpHint };
   if (error instanceof CommanderError) {
     // One line, as documented: commander puts its "(Did you mean …?)" on a line of its own.
     const message = error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
-    return { code: 'USAGE', message, exitCode: error.exitCode === 0 ? 0 : 2 };
+    return { code: 'USAGE', message, exitCode: error.exitCode === 0 ? 0 : 2, helpHint: true };
   }
   const e = error instanceof Error ? error : new Error(String(error));
   return { code: 'INTERNAL', message: e.message, exitCode: 1, stack: e.stack };

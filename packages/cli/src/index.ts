@@ -45,11 +45,11 @@ function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
   ) {
     return error.exitCode === 0 ? 0 : 2;
   }
-  const { code, message, exitCode, stack, details } = describeError(ctx.explain(error));
+  const { code, message, exitCode, stack, details, helpHint } = describeError(ctx.explain(error));
   if (ctx.json || jsonFlag) {
     ctx.io.stderr(`${jsonError(code, message, details)}\n`);
   } else {
-    const hint = code === 'USAGE' ? ' (see agentmem --help)' : '';
+    const hint = helpHint ? ' (see agentmem --help)' : '';
     // One line, and stored text in a message cannot drive the terminal.
     ctx.io.stderr(`error [${code}]: ${toDisplayText(message).replace(/\s*\n\s*/g, ' ')}${hint}\n`);
     if (stack && process.env.AGENTMEM_DEBUG) ctx.io.stderr(`${stack}\n`);

@@ -62,7 +62,23 @@ function readFile(file: string): string {
     return bytes.toString('utf8');
   } catch (error) {
     if (AgentMemoryError.isInstance(error)) throw error;
-    throw new AgentMemoryError('NOT_FOUND', `Cannot read ${file}: ${(error as Error).message}`, { cause: error });
+    const path = resolve(file);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') {
+      throw invalidInput(`${path} is a directory; give a JSONL file (as written by agentmem export), or - for stdin.`, {
+        path,
+      });
+    }
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw new AgentMemoryError('NOT_FOUND', `No file at ${path}. Check the path, or pass - to read stdin.`, {
+        cause: error,
+        details: { path },
+      });
+    }
+    throw new AgentMemoryError('NOT_FOUND', `Cannot read ${path}: ${(error as Error).message}`, {
+      cause: error,
+      details: { path },
+    });
   }
 }
 

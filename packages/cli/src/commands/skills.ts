@@ -10,6 +10,7 @@ import {
 } from '@agentmem/core';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context';
+import { CliError } from '../errors';
 import type { Column } from '../output';
 
 // k = 0 is meaningful here (only alwaysApply skills), so the shared positive-int parser does not fit.
@@ -242,14 +243,14 @@ export function register(program: Command, ctx: CliContext): void {
       const memory = await ctx.openMemory({ mustExist: true });
       const skill = await memory.skills.get(name);
       if (!skill) {
-        ctx.emit({ removed: false, name }, () => ctx.print(`No skill named "${name}".`));
-        ctx.exitCode = 1;
-        return;
+        throw new AgentMemoryError(
+          'NOT_FOUND',
+          `No skill named "${name}"; nothing was removed. See the names with \`agentmem skills list\`.`,
+          { details: { name } },
+        );
       }
       if (!(await ctx.confirm(`Remove skill "${name}"?`))) {
-        ctx.emit({ removed: false, name }, () => ctx.print('Nothing was changed.'));
-        ctx.exitCode = 1;
-        return;
+        throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
       }
       await memory.skills.unregister(name);
       ctx.emit({ removed: true, name }, () => ctx.print(`Removed skill "${name}".`));

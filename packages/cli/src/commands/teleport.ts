@@ -168,11 +168,14 @@ export function register(program: Command, ctx: CliContext): void {
       let mergeId = id;
       if (!mergeId) {
         if (!options.last) throw new CliError('USAGE', 'Give a merge id, or --last for the most recent merge.');
-        const last = (await memory.listMerges()).find((m) => m.status === 'applied');
+        const merges = await memory.listMerges();
+        const last = merges.find((m) => m.status === 'applied');
         if (!last)
           throw new CliError(
             'USAGE',
-            'No merge to undo: every merge of this store was undone already (see `agentmem merges`).',
+            `No merge to undo: ${merges.length === 0 ? 'this store has no merges' : 'every merge of this store was undone already'} (see \`agentmem merges\`).`,
+            2,
+            { helpHint: false },
           );
         // --last picks the merge for the user: say which one before undoing it.
         if (!ctx.json) ctx.print(`Last merge: ${last.id} from ${last.source.label} at ${last.at}.`);

@@ -94,5 +94,7 @@ function usedStore(path: string): CliError {
   return new CliError(
     'USAGE',
     `${path} already exists; the demo writes, decays, prunes, merges and deletes a branch in its store, so it runs only on a new path. Pick a new path for --db (e.g. --db ./agentmem-demo.db), or leave --db out to use a temporary store. Nothing was changed.`,
+    2,
+    { helpHint: false },
   );
 }
