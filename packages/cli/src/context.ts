@@ -12,7 +12,7 @@ import {
 } from '@agentmem/core';
 import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { Command } from 'commander';
-import { embedderFor } from './embedder';
+import { embedderFor, parseEmbedder } from './embedder';
 import { CliError } from './errors';
 import type { CliIo } from './io';
 import { type Column, type Row, renderTable, toJson } from './output';
@@ -156,13 +156,31 @@ export class CliContext {
   }
 
   /**
-   * A write refused on a file the CLI opened read-only says why in CLI terms
-   * (the backend's message speaks of the API's `readonly` option).
+   * The library's error in CLI terms: its messages speak to API users (option
+   * objects, method names); a user of the command line needs the flag or the
+   * command. Errors without a translation are returned unchanged.
    */
   explain(error: unknown): unknown {
-    if (!AgentMemoryError.hasCode(error, 'INVALID_INPUT')) return error;
+    if (!AgentMemoryError.isInstance(error)) return error;
+    for (const translate of [
+      this.readOnly,
+      branchIntoItself,
+      this.embedderMismatch,
+      this.notADatabase,
+      unknownMerge,
+      unknownMemoryToRestore,
+    ]) {
+      const translated = translate.call(this, error);
+      if (translated) return translated;
+    }
+    return error;
+  }
+
+  /** A write refused on a file the CLI opened read-only (the backend speaks of the API's `readonly` option). */
+  private readOnly(error: AgentMemoryError): AgentMemoryError | undefined {
+    if (error.code !== 'INVALID_INPUT') return undefined;
     const path = [...this.unwritable].find((p) => error.message.startsWith(`${p} was opened read-only`));
-    if (!path) return error;
+    if (!path) return undefined;
     return new AgentMemoryError(
       'INVALID_INPUT',
       `${path} is not writable by this user (the file or its directory), so it was opened read-only: reading commands work, this one writes and was refused before changing anything. Run it as a user who can write the file and its directory.`,
@@ -170,6 +188,49 @@ export class CliContext {
     );
   }
 
+  /**
+   * A store or snapshot built with another embedder: name the `--embedder`
+   * that opens it (the id the store records, which `--embedder` accepts as is)
+   * and `merge --reembed`, not the API's `{ reembed: true }`.
+   */
+  private embedderMismatch(error: AgentMemoryError): AgentMemoryError | undefined {
+    if (error.code !== 'EMBEDDER_MISMATCH') return undefined;
+    const details = error.details as Record<string, { id?: string; dimension?: number } | undefined> | undefined;
+    const { stored, requested, source, local } = details ?? {};
+    if (stored?.id && requested?.id) {
+      // Opening the store with the wrong embedder.
+      return new AgentMemoryError(
+        'EMBEDDER_MISMATCH',
+        `${this.dbPath} was built with embedder "${stored.id}" (${stored.dimension} dimensions), not "${requested.id}" (${requested.dimension}). ` +
+          `${embedderFlag(stored.id)} To move it to another embedder, snapshot it and merge the snapshot with --reembed into a new store opened with the new --embedder (docs/operations.md): \`agentmem --db ${this.options.db} --embedder ${stored.id} snapshot <file>\`, then \`agentmem --db <new file> --embedder <new id> merge <file> --reembed\`.`,
+        { cause: error, details: error.details },
+      );
+    }
+    if (source?.id && local?.id) {
+      // Merging (or diffing) a snapshot built with another embedder.
+      const label = /^(.*) was built with embedder /.exec(error.message)?.[1] ?? 'The snapshot';
+      return new AgentMemoryError(
+        'EMBEDDER_MISMATCH',
+        `${label} was built with embedder "${source.id}" (${source.dimension} dimensions), this store with "${local.id}" (${local.dimension}). ` +
+          `Vectors of two embedders are never mixed: pass --reembed (\`agentmem merge ${label} --reembed\`) to re-embed its contents with this store's embedder.`,
+        { cause: error, details: error.details },
+      );
+    }
+    return undefined;
+  }
+
+  /** `--db` is a directory or a file that is no agentmem store (the backend speaks of `@agentmem/sqlite`). */
+  private notADatabase(error: AgentMemoryError): AgentMemoryError | undefined {
+    if (error.code !== 'NOT_A_DATABASE') return undefined;
+    const path = error.details?.path;
+    const at = error.message.indexOf(' Point @agentmem/sqlite at ');
+    if (typeof path !== 'string' || path !== this.dbPath || at < 0) return undefined;
+    return new AgentMemoryError(
+      'NOT_A_DATABASE',
+      `--db ${error.message.slice(0, at)} Give --db an agentmem database file, or a path that does not exist yet to create one (e.g. --db ./.agentmem/memory.db).`,
+      { cause: error, details: error.details },
+    );
+  }
   /** Closes every store this command opened. */
   async close(): Promise<void> {
     const stores = [...this.opened.values()];
@@ -241,6 +302,49 @@ export class CliContext {
     }
     this.io.stderr(`${question} [y/N] `);
     return /^y(es)?$/i.test((await readLine(this.io.stdin)).trim());
+  }
+}
+
+/** `branch diff|merge` with the current branch as source and no `--into` (the library says `{ into }`). */
+function branchIntoItself(error: AgentMemoryError): AgentMemoryError | undefined {
+  const match = /^Cannot merge branch (.+) into itself; pass \{ into: <other branch> \}\.$/.exec(error.message);
+  if (error.code !== 'INVALID_INPUT' || !match) return undefined;
+  return new AgentMemoryError(
+    'INVALID_INPUT',
+    `Cannot merge branch ${match[1]} into itself (without --into, the target is the current branch). Pass --into <branch> to name another target branch.`,
+    { cause: error },
+  );
+}
+
+/** `undo-merge` of an id that is no merge (the library names `listMerges()`). */
+function unknownMerge(error: AgentMemoryError): AgentMemoryError | undefined {
+  const mergeId = error.details?.mergeId;
+  if (error.code !== 'NOT_FOUND' || typeof mergeId !== 'string') return undefined;
+  return new AgentMemoryError(
+    'NOT_FOUND',
+    `No merge with id ${mergeId} in this store. List merges and their ids with \`agentmem merges\`.`,
+    { cause: error, details: error.details },
+  );
+}
+
+/** `restore` of an unknown id (the library names `history(id)`). */
+function unknownMemoryToRestore(error: AgentMemoryError): AgentMemoryError | undefined {
+  const id = error.details?.id;
+  if (error.code !== 'NOT_FOUND' || typeof id !== 'string' || !error.message.includes('history(id)')) return undefined;
+  return new AgentMemoryError(
+    'NOT_FOUND',
+    `No memory with id ${id} in this scope: it was compacted or forgotten (\`agentmem history ${id}\` still shows its last state), or the id or --tenant is wrong.`,
+    { cause: error, details: error.details },
+  );
+}
+
+/** How to open a store built with embedder `id`: `--embedder <id>` when the CLI can name it. */
+function embedderFlag(id: string): string {
+  try {
+    parseEmbedder(id);
+    return `Open it with --embedder ${id} (or AGENTMEM_EMBEDDER=${id}).`;
+  } catch {
+    return 'The command line cannot open that embedder (--embedder takes hashing, hashing:<dimension> or cohere:<model>[:<dimension>]); open it through the API with the same embedder.';
   }
 }
 

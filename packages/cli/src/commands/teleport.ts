@@ -30,8 +30,15 @@ export function progressOf(ctx: CliContext): (p: MergeProgress) => void {
 
 /** The plan for people: counts, then the new records and the conflicts with both versions. */
 export function printDiff(ctx: CliContext, diff: DiffResult, limit = 20): void {
-  ctx.print(diff.summary());
-  const { imports, conflicts } = diff.toJSON();
+  const { imports, conflicts, embedderMismatch, source } = diff.toJSON();
+  // The library's line says "merge with reembed" (its option); the CLI's flag is --reembed.
+  const summary = diff.summary().split('\n');
+  if (embedderMismatch && summary[1]?.startsWith('Embedder differs:')) {
+    summary[1] =
+      `Embedder differs: ${source.label} was built with "${source.embedder.id}", not this store's embedder; ` +
+      `merge it with --reembed (\`agentmem merge ${source.label} --reembed\`) to re-embed its ${diff.newMemories + diff.newSkills + diff.conflicts} records.`;
+  }
+  ctx.print(summary.join('\n'));
   if (imports.length > 0) {
     ctx.print('\nNew:');
     ctx.table(

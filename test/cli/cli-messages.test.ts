@@ -1,0 +1,93 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli, useFreshStore } from './run-cli';
+
+// Messages a new user met that spoke of the library's API ({ into }, { reembed: true },
+// listMerges(), history(id), @agentmem/sqlite) instead of the command line's flags and commands.
+const store = useFreshStore();
+const cli = store.cli;
+
+describe('library errors name the CLI flag or command', () => {
+  it('branch diff of the current branch without --into names --into <branch>', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const run = await cli('branch', 'diff', 'main');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Cannot merge branch main into itself');
+    expect(run.stderr).toContain('--into <branch>');
+    expect(run.stderr).not.toContain('{ into');
+  });
+
+  it('a store built with another embedder names the --embedder id it records and merge --reembed', async () => {
+    const built = await runCli(['--db', store.db, '--embedder', 'hashing:128', 'remember', 'x y', '--type', 'user']);
+    expect(built.code, built.stderr).toBe(0);
+    const run = await cli('stats');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error [EMBEDDER_MISMATCH]');
+    expect(run.stderr).toContain('--embedder agentmem/hashing-v1:128');
+    expect(run.stderr).toContain('--reembed');
+    expect(run.stderr).not.toContain('{ reembed');
+    // The id is accepted as is.
+    expect((await cli('--embedder', 'agentmem/hashing-v1:128', 'stats')).code).toBe(0);
+  });
+
+  it('merge and diff of a snapshot built with another embedder name merge --reembed', async () => {
+    const other = store.tmp.path('other.db');
+    const snap = store.tmp.path('other.agentmem');
+    const opts = ['--db', other, '--embedder', 'hashing:128', '--branch', 'main'];
+    expect((await runCli([...opts, 'remember', 'x y', '--type', 'user'])).code).toBe(0);
+    expect((await runCli([...opts, 'snapshot', snap])).code).toBe(0);
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+
+    const diff = await cli('diff', snap);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain(`agentmem merge ${snap} --reembed`);
+    expect(diff.stdout).not.toContain('merge with reembed');
+
+    const merge = await cli('merge', snap, '--yes');
+    expect(merge.code).toBe(1);
+    expect(merge.stderr).toContain('error [EMBEDDER_MISMATCH]');
+    expect(merge.stderr).toContain(`agentmem merge ${snap} --reembed`);
+    expect(merge.stderr).not.toContain('{ reembed');
+  });
+
+  it('a directory or a text file as --db names --db, not @agentmem/sqlite', async () => {
+    const dir = store.tmp.path('a-dir');
+    mkdirSync(dir);
+    const text = store.tmp.path('notes.txt');
+    writeFileSync(text, 'hello\n');
+    for (const db of [dir, text]) {
+      const run = await runCli(['--db', db, 'stats']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('error [NOT_A_DATABASE]');
+      expect(run.stderr).toContain(`--db ${db}`);
+      expect(run.stderr).toContain('Give --db an agentmem database file');
+      expect(run.stderr).not.toContain('@agentmem/sqlite');
+    }
+  });
+
+  it('undo-merge of an unknown id names agentmem merges', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const run = await cli('undo-merge', 'nope');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('No merge with id nope');
+    expect(run.stderr).toContain('`agentmem merges`');
+    expect(run.stderr).not.toContain('listMerges()');
+  });
+
+  it('restore of an unknown id names agentmem history <id>', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const run = await cli('restore', 'nope');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('`agentmem history nope`');
+    expect(run.stderr).not.toContain('history(id)');
+  });
+
+  it('--json errors carry the translated message and keep the details', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const run = await cli('undo-merge', 'nope', '--json');
+    expect(run.stderr).not.toContain('listMerges');
+    expect(JSON.parse(run.stderr)).toEqual({
+      error: { code: 'NOT_FOUND', message: expect.stringContaining('agentmem merges'), details: { mergeId: 'nope' } },
+    });
+  });
+});
