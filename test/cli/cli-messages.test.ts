@@ -91,3 +91,28 @@ describe('library errors name the CLI flag or command', () => {
     });
   });
 });
+
+describe('recall of an empty query', () => {
+  it('is a usage error that shows how to give a query', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    for (const query of ['', '   ']) {
+      const run = await cli('recall', query);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe('error [USAGE]: Give a query: agentmem recall "what to look for".\n');
+    }
+  });
+});
+
+describe('snapshot to an existing directory', () => {
+  it('says it is a directory, with or without --force', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const dir = store.tmp.path('out');
+    mkdirSync(dir);
+    for (const argv of [['snapshot', dir], ['snapshot', dir, '--force']]) {
+      const run = await cli(...argv);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`${dir} is a directory; give a file path`);
+      expect(run.stderr).not.toContain('--force');
+    }
+  });
+});

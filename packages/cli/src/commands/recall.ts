@@ -1,6 +1,7 @@
 import type { MemoryType } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
+import { CliError } from '../errors';
 import { RECALL_COLUMNS, recallJson, recallRows } from '../output';
 import { parseNumber, parsePositiveInt, parseTypes } from '../parse';
 
@@ -21,6 +22,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--include-superseded', 'also return memories replaced by newer ones')
     .option('--min-score <n>', 'drop results scoring below this', parseNumber)
     .action(async (query: string, options: RecallCommandOptions) => {
+      // An empty query is a missing argument (the library's message names recall()).
+      if (query.trim() === '') {
+        throw new CliError('USAGE', 'Give a query: agentmem recall "what to look for".', 2, { helpHint: false });
+      }
       const memory = await ctx.openMemory({ mustExist: true });
       const results = await memory.recall(query, {
         k: options.k,

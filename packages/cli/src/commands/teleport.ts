@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   AgentMemoryError,
@@ -83,6 +83,14 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-f, --force', 'overwrite an existing file')
     .action(async (path: string, options: { force?: boolean }) => {
       const memory = await ctx.openMemory({ mustExist: true });
+      // A directory first: --force cannot overwrite it, so "pass --force" would only lead to this error.
+      if (isDirectory(resolve(path))) {
+        throw new AgentMemoryError(
+          'INVALID_INPUT',
+          `${resolve(path)} is a directory; give a file path, e.g. ${resolve(path, 'memory.agentmem')}.`,
+          { details: { path: resolve(path) } },
+        );
+      }
       if (!options.force && existsSync(resolve(path))) {
         throw new AgentMemoryError(
           'INVALID_INPUT',
@@ -225,6 +233,15 @@ export function register(program: Command, ctx: CliContext): void {
         ),
       );
     });
+}
+
+/** True for an existing directory (false when nothing is there, or a file stands in the way on its path). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Opens and closes a snapshot: the checks merge would make (missing, not a snapshot, damaged) before anything else. */
