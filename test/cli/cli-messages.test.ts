@@ -116,3 +116,37 @@ describe('snapshot to an existing directory', () => {
     }
   });
 });
+
+describe('merge of a file that is not a snapshot', () => {
+  it('an agentmem store: says to snapshot it with agentmem --db <file> snapshot and merge that', async () => {
+    const other = store.tmp.path('other.db');
+    expect((await runCli(['--db', other, 'remember', 'x y', '--type', 'user'])).code).toBe(0);
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    for (const command of ['merge', 'diff']) {
+      const run = await cli(command, other, '--yes');
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('error [CORRUPT_SNAPSHOT]');
+      expect(run.stderr).toContain(`${other} is an agentmem store, not a snapshot`);
+      expect(run.stderr).toContain(`agentmem --db ${other} snapshot <out>`);
+      expect(run.stderr).not.toContain('ask for a new snapshot');
+    }
+  });
+
+  it('a JSONL file: points to agentmem import', async () => {
+    const file = store.tmp.path('memories.jsonl');
+    writeFileSync(file, `  ${JSON.stringify({ content: 'Orders live in PostgreSQL 16', type: 'project' })}\n`);
+    const run = await cli('merge', file, '--yes');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error [NOT_A_SNAPSHOT]');
+    expect(run.stderr).toContain(`agentmem import ${file}`);
+    expect(run.stderr).not.toContain('ask for a new snapshot');
+  });
+
+  it('another file keeps the library message', async () => {
+    const file = store.tmp.path('notes.txt');
+    writeFileSync(file, 'hello\n');
+    const run = await cli('merge', file, '--yes');
+    expect(run.stderr).toContain('error [NOT_A_SNAPSHOT]');
+    expect(run.stderr).not.toContain('agentmem import');
+  });
+});

@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -10,7 +10,7 @@ import {
   POSTGRES_PACKAGE_MISSING,
   toDisplayText,
 } from '@agentmem/core';
-import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
+import { createSqliteMemory, SqliteBackend, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { Command } from 'commander';
 import { embedderFor, parseEmbedder } from './embedder';
 import { CliError } from './errors';
@@ -169,6 +169,7 @@ export class CliContext {
       this.notADatabase,
       unknownMerge,
       unknownMemoryToRestore,
+      notASnapshot,
     ]) {
       const translated = translate.call(this, error);
       if (translated) return translated;
@@ -336,6 +337,50 @@ function unknownMemoryToRestore(error: AgentMemoryError): AgentMemoryError | und
     `No memory with id ${id} in this scope: it was compacted or forgotten (\`agentmem history ${id}\` still shows its last state), or the id or --tenant is wrong.`,
     { cause: error, details: error.details },
   );
+}
+
+/**
+ * `merge` or `diff` of a file that is no snapshot but something the CLI can
+ * use another way: an agentmem store (snapshot it first) or JSONL (import it).
+ * The library can only say "ask for a new snapshot".
+ */
+function notASnapshot(error: AgentMemoryError): AgentMemoryError | undefined {
+  const path = error.details?.path;
+  if (typeof path !== 'string' || (error.code !== 'CORRUPT_SNAPSHOT' && error.code !== 'NOT_A_SNAPSHOT')) return undefined;
+  if (
+    error.code === 'CORRUPT_SNAPSHOT' &&
+    error.message.includes('has no snapshot manifest') &&
+    SqliteBackend.isAgentmemDatabase(path)
+  ) {
+    return new AgentMemoryError(
+      'CORRUPT_SNAPSHOT',
+      `${path} is an agentmem store, not a snapshot; nothing was changed. Make a snapshot of it with \`agentmem --db ${path} snapshot <out>\` and merge that (\`agentmem merge <out>\`).`,
+      { cause: error, details: error.details },
+    );
+  }
+  if (error.code === 'NOT_A_SNAPSHOT' && firstCharacter(path) === '{') {
+    return new AgentMemoryError(
+      'NOT_A_SNAPSHOT',
+      `${path} looks like JSONL (memories as \`agentmem export\` writes them), not a snapshot; nothing was changed. Import it with \`agentmem import ${path}\`.`,
+      { cause: error, details: error.details },
+    );
+  }
+  return undefined;
+}
+
+/** The first character of a file that is not white space (or a byte order mark), from its first 4 KiB. */
+function firstCharacter(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(4096);
+    const n = readSync(fd, head, 0, head.length, 0);
+    return head.toString('utf8', 0, n).replace(/^\uFEFF/, '').trimStart()[0];
+  } catch {
+    return undefined; // a directory, or unreadable
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** How to open a store built with embedder `id`: `--embedder <id>` when the CLI can name it. */
