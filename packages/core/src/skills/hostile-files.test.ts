@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seededRandom } from '../testing/seeded-random';
 import { MAX_FRONTMATTER_CHARS } from './frontmatter';
 import { loadSkills } from './loader';
+import { MAX_SKILL_FILE_BYTES } from './read-skill-file';
 
 let dir: string;
 beforeEach(async () => {
@@ -57,6 +58,20 @@ describe('hostile skill files are refused with path and reason, the rest load', 
       ['noise.md', 'not a text file'],
       ['nul.md', 'not a text file'],
     ]);
+  });
+
+  it('binary content over the size limit is reported as binary, long text as too long', async () => {
+    // A database or an archive given as a skill: "split it into smaller skills" would be the wrong advice.
+    const binary = Buffer.alloc(MAX_SKILL_FILE_BYTES + 1);
+    binary.write('SQLite format 3\u0000', 'latin1');
+    await writeFile(join(dir, 'store.md'), binary);
+    await writeFile(join(dir, 'long.md'), `---\ndescription: long\n---\n${'word '.repeat(MAX_SKILL_FILE_BYTES / 5)}`);
+    const { problems } = await loadSkills(join(dir, 'store.md'));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.reason).toMatch(/^is not a text file \(NUL byte at offset 15\)/);
+    expect(problems[0]!.reason).not.toMatch(/Split it/);
+    const long = await loadSkills(join(dir, 'long.md'));
+    expect(long.problems[0]!.reason).toMatch(/the limit for a skill file is .*Split it into smaller skills/);
   });
 
   it('a linked directory pointing up its own tree does not turn a SKILL.md into an always-on rule', async () => {

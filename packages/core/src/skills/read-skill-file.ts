@@ -1,4 +1,4 @@
-import { lstat, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, open, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { MAX_SKILL_CONTENT_LENGTH } from './validate';
 
@@ -23,6 +23,10 @@ export async function readSkillFile(path: string, root: string): Promise<SkillFi
     };
   }
   const info = await stat(path);
+  // Binary content is said to be binary whatever its size: "split it into smaller skills" fits only long text.
+  const head = await readHead(path, BINARY_SNIFF_BYTES);
+  const binary = binaryReason(head, info.size <= head.length);
+  if (binary) return { ok: false, reason: binary };
   if (info.size > MAX_SKILL_FILE_BYTES) {
     return {
       ok: false,
@@ -30,13 +34,38 @@ export async function readSkillFile(path: string, root: string): Promise<SkillFi
     };
   }
   const bytes = await readFile(path);
+  const reason = binaryReason(bytes, true);
+  if (reason) return { ok: false, reason };
+  return { ok: true, text: new TextDecoder('utf-8').decode(bytes) };
+}
+
+/** Bytes looked at for binary content before the size limit is checked. */
+const BINARY_SNIFF_BYTES = 8192;
+
+/**
+ * Why `bytes` are not UTF-8 text (a NUL byte, or bytes that are not UTF-8),
+ * or undefined. `complete`: false when `bytes` is the head of a longer file,
+ * whose last character may be cut.
+ */
+function binaryReason(bytes: Uint8Array, complete: boolean): string | undefined {
   const nul = bytes.indexOf(0);
-  if (nul >= 0)
-    return { ok: false, reason: `is not a text file (NUL byte at offset ${nul}); a skill is UTF-8 Markdown` };
+  if (nul >= 0) return `is not a text file (NUL byte at offset ${nul}); a skill is UTF-8 Markdown`;
   try {
-    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: !complete });
+    return undefined;
   } catch {
-    return { ok: false, reason: 'is not a text file (its bytes are not UTF-8); a skill is UTF-8 Markdown' };
+    return 'is not a text file (its bytes are not UTF-8); a skill is UTF-8 Markdown';
+  }
+}
+
+async function readHead(path: string, length: number): Promise<Uint8Array> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = new Uint8Array(length);
+    const { bytesRead } = await file.read(buffer, 0, length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
   }
 }
 
