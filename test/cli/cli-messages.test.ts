@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli, useFreshStore } from './run-cli';
 
@@ -148,5 +148,37 @@ describe('merge of a file that is not a snapshot', () => {
     const run = await cli('merge', file, '--yes');
     expect(run.stderr).toContain('error [NOT_A_SNAPSHOT]');
     expect(run.stderr).not.toContain('agentmem import');
+  });
+});
+
+describe('skills load of one file that is not a skill', () => {
+  it('is an error (exit 1) naming the formats a skill file can be, not "Loaded 0 skills", and creates no store', async () => {
+    const sqlite = store.tmp.path('other.db');
+    expect((await runCli(['--db', sqlite, 'remember', 'x y', '--type', 'user'])).code).toBe(0);
+    const big = store.tmp.path('big.bin');
+    const bytes = Buffer.alloc(500_000, 0x41);
+    bytes[100] = 0;
+    writeFileSync(big, bytes);
+    for (const file of [sqlite, big]) {
+      const run = await cli('skills', 'load', file);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(`error [INVALID_INPUT]: ${file} is not a skill: it is not a text file`);
+      expect(run.stderr).toContain('<name>/SKILL.md');
+      expect(run.stderr).toContain('.cursor/rules/**/*.mdc');
+      expect(run.stderr).not.toContain('Split it');
+    }
+    expect(existsSync(store.db)).toBe(false);
+  });
+
+  it('with --json: the error and its problems on stderr', async () => {
+    const file = store.tmp.path('bad.md');
+    writeFileSync(file, 'text\u0000more');
+    const run = await cli('skills', 'load', file, '--json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stderr).error).toMatchObject({
+      code: 'INVALID_INPUT',
+      details: { path: file, problems: [{ severity: 'error' }] },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import {
   type ActivatedSkill,
   AgentMemoryError,
@@ -115,6 +115,25 @@ export function problemLine(p: SkillProblem): string {
   return `${p.path}${p.line !== undefined ? `:${p.line}` : ''}: ${p.severity}: ${p.reason}`;
 }
 
+/** The four formats a skill file can be in (docs/skills.md). */
+export const SKILL_FILE_FORMATS =
+  'A skill file is UTF-8 Markdown in one of four formats (docs/skills.md): an agentmem skill (a .md file that opens with frontmatter: ---, description: ..., ---), an Agent Skills <name>/SKILL.md, a Claude Code rule (.claude/rules/**/*.md) or a Cursor rule (.cursor/rules/**/*.mdc).';
+
+/** Refuses a single file given to `skills load` that yields no skill, with its problems and the formats a skill can be. */
+async function checkSkillFile(path: string): Promise<void> {
+  const { skills, problems } = await loadSkills(path);
+  if (skills.length > 0) return;
+  const reasons = problems
+    .map((p) => p.reason.replace(/\.$/, '').replace(/; a skill is UTF-8 Markdown$/, ''))
+    .map((r) => (r.startsWith('is ') ? `it ${r}` : r))
+    .join('; ');
+  throw new AgentMemoryError(
+    'INVALID_INPUT',
+    `${path} is not a skill${reasons ? `: ${reasons}` : ''}. Nothing was loaded. ${SKILL_FILE_FORMATS}`,
+    { details: { path, problems } },
+  );
+}
+
 interface ActivateCommandOptions {
   file?: string[];
   k?: number;
@@ -151,6 +170,8 @@ export function register(program: Command, ctx: CliContext): void {
           details: { path: dir },
         });
       }
+      // One file that is no skill is an error, not "Loaded 0 skills" (and creates no store).
+      if (statSync(dir).isFile()) await checkSkillFile(dir);
       const memory = await ctx.openMemory();
       const result = await memory.skills.load(dir);
       ctx.emit(
