@@ -182,3 +182,27 @@ describe('skills load of one file that is not a skill', () => {
     });
   });
 });
+
+describe('recall --include-superseded', () => {
+  it('marks each row active or superseded; --json keeps its shape (the memory carries supersededBy)', async () => {
+    const old = (await cli('remember', 'Orders live in PostgreSQL 14', '--type', 'project', '--json')).json().memory.id;
+    const now = (await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project', '--json')).json().memory.id;
+    const run = await cli('recall', 'PostgreSQL', '--include-superseded');
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toMatch(/^ID\s+TYPE\s+STATUS\s+SCORE/);
+    expect(lines.find((l) => l.startsWith(old))).toMatch(/\ssuperseded\s/);
+    expect(lines.find((l) => l.startsWith(now))).toMatch(/\sactive\s/);
+
+    const json = (await cli('recall', 'PostgreSQL', '--include-superseded', '--json')).json();
+    expect(Object.keys(json.results[0]).sort()).toEqual(
+      ['content', 'id', 'memory', 'relevance', 'score', 'signals', 'type'].sort(),
+    );
+    expect(json.results.find((r: { id: string }) => r.id === old).memory.supersededBy).toBe(now);
+  });
+
+  it('without the flag the table has no status column', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    expect((await cli('recall', 'PostgreSQL')).stdout).toMatch(/^ID\s+TYPE\s+SCORE/);
+  });
+});

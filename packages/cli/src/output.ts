@@ -80,10 +80,18 @@ export const RECALL_COLUMNS: readonly Column[] = [
   { key: 'content', max: 70 },
 ];
 
+/** RECALL_COLUMNS with a status column after the type (recall --include-superseded). */
+export const RECALL_STATUS_COLUMNS: readonly Column[] = [
+  ...RECALL_COLUMNS.slice(0, 2),
+  { key: 'status' },
+  ...RECALL_COLUMNS.slice(2),
+];
+
 export function recallRows(results: readonly RecallResult[]): Row[] {
   return results.map((r) => ({
     id: r.memory.id,
     type: r.memory.type,
+    status: r.memory.supersededBy ? 'superseded' : r.memory.prunedAt ? 'pruned' : 'active',
     score: r.score,
     signals: formatSignals(r.signals),
     content: r.memory.content,

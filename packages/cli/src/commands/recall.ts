@@ -2,7 +2,7 @@ import type { MemoryType } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
-import { RECALL_COLUMNS, recallJson, recallRows } from '../output';
+import { RECALL_COLUMNS, RECALL_STATUS_COLUMNS, recallJson, recallRows } from '../output';
 import { parseNumber, parsePositiveInt, parseTypes } from '../parse';
 
 interface RecallCommandOptions {
@@ -34,7 +34,12 @@ export function register(program: Command, ctx: CliContext): void {
         minScore: options.minScore,
       });
       ctx.emit({ query, branch: memory.branch, results: recallJson(results) }, () =>
-        ctx.table(recallRows(results), RECALL_COLUMNS, `No memories match "${query}".`),
+        // With superseded memories among the results, each row says whether it is still current.
+        ctx.table(
+          recallRows(results),
+          options.includeSuperseded ? RECALL_STATUS_COLUMNS : RECALL_COLUMNS,
+          `No memories match "${query}".`,
+        ),
       );
     });
 }
