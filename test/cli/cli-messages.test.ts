@@ -206,3 +206,22 @@ describe('recall --include-superseded', () => {
     expect((await cli('recall', 'PostgreSQL')).stdout).toMatch(/^ID\s+TYPE\s+SCORE/);
   });
 });
+
+describe('--json with no command', () => {
+  it('prints a JSON usage error on stderr (exit 2), not the help text', async () => {
+    for (const argv of [['--json'], ['skills', '--json'], ['--json', 'branch']]) {
+      const run = await runCli(argv);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(JSON.parse(run.stderr)).toEqual({
+        error: { code: 'USAGE', message: expect.stringContaining('No command given') },
+      });
+    }
+  });
+
+  it('without --json, the help text on stderr as before (exit 2)', async () => {
+    const run = await runCli([]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^Usage: agentmem/);
+  });
+});

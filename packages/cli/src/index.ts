@@ -1,7 +1,7 @@
 import { toDisplayText } from '@agentmem/core';
 import { type Command, CommanderError } from 'commander';
 import { CliContext } from './context';
-import { describeError } from './errors';
+import { CliError, describeError } from './errors';
 import { type CliIo, processIo } from './io';
 import { buildProgram } from './program';
 
@@ -43,7 +43,12 @@ function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
     error instanceof CommanderError &&
     ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(error.code)
   ) {
-    return error.exitCode === 0 ? 0 : 2;
+    if (error.code !== 'commander.help' || !(ctx.json || jsonFlag)) return error.exitCode === 0 ? 0 : 2;
+    // No command (`agentmem --json`, `agentmem skills --json`): a usage error as JSON, like the others, not help text.
+    error = new CliError(
+      'USAGE',
+      'No command given: run agentmem <command> (agentmem --help lists the commands, agentmem <command> --help its subcommands and options).',
+    );
   }
   const { code, message, exitCode, stack, details, helpHint } = describeError(ctx.explain(error));
   if (ctx.json || jsonFlag) {

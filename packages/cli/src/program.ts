@@ -76,7 +76,10 @@ export function buildProgram(ctx: CliContext): Command {
     .exitOverride()
     .configureOutput({
       writeOut: (text) => ctx.io.stdout(text),
-      writeErr: (text) => ctx.io.stderr(text),
+      // Help printed for a missing command: with --json, \`main\` reports a JSON usage error instead.
+      writeErr: (text) => {
+        if (!ctx.json) ctx.io.stderr(text);
+      },
       outputError: () => {}, // `main` prints every error the same way (and as JSON with --json)
     });
   for (const command of commands) command.register(program, ctx);
