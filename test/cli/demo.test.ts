@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -55,5 +56,17 @@ describe('agentmem demo', () => {
     expect(stripe.results[0].content).toContain('Stripe webhook handler must be idempotent');
     expect(summary.memories.prompt.block).toContain('## Relevant memories');
     expect(summary.memories.history.entries.map((e: { action: string }) => e.action)).toEqual(['create', 'update']);
+  });
+
+  it('run from source with a working directory outside the checkout, still finds the demo skills', async () => {
+    // The demo's skills section looked for examples/skills upward from the working directory only.
+    const { stdout } = await promisify(execFile)(
+      join(root, 'node_modules', '.bin', 'tsx'),
+      ['--tsconfig', join(root, 'tsconfig.json'), join(root, 'packages/cli/src/bin.ts'), 'demo'],
+      { cwd: tmp.dir, timeout: 60_000 },
+    );
+    expect(stdout).not.toContain('Demo skills not found');
+    expect(stdout).toMatch(/Loaded [1-9]\d* skills from /);
+    expect(stdout).toContain(`skills from ${join(root, 'examples', 'skills')}`);
   });
 });

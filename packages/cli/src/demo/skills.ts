@@ -25,12 +25,19 @@ const moduleDir = typeof __dirname === 'string' ? __dirname : dirname(fileURLToP
 /**
  * The demo skills: shipped in the package (`dist/demo-skills`, a copy of
  * `examples/skills` made by the build), else `examples/skills` of the
- * agentmem checkout the demo runs in (this directory or a parent).
+ * agentmem checkout the demo runs in or runs from: searched upward from the
+ * working directory, then from this module's folder (the demo run from
+ * source with a working directory outside the checkout).
  */
 function findExampleSkills(from = process.cwd()): string | undefined {
   const packaged = join(moduleDir, 'demo-skills');
   if (existsSync(packaged)) return packaged;
-  let dir = resolve(from);
+  return findUpward(resolve(from)) ?? findUpward(moduleDir);
+}
+
+/** `examples/skills` in `start` or the nearest parent that has one. */
+function findUpward(start: string): string | undefined {
+  let dir = start;
   for (;;) {
     const candidate = join(dir, 'examples', 'skills');
     if (existsSync(candidate)) return candidate;
