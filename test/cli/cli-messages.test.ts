@@ -108,7 +108,10 @@ describe('snapshot to an existing directory', () => {
     await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
     const dir = store.tmp.path('out');
     mkdirSync(dir);
-    for (const argv of [['snapshot', dir], ['snapshot', dir, '--force']]) {
+    for (const argv of [
+      ['snapshot', dir],
+      ['snapshot', dir, '--force'],
+    ]) {
       const run = await cli(...argv);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(`${dir} is a directory; give a file path`);

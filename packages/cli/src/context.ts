@@ -346,7 +346,8 @@ function unknownMemoryToRestore(error: AgentMemoryError): AgentMemoryError | und
  */
 function notASnapshot(error: AgentMemoryError): AgentMemoryError | undefined {
   const path = error.details?.path;
-  if (typeof path !== 'string' || (error.code !== 'CORRUPT_SNAPSHOT' && error.code !== 'NOT_A_SNAPSHOT')) return undefined;
+  if (typeof path !== 'string' || (error.code !== 'CORRUPT_SNAPSHOT' && error.code !== 'NOT_A_SNAPSHOT'))
+    return undefined;
   if (
     error.code === 'CORRUPT_SNAPSHOT' &&
     error.message.includes('has no snapshot manifest') &&
@@ -375,7 +376,10 @@ function firstCharacter(path: string): string | undefined {
     fd = openSync(path, 'r');
     const head = Buffer.alloc(4096);
     const n = readSync(fd, head, 0, head.length, 0);
-    return head.toString('utf8', 0, n).replace(/^\uFEFF/, '').trimStart()[0];
+    return head
+      .toString('utf8', 0, n)
+      .replace(/^\uFEFF/, '')
+      .trimStart()[0];
   } catch {
     return undefined; // a directory, or unreadable
   } finally {
