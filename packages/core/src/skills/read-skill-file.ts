@@ -23,38 +23,34 @@ export async function readSkillFile(path: string, root: string): Promise<SkillFi
     };
   }
   const info = await stat(path);
-  // Binary content is said to be binary whatever its size: "split it into smaller skills" fits only long text.
-  const head = await readHead(path, BINARY_SNIFF_BYTES);
-  const binary = binaryReason(head, info.size <= head.length);
-  if (binary) return { ok: false, reason: binary };
   if (info.size > MAX_SKILL_FILE_BYTES) {
+    // A database or an archive given as a skill is binary, not too long: "split it" fits only long text.
+    const head = decodeText(await readHead(path, BINARY_SNIFF_BYTES), false);
+    if (!head.ok) return head;
     return {
       ok: false,
       reason: `is ${info.size} bytes; the limit for a skill file is ${MAX_SKILL_FILE_BYTES}. Split it into smaller skills`,
     };
   }
-  const bytes = await readFile(path);
-  const reason = binaryReason(bytes, true);
-  if (reason) return { ok: false, reason };
-  return { ok: true, text: new TextDecoder('utf-8').decode(bytes) };
+  return decodeText(await readFile(path), true);
 }
 
-/** Bytes looked at for binary content before the size limit is checked. */
+/** Bytes of a file over the size limit looked at for binary content. */
 const BINARY_SNIFF_BYTES = 8192;
 
 /**
- * Why `bytes` are not UTF-8 text (a NUL byte, or bytes that are not UTF-8),
- * or undefined. `complete`: false when `bytes` is the head of a longer file,
+ * `bytes` as UTF-8 text, or why they are not text (a NUL byte, or bytes that
+ * are not UTF-8). `complete`: false when `bytes` is the head of a longer file,
  * whose last character may be cut.
  */
-function binaryReason(bytes: Uint8Array, complete: boolean): string | undefined {
+function decodeText(bytes: Uint8Array, complete: boolean): SkillFileText {
   const nul = bytes.indexOf(0);
-  if (nul >= 0) return `is not a text file (NUL byte at offset ${nul}); a skill is UTF-8 Markdown`;
+  if (nul >= 0)
+    return { ok: false, reason: `is not a text file (NUL byte at offset ${nul}); a skill is UTF-8 Markdown` };
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: !complete });
-    return undefined;
+    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: !complete }) };
   } catch {
-    return 'is not a text file (its bytes are not UTF-8); a skill is UTF-8 Markdown';
+    return { ok: false, reason: 'is not a text file (its bytes are not UTF-8); a skill is UTF-8 Markdown' };
   }
 }
 
