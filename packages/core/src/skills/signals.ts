@@ -140,10 +140,7 @@ export function looksLikeFile(token: string): boolean {
   if (base === '') return false;
   // A known name without an extension is a file as the lists write it (Dockerfile, .bashrc), not a word ("root").
   if (NAMES.has(base) && /[A-Z.]/.test(base)) return true;
-  const lower = base.toLowerCase();
-  const dot = lower.lastIndexOf('.');
-  if (dot <= 0 || dot === lower.length - 1) return false;
-  const ext = lower.slice(dot + 1);
+  const ext = extensionOf(base.toLowerCase());
   if (!/^[a-z]/.test(ext) || !EXTENSIONS.has(ext)) return false;
   // A folder before it makes a file of `docs/site.com`; a domain as the folder is a URL without a scheme.
   if (
@@ -172,6 +169,12 @@ export function pathsInMessage(message: string): string[] {
   return [...found];
 }
 
+/** What follows the last dot of a file name, or '' (none, a dotfile such as `.env`, or a trailing dot). */
+function extensionOf(base: string): string {
+  const dot = base.lastIndexOf('.');
+  return dot > 0 && dot < base.length - 1 ? base.slice(dot + 1) : '';
+}
+
 /** Lower case, letters, digits, `+` and `#` only: how a skill's name and a language's names compare (`c-sharp` and C#'s `csharp`). */
 export function fileTypeName(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9+#]/g, '');
@@ -189,14 +192,14 @@ export function fileTypeNames(path: string): string[] {
   if (!typeNamesByKey) {
     typeNamesByKey = new Map();
     for (const entry of FILE_TYPE_NAMES.split(' ')) {
+      // Each key is in one entry: the generator groups keys by the names they give.
       const [names, keys] = entry.split(':') as [string, string];
       const list = names.split(',');
-      for (const key of keys.split(',')) typeNamesByKey.set(key, [...(typeNamesByKey.get(key) ?? []), ...list]);
+      for (const key of keys.split(',')) typeNamesByKey.set(key, list);
     }
   }
   const base = (path.replace(/\\/g, '/').split('/').at(-1) ?? '').toLowerCase();
-  const dot = base.lastIndexOf('.');
-  const ext = dot > 0 && dot < base.length - 1 ? base.slice(dot + 1) : '';
+  const ext = extensionOf(base);
   const out = new Set<string>();
   if (ext) {
     out.add(fileTypeName(ext));
