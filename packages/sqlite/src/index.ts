@@ -5,6 +5,7 @@ export { compileFilter, keywordMatchExpression, SqlBuilder, type SqlParams } fro
 export {
   APPLICATION_ID,
   createVectorTableSql,
+  ensureParentDirectory,
   isAgentmemDatabase,
   MIGRATIONS,
   type Migration,

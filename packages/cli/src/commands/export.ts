@@ -1,8 +1,9 @@
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { AgentMemoryError, KIND } from '@agentmem/core';
+import { ensureParentDirectory } from '@agentmem/sqlite';
 import type { Command } from 'commander';
-import type { CliContext } from '../context';
+import { type CliContext, isDirectory } from '../context';
 
 interface ExportOptions {
   out?: string;
@@ -53,28 +54,13 @@ export function register(program: Command, ctx: CliContext): void {
 
 /** `--out` must name a file whose directory exists or can be created: refused with the fix, not EISDIR/EEXIST. */
 function checkOutPath(path: string): string {
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(path).isDirectory();
-  } catch {
-    // Not there (or a file is in the way of its directory, which mkdir reports below).
-  }
-  if (isDirectory) {
+  if (isDirectory(path)) {
     throw new AgentMemoryError(
       'INVALID_INPUT',
       `--out ${path} is a directory; give a file path, e.g. --out ${resolve(path, 'memories.jsonl')}.`,
       { details: { path } },
     );
   }
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new AgentMemoryError(
-      'INVALID_INPUT',
-      `Cannot write --out ${path}: ${code === 'EEXIST' || code === 'ENOTDIR' ? 'a file, not a directory, is in the way on its path' : (error as Error).message}. Choose a path whose parent is a directory.`,
-      { cause: error, details: { path } },
-    );
-  }
+  ensureParentDirectory(path, `Cannot write --out ${path}`);
   return path;
 }

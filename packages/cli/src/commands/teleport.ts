@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   AgentMemoryError,
@@ -10,7 +10,7 @@ import {
 } from '@agentmem/core';
 import { sqliteSnapshotFormat } from '@agentmem/sqlite';
 import { type Command, Option } from 'commander';
-import type { CliContext } from '../context';
+import { type CliContext, isDirectory } from '../context';
 import { CliError } from '../errors';
 import { truncate } from '../output';
 import { parseList, parsePositiveInt } from '../parse';
@@ -233,15 +233,6 @@ export function register(program: Command, ctx: CliContext): void {
         ),
       );
     });
-}
-
-/** True for an existing directory (false when nothing is there, or a file stands in the way on its path). */
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** Opens and closes a snapshot: the checks merge would make (missing, not a snapshot, damaged) before anything else. */

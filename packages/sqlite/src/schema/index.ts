@@ -11,6 +11,7 @@ export {
   VECTOR_TABLE,
 } from './migrations';
 export {
+  ensureParentDirectory,
   isAgentmemDatabase,
   isInMemoryPath,
   isSqliteError,

@@ -79,22 +79,34 @@ function checkPath(path: string, readonly: boolean): void {
         },
       );
     }
-    try {
-      mkdirSync(dirname(path), { recursive: true });
-    } catch (error) {
-      // EEXIST/ENOTDIR: a file stands where a directory of the path should be.
-      throw new AgentMemoryError(
-        'INVALID_INPUT',
-        `Cannot create ${path}: ${(error as NodeJS.ErrnoException).code === 'EEXIST' || (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? 'a file, not a directory, is in the way on its path' : (error as Error).message}. Choose a path whose parent is a directory.`,
-        { cause: error, details: { path } },
-      );
-    }
+    ensureParentDirectory(path);
     return;
   }
   if (stats.size === 0) return;
   const header = readHeader(path);
   if (!header || header.toString('latin1', 0, 16) !== SQLITE_MAGIC)
     throw notADatabase(path, 'is not a SQLite database');
+}
+
+/**
+ * Creates the directories above a file about to be written, or refuses with
+ * the fix when a file stands where one of them should be (mkdir's EEXIST or
+ * ENOTDIR). `failure` starts the message: `Cannot create <path>` by default.
+ */
+export function ensureParentDirectory(path: string, failure = `Cannot create ${path}`): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'a file, not a directory, is in the way on its path'
+        : (error as Error).message;
+    throw new AgentMemoryError('INVALID_INPUT', `${failure}: ${why}. Choose a path whose parent is a directory.`, {
+      cause: error,
+      details: { path },
+    });
+  }
 }
 
 function loadVectorExtension(db: Database.Database): void {

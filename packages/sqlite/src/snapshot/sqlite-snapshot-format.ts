@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { closeSync, existsSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import {
   AgentMemoryError,
   type MemoryBackend,
@@ -10,7 +10,7 @@ import {
   type SnapshotWriter,
 } from '@agentmem/core';
 import { SqliteBackend } from '../backend';
-import { isAgentmemDatabase, isSqliteError } from '../schema';
+import { ensureParentDirectory, isAgentmemDatabase, isSqliteError } from '../schema';
 
 function removeFiles(path: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
@@ -41,7 +41,10 @@ function oneLine(text: string): string {
 /** quick_check's report (one line per problem) as one line: how many pages are damaged, and the first problem. */
 export function describeDamage(report: readonly string[]): string {
   // A row may hold several problems, one per line, under a "*** in database main ***" banner.
-  const problems = report.flatMap((r) => r.split('\n')).map((l) => l.trim()).filter((l) => l && !l.startsWith('***'));
+  const problems = report
+    .flatMap((r) => r.split('\n'))
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('***'));
   const pages = new Set<string>();
   for (const p of problems) for (const m of p.matchAll(/page (\d+)/gi)) pages.add(m[1]!);
   const n = pages.size > 0 ? pages.size : problems.length;
@@ -66,17 +69,7 @@ function prepareTarget(path: string, overwrite: boolean | undefined): { target: 
     if (statSync(target).isDirectory())
       throw new AgentMemoryError('INVALID_INPUT', `${target} is a directory; give a file path.`);
   }
-  try {
-    mkdirSync(dirname(target), { recursive: true });
-  } catch (error) {
-    // EEXIST/ENOTDIR: a file stands where a directory of the path should be.
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new AgentMemoryError(
-      'INVALID_INPUT',
-      `Cannot create ${target}: ${code === 'EEXIST' || code === 'ENOTDIR' ? 'a file, not a directory, is in the way on its path' : (error as Error).message}. Choose a path whose parent is a directory.`,
-      { cause: error, details: { path: target } },
-    );
-  }
+  ensureParentDirectory(target);
   return { target, temp: `${target}.tmp-${process.pid}-${randomBytes(4).toString('hex')}` };
 }
 
@@ -223,7 +216,12 @@ export const sqliteSnapshotFormat: SnapshotFormat = {
     } catch (error) {
       await backend.close();
       if (isSqliteError(error, 'SQLITE_CORRUPT', 'SQLITE_NOTADB')) {
-        throw snapshotError('CORRUPT_SNAPSHOT', target, `the file is damaged (${oneLine((error as Error).message)})`, error);
+        throw snapshotError(
+          'CORRUPT_SNAPSHOT',
+          target,
+          `the file is damaged (${oneLine((error as Error).message)})`,
+          error,
+        );
       }
       throw error;
     }
