@@ -10,7 +10,7 @@ import {
   POSTGRES_PACKAGE_MISSING,
   toDisplayText,
 } from '@agentmem/core';
-import { createSqliteMemory, SqliteBackend, sqliteSnapshotFormat } from '@agentmem/sqlite';
+import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { Command } from 'commander';
 import { embedderFor, parseEmbedder } from './embedder';
 import { CliError } from './errors';
@@ -348,11 +348,8 @@ function notASnapshot(error: AgentMemoryError): AgentMemoryError | undefined {
   const path = error.details?.path;
   if (typeof path !== 'string' || (error.code !== 'CORRUPT_SNAPSHOT' && error.code !== 'NOT_A_SNAPSHOT'))
     return undefined;
-  if (
-    error.code === 'CORRUPT_SNAPSHOT' &&
-    error.message.includes('has no snapshot manifest') &&
-    SqliteBackend.isAgentmemDatabase(path)
-  ) {
+  // The snapshot format opens agentmem files only, so one without a manifest is an agentmem store.
+  if (error.code === 'CORRUPT_SNAPSHOT' && error.message.includes('has no snapshot manifest')) {
     return new AgentMemoryError(
       'CORRUPT_SNAPSHOT',
       `${path} is an agentmem store, not a snapshot; nothing was changed. Make a snapshot of it with \`agentmem --db ${path} snapshot <out>\` and merge that (\`agentmem merge <out>\`).`,
@@ -397,8 +394,17 @@ function embedderFlag(id: string): string {
   }
 }
 
+/** True for an existing directory (false when nothing is there, or a file stands in the way on its path). */
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Why opening `path` would create a store: nothing there, or an empty file (a directory is left to the open, which says why it is no store). */
-function noStoreAt(path: string): 'missing' | 'empty' | undefined {
+export function noStoreAt(path: string): 'missing' | 'empty' | undefined {
   let stats: ReturnType<typeof statSync>;
   try {
     stats = statSync(path);

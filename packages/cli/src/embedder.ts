@@ -31,7 +31,11 @@ export async function embedderFor(spec: string | undefined): Promise<Embedder | 
     return cohereEmbedder({
       model,
       // embed-v4 returns the size it is asked for; other models have one size, needed only for unknown ones.
-      ...(dimension === undefined ? {} : model!.startsWith('embed-v4') ? { outputDimension: dimension } : { dimension }),
+      ...(dimension === undefined
+        ? {}
+        : model!.startsWith('embed-v4')
+          ? { outputDimension: dimension }
+          : { dimension }),
       ...(process.env.AGENTMEM_COHERE_URL ? { baseUrl: process.env.AGENTMEM_COHERE_URL } : {}),
     });
   }

@@ -1,4 +1,4 @@
-import type { HistoryEntry, Memory, RecallResult } from '@agentmem/core';
+import { type HistoryEntry, type Memory, type RecallResult, statusOf } from '@agentmem/core';
 
 export interface Column {
   key: string;
@@ -91,7 +91,7 @@ export function recallRows(results: readonly RecallResult[]): Row[] {
   return results.map((r) => ({
     id: r.memory.id,
     type: r.memory.type,
-    status: r.memory.supersededBy ? 'superseded' : r.memory.prunedAt ? 'pruned' : 'active',
+    status: statusOf(r.memory),
     score: r.score,
     signals: formatSignals(r.signals),
     content: r.memory.content,

@@ -58,7 +58,10 @@ function readFile(file: string): string {
   try {
     const bytes = readFileSync(resolve(file));
     const nul = bytes.indexOf(0);
-    if (nul >= 0) throw invalidInput(`${file} is not a text file (NUL byte at offset ${nul}); import reads JSONL as written by export.`);
+    if (nul >= 0)
+      throw invalidInput(
+        `${file} is not a text file (NUL byte at offset ${nul}); import reads JSONL as written by export.`,
+      );
     return bytes.toString('utf8');
   } catch (error) {
     if (AgentMemoryError.isInstance(error)) throw error;

@@ -52,7 +52,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--tags <list>', 'comma-separated tags', parseList)
     .option('--metadata <json>', 'a JSON object stored with the memory', parseMetadata)
     .option('--at <when>', 'when it happened, ISO 8601 (e.g. 2023-05-08 or 2023-05-08T13:56:00Z); default now')
-    .option('--context <text>', 'text that helps find it (the conversation or document it came from), never shown as its content')
+    .option(
+      '--context <text>',
+      'text that helps find it (the conversation or document it came from), never shown as its content',
+    )
     .addOption(
       new Option('--on-conflict <resolution>', 'when a similar memory says something else')
         .choices(ON_CONFLICT)

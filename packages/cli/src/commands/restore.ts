@@ -1,3 +1,4 @@
+import { statusOf } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { describeMemory } from '../output';
@@ -11,7 +12,7 @@ export function register(program: Command, ctx: CliContext): void {
       const memory = await ctx.openMemory({ mustExist: true });
       const before = await memory.get(id);
       const restored = await memory.restore(id);
-      const was = before?.supersededBy ? 'superseded' : before?.prunedAt ? 'pruned' : 'active';
+      const was = before ? statusOf(before) : 'active';
       ctx.emit({ restored: was !== 'active', was, memory: restored }, () => {
         ctx.print(was === 'active' ? 'Already active, nothing changed:' : `Restored (was ${was}):`);
         ctx.print(describeMemory(restored));

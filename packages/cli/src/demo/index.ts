@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentMemory } from '@agentmem/core';
-import type { CliContext } from '../context';
+import { type CliContext, noStoreAt } from '../context';
 import { CliError } from '../errors';
 import { type Column, type Row, renderTable, toJson } from '../output';
 import { branchesSection } from './branches';
@@ -33,12 +33,19 @@ export interface DemoContext {
 export type DemoSection = (d: DemoContext) => Promise<void>;
 
 // The tour, in order. Adding a section: a new file in ./ and one entry here.
-const sections: DemoSection[] = [skillsSection, memoriesSection, conflictsSection, decaySection, branchesSection, teleportSection];
+const sections: DemoSection[] = [
+  skillsSection,
+  memoriesSection,
+  conflictsSection,
+  decaySection,
+  branchesSection,
+  teleportSection,
+];
 
 export async function runDemo(cli: CliContext): Promise<void> {
   const keep = cli.dbWasGiven;
   // The tour supersedes, decays weeks ahead (pruning), merges and deletes a branch: never on someone's store.
-  if (keep) refuseUsedFile(cli.dbPath);
+  if (keep && !noStoreAt(cli.dbPath)) throw usedStore(cli.dbPath);
   const workDir = mkdtempSync(join(tmpdir(), 'agentmem-demo-'));
   const dbPath = keep ? cli.dbPath : join(workDir, 'memory.db');
   const started = Date.now();
@@ -61,7 +68,8 @@ export async function runDemo(cli: CliContext): Promise<void> {
       json: cli.json,
       heading: (title) => human(`\n=== ${title} ${'='.repeat(Math.max(3, 72 - title.length))}\n`),
       print: (text = '') => human(text),
-      table: (rows, columns) => human(rows.length > 0 ? renderTable(rows, columns, { width: cli.io.columns }) : '(none)'),
+      table: (rows, columns) =>
+        human(rows.length > 0 ? renderTable(rows, columns, { width: cli.io.columns }) : '(none)'),
       summary: {},
     };
     human(
@@ -85,11 +93,6 @@ export async function runDemo(cli: CliContext): Promise<void> {
 }
 
 /** `demo --db PATH` takes a new path (or an empty file) only. */
-function refuseUsedFile(path: string): void {
-  const stats = statSync(path, { throwIfNoEntry: false });
-  if (stats && (!stats.isFile() || stats.size > 0)) throw usedStore(path);
-}
-
 function usedStore(path: string): CliError {
   return new CliError(
     'USAGE',

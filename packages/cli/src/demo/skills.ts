@@ -62,7 +62,9 @@ export async function skillsSection(d: DemoContext): Promise<void> {
   for (const p of loaded.problems) d.print(problemLine(p));
 
   d.heading('Skills: activation = 0.55 semantic + 0.25 keyword + 0.15 glob + 0.05 importance');
-  d.print('Semantic scores are absolute (cosine and BM25 over the library), so an unrelated message activates nothing.');
+  d.print(
+    'Semantic scores are absolute (cosine and BM25 over the library), so an unrelated message activates nothing.',
+  );
   const activations = [];
   for (const message of DEMO_SKILL_MESSAGES) {
     const activated = await d.memory.skills.activate(message);
