@@ -29,8 +29,10 @@ describe('--embedder option parser', () => {
       expect(parseEmbedder(spec), spec).toBe(spec);
       expect(await embedderFor(spec), spec).toBeDefined();
     }
-    for (const spec of ['openai', 'hashing:', 'cohere:', 'hashing:12', 'hashing:0', 'hashing:70000'])
+    for (const spec of ['openai', 'hashing:', 'cohere:', 'hashing:12', 'hashing:0', 'hashing:70000']) {
       expect(() => parseEmbedder(spec), spec).toThrow(/hashing/);
+      await expect(embedderFor(spec), spec).rejects.toThrow();
+    }
   });
 });
 

@@ -8,6 +8,19 @@ type CohereModule = typeof import('@agentmem/cohere');
 export const EMBEDDER_FORMS =
   '`hashing` (the default, 384 dimensions), `hashing:<dimension>`, or `cohere:<model>[:<dimension>]`';
 
+type EmbedderSpec = { kind: 'hashing'; dimension?: number } | { kind: 'cohere'; model: string; dimension?: number };
+
+/** The forms `--embedder` takes (also the ids stores record), or undefined for none of them. */
+function embedderSpec(id: string): EmbedderSpec | undefined {
+  if (id === 'hashing') return { kind: 'hashing' };
+  const hashing = /^(?:hashing|agentmem\/hashing-v1):(\d+)$/.exec(id);
+  if (hashing) return { kind: 'hashing', dimension: Number(hashing[1]) };
+  const cohere = /^cohere:([\w.-]+)(?::(\d+))?$/.exec(id);
+  if (cohere)
+    return { kind: 'cohere', model: cohere[1]!, dimension: cohere[2] === undefined ? undefined : Number(cohere[2]) };
+  return undefined;
+}
+
 /**
  * The embedder `--embedder` names, by the id a store records (so the id in an
  * EMBEDDER_MISMATCH error can be passed back as is); undefined: the default.
@@ -17,29 +30,20 @@ export const EMBEDDER_FORMS =
 export async function embedderFor(spec: string | undefined): Promise<Embedder | undefined> {
   if (spec === undefined || spec.trim() === '') return undefined;
   const id = spec.trim();
-  if (id === 'hashing') return new HashingEmbedder();
-  const hashing = /^(?:hashing|agentmem\/hashing-v1):(\d+)$/.exec(id);
-  if (hashing) return new HashingEmbedder({ dimension: Number(hashing[1]) });
-  const cohere = /^cohere:([\w.-]+)(?::(\d+))?$/.exec(id);
-  if (cohere) {
-    const [, model, dims] = cohere;
-    const { cohereEmbedder } = await importOptional(
-      () => import(COHERE_PACKAGE) as Promise<CohereModule>,
-      `--embedder ${id} needs the Cohere adapter: run \`npm i @agentmem/cohere\` (and set CO_API_KEY).`,
-    );
-    const dimension = dims === undefined ? undefined : Number(dims);
-    return cohereEmbedder({
-      model,
-      // embed-v4 returns the size it is asked for; other models have one size, needed only for unknown ones.
-      ...(dimension === undefined
-        ? {}
-        : model!.startsWith('embed-v4')
-          ? { outputDimension: dimension }
-          : { dimension }),
-      ...(process.env.AGENTMEM_COHERE_URL ? { baseUrl: process.env.AGENTMEM_COHERE_URL } : {}),
-    });
-  }
-  throw invalidInput(`Unknown --embedder ${JSON.stringify(id)}. Use ${EMBEDDER_FORMS}.`);
+  const parsed = embedderSpec(id);
+  if (!parsed) throw invalidInput(`Unknown --embedder ${JSON.stringify(id)}. Use ${EMBEDDER_FORMS}.`);
+  if (parsed.kind === 'hashing') return new HashingEmbedder({ dimension: parsed.dimension });
+  const { model, dimension } = parsed;
+  const { cohereEmbedder } = await importOptional(
+    () => import(COHERE_PACKAGE) as Promise<CohereModule>,
+    `--embedder ${id} needs the Cohere adapter: run \`npm i @agentmem/cohere\` (and set CO_API_KEY).`,
+  );
+  return cohereEmbedder({
+    model,
+    // embed-v4 returns the size it is asked for; other models have one size, needed only for unknown ones.
+    ...(dimension === undefined ? {} : model.startsWith('embed-v4') ? { outputDimension: dimension } : { dimension }),
+    ...(process.env.AGENTMEM_COHERE_URL ? { baseUrl: process.env.AGENTMEM_COHERE_URL } : {}),
+  });
 }
 
 /**
@@ -48,16 +52,15 @@ export async function embedderFor(spec: string | undefined): Promise<Embedder | 
  */
 export function parseEmbedder(value: string): string {
   const id = value.trim();
-  const hashing = /^(?:hashing|agentmem\/hashing-v1):(\d+)$/.exec(id);
-  if (hashing) {
-    const dimension = Number(hashing[1]);
-    if (dimension < 16 || dimension > 65536) {
-      throw new InvalidArgumentError(`hashing:<dimension> takes a dimension from 16 to 65536, got ${dimension}.`);
-    }
-    return id;
+  if (id === '') return id;
+  const parsed = embedderSpec(id);
+  if (!parsed) throw new InvalidArgumentError(`Use ${EMBEDDER_FORMS}.`);
+  const dimension = parsed.kind === 'hashing' ? parsed.dimension : undefined;
+  // HashingEmbedder's range, said as a usage error before anything is opened.
+  if (dimension !== undefined && (dimension < 16 || dimension > 65536)) {
+    throw new InvalidArgumentError(`hashing:<dimension> takes a dimension from 16 to 65536, got ${dimension}.`);
   }
-  if (id === '' || id === 'hashing' || /^cohere:[\w.-]+(?::\d+)?$/.test(id)) return id;
-  throw new InvalidArgumentError(`Use ${EMBEDDER_FORMS}.`);
+  return id;
 }
 
 /** True when `--embedder` names the default (nothing, `hashing`, or the default's own id and dimension). */
