@@ -119,10 +119,8 @@ export function problemLine(p: SkillProblem): string {
 export const SKILL_FILE_FORMATS =
   'A skill file is UTF-8 Markdown in one of four formats (docs/skills.md): an agentmem skill (a .md file that opens with frontmatter: ---, description: ..., ---), an Agent Skills <name>/SKILL.md, a Claude Code rule (.claude/rules/**/*.md) or a Cursor rule (.cursor/rules/**/*.mdc).';
 
-/** Refuses a single file given to `skills load` that yields no skill, with its problems and the formats a skill can be. */
-async function checkSkillFile(path: string): Promise<void> {
-  const { skills, problems } = await loadSkills(path);
-  if (skills.length > 0) return;
+/** Refuses a single file given to `skills load` that yielded no skill, with its problems and the formats a skill can be. */
+function refuseNoSkill(path: string, problems: readonly SkillProblem[]): never {
   const reasons = problems
     .map((p) => p.reason.replace(/\.$/, '').replace(/; a skill is UTF-8 Markdown$/, ''))
     .map((r) => (r.startsWith('is ') ? `it ${r}` : r))
@@ -165,15 +163,17 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<dir>', 'directory (or one skill file)')
     .action(async (dir: string) => {
       // Checked before the store is opened, so a new --db is not created for a path that is not there.
-      if (!existsSync(dir)) {
+      const stats = existsSync(dir) ? statSync(dir) : undefined; // existsSync: also false for a path through a file
+      if (!stats) {
         throw new AgentMemoryError('NOT_FOUND', `No skills directory or file at ${dir}. Check the path.`, {
           details: { path: dir },
         });
       }
-      // One file that is no skill is an error, not "Loaded 0 skills" (and creates no store).
-      if (statSync(dir).isFile()) await checkSkillFile(dir);
+      // Read once, before the store opens: one file that is no skill is an error, not "Loaded 0 skills".
+      const loaded = await loadSkills(dir);
+      if (stats.isFile() && loaded.skills.length === 0) refuseNoSkill(dir, loaded.problems);
       const memory = await ctx.openMemory();
-      const result = await memory.skills.load(dir);
+      const result = { ...(await memory.skills.registerMany(loaded.skills)), problems: loaded.problems };
       ctx.emit(
         {
           added: result.added,
