@@ -5,6 +5,17 @@ import { runCli, useFreshStore } from './run-cli';
 
 const store = useFreshStore();
 
+/** A folder with one agentmem skill (docker), for the commands that load skills. */
+function writeDockerSkill(): string {
+  const dir = store.tmp.path('skills');
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, 'docker.md'),
+    '---\nname: docker\ndescription: Dockerfile rules\nkeywords: [docker]\n---\nPin base images.\n',
+  );
+  return dir;
+}
+
 describe('demo --db', () => {
   it('refuses an existing store, changing nothing, and runs on a new path', async () => {
     for (const fact of ['Orders live in PostgreSQL 16', 'Deploys go out on Tuesdays', 'The API speaks GraphQL'])
@@ -154,7 +165,7 @@ describe('--json errors carry details', () => {
     expect(error.details.errors[4].message).toBe('importance must be a number from 0 to 1');
   });
 
-  it('for every command: a missing store names its path in details', async () => {
+  it('a missing store names its path in details (recall as the example: every command reports through one path)', async () => {
     const run = await runCli(['--db', store.tmp.path('missing.db'), 'recall', 'x', '--json']);
     expect(JSON.parse(run.stderr)).toEqual({
       error: { code: 'NOT_FOUND', message: expect.any(String), details: { path: store.tmp.path('missing.db') } },
@@ -196,12 +207,7 @@ describe('failed commands create no store', () => {
   });
 
   it('commands meant to create a store still do, on a new path and on an empty file', async () => {
-    const dir = store.tmp.path('skills');
-    mkdirSync(dir);
-    writeFileSync(
-      join(dir, 'docker.md'),
-      '---\nname: docker\ndescription: Dockerfile rules\nkeywords: [docker]\n---\nPin base images.\n',
-    );
+    const dir = writeDockerSkill();
     expect((await store.cli('skills', 'load', dir)).code).toBe(0);
     expect((await store.cli('skills', 'list', '--json')).json().skills).toHaveLength(1);
     const empty = store.tmp.path('empty.db');
@@ -233,12 +239,7 @@ describe('messages that say what is wrong', () => {
   });
 
   it('skills remove declined on a terminal is ABORTED, as other confirmations', async () => {
-    const dir = store.tmp.path('skills');
-    mkdirSync(dir);
-    writeFileSync(
-      join(dir, 'docker.md'),
-      '---\nname: docker\ndescription: Dockerfile rules\nkeywords: [docker]\n---\nPin base images.\n',
-    );
+    const dir = writeDockerSkill();
     await store.cli('skills', 'load', dir);
     const declined = await runCli(['--db', store.db, 'skills', 'remove', 'docker'], { isTTY: true, stdin: 'n\n' });
     expect(declined.code).toBe(1);

@@ -287,7 +287,9 @@ describe('export and import', () => {
     );
     const run = await cli('import', file);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/error \[INVALID_INPUT\]: bad\.jsonl has 3 invalid line\(s\) \(.*\); nothing was imported/);
+    expect(run.stderr).toMatch(
+      /error \[INVALID_INPUT\]: bad\.jsonl has 3 invalid line\(s\) \(.*\); nothing was imported/,
+    );
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/line 2: not valid JSON/);
     expect(run.stderr).toMatch(/line 4: content is missing or empty/);
