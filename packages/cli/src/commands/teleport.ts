@@ -10,7 +10,7 @@ import {
 } from '@agentmem/core';
 import { sqliteSnapshotFormat } from '@agentmem/sqlite';
 import { type Command, Option } from 'commander';
-import { type CliContext, isDirectory } from '../context';
+import { type CliContext, isDirectory, noStoreAt } from '../context';
 import { CliError } from '../errors';
 import { truncate } from '../output';
 import { parseList, parsePositiveInt } from '../parse';
@@ -142,8 +142,9 @@ export function register(program: Command, ctx: CliContext): void {
       parsePositiveInt,
     )
     .action(async (path: string, options: MergeOptions) => {
-      // A bad snapshot is refused before the store is opened, so a new --db is not created for nothing.
-      await checkSnapshot(path);
+      // A bad snapshot is refused before a new --db is created for nothing (an existing store is
+      // opened anyway, and the diff below reports the same error).
+      if (noStoreAt(ctx.dbPath)) await checkSnapshot(path);
       const memory = await ctx.openMemory();
       const scope = { namespaces: options.namespaces, allTenants: options.allTenants };
       // Also with --yes: a merge that brings nothing is not recorded, so `undo-merge --last` finds the real one.
