@@ -27,7 +27,7 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-
  * ISO 8601 date or date-time ("yesterday" or "March 1" are refused: Date.parse
  * would read some such strings and guess).
  */
-export function parseInstant(value: string): number | string {
+export function parseNowOption(value: string): number | string {
   const text = value.trim();
   if (/^\d+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
   if (ISO_8601.test(text) && Number.isFinite(Date.parse(text))) return text;

@@ -1,7 +1,7 @@
 import type { DecayReport } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
-import { parseInstant } from '../parse';
+import { parseNowOption } from '../parse';
 
 interface DecayOptions {
   now?: number | string;
@@ -15,7 +15,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option(
       '--now <when>',
       'decay to this instant instead of the current time: ISO 8601 (e.g. 2026-03-01T00:00:00Z) or epoch milliseconds',
-      parseInstant,
+      parseNowOption,
     )
     .option('--dry-run', 'report what would be pruned, write nothing')
     .action(async (options: DecayOptions) => {
