@@ -3,22 +3,21 @@ import { InvalidArgumentError } from 'commander';
 
 // Option parsers for commander: a bad value is a usage error (exit 2) naming what is allowed.
 
-export function parsePositiveInt(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
-    throw new InvalidArgumentError('Expected a positive whole number.');
-  }
-  return n;
+/** A parser of decimal whole numbers from `min` to `max`; anything else is refused with `expected`. */
+export function wholeNumber(min: number, max: number, expected: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(expected);
+    }
+    return n;
+  };
 }
 
+export const parsePositiveInt = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'Expected a positive whole number.');
+
 /** A TCP port; 0 asks the system for any free one. */
-export function parsePort(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n > 65535) {
-    throw new InvalidArgumentError('Expected a port number from 0 to 65535 (0: any free port).');
-  }
-  return n;
-}
+export const parsePort = wholeNumber(0, 65535, 'Expected a port number from 0 to 65535 (0: any free port).');
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 

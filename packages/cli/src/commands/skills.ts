@@ -8,16 +8,14 @@ import {
   type Skill,
   type SkillProblem,
 } from '@agentmem/core';
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import type { Column } from '../output';
+import { wholeNumber } from '../parse';
 
 // k = 0 is meaningful here (only alwaysApply skills), so the shared positive-int parser does not fit.
-function parseNonNegativeInt(value: string): number {
-  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('Expected a whole number (0 or more).');
-  return Number(value);
-}
+const parseNonNegativeInt = wholeNumber(0, Number.MAX_SAFE_INTEGER, 'Expected a whole number (0 or more).');
 
 /** "semantic 0.74 (cos 0.38) · keyword container · glob Dockerfile": which signals fired and how. */
 export function formatSkillSignals(signals: ActivatedSkill['signals']): string {
