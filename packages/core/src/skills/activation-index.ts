@@ -13,56 +13,8 @@ import {
   matchKeywords,
   messageTerms,
 } from './signals';
+import { type ActivationParameters, DEFAULT_ACTIVATION_PARAMETERS } from './activation-parameters';
 import type { Skill, SkillSignals } from './skill';
-
-/**
- * BM25 parameters of the library-aware lexical relevance. Length normalisation
- * is full (b = 1): skills range from a two-line description to 10 kB rules,
- * and a long rule gathers a message's words from its body by sheer size. On
- * skills-dev's halves b = 1 raised top-1 from 82.4% / 79.2% to 86.5% / 80.2%
- * with no new unrelated activation (b = 0.5 and 0.9 were worse or equal).
- */
-const BM25 = { k1: 1.2, b: 1 } as const;
-/**
- * BM25 field weights. The body counts least but counts: what a rule covers is in its text
- * ("runs as root", "node_modules" for Docker). With it, top-1 on skills-dev went from 66% / 70% to
- * 82% / 79% on the two halves; 0.5 with the 1.5 floor kept unrelated messages quietest of those tried.
- */
-export const ACTIVATION_INDEX_FIELD_WEIGHTS = { name: 3, keywords: 2, description: 2, headings: 1, body: 0.5 } as const;
-const FIELD_WEIGHTS = ACTIVATION_INDEX_FIELD_WEIGHTS;
-/**
- * Lexical relevance is 1 - exp(-(x - LEXICAL_FLOOR) / LEXICAL_SCALE), where x
- * is the BM25 score divided by the idf of a word found in one skill only (so
- * the scale does not depend on the library's size): two or three distinctive
- * words in the name or description give 0.5-0.8. Chosen by cross-validation
- * on the two halves of skills-dev (bench/skills-quality.ts --half).
- */
-export const LEXICAL_SCALE = 1.5;
-/**
- * BM25 (in the same unit) that counts for nothing: a distinctive word or two in
- * a heading or the body, which any message can share with a long skill by chance.
- * 1.25 since terms are inflection stems (`lexicalTerms`): a distinctive word
- * now stays distinctive ("projection" is not "project"), so less chance overlap
- * needs discounting. Best on each half of skills-dev alone (1.1 to 1.4 tried);
- * at 1.0 unrelated messages start to activate skills.
- */
-export const LEXICAL_FLOOR = 1.25;
-/** Globs claiming a file for at most N^(1-this) of N skills keep their full specificity score. */
-export const GLOB_RARITY_FULL = 0.5;
-/**
- * Strength of the keyword a skill did not declare: its whole name as a phrase
- * (`react query` for react-query, also written `React Query`). Single parts of
- * a name (`next`, `three`, `plans`) are everyday words too often: as keywords
- * they lowered top-1 and raised false activations on both halves of
- * skills-dev, so they count through the BM25 name field only.
- */
-export const DERIVED_KEYWORD_STRENGTH = 1;
-/**
- * Weight of a word pair's occurrences relative to its words' (see `bigrams`).
- * On skills-dev's halves (code strings already left out) 0.5 raised top-1
- * from 85.1% / 82.3% to 85.1% / 84.4%; 1.0 gave 85.1% / 82.3%.
- */
-export const BIGRAM_WEIGHT = 0.5;
 
 export interface IndexedSkill {
   id: string;
@@ -111,7 +63,11 @@ export class ActivationIndex {
   private readonly typeDocs = new Map<string, number[]>();
   private readonly matcher = new GlobMatcher();
 
-  constructor(records: readonly BackendRecord[], dimension: number) {
+  constructor(
+    records: readonly BackendRecord[],
+    dimension: number,
+    private readonly params: ActivationParameters = DEFAULT_ACTIVATION_PARAMETERS,
+  ) {
     this.dimension = dimension;
     const n = records.length;
     this.vectors = new Float32Array(n * dimension);
@@ -138,13 +94,13 @@ export class ActivationIndex {
       const add = (text: string, weight: number) => {
         const terms = lexicalTerms(text);
         for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + weight);
-        for (const p of bigrams(terms)) pairs.set(p, (pairs.get(p) ?? 0) + weight * BIGRAM_WEIGHT);
+        for (const p of bigrams(terms)) pairs.set(p, (pairs.get(p) ?? 0) + weight * params.bigramWeight);
       };
-      add(splitName(skill.name), FIELD_WEIGHTS.name);
-      add((skill.triggerKeywords ?? []).join(' '), FIELD_WEIGHTS.keywords);
-      add(skill.description ?? '', FIELD_WEIGHTS.description);
-      add(headings(skill.content ?? ''), FIELD_WEIGHTS.headings);
-      add(body(skill.content ?? ''), FIELD_WEIGHTS.body);
+      add(splitName(skill.name), params.fieldWeights.name);
+      add((skill.triggerKeywords ?? []).join(' '), params.fieldWeights.keywords);
+      add(skill.description ?? '', params.fieldWeights.description);
+      add(headings(skill.content ?? ''), params.fieldWeights.headings);
+      add(body(skill.content ?? ''), params.fieldWeights.body);
       let length = 0;
       for (const count of tf.values()) length += count;
       // Word pairs are postings too, but not length: the length is the words'.
@@ -166,7 +122,7 @@ export class ActivationIndex {
         for (const compiled of compileKeywords(declared)) keywords.push({ compiled, strength: 1, source: 'declared' });
       } else {
         for (const compiled of compileKeywords([splitName(skill.name)]))
-          keywords.push({ compiled, strength: DERIVED_KEYWORD_STRENGTH, source: 'name' });
+          keywords.push({ compiled, strength: params.derivedKeywordStrength, source: 'name' });
       }
       for (const [k, { compiled }] of keywords.entries()) {
         if (compiled.literal) this.literalKeywords.push({ doc, k });
@@ -220,7 +176,8 @@ export class ActivationIndex {
       const cosine = dense ? dense[doc]! : 0;
       const confidence = clamp01((cosine - range.floor) / (range.ceiling - range.floor));
       const raw = bm25.get(doc) ?? 0;
-      const lexical = idfMax > 0 ? 1 - Math.exp(-Math.max(0, raw / idfMax - LEXICAL_FLOOR) / LEXICAL_SCALE) : 0;
+      const { lexicalFloor, lexicalScale } = this.params;
+      const lexical = idfMax > 0 ? 1 - Math.exp(-Math.max(0, raw / idfMax - lexicalFloor) / lexicalScale) : 0;
       // Noisy-OR of the two absolute relevances: either alone can carry the signal, both reinforce.
       const semantic =
         1 - (1 - confidence) ** (weights.dense / maxWeight) * (1 - lexical) ** (weights.keyword / maxWeight);
@@ -294,6 +251,7 @@ export class ActivationIndex {
   private bm25(text: string): Map<number, number> {
     const scores = new Map<number, number>();
     const n = this.entries.length;
+    const { k1, b } = this.params.bm25;
     const terms = lexicalTerms(text);
     for (const term of new Set([...terms, ...bigrams(terms)])) {
       const list = this.postings.get(term);
@@ -302,8 +260,8 @@ export class ActivationIndex {
       for (let i = 0; i < list.docs.length; i++) {
         const doc = list.docs[i]!;
         const tf = list.tf[i]!;
-        const norm = BM25.k1 * (1 - BM25.b + (BM25.b * this.lengths[doc]!) / (this.averageLength || 1));
-        scores.set(doc, (scores.get(doc) ?? 0) + (weight * tf * (BM25.k1 + 1)) / (tf + norm));
+        const norm = k1 * (1 - b + (b * this.lengths[doc]!) / (this.averageLength || 1));
+        scores.set(doc, (scores.get(doc) ?? 0) + (weight * tf * (k1 + 1)) / (tf + norm));
       }
     }
     return scores;
@@ -369,7 +327,8 @@ export class ActivationIndex {
     // A file many skills' globs claim (`*.py` in a Python library) says less than one few claim.
     const n = this.entries.length;
     const claimed = [...hits.values()].filter((g) => g.score > 0).length;
-    const rarity = claimed > 0 && n > 1 ? Math.min(1, Math.log(n / claimed) / Math.log(n) / GLOB_RARITY_FULL) : 1;
+    const rarity =
+      claimed > 0 && n > 1 ? Math.min(1, Math.log(n / claimed) / Math.log(n) / this.params.globRarityFull) : 1;
     for (const glob of hits.values()) glob.score = round(glob.score * (glob.score >= 1 ? 1 : rarity));
     return hits;
   }

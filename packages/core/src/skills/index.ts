@@ -2,11 +2,15 @@ export { DEFAULT_SKILLS_MAX_CHARS, type FormatSkillsOptions, formatForPrompt, TR
 export { formatOfFile, type LoadSkillsResult, loadSkills, type ParseSkillResult, parseSkillFile } from './loader';
 export {
   ACTIVATION_INDEX_FIELD_WEIGHTS,
+  type ActivationParameters,
+  type ActivationParametersInput,
+  DEFAULT_ACTIVATION_PARAMETERS,
+  resolveActivationParameters,
   DERIVED_KEYWORD_STRENGTH,
   GLOB_RARITY_FULL,
   LEXICAL_FLOOR,
   LEXICAL_SCALE,
-} from './activation-index';
+} from './activation-parameters';
 export {
   type ActivateOptions,
   type ActivationExplanation,

@@ -7,17 +7,23 @@ import type { MemoryStore } from '../store/memory-store';
 import { stableId, toMillis } from '../util';
 import { type LoadSkillsResult, loadSkills } from './loader';
 import { ActivationIndex, type IndexedSkill } from './activation-index';
+import {
+  type ActivationParameters,
+  type ActivationParametersInput,
+  DEFAULT_ACTIVATION_PARAMETERS,
+  resolveActivationParameters,
+} from './activation-parameters';
 import { formatForPrompt } from './format';
 import { pathsInMessage } from './signals';
 import type { ActivatedSkill, ActivationSignal, Skill, SkillInput, SkillSignals } from './skill';
 import { skillHash, validateSkillInput, validateSkillName } from './validate';
 
 /** Weights of the activation score (they sum to 1). */
-export const SKILL_SCORE_WEIGHTS = { semantic: 0.55, keyword: 0.25, glob: 0.15, importance: 0.05 } as const;
+export const SKILL_SCORE_WEIGHTS = DEFAULT_ACTIVATION_PARAMETERS.scoreWeights;
 export const DEFAULT_SKILL_K = 3;
-export const DEFAULT_SKILL_MIN_SCORE = 0.3;
+export const DEFAULT_SKILL_MIN_SCORE = DEFAULT_ACTIVATION_PARAMETERS.minScore;
 /** Skills scoring below this share of the top skill are dropped. */
-export const DEFAULT_SKILL_GAP_RATIO = 0.75;
+export const DEFAULT_SKILL_GAP_RATIO = DEFAULT_ACTIVATION_PARAMETERS.gapRatio;
 /** Characters of content that go into a skill's embedding (with name, description and keywords). */
 export const SKILL_EMBED_CONTENT_CHARS = 1000;
 
@@ -31,14 +37,14 @@ export const SKILL_EMBED_CONTENT_CHARS = 1000;
  * higher baseline, so their range sits higher; tune it per model with
  * `semanticRange`.
  */
-export const LEXICAL_SEMANTIC_RANGE = { floor: 0.3, ceiling: 0.6 } as const;
+export const LEXICAL_SEMANTIC_RANGE = DEFAULT_ACTIVATION_PARAMETERS.lexicalSemanticRange;
 export const DENSE_SEMANTIC_RANGE = { floor: 0.25, ceiling: 0.6 } as const;
 /**
  * With the hashing embedder the dense cosine is itself lexical overlap without
  * idf (common words count as much as rare ones), so it weighs less than the
  * BM25 relevance in the semantic signal.
  */
-export const LEXICAL_FUSION_WEIGHTS = { dense: 0.5, keyword: 1 } as const;
+export const LEXICAL_FUSION_WEIGHTS = DEFAULT_ACTIVATION_PARAMETERS.lexicalFusionWeights;
 
 export interface SkillRegistryOptions {
   /** Override the cosine range of the semantic score (see `LEXICAL_SEMANTIC_RANGE`). */
@@ -53,6 +59,12 @@ export interface SkillRegistryOptions {
    * default tenant) — default true. `false`: each tenant has its own skills.
    */
   shared?: boolean;
+  /**
+   * The constants activation scores with (BM25, field weights, the lexical floor, score weights…), in
+   * part: the rest keep `DEFAULT_ACTIVATION_PARAMETERS`. For a library unlike the ones the defaults
+   * were measured on; check a change with `agentmem eval` on messages of your own (docs/eval.md).
+   */
+  parameters?: ActivationParametersInput;
 }
 
 /** The `skillActivation` option of AgentMemory. */
@@ -118,6 +130,7 @@ export interface ActivationExplanation {
 export class SkillRegistry {
   private readonly store: MemoryStore;
   private readonly options: SkillRegistryOptions;
+  private readonly params: ActivationParameters;
 
   constructor(store: MemoryStore, options: SkillRegistryOptions = {}) {
     if (!store?.backend) throw invalidInput('SkillRegistry needs a MemoryStore (or AgentMemory).');
@@ -129,6 +142,7 @@ export class SkillRegistry {
     }
     this.store = store;
     this.options = options;
+    this.params = resolveActivationParameters(options.parameters);
   }
 
   /** The tenant skills are stored under: the default one unless skills are per tenant. */
@@ -249,8 +263,8 @@ export class SkillRegistry {
     if (typeof message !== 'string') throw invalidInput('activate() takes the user message as a string.');
     const k = options.k ?? DEFAULT_SKILL_K;
     if (!Number.isInteger(k) || k < 0) throw invalidInput(`k must be a non-negative integer, got ${k}.`);
-    const minScore = options.minScore ?? DEFAULT_SKILL_MIN_SCORE;
-    const gapRatio = options.gapRatio ?? DEFAULT_SKILL_GAP_RATIO;
+    const minScore = options.minScore ?? this.params.minScore;
+    const gapRatio = options.gapRatio ?? this.params.gapRatio;
     if (!Number.isFinite(minScore)) throw invalidInput('minScore must be a number.');
     if (!(gapRatio >= 0 && gapRatio <= 1)) throw invalidInput(`gapRatio must be between 0 and 1, got ${gapRatio}.`);
     const files = filesOf(options);
@@ -260,11 +274,12 @@ export class SkillRegistry {
     const vector = message.trim() === '' || index.size === 0 ? undefined : await this.embedMessage(message);
     const embedder = this.store.embedder;
     const raw = index.signals(message, vector, paths, {
-      range: this.options.semanticRange ?? (embedder.lexical ? LEXICAL_SEMANTIC_RANGE : DENSE_SEMANTIC_RANGE),
-      weights: this.options.fusionWeights ?? (embedder.lexical ? LEXICAL_FUSION_WEIGHTS : { dense: 1, keyword: 1 }),
+      range: this.options.semanticRange ?? (embedder.lexical ? this.params.lexicalSemanticRange : DENSE_SEMANTIC_RANGE),
+      weights:
+        this.options.fusionWeights ?? (embedder.lexical ? this.params.lexicalFusionWeights : { dense: 1, keyword: 1 }),
     });
 
-    const w = SKILL_SCORE_WEIGHTS;
+    const w = this.params.scoreWeights;
     const always: SkillCandidate[] = [];
     const scored: SkillCandidate[] = [];
     for (const { entry, signals, declared } of raw) {
@@ -390,7 +405,7 @@ export class SkillRegistry {
     }
     const records: BackendRecord[] = [];
     for await (const record of this.store.scanRecords(this.filter(), true)) records.push(record);
-    const index = new ActivationIndex(records, this.store.embedder.dimension);
+    const index = new ActivationIndex(records, this.store.embedder.dimension, this.params);
     this.indexes().set(this.indexKey(), { stamp, count: records.length, countedAt: Date.now(), index });
     return index;
   }
@@ -406,7 +421,7 @@ export class SkillRegistry {
   }
 
   private indexKey(): string {
-    return `${this.tenant}\u0000${this.store.embedder.id}`;
+    return `${this.tenant}\u0000${this.store.embedder.id}\u0000${JSON.stringify(this.params)}`;
   }
 
   private versionKey(): string {

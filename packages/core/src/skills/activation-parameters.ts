@@ -1,0 +1,133 @@
+import { invalidInput } from '../errors';
+
+/**
+ * The constants skill activation scores with, in one place: the defaults
+ * below, or a registry's own (`skillActivation: { parameters }`) for a
+ * library unlike the ones they were measured on. docs/skills.md says what
+ * each does; bench/skills-quality.ts --lolo tunes them on one library's
+ * messages and tests them on another's.
+ */
+export interface ActivationParameters {
+  /**
+   * BM25 of the library-aware lexical relevance. Length normalisation is full
+   * (b = 1): skills range from a two-line description to 10 kB rules, and a
+   * long rule gathers a message's words from its body by sheer size.
+   */
+  bm25: { k1: number; b: number };
+  /**
+   * BM25 field weights. The body counts least but counts: what a rule covers
+   * is in its text ("runs as root", "node_modules" for Docker).
+   */
+  fieldWeights: { name: number; keywords: number; description: number; headings: number; body: number };
+  /**
+   * Lexical relevance is 1 - exp(-(x - lexicalFloor) / lexicalScale), x the
+   * BM25 score divided by the idf of a word found in one skill only (so the
+   * scale does not depend on the library's size). The floor is what counts for
+   * nothing: a distinctive word or two in a heading or the body, which any
+   * message can share with a long skill by chance.
+   */
+  lexicalFloor: number;
+  lexicalScale: number;
+  /** Weight of a word pair's occurrences relative to its words' ("cold start" says more than "cold" and "start"). */
+  bigramWeight: number;
+  /**
+   * Strength of the keyword a skill did not declare: its whole name as a phrase
+   * (`react query` for react-query). Single parts of a name (`next`, `three`,
+   * `plans`) are everyday words too often; they count through the BM25 name field.
+   */
+  derivedKeywordStrength: number;
+  /** Globs claiming a file for at most N^(1-this) of N skills keep their full specificity score. */
+  globRarityFull: number;
+  /** Weights of the activation score (they sum to 1). */
+  scoreWeights: { semantic: number; keyword: number; glob: number; importance: number };
+  /** Default minimum score of a skill that no declared trigger keyword or specific glob found. */
+  minScore: number;
+  /** Default share of the top score below which skills are dropped. */
+  gapRatio: number;
+  /**
+   * With a lexical embedder (the hashing one): the cosine range mapped onto the
+   * dense relevance (unrelated messages share character n-grams with 10 kB
+   * rules and reach 0.25-0.35), and the weights of dense and lexical relevance
+   * in the semantic signal (the hashing cosine is lexical overlap without idf,
+   * so it weighs less).
+   */
+  lexicalSemanticRange: { floor: number; ceiling: number };
+  lexicalFusionWeights: { dense: number; keyword: number };
+}
+
+/** Some of the parameters; nested groups may be given in part (`{ bm25: { k1: 0.9 } }`). */
+export type ActivationParametersInput = {
+  [K in keyof ActivationParameters]?: ActivationParameters[K] extends object
+    ? Partial<ActivationParameters[K]>
+    : ActivationParameters[K];
+};
+
+/**
+ * The defaults, measured on skills-dev (241 Cursor rules and 14 Agent Skills)
+ * leave-one-library-out: tuned on either library's messages, coordinate ascent
+ * keeps every one of these (docs/skills.md, "Measured").
+ */
+export const DEFAULT_ACTIVATION_PARAMETERS: ActivationParameters = Object.freeze({
+  bm25: Object.freeze({ k1: 1.2, b: 1 }),
+  fieldWeights: Object.freeze({ name: 3, keywords: 2, description: 2, headings: 1, body: 0.5 }),
+  lexicalFloor: 1.25,
+  lexicalScale: 1.5,
+  bigramWeight: 0.5,
+  derivedKeywordStrength: 1,
+  globRarityFull: 0.5,
+  scoreWeights: Object.freeze({ semantic: 0.55, keyword: 0.25, glob: 0.15, importance: 0.05 }),
+  minScore: 0.3,
+  gapRatio: 0.75,
+  lexicalSemanticRange: Object.freeze({ floor: 0.3, ceiling: 0.6 }),
+  lexicalFusionWeights: Object.freeze({ dense: 0.5, keyword: 1 }),
+});
+
+/**
+ * The defaults with `input` over them, checked: every value a finite number
+ * of at least 0 (k1 and the scale above 0), gapRatio at most 1, a range with
+ * ceiling > floor. A bad one is INVALID_INPUT naming it.
+ */
+export function resolveActivationParameters(input: ActivationParametersInput | undefined): ActivationParameters {
+  if (input === undefined) return DEFAULT_ACTIVATION_PARAMETERS;
+  if (input === null || typeof input !== 'object') throw invalidInput('parameters must be an object of numbers.');
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(DEFAULT_ACTIVATION_PARAMETERS)) {
+    const given = (input as Record<string, unknown>)[key];
+    if (typeof value !== 'object') {
+      out[key] = given === undefined ? value : number(given, key);
+      continue;
+    }
+    if (given !== undefined && (given === null || typeof given !== 'object'))
+      throw invalidInput(`parameters.${key} must be an object such as ${JSON.stringify(value)}.`);
+    const group: Record<string, number> = { ...(value as Record<string, number>) };
+    for (const [field, v] of Object.entries(given ?? {})) {
+      if (!(field in group))
+        throw invalidInput(`parameters.${key} has no field "${field}"; it takes ${Object.keys(group).join(', ')}.`);
+      group[field] = number(v, `${key}.${field}`);
+    }
+    out[key] = group;
+  }
+  for (const key of Object.keys(input))
+    if (!(key in DEFAULT_ACTIVATION_PARAMETERS))
+      throw invalidInput(
+        `Unknown activation parameter "${key}"; known: ${Object.keys(DEFAULT_ACTIVATION_PARAMETERS).join(', ')}.`,
+      );
+  const p = out as unknown as ActivationParameters;
+  if (p.bm25.k1 <= 0 || p.lexicalScale <= 0) throw invalidInput('parameters bm25.k1 and lexicalScale must be above 0.');
+  if (p.gapRatio > 1) throw invalidInput(`parameters.gapRatio must be from 0 to 1, got ${p.gapRatio}.`);
+  if (p.lexicalSemanticRange.ceiling <= p.lexicalSemanticRange.floor)
+    throw invalidInput('parameters.lexicalSemanticRange needs ceiling > floor.');
+  return p;
+}
+
+function number(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw invalidInput(`parameters.${name} must be a finite number of at least 0, got ${JSON.stringify(value)}.`);
+  return value;
+}
+
+export const ACTIVATION_INDEX_FIELD_WEIGHTS = DEFAULT_ACTIVATION_PARAMETERS.fieldWeights;
+export const LEXICAL_FLOOR = DEFAULT_ACTIVATION_PARAMETERS.lexicalFloor;
+export const LEXICAL_SCALE = DEFAULT_ACTIVATION_PARAMETERS.lexicalScale;
+export const GLOB_RARITY_FULL = DEFAULT_ACTIVATION_PARAMETERS.globRarityFull;
+export const DERIVED_KEYWORD_STRENGTH = DEFAULT_ACTIVATION_PARAMETERS.derivedKeywordStrength;
