@@ -17,12 +17,19 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  type EvalConfiguration,
   type Embedder,
   HashingEmbedder,
   InMemoryBackend,
+  ingestCase,
+  LOCOMO_CATEGORY_NAMES,
+  type LocomoConversation,
+  locomoSuite,
   type MemoryBackend,
   MemoryStore,
   type MemoryStoreOptions,
+  parseLocomo,
+  runEval,
   STOPWORDS,
   words,
 } from '@agentmem/core';
@@ -35,116 +42,19 @@ export const KS = [5, 10, 25] as const;
 export const MODES = ['keyword', 'dense', 'hybrid'] as const;
 export type Mode = (typeof MODES)[number];
 
-export const CATEGORY_NAMES: Record<number, string> = {
-  1: 'multi-hop',
-  2: 'temporal',
-  3: 'open-domain',
-  4: 'single-hop',
-  5: 'adversarial',
-};
+export const CATEGORY_NAMES: Record<number, string> = { ...LOCOMO_CATEGORY_NAMES };
 
-export interface LocomoTurn {
-  diaId: string;
-  /** `Speaker: text`, plus the caption of a shared image (the turn as the other speaker saw it). */
-  content: string;
-  speaker: string;
-  /** The text with the caption of a shared image. */
-  text: string;
-  /** Session number (1-based) and its start time (ISO, read as UTC). */
-  session: number;
-  sessionAt?: string;
-}
-
-/** `"1:56 pm on 8 May, 2023"` as ISO (UTC); undefined when it does not parse. */
-export function parseLocomoDate(raw: unknown): string | undefined {
-  const m = /^(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})$/i.exec(String(raw).trim());
-  if (!m) return undefined;
-  const month = MONTHS.indexOf(m[5]!.slice(0, 3).toLowerCase());
-  if (month < 0) return undefined;
-  const hour = (Number(m[1]) % 12) + (m[3]!.toLowerCase() === 'pm' ? 12 : 0);
-  return new Date(Date.UTC(Number(m[6]), month, Number(m[4]), hour, Number(m[2]))).toISOString();
-}
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-
-export interface LocomoQuestion {
-  question: string;
-  /** Cleaned evidence dia_ids that exist in the conversation (never empty). */
-  evidence: string[];
-  category: number;
-}
-
-export interface LocomoConversation {
-  id: string;
-  turns: LocomoTurn[];
-  questions: LocomoQuestion[];
-  /** Questions left out because no usable evidence remained. */
-  skipped: number;
-  /** Evidence ids dropped because no such turn exists. */
-  missingEvidence: string[];
-}
-
-/**
- * Evidence strings as annotated, cleaned: `"D8:6; D9:17"` and `"D9:1 D4:4"`
- * are split, `"D:11:26"` and `"D30:05"` are repaired to `D11:26` and `D30:5`,
- * anything else that is not `D<session>:<turn>` (e.g. `"D"`) is dropped.
- */
-export function parseEvidence(raw: unknown): string[] {
-  const out: string[] = [];
-  for (const token of String(raw).split(/[;,\s]+/)) {
-    const m = /^D:?(\d+):0*(\d+)$/.exec(token.trim());
-    if (m) out.push(`D${Number(m[1])}:${m[2]}`);
-  }
-  return out;
-}
-
-interface RawTurn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-  blip_caption?: string;
-}
-
-interface RawSample {
-  sample_id: string;
-  conversation: Record<string, unknown>;
-  qa: { question: string; evidence: unknown[]; category: number }[];
-}
+// The LoCoMo reader lives in core's eval module (`agentmem eval` reads the same files); re-exported for old imports.
+export {
+  type LocomoConversation,
+  type LocomoQuestion,
+  type LocomoTurn,
+  parseEvidence,
+  parseLocomoDate,
+} from '@agentmem/core';
 
 export function loadLocomo(path = LOCOMO_DEV_PATH): LocomoConversation[] {
-  const samples = JSON.parse(readFileSync(path, 'utf8')) as RawSample[];
-  return samples.map((sample) => {
-    const sessions = Object.keys(sample.conversation)
-      .filter((key) => /^session_\d+$/.test(key))
-      .sort((a, b) => Number(a.slice(8)) - Number(b.slice(8)));
-    const turns: LocomoTurn[] = sessions.flatMap((key) => {
-      const sessionAt = parseLocomoDate(sample.conversation[`${key}_date_time`]);
-      return (sample.conversation[key] as RawTurn[]).map((t) => {
-        const text = `${t.text}${t.blip_caption ? ` [shares a photo: ${t.blip_caption}]` : ''}`;
-        return {
-          diaId: t.dia_id,
-          content: `${t.speaker}: ${text}`,
-          speaker: t.speaker,
-          text,
-          session: Number(key.slice(8)),
-          ...(sessionAt ? { sessionAt } : {}),
-        };
-      });
-    });
-    const known = new Set(turns.map((t) => t.diaId));
-    const missingEvidence: string[] = [];
-    const questions: LocomoQuestion[] = [];
-    let skipped = 0;
-    for (const qa of sample.qa) {
-      const evidence = [...new Set(qa.evidence.flatMap(parseEvidence))].filter((id) => {
-        if (known.has(id)) return true;
-        missingEvidence.push(id);
-        return false;
-      });
-      if (evidence.length === 0) skipped++;
-      else questions.push({ question: qa.question, evidence, category: qa.category });
-    }
-    return { id: sample.sample_id, turns, questions, skipped, missingEvidence };
-  });
+  return parseLocomo(JSON.parse(readFileSync(path, 'utf8')), basename(path));
 }
 
 /** Per-question hits: `found[retriever][i]` = fraction of evidence in the top ks[i] (default KS). */
@@ -180,29 +90,14 @@ export async function scoreQuestions(
 export const INGEST_MODES = ['conversation', 'turn'] as const;
 export type IngestMode = (typeof INGEST_MODES)[number];
 
-/** Stores a conversation the way a user would, one memory per turn, in the turns' order. */
+/** Stores a conversation the way a user would, one memory per turn, in the turns' order (core's `ingestCase`). */
 export async function ingest(
   store: MemoryStore,
   conversation: LocomoConversation,
   mode: IngestMode,
   options: { window?: number } = {},
 ) {
-  if (mode === 'turn') {
-    return store.rememberMany(
-      conversation.turns.map((t) => ({ content: t.content, type: 'user' as const, metadata: { diaId: t.diaId } })),
-    );
-  }
-  const memories = [];
-  for (const session of [...new Set(conversation.turns.map((t) => t.session))]) {
-    const turns = conversation.turns.filter((t) => t.session === session);
-    memories.push(
-      ...(await store.rememberConversation(
-        turns.map((t) => ({ speaker: t.speaker, text: t.text, metadata: { diaId: t.diaId } })),
-        { sessionId: `${conversation.id}/session_${session}`, at: turns[0]!.sessionAt, window: options.window },
-      )),
-    );
-  }
-  return memories;
+  return (await ingestCase(store, locomoSuite([conversation]).cases[0]!, { mode, window: options.window })).memories;
 }
 
 /** Loads a conversation into a store and returns recall-based retrievers per signal. */
@@ -212,18 +107,12 @@ export async function storeRetrievers(
   mode: IngestMode = 'turn',
   options: { window?: number; signals?: readonly Mode[] } = {},
 ): Promise<Record<Mode, Retriever>> {
-  const memories = await ingest(store, conversation, mode, options);
   // Identical turns collapse into one memory (dedup by content); it stands for all of them.
-  const diaIds = new Map<string, string[]>();
-  memories.forEach((m, i) => {
-    const ids = diaIds.get(m.id) ?? [];
-    ids.push(conversation.turns[i]!.diaId);
-    diaIds.set(m.id, ids);
-  });
+  const { labels } = await ingestCase(store, locomoSuite([conversation]).cases[0]!, { mode, window: options.window });
   const retriever =
     (mode: Mode): Retriever =>
     async (question, k) =>
-      (await store.recall(question, { k, mode, reinforce: false })).flatMap((r) => diaIds.get(r.memory.id) ?? []);
+      (await store.recall(question, { k, mode, reinforce: false })).flatMap((r) => labels.get(r.memory.id) ?? []);
   const signals = options.signals ?? MODES;
   return Object.fromEntries(signals.map((m) => [m, retriever(m)])) as Record<Mode, Retriever>;
 }
@@ -356,31 +245,59 @@ export async function run(args: string[]): Promise<void> {
     }
   };
   let questions = 0;
+  const suite = locomoSuite(conversations, basename(path));
   for (const backend of wanted) {
     for (const mode of backend === 'fts5' ? (['reference'] as const) : modes) {
       const started = performance.now();
-      const scores: QuestionScore[] = [];
-      for (const conversation of conversations) {
-        if (backend === 'fts5') {
+      if (backend === 'fts5') {
+        const scores: QuestionScore[] = [];
+        for (const conversation of conversations) {
           const { retriever, close } = await fts5Retriever(conversation);
           scores.push(...(await scoreQuestions(conversation, { keyword: retriever })));
           close();
-          continue;
         }
+        const summary = summarize(scores);
+        questions = summary.questions;
+        addRows(backend, mode, summary);
+      } else {
         const factory = factories[backend];
         if (!factory)
           throw new Error(
             `Unknown or unavailable backend "${backend}"; have ${Object.keys(factories).join(', ')}, fts5.`,
           );
-        const store = await factory({ embedder, ...storeOptions });
-        scores.push(
-          ...(await scoreQuestions(conversation, await storeRetrievers(store, conversation, mode as IngestMode, { window, signals }))),
-        );
-        await store.close();
+        // The same engine as `agentmem eval`: one store per conversation, every signal asked of it.
+        const configurations: EvalConfiguration[] = (signals ?? MODES).map((signal) => ({
+          mode: mode as IngestMode,
+          signal,
+          ...(window !== undefined ? { window } : {}),
+          store: storeOptions,
+        }));
+        const report = await runEval(suite, {
+          configurations,
+          ks: KS,
+          open: async ({ store: options, now }) => {
+            const store = await factory({ embedder, ...options, ...(now !== undefined ? { now: () => now } : {}) });
+            return { store, close: () => store.close() };
+          },
+        });
+        const order = Object.values(CATEGORY_NAMES);
+        for (const c of report.configurations) {
+          const recall = c.summary.recall!;
+          questions = recall.questions;
+          const byCategory = Object.entries(recall.byCategory)
+            .sort(([a], [b]) => order.indexOf(a) - order.indexOf(b))
+            .map(([name, category]) => [name, round(category.recall[10]!)]);
+          rows.push({
+            backend,
+            mode,
+            signal: c.configuration.signal!,
+            'R@5': round(recall.recall[5]!),
+            'R@10': round(recall.recall[10]!),
+            'R@25': round(recall.recall[25]!),
+            byCategory: Object.fromEntries(byCategory),
+          });
+        }
       }
-      const summary = summarize(scores);
-      questions = summary.questions;
-      addRows(backend, mode, summary);
       if (!json) console.error(`${backend} ${mode}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
     }
   }

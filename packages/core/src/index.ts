@@ -8,6 +8,7 @@ export * from './conversation';
 export * from './decay';
 export * from './embedding';
 export * from './errors';
+export * from './eval';
 export * from './extraction';
 export * from './merge';
 export * from './prompt';
