@@ -4,6 +4,7 @@ import * as branch from './commands/branch';
 import * as compact from './commands/compact';
 import * as decay from './commands/decay';
 import * as demo from './commands/demo';
+import * as evalCommand from './commands/eval';
 import * as exportCommand from './commands/export';
 import * as forget from './commands/forget';
 import * as history from './commands/history';
@@ -31,6 +32,7 @@ const commands: CommandModule[] = [
   remember,
   recall,
   skills,
+  evalCommand,
   forget,
   restore,
   history,
