@@ -1,21 +1,44 @@
 /**
  * Skill activation quality on real skill libraries: the skills-dev set
  * (../shared/datasets/skills-dev: 241 Cursor rules + 14 Agent Skills, 210
- * labelled messages), loaded through the public API with default settings.
- * Prints top-1, hit@3, false activations on the unrelated group, mean number
- * activated and latency (wall p50/p95 and CPU time per message), per backend.
+ * labelled messages), loaded through the public API with default settings and
+ * scored by the engine of `agentmem eval` (core's runEval). Prints top-1,
+ * hit@3, false activations on the unrelated group, mean number activated and
+ * latency (wall p50/p95 and CPU time per message), per backend.
  *
- *   npm run bench -- skills-quality [--backend memory|sqlite|all] [--misses] [--half 0|1]
+ *   npm run bench -- skills-quality [--backend memory|sqlite|all] [--misses] [--half 0|1] [--lolo] [--rounds 2] [--styles]
  *
- * `--half` scores only the even (0) or odd (1) skill targets' queries: the
- * two halves are how parameters are chosen by cross-validation (pick on one,
- * check on the other) rather than by fitting all 210 messages.
+ * `--half` scores only the even (0) or odd (1) skill targets' queries.
+ * `--lolo` is leave-one-library-out: the activation parameters are tuned
+ * (coordinate ascent over the grid below) on one library's messages (the
+ * Cursor rules, or the Agent Skills) with half of the unrelated messages, and
+ * scored on the other library's messages with the other half; next to it, the
+ * in-library figure (tuned and scored on the same library). A parameter whose
+ * value only helps one library shows up as a gap between the two.
+ * `--styles` scores the same messages on the library rewritten the way other
+ * libraries are written (each library alone, names that say nothing, no
+ * descriptions, short bodies, no globs): what the engine leans on that
+ * skills-dev happens to have.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type ActivatedSkill, AgentMemory, InMemoryBackend, type MemoryBackend } from '@agentmem/core';
+import {
+  type ActivationParametersInput,
+  DEFAULT_ACTIVATION_PARAMETERS,
+  emptyCase,
+  type EvalMessage,
+  type EvalReport,
+  type EvalSuite,
+  InMemoryBackend,
+  loadSkills,
+  type MemoryBackend,
+  MemoryStore,
+  type OpenEvalStore,
+  runEval,
+  type SkillInput,
+} from '@agentmem/core';
 
 interface Query {
   id: string;
@@ -34,11 +57,7 @@ async function openBackend(kind: string, dir: string): Promise<MemoryBackend> {
   return new SqliteBackend({ path: join(dir, 'skills-quality.db') });
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-const pct = (n: number, d: number) => (d === 0 ? '   -  ' : `${((100 * n) / d).toFixed(1).padStart(5)}%`);
+const pct = (x: number, n = 1) => (n === 0 ? '   -  ' : `${x.toFixed(1).padStart(5)}%`);
 
 /** The half a query belongs to: by its target's name, so both queries of a target fall in one half. */
 function halfOf(q: Query): number {
@@ -46,6 +65,18 @@ function halfOf(q: Query): number {
   let h = 0;
   for (const ch of target) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   return h % 2;
+}
+
+/** A query as the engine's message: expecting `expected` (none for unrelated), grouped as `group/kind`. */
+function toMessage(q: Query, i: number): EvalMessage {
+  return { line: i + 1, message: q.message, files: q.files, expect: q.expected, category: `${q.group}/${q.kind}` };
+}
+
+function suiteOf(name: string, skills: SkillInput[], queries: readonly Query[]): EvalSuite {
+  const evalCase = emptyCase(name);
+  evalCase.skills = skills;
+  evalCase.messages = queries.map(toMessage);
+  return { source: 'skills-dev', cases: [evalCase], warnings: [] };
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -56,6 +87,9 @@ export async function run(args: string[]): Promise<void> {
       misses: { type: 'boolean', default: false },
       half: { type: 'string' },
       data: { type: 'string', default: SKILLS_DEV },
+      lolo: { type: 'boolean', default: false },
+      styles: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '2' },
     },
   });
   const data = values.data!;
@@ -64,93 +98,54 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   let queries = JSON.parse(readFileSync(join(data, 'queries.json'), 'utf8')) as Query[];
+  const rules = (await loadSkills(join(data, 'rules'))).skills;
+  const agentSkills = (await loadSkills(join(data, 'skills'))).skills;
+  if (values.lolo) {
+    await leaveOneLibraryOut(queries, [...rules, ...agentSkills], Number(values.rounds));
+    return;
+  }
+  if (values.styles) {
+    await styles(queries, rules, agentSkills);
+    return;
+  }
   if (values.half !== undefined) queries = queries.filter((q) => halfOf(q) === Number(values.half));
+  const suite = suiteOf('skills-dev', [...rules, ...agentSkills], queries);
   const backends = values.backend === 'all' ? ['memory', 'sqlite'] : [values.backend!];
   const rows: string[] = [];
   for (const kind of backends) {
     const dir = mkdtempSync(join(tmpdir(), 'agentmem-skills-quality-'));
     try {
-      const memory = await AgentMemory.open({ backend: await openBackend(kind, dir) });
-      let t = performance.now();
-      const rules = await memory.skills.load(join(data, 'rules'));
-      const skills = await memory.skills.load(join(data, 'skills'));
-      const loaded = rules.skills.length + skills.skills.length;
-      const loadMs = performance.now() - t;
-      // First activation builds the in-process index: timed apart from the per-message latency.
-      t = performance.now();
-      await memory.skills.activate('warm up');
-      const firstMs = performance.now() - t;
+      const backend = await openBackend(kind, dir);
+      const open: OpenEvalStore = async () => {
+        const store = await MemoryStore.open({ backend });
+        return { store, close: () => store.close() };
+      };
       // One untimed pass warms the JIT, so the figures are the steady state of a running agent.
-      for (const q of queries) await memory.skills.activate(q.message, { files: q.files });
-
-      const times: number[] = [];
-      const cpuTimes: number[] = [];
-      const relevant = { n: 0, top1: 0, hit3: 0, activated: 0 };
-      const unrelated = { n: 0, fired: 0, activated: 0 };
-      const byKind = new Map<string, { n: number; top1: number }>();
-      const misses: string[] = [];
-      const cpu = process.cpuUsage();
-      const results: ActivatedSkill[][] = [];
-      for (const q of queries) {
-        const before = process.cpuUsage();
-        t = performance.now();
-        results.push(await memory.skills.activate(q.message, { files: q.files }));
-        times.push(performance.now() - t);
-        const used = process.cpuUsage(before);
-        cpuTimes.push((used.user + used.system) / 1000);
-      }
-      const cpuUsed = process.cpuUsage(cpu);
-      for (const [i, q] of queries.entries()) {
-        const names = results[i]!.filter((a) => a.activatedBy !== 'always').map((a) => a.skill.name);
-        if (q.group === 'unrelated') {
-          unrelated.n++;
-          unrelated.activated += names.length;
-          if (names.length > 0) {
-            unrelated.fired++;
-            misses.push(`  unrelated ${q.id}: ${JSON.stringify(q.message)} -> ${names.join(', ')}`);
-          }
-          continue;
-        }
-        relevant.n++;
-        relevant.activated += names.length;
-        const top1 = names.length > 0 && q.expected.includes(names[0]!);
-        const hit3 = names.slice(0, 3).some((n) => q.expected.includes(n));
-        if (top1) relevant.top1++;
-        if (hit3) relevant.hit3++;
-        const key = `${q.group}/${q.kind}`;
-        const k = byKind.get(key) ?? { n: 0, top1: 0 };
-        k.n++;
-        if (top1) k.top1++;
-        byKind.set(key, k);
-        if (!top1) {
-          const detail = results[i]!.map((a) => `${a.skill.name} ${a.score.toFixed(2)}`).join(', ');
-          misses.push(
-            `  ${hit3 ? 'hit@3' : 'MISS '} ${q.id}: ${JSON.stringify(q.message)} ${q.files.join(' ')} -> ${detail || 'none'} (want ${q.expected.join('|')})`,
-          );
-        }
-      }
-      times.sort((a, b) => a - b);
-      cpuTimes.sort((a, b) => a - b);
-      const cpuMs = (cpuUsed.user + cpuUsed.system) / 1000 / queries.length;
+      const report = await runEval(suite, { open, warmUp: true });
+      const result = report.configurations[0]!;
+      const [evalCase] = result.cases;
+      const skills = result.summary.skills!;
       console.log(
-        `\n${kind}: ${loaded} skills loaded in ${loadMs.toFixed(0)} ms, first activation ${firstMs.toFixed(0)} ms, embedder ${memory.embedder.id}`,
+        `\n${kind}: ${rules.length + agentSkills.length} skills registered and indexed in ${evalCase!.skillsMs!.toFixed(0)} ms (hashing embedder, cold)`,
       );
-      for (const [key, k] of [...byKind].sort()) console.log(`  top-1 ${key.padEnd(24)} ${pct(k.top1, k.n)} (${k.n})`);
-      if (values.misses) for (const m of misses) console.log(m);
+      for (const [key, k] of Object.entries(skills.byCategory)) {
+        if (key.startsWith('unrelated')) continue;
+        console.log(`  top-1 ${key.padEnd(24)} ${pct(k.top1, k.messages)} (${k.messages})`);
+      }
+      if (values.misses) printMisses(report);
       rows.push(
         [
           kind.padEnd(9),
-          pct(relevant.top1, relevant.n),
-          pct(relevant.hit3, relevant.n),
-          pct(unrelated.fired, unrelated.n),
-          ((relevant.activated + unrelated.activated) / queries.length).toFixed(2).padStart(5),
-          percentile(times, 50).toFixed(2).padStart(6),
-          percentile(times, 95).toFixed(2).padStart(6),
-          percentile(cpuTimes, 50).toFixed(2).padStart(6),
-          cpuMs.toFixed(2).padStart(6),
+          pct(skills.top1),
+          pct(skills.hit),
+          pct(skills.falseActivation),
+          skills.meanActivated.toFixed(2).padStart(5),
+          skills.latency.p50.toFixed(2).padStart(6),
+          skills.latency.p95.toFixed(2).padStart(6),
+          (skills.latency.cpuP50 ?? 0).toFixed(2).padStart(6),
+          (skills.latency.cpuMean ?? 0).toFixed(2).padStart(6),
         ].join('  '),
       );
-      await memory.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -158,4 +153,213 @@ export async function run(args: string[]): Promise<void> {
   console.log(`\n${queries.length} queries${values.half !== undefined ? ` (half ${values.half})` : ''}`);
   console.log('backend    top-1   hit@3  unrelated   mean  wall p50  p95 ms  CPU p50  mean ms');
   for (const row of rows) console.log(row);
+}
+
+function printMisses(report: EvalReport): void {
+  for (const m of report.configurations[0]!.cases[0]!.messages) {
+    if (m.expect.length === 0) {
+      if (m.got.length > 0) console.log(`  unrelated ${JSON.stringify(m.message)} -> ${m.got.join(', ')}`);
+    } else if (!m.top1) {
+      console.log(
+        `  ${m.hit ? 'hit@3' : 'MISS '} ${m.category}: ${JSON.stringify(m.message)} ${m.files.join(' ')} -> ${m.got.join(', ') || 'none'} (want ${m.expect.join('|')})`,
+      );
+    }
+  }
+}
+
+// ------------------------------------------------------------------ leave-one-library-out
+
+/**
+ * The parameters tuned, and the values tried for each (the default among them). Score
+ * weights are left out: they sum to 1, and a change of one moves the minimum score too.
+ */
+const GRID: Record<string, number[]> = {
+  'bm25.k1': [0.9, 1.2, 1.6],
+  'bm25.b': [0.75, 0.9, 1],
+  'fieldWeights.name': [2, 3, 4],
+  'fieldWeights.description': [1, 2, 3],
+  'fieldWeights.headings': [0.5, 1, 2],
+  'fieldWeights.body': [0.25, 0.5, 0.75],
+  lexicalFloor: [1, 1.25, 1.5],
+  lexicalScale: [1, 1.5, 2],
+  bigramWeight: [0, 0.5, 1],
+  minScore: [0.25, 0.3, 0.35],
+  gapRatio: [0.6, 0.75, 0.9],
+  'lexicalSemanticRange.floor': [0.25, 0.3, 0.35],
+  'lexicalFusionWeights.dense': [0.25, 0.5, 1],
+};
+
+type Flat = Record<string, number>;
+
+function defaultsFlat(): Flat {
+  const out: Flat = {};
+  for (const path of Object.keys(GRID)) {
+    const [group, field] = path.split('.') as [string, string | undefined];
+    const value = (DEFAULT_ACTIVATION_PARAMETERS as unknown as Record<string, unknown>)[group];
+    out[path] = field === undefined ? (value as number) : (value as Record<string, number>)[field]!;
+  }
+  return out;
+}
+
+function toParameters(flat: Flat): ActivationParametersInput {
+  const out: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(flat)) {
+    const [group, field] = path.split('.') as [string, string | undefined];
+    if (field === undefined) out[group] = value;
+    else out[group] = { ...(out[group] as object), [field]: value };
+  }
+  return out as ActivationParametersInput;
+}
+
+interface Score {
+  top1: number;
+  hit3: number;
+  falseActivation: number;
+}
+
+async function leaveOneLibraryOut(queries: readonly Query[], skills: SkillInput[], rounds: number): Promise<void> {
+  // Every parameter set runs on one store that holds the 255 skills (registering them again changes nothing).
+  const backend = new InMemoryBackend();
+  const open: OpenEvalStore = async () => ({ store: await MemoryStore.open({ backend }), close: async () => {} });
+  const unrelated = (half: number) =>
+    queries.filter((q) => q.group === 'unrelated' && Number(q.id.split(':')[1]) % 2 === half);
+  const libraries = {
+    rules: queries.filter((q) => q.group === 'cursor-rule'),
+    skills: queries.filter((q) => q.group === 'agent-skill'),
+  };
+  const memo = new Map<string, Score>();
+  const score = async (flat: Flat, library: keyof typeof libraries, half: number): Promise<Score> => {
+    const key = `${library}:${half}:${JSON.stringify(flat)}`;
+    const known = memo.get(key);
+    if (known) return known;
+    const suite = suiteOf(library, skills, [...libraries[library], ...unrelated(half)]);
+    const report = await runEval(suite, {
+      open,
+      configurations: [{ skillActivation: { parameters: toParameters(flat) } }],
+    });
+    const s = report.configurations[0]!.summary.skills!;
+    const result = { top1: s.top1, hit3: s.hit, falseActivation: s.falseActivation };
+    memo.set(key, result);
+    return result;
+  };
+  // Tuning objective: top-1 + hit@3, with no more than 3% false activations on the tuning half.
+  const objective = (s: Score) => (s.falseActivation > 3 ? -1 : s.top1 + s.hit3);
+  const tune = async (library: keyof typeof libraries): Promise<Flat> => {
+    let best = defaultsFlat();
+    let bestValue = objective(await score(best, library, 1));
+    for (let round = 0; round < rounds; round++) {
+      let changed = false;
+      for (const [path, values] of Object.entries(GRID)) {
+        for (const value of values) {
+          if (value === best[path]) continue;
+          const candidate = { ...best, [path]: value };
+          const v = objective(await score(candidate, library, 1));
+          // Ties keep the value already held (the default first): a change must earn its place.
+          if (v > bestValue) {
+            best = candidate;
+            bestValue = v;
+            changed = true;
+          }
+        }
+      }
+      if (!changed) break;
+    }
+    return best;
+  };
+  const tuned = { rules: await tune('rules'), skills: await tune('skills') };
+  const defaults = defaultsFlat();
+  const changes = (flat: Flat) =>
+    Object.entries(flat)
+      .filter(([path, v]) => v !== defaults[path])
+      .map(([path, v]) => `${path} ${defaults[path]} -> ${v}`)
+      .join(', ') || 'none (the defaults)';
+  console.log(
+    '\nLeave-one-library-out on skills-dev: tuned on one library (unrelated half 1), scored with unrelated half 0.',
+  );
+  for (const library of ['rules', 'skills'] as const) console.log(`  tuned on ${library}: ${changes(tuned[library])}`);
+  console.log('\n| tuned on | scored on | top-1 | hit@3 | false | in-library top-1 / hit@3 | gap top-1 / hit@3 |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  const line = async (tunedOn: string, flat: Flat, library: keyof typeof libraries, inLibrary?: Score) => {
+    const s = await score(flat, library, 0);
+    const cells = [tunedOn, library, s.top1.toFixed(1), s.hit3.toFixed(1), s.falseActivation.toFixed(1)];
+    if (inLibrary)
+      cells.push(
+        `${inLibrary.top1.toFixed(1)} / ${inLibrary.hit3.toFixed(1)}`,
+        `${(inLibrary.top1 - s.top1).toFixed(1)} / ${(inLibrary.hit3 - s.hit3).toFixed(1)}`,
+      );
+    else cells.push('', '');
+    console.log(`| ${cells.join(' | ')} |`);
+  };
+  for (const library of ['rules', 'skills'] as const) await line('defaults', defaults, library);
+  for (const library of ['rules', 'skills'] as const) {
+    const other = library === 'rules' ? 'skills' : 'rules';
+    await line(other, tuned[other], library, await score(tuned[library], library, 0));
+  }
+}
+
+// ------------------------------------------------------------------ library styles
+
+/** The first Markdown heading of a text (a file without a description gets it as one, as the loader does). */
+const firstHeading = (content: string) => (/^#+\s*(.+)$/m.exec(content)?.[1] ?? '').trim();
+
+/**
+ * The library rewritten as other libraries are written, with the names a query expects renamed alike.
+ * Each keeps the content a message can be matched on, and changes one convention.
+ */
+function styleVariants(rules: SkillInput[], agentSkills: SkillInput[]) {
+  const all = [...rules, ...agentSkills];
+  const opaque = new Map(all.map((s, i) => [s.name, `item-${String(i).padStart(3, '0')}`]));
+  const same = (name: string) => name;
+  return [
+    { style: 'as it is (both libraries)', skills: all, rename: same },
+    { style: 'Cursor rules alone', skills: rules, rename: same },
+    { style: 'Agent Skills alone', skills: agentSkills, rename: same },
+    {
+      style: 'names that say nothing (item-042)',
+      skills: all.map((s) => ({ ...s, name: opaque.get(s.name)! })),
+      rename: (name: string) => opaque.get(name) ?? name,
+    },
+    {
+      style: 'no descriptions (first heading)',
+      skills: all.map((s) => ({ ...s, description: firstHeading(s.content) })),
+      rename: same,
+    },
+    {
+      style: 'bodies cut to 2,500 characters',
+      skills: all.map((s) => ({ ...s, content: s.content.slice(0, 2500) })),
+      rename: same,
+    },
+    { style: 'no globs', skills: all.map((s) => ({ ...s, globPatterns: [] })), rename: same },
+  ];
+}
+
+async function styles(queries: readonly Query[], rules: SkillInput[], agentSkills: SkillInput[]): Promise<void> {
+  console.log(
+    '\n| library style | Cursor-rule msgs top-1 / hit@3 | Agent-Skill msgs top-1 / hit@3 | false | nothing activated |',
+  );
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const { style, skills, rename } of styleVariants(rules, agentSkills)) {
+    const names = new Set(skills.map((s) => s.name));
+    // A message whose target is not in this library is left out; its other accepted names stay.
+    const kept = queries
+      .filter((q) => q.group === 'unrelated' || names.has(rename(q.expected[0]!)))
+      .map((q) => ({ ...q, expected: q.expected.map(rename).filter((n) => names.has(n)) }));
+    const open: OpenEvalStore = async () => {
+      const store = await MemoryStore.open({ backend: new InMemoryBackend() });
+      return { store, close: () => store.close() };
+    };
+    const report = await runEval(suiteOf(style, skills, kept), { open });
+    const messages = report.configurations[0]!.cases[0]!.messages;
+    const rates = (group: string) => {
+      const subset = messages.filter((m) => m.category!.startsWith(group));
+      if (subset.length === 0) return '-';
+      const share = (n: number) => ((100 * n) / subset.length).toFixed(1);
+      return `${share(subset.filter((m) => m.top1).length)} / ${share(subset.filter((m) => m.hit).length)}`;
+    };
+    const relevant = messages.filter((m) => m.expect.length > 0);
+    const s = report.configurations[0]!.summary.skills!;
+    console.log(
+      `| ${style} | ${rates('cursor-rule')} | ${rates('agent-skill')} | ${s.falseActivation.toFixed(1)} | ${relevant.filter((m) => m.got.length === 0).length} of ${relevant.length} |`,
+    );
+  }
 }
