@@ -2,6 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
 import { americanSpelling, lexicalTerms, pathWords } from './activation-index';
+import {
+  type ActivationParametersInput,
+  DEFAULT_ACTIVATION_PARAMETERS,
+  resolveActivationParameters,
+} from './activation-parameters';
 import { SkillRegistry } from './registry';
 import { fileTypeName, fileTypeNames, globSpecificity, looksLikeFile, pathsInMessage } from './signals';
 import type { SkillInput } from './skill';
@@ -355,5 +360,36 @@ describe('explain', () => {
     expect(active).toEqual(candidates.slice(0, 2).map((c) => c.name));
     const gap = await skills.explain('cut a release', { gapRatio: 1 });
     expect(gap.candidates.slice(1).every((c) => c.status === 'gap' || c.score === gap.candidates[0]!.score)).toBe(true);
+  });
+});
+
+describe('activation parameters', () => {
+  it("a registry's own parameters change what it activates; a registry with others on the same store keeps its own", async () => {
+    const store = new MemoryStore({ backend: new InMemoryBackend() });
+    const defaults = new SkillRegistry(store);
+    await defaults.registerMany([PRISMA, REACT_QUERY]);
+    const message = 'add a unique constraint for composite keys to the schema';
+    expect(names(await defaults.activate(message))).toEqual(['prisma']);
+    // A lexical floor no message reaches: nothing is relevant enough.
+    const strict = new SkillRegistry(store, { parameters: { lexicalFloor: 50 } });
+    expect(await strict.activate(message)).toEqual([]);
+    expect(names(await defaults.activate(message))).toEqual(['prisma']);
+  });
+
+  it('merges a part of a group over the defaults, and refuses values it cannot use, naming them', () => {
+    const p = resolveActivationParameters({ bm25: { k1: 0.9 }, fieldWeights: { body: 0 } });
+    expect(p.bm25).toEqual({ k1: 0.9, b: DEFAULT_ACTIVATION_PARAMETERS.bm25.b });
+    expect(p.fieldWeights).toEqual({ ...DEFAULT_ACTIVATION_PARAMETERS.fieldWeights, body: 0 });
+    expect(resolveActivationParameters(undefined)).toBe(DEFAULT_ACTIVATION_PARAMETERS);
+    const store = new MemoryStore({ backend: new InMemoryBackend() });
+    const refused = (parameters: object) => () =>
+      new SkillRegistry(store, { parameters: parameters as ActivationParametersInput });
+    expect(refused({ lexicalFloor: -1 })).toThrow(/parameters\.lexicalFloor must be a finite number of at least 0/);
+    expect(refused({ lexicalFloor: Number.NaN })).toThrow(/lexicalFloor/);
+    expect(refused({ bm25: { k: 1 } })).toThrow(/parameters\.bm25 has no field "k"; it takes k1, b/);
+    expect(refused({ floor: 1 })).toThrow(/Unknown activation parameter "floor"/);
+    expect(refused({ gapRatio: 2 })).toThrow(/gapRatio must be from 0 to 1/);
+    expect(refused({ lexicalSemanticRange: { floor: 0.6, ceiling: 0.3 } })).toThrow(/ceiling > floor/);
+    expect(refused({ scoreWeights: 1 })).toThrow(/parameters\.scoreWeights must be an object/);
   });
 });
