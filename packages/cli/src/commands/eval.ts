@@ -64,6 +64,12 @@ function percent(value: string): number {
   return n;
 }
 
+function nonNegativeNumber(value: string): number {
+  const n = parseNumber(value);
+  if (n < 0) throw new InvalidArgumentError(`Expected a number of at least 0, got ${value}.`);
+  return n;
+}
+
 function fraction(value: string): number {
   const n = parseNumber(value);
   if (n < 0 || n > 1) throw new InvalidArgumentError(`Expected a number from 0 to 1, got ${value}.`);
@@ -71,7 +77,7 @@ function fraction(value: string): number {
 }
 
 /** Every combination of the values given (a flag not given is one default value). */
-export function configurations(options: EvalCommandOptions): EvalConfiguration[] {
+function configurations(options: EvalCommandOptions): EvalConfiguration[] {
   let out: EvalConfiguration[] = [{}];
   const vary = <T>(values: readonly T[] | undefined, set: (c: EvalConfiguration, v: T) => EvalConfiguration) => {
     if (values) out = out.flatMap((c) => values.map((v) => set(c, v)));
@@ -108,7 +114,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option(
       '--dense-weight <list>',
       'fusion weight of dense recall against keyword 1 (default: the store’s)',
-      listOf(parseNumber),
+      listOf(nonNegativeNumber),
     )
     .option('--skill-k <list>', 'skills activated at most (default 3)', listOf(nonNegative))
     .option('--min-score <list>', 'minimum activation score (default 0.3)', listOf(parseNumber))
@@ -129,11 +135,13 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--in-memory', 'run on in-memory stores instead of temporary SQLite files')
     .action(async (file: string, options: EvalCommandOptions) => {
       const suite = await loadEvalFile(file);
-      for (const warning of suite.warnings) ctx.note(`warning: ${warning}`);
       const report = await evaluate(ctx, suite, options);
       const gates = checkGates(report, options);
       if (gates.some((g) => !g.passed)) ctx.exitCode = 1;
-      ctx.emit(reportJson(report, gates), () => printReport(ctx, report, options, gates));
+      ctx.emit(reportJson(report, gates), () => {
+        for (const warning of report.warnings) ctx.note(`warning: ${warning}`);
+        printReport(ctx, report, options, gates);
+      });
     });
 }
 
@@ -172,7 +180,7 @@ interface Gate {
 }
 
 /** The thresholds given, checked for every configuration (a part a case file does not have is not checked). */
-export function checkGates(
+function checkGates(
   report: EvalReport,
   options: Pick<EvalCommandOptions, 'minRecall' | 'minHit' | 'maxFalse'>,
 ): Gate[] {

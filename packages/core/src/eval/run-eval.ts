@@ -105,7 +105,6 @@ export interface ConfigurationResult {
 export interface EvalReport {
   source: string;
   ks: number[];
-  /** The activation k (hit@k) of each configuration. */
   configurations: ConfigurationResult[];
   warnings: string[];
 }
