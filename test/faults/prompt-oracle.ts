@@ -37,6 +37,9 @@ const HOSTILE = [
   '````',
   '~~~',
   '```js',
+  '```\t',
+  '~~~ \t',
+  '\n```\t\n',
   '`',
   '~',
   '===',
@@ -92,6 +95,8 @@ export interface BlockCase {
   skills: { name: string; content: string; description: string }[];
   inactive: { name: string; description: string }[];
   memories: string[];
+  /** Memory types, by position (a crafted record's type reaches the renderer); default `user`. */
+  types?: string[];
 }
 
 export const blockCase: fc.Arbitrary<BlockCase> = fc.record({
@@ -99,6 +104,7 @@ export const blockCase: fc.Arbitrary<BlockCase> = fc.record({
   skills: fc.array(fc.record({ name: hostileText, content: hostileText, description: hostileText }), { maxLength: 3 }),
   inactive: fc.array(fc.record({ name: hostileText, description: hostileText }), { maxLength: 2 }),
   memories: fc.array(hostileText, { maxLength: 4 }),
+  types: fc.array(hostileText, { maxLength: 4 }),
 });
 
 export function renderCase(c: BlockCase): string {
@@ -111,8 +117,8 @@ export function renderCase(c: BlockCase): string {
     })),
     { maxChars: 1_000_000, inactive: c.inactive.map((s, i) => ({ ...s, name: `other-${i}-${s.name}` })) },
   );
-  const memories: RecallResult[] = c.memories.map((content) => ({
-    memory: { content, type: 'user' } as Memory,
+  const memories: RecallResult[] = c.memories.map((content, i) => ({
+    memory: { content, type: c.types?.[i] ?? 'user' } as Memory,
     score: 1,
     relevance: 1,
     signals: {},
