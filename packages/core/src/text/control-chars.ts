@@ -50,3 +50,11 @@ export function toDisplayText(text: string): string {
     .replace(CONTROLS, '')
     .replace(BIDI, '');
 }
+
+/**
+ * A one-line label as stored (tags, metadata keys, provenance): the ingest
+ * policy of `cleanStoredText`, and tab and line breaks become a space.
+ */
+export function cleanLabel(text: string): string {
+  return cleanStoredText(text).replace(/[\t\n\r]+/g, ' ');
+}
