@@ -5,6 +5,7 @@ import { HISTORY_NAMESPACE, SKILLS_NAMESPACE, SYSTEM_NAMESPACE_PREFIX } from '..
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { newId, toMillis } from '../util';
+import { type RecordAdmission, recordAdmission } from './admit';
 import type {
   MemoryKeyReader,
   MergeEntry,
@@ -60,7 +61,9 @@ export async function planMerge(
     const key = contentKey(k.tenant, k.namespace, k.hash);
     if (!byContent.has(key)) byContent.set(key, k.id);
   }
-  const remotes = await readKeys(source.backend, { tenant, namespaces }, options.keyReader);
+  // Every source record passes the write policy here, so diff and merge refuse a bad one alike.
+  const admit = recordAdmission(source, store.writeLimits, store.embedder.dimension);
+  const remotes = await readAdmittedKeys(source.backend, { tenant, namespaces }, admit);
   remotes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // deterministic: the first of equal contents wins
 
   const imports: { remote: RecordKey; targetNamespace: string; targetId: string }[] = [];
@@ -113,6 +116,7 @@ export async function planMerge(
     source.backend,
     [...imports.map((i) => i.remote.id), ...conflicts.map((c) => c.remote.id)],
     source.label,
+    admit,
   );
   const localEntries = await entries(
     store.backend,
@@ -167,16 +171,41 @@ async function readKeys(
   return keys;
 }
 
-/** Full records by id, as plan entries. */
+/**
+ * Keys of every memory and skill of the source, from whole records that passed
+ * the write policy (the hash is the cleaned content's): no fast key reader, the
+ * payload is what is checked.
+ */
+async function readAdmittedKeys(
+  backend: MemoryBackend,
+  filter: { tenant: string | null; namespaces: readonly string[] },
+  admit: RecordAdmission,
+): Promise<RecordKey[]> {
+  const keys: RecordKey[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await backend.scan({
+      filter: { tenant: filter.tenant, namespaces: filter.namespaces, where: { kind: { in: MERGEABLE_KINDS } } },
+      cursor,
+      limit: PAGE,
+    });
+    for (const record of page.records) keys.push(toKey(toEntry(admit(record))));
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return keys;
+}
+
+/** Full records by id, as plan entries (through `admit` for the source's). */
 async function entries(
   backend: MemoryBackend,
   ids: readonly string[],
   label: string,
+  admit: RecordAdmission = (r) => r,
 ): Promise<Map<string, MergeEntry>> {
   const out = new Map<string, MergeEntry>();
   for (let i = 0; i < ids.length; i += PAGE) {
     for (const r of await backend.get(ids.slice(i, i + PAGE), { tenant: null, withVectors: false }))
-      out.set(r.id, toEntry(r));
+      out.set(r.id, toEntry(admit(r)));
   }
   const missing = ids.find((id) => !out.has(id));
   if (missing !== undefined) {
