@@ -141,9 +141,16 @@ const LINE_SPLIT = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/;
 
 /** Every way the block can be forged, as readable reasons ([] when it is sound). */
 export function forgeries(c: BlockCase): string[] {
-  const block = renderCase(c);
+  return blockForgeries(renderCase(c), expectedHeadings(c));
+}
+
+/**
+ * Every way a rendered block departs from the headings the framework wrote
+ * (`want`: `"<depth> <text>"`, or `"3 *"` for a skill title) and its one pair
+ * of delimiters, as seen by marked, micromark and a line splitter.
+ */
+export function blockForgeries(block: string, want: readonly string[]): string[] {
   const problems: string[] = [];
-  const want = expectedHeadings(c);
   if (block === '') return want.length === 0 ? [] : ['the block is empty though there is something to inject'];
   const match = (got: string[]) =>
     got.length === want.length && got.every((h, i) => (want[i] === '3 *' ? h.startsWith('3 ') : h === want[i]));

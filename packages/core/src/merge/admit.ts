@@ -19,20 +19,25 @@ import type { MergeSource } from './types';
 /** Checks and cleans one source record; text, context and attributes are derived again from what passed. */
 export type RecordAdmission = (record: BackendRecord) => BackendRecord;
 
-export function recordAdmission(source: MergeSource, limits: WriteLimits, dimension: number): RecordAdmission {
+/**
+ * `vectors`: the dimension of the store when the records' vectors are read to
+ * be copied (each must then be there and fit); undefined when they are not
+ * read (keys) or not copied (re-embedding).
+ */
+export function recordAdmission(source: MergeSource, limits: WriteLimits, vectors?: number): RecordAdmission {
   const now = new Date().toISOString();
   return (record) => {
     try {
-      return admit(record, limits, now, dimension);
+      return admit(record, limits, now, vectors);
     } catch (error) {
       throw refusal(source, record, error);
     }
   };
 }
 
-function admit(record: BackendRecord, limits: WriteLimits, now: string, dimension: number): BackendRecord {
+function admit(record: BackendRecord, limits: WriteLimits, now: string, dimension: number | undefined): BackendRecord {
   const kind = record.attributes?.kind;
-  const vector = record.vector === undefined ? undefined : checkedVector(record.vector, dimension);
+  const vector = dimension === undefined ? undefined : checkedVector(record.vector, dimension);
   if (kind === KIND.memory) return memoryToRecord(storedMemoryFromRecord(record, limits, now), vector);
   if (kind === KIND.skill) {
     if (record.namespace !== SKILLS_NAMESPACE) {
@@ -48,7 +53,10 @@ function admit(record: BackendRecord, limits: WriteLimits, now: string, dimensio
 }
 
 /** A vector copied as it is must be one the local index can hold: the store's dimension, finite numbers. */
-function checkedVector(vector: Float32Array, dimension: number): Float32Array {
+function checkedVector(vector: Float32Array | undefined, dimension: number): Float32Array {
+  if (!(vector instanceof Float32Array)) {
+    throw violation('vector', 'required', 'The record has no vector; merge with { reembed: true } to compute one.');
+  }
   if (vector.length !== dimension) {
     throw violation(
       'vector',

@@ -129,7 +129,7 @@ async function applyPart(
     ...(options.note ? { note: options.note } : {}),
   };
   const detail = `merge ${mergeId} from ${source.label}`;
-  const admit = recordAdmission(source, store.writeLimits, store.embedder.dimension);
+  const admit = recordAdmission(source, store.writeLimits, reembed ? undefined : store.embedder.dimension);
 
   await allOrNothing(
     store,

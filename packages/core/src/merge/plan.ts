@@ -62,7 +62,7 @@ export async function planMerge(
     if (!byContent.has(key)) byContent.set(key, k.id);
   }
   // Every source record passes the write policy here, so diff and merge refuse a bad one alike.
-  const admit = recordAdmission(source, store.writeLimits, store.embedder.dimension);
+  const admit = recordAdmission(source, store.writeLimits);
   const remotes = await readAdmittedKeys(source.backend, { tenant, namespaces }, admit);
   remotes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // deterministic: the first of equal contents wins
 
@@ -116,7 +116,9 @@ export async function planMerge(
     source.backend,
     [...imports.map((i) => i.remote.id), ...conflicts.map((c) => c.remote.id)],
     source.label,
-    admit,
+    // What will be written is read with its vector (when vectors are copied), so that a bad one refuses the diff too.
+    plan.embedderMismatch ? admit : recordAdmission(source, store.writeLimits, store.embedder.dimension),
+    !plan.embedderMismatch,
   );
   const localEntries = await entries(
     store.backend,
@@ -201,11 +203,15 @@ async function entries(
   ids: readonly string[],
   label: string,
   admit: RecordAdmission = (r) => r,
+  withVectors = false,
 ): Promise<Map<string, MergeEntry>> {
   const out = new Map<string, MergeEntry>();
   for (let i = 0; i < ids.length; i += PAGE) {
-    for (const r of await backend.get(ids.slice(i, i + PAGE), { tenant: null, withVectors: false }))
-      out.set(r.id, toEntry(admit(r)));
+    for (const r of await backend.get(ids.slice(i, i + PAGE), { tenant: null, withVectors })) {
+      const record = admit(r);
+      delete record.vector; // checked; the apply reads it again, the plan does not hold 100k of them
+      out.set(r.id, toEntry(record));
+    }
   }
   const missing = ids.find((id) => !out.has(id));
   if (missing !== undefined) {

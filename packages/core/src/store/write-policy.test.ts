@@ -68,12 +68,12 @@ describe('metadata: size, depth and key count are bounded on every write', () =>
     const { memory } = await store();
     let deep: Record<string, unknown> = { leaf: 1 };
     for (let i = 0; i < 30; i++) deep = { deep };
-    await refused(memory.remember({ content: 'a', type: 'user', metadata: deep }), 'metadata', 'max-depth');
+    await refused(memory.remember({ content: 'a', type: 'user', metadata: deep as never }), 'metadata', 'max-depth');
     const wide = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, i]));
     await refused(memory.remember({ content: 'a', type: 'user', metadata: wide }), 'metadata', 'max-keys');
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
-    await refused(memory.remember({ content: 'a', type: 'user', metadata: cyclic }), 'metadata', 'json');
+    await refused(memory.remember({ content: 'a', type: 'user', metadata: cyclic as never }), 'metadata', 'json');
     await refused(memory.remember({ content: 'a', type: 'user', metadata: { n: 1n } as never }), 'metadata', 'json');
     await refused(memory.remember({ content: 'a', type: 'user', metadata: [] as never }), 'metadata', 'type');
   });
