@@ -222,6 +222,8 @@ describe('crafted snapshot: every field of a record, one mutation at a time', ()
           expect(AgentMemoryError.isInstance(error), `diff and merge refuse alike: ${String(error)}`).toBe(true);
           expect((error as AgentMemoryError).code).toBe('CORRUPT_SNAPSHOT');
           expect((error as AgentMemoryError).details).toMatchObject({ field: trial.field });
+          // A clear error: one that names the record and field, not one that repeats 1 MB of it.
+          expect((error as Error).message.length).toBeLessThan(1500);
         }
         expect(await fullState(local.backend)).toEqual(before);
       } else {

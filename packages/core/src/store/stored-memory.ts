@@ -85,6 +85,9 @@ export function validateStoredFields(value: unknown, limits: WriteLimits): Store
   if (v.mergeId !== undefined) out.mergeId = validateId(v.mergeId, 'mergeId');
   if (v.agentId !== undefined) out.agentId = validateAgentId(v.agentId);
   if (v.branch !== undefined) {
+    if (typeof v.branch === 'string' && v.branch.length > 255) {
+      throw violation('branch', 'max-length', `A branch name is ${v.branch.length} characters; git allows 255.`);
+    }
     try {
       out.branch = assertBranchName(v.branch);
     } catch (error) {

@@ -7,7 +7,7 @@
  */
 import type { JsonObject, JsonValue, MemoryInput, MemoryType } from '../contracts';
 import { type AgentMemoryError, invalidInput } from '../errors';
-import { assertMemoryType, SYSTEM_NAMESPACE_PREFIX } from '../scope';
+import { isMemoryType, MEMORY_TYPES, SYSTEM_NAMESPACE_PREFIX } from '../scope';
 import { cleanLabel, cleanStoredText } from '../text/control-chars';
 import {
   DEFAULT_WRITE_LIMITS,
@@ -53,16 +53,6 @@ export function violation(
   return invalidInput(message, { field, rule, ...details });
 }
 
-/** Runs a check whose errors lack a field (shared helpers such as assertOneOf), naming the field. */
-function asField<T>(field: string, rule: PolicyRule, check: () => T): T {
-  try {
-    return check();
-  } catch (error) {
-    const e = error as AgentMemoryError;
-    throw violation(field, rule, e.message, { ...(e.details ?? {}) });
-  }
-}
-
 /**
  * Content as stored, after the ingest policy (docs/reliability.md): lone
  * surrogates become U+FFFD; NUL, terminal escapes and other control
@@ -100,7 +90,12 @@ export function validateQuery(query: unknown, what = 'recall()', maxLength = DEF
 }
 
 export function validateMemoryType(type: unknown): MemoryType {
-  return asField('type', 'one-of', () => assertMemoryType(type));
+  if (!isMemoryType(type)) {
+    throw violation('type', 'one-of', `Unknown memory type ${preview(type)}: use one of ${MEMORY_TYPES.join(', ')}.`, {
+      value: preview(type),
+    });
+  }
+  return type;
 }
 
 export function validateImportance(importance: unknown): number {
