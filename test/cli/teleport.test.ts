@@ -109,7 +109,9 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
       const run = await on('a.db', ...argv, tmp.path('edited.db'));
       expect(run.code).toBe(1);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
-      expect(run.stderr).toMatch(new RegExp(`^error \\[CORRUPT_SNAPSHOT\\]: .*record ${id} breaks the write policy at type`));
+      expect(run.stderr).toMatch(
+        new RegExp(`^error \\[CORRUPT_SNAPSHOT\\]: .*record ${id} breaks the write policy at type`),
+      );
     }
     expect((await ok(on('a.db', 'stats', '--json'))).json().total).toBe(1);
   });

@@ -184,6 +184,20 @@ async function readAdmittedKeys(
   admit: RecordAdmission,
 ): Promise<RecordKey[]> {
   const keys: RecordKey[] = [];
+  const admittedKey = (record: BackendRecord): RecordKey => {
+    const clean = admit(record);
+    if (clean.attributes.kind !== KIND.memory) return toKey(toEntry(clean));
+    // A memory's key straight from the admitted record (its attributes derive from the checked memory).
+    const updatedAt = clean.attributes.updatedAt;
+    return {
+      id: clean.id,
+      kind: KIND.memory,
+      namespace: clean.namespace,
+      tenant: clean.tenant,
+      hash: String(clean.attributes.contentHash),
+      updatedAt: typeof updatedAt === 'number' ? updatedAt : 0,
+    };
+  };
   let cursor: string | undefined;
   do {
     const page = await backend.scan({
@@ -191,7 +205,7 @@ async function readAdmittedKeys(
       cursor,
       limit: PAGE,
     });
-    for (const record of page.records) keys.push(toKey(toEntry(admit(record))));
+    for (const record of page.records) keys.push(admittedKey(record));
     cursor = page.cursor;
   } while (cursor !== undefined);
   return keys;

@@ -53,6 +53,8 @@ export interface StoredMemoryFields {
 }
 
 const TIMESTAMPS = ['createdAt', 'updatedAt', 'lastAccessedAt', 'occurredAt', 'prunedAt'] as const;
+/** The last branch name that passed (a merge checks thousands of records of one branch). */
+let lastBranch = '';
 
 /**
  * Checks and cleans every field of a stored memory (throws INVALID_INPUT with
@@ -89,7 +91,8 @@ export function validateStoredFields(value: unknown, limits: WriteLimits): Store
       throw violation('branch', 'max-length', `A branch name is ${v.branch.length} characters; git allows 255.`);
     }
     try {
-      out.branch = assertBranchName(v.branch);
+      out.branch = v.branch === lastBranch ? lastBranch : assertBranchName(v.branch);
+      lastBranch = out.branch;
     } catch (error) {
       throw violation('branch', 'one-of', (error as Error).message);
     }

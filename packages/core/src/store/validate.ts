@@ -332,13 +332,19 @@ export function validateLabel(value: unknown, field: string): string {
 
 /** `toISOString()`'s own form: a stored timestamp read back (a merge checks four per record). */
 const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+let lastCanonical = '';
 
 /** An event time as ISO 8601 UTC: an ISO string with a date (a time and offset optional) or a valid Date. */
 export function validateOccurredAt(value: unknown, name = 'occurredAt'): string {
   if (typeof value === 'string' && CANONICAL_ISO.test(value)) {
+    // A record's times are often one instant: the last canonical one is remembered.
+    if (value === lastCanonical) return value;
     // Already canonical unless the date rolls over (2026-02-30): cheaper than formatting it again.
     const ms = Date.parse(value);
-    if (Number.isFinite(ms) && new Date(ms).getUTCDate() === Number(value.slice(8, 10))) return value;
+    if (Number.isFinite(ms) && new Date(ms).getUTCDate() === Number(value.slice(8, 10))) {
+      lastCanonical = value;
+      return value;
+    }
   }
   const ms =
     value instanceof Date
