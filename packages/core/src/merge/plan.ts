@@ -63,7 +63,7 @@ export async function planMerge(
   }
   // Every source record passes the write policy here, so diff and merge refuse a bad one alike.
   const admit = recordAdmission(source, store.writeLimits);
-  const remotes = await readAdmittedKeys(source.backend, { tenant, namespaces }, admit);
+  const remotes = await readKeys(source.backend, { tenant, namespaces }, undefined, admittedKey(admit));
   remotes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // deterministic: the first of equal contents wins
 
   const imports: { remote: RecordKey; targetNamespace: string; targetId: string }[] = [];
@@ -151,11 +151,16 @@ export async function planMerge(
   return plan;
 }
 
-/** Keys of the memories and skills under a filter: the fast reader where it applies, else from full records. */
+/**
+ * Keys of the memories and skills under a filter: the fast reader where it
+ * applies, else from full records, each turned into a key by `key` (the
+ * source's: through the write policy).
+ */
 async function readKeys(
   backend: MemoryBackend,
   filter: { tenant: string | null; namespaces: readonly string[] },
   reader: MemoryKeyReader | undefined,
+  key: (record: BackendRecord) => RecordKey = (record) => toKey(toEntry(record)),
 ): Promise<RecordKey[]> {
   const fast = reader ? await reader(backend, filter) : undefined;
   const kinds = fast ? OTHER_KINDS : MERGEABLE_KINDS;
@@ -167,24 +172,18 @@ async function readKeys(
       cursor,
       limit: PAGE,
     });
-    for (const record of page.records) keys.push(toKey(toEntry(record)));
+    for (const record of page.records) keys.push(key(record));
     cursor = page.cursor;
   } while (cursor !== undefined);
   return keys;
 }
 
 /**
- * Keys of every memory and skill of the source, from whole records that passed
- * the write policy (the hash is the cleaned content's): no fast key reader, the
- * payload is what is checked.
+ * A source record's key after the write policy (the hash is the cleaned
+ * content's), so no fast key reader: the payload is what is checked.
  */
-async function readAdmittedKeys(
-  backend: MemoryBackend,
-  filter: { tenant: string | null; namespaces: readonly string[] },
-  admit: RecordAdmission,
-): Promise<RecordKey[]> {
-  const keys: RecordKey[] = [];
-  const admittedKey = (record: BackendRecord): RecordKey => {
+function admittedKey(admit: RecordAdmission): (record: BackendRecord) => RecordKey {
+  return (record) => {
     const clean = admit(record);
     if (clean.attributes.kind !== KIND.memory) return toKey(toEntry(clean));
     // A memory's key straight from the admitted record (its attributes derive from the checked memory).
@@ -198,17 +197,6 @@ async function readAdmittedKeys(
       updatedAt: typeof updatedAt === 'number' ? updatedAt : 0,
     };
   };
-  let cursor: string | undefined;
-  do {
-    const page = await backend.scan({
-      filter: { tenant: filter.tenant, namespaces: filter.namespaces, where: { kind: { in: MERGEABLE_KINDS } } },
-      cursor,
-      limit: PAGE,
-    });
-    for (const record of page.records) keys.push(admittedKey(record));
-    cursor = page.cursor;
-  } while (cursor !== undefined);
-  return keys;
 }
 
 /** Full records by id, as plan entries (through `admit` for the source's). */
