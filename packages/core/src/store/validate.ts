@@ -184,8 +184,9 @@ function metadataTooLarge(bytes: number, limits: MetadataLimits, atLeast = false
 
 /**
  * Depth, key count and a lower bound of the JSON size, stopping at the first
- * limit crossed (recursion is bounded by the depth limit). A cycle is refused
- * here, with the path to it, rather than by JSON.stringify.
+ * limit crossed (recursion is bounded by the depth limit; an array counts one
+ * byte per element before its items are visited, so a sparse array of a
+ * billion holes is refused at once). A cycle is refused here too.
  */
 function measureMetadata(root: object, limits: MetadataLimits): void {
   let keys = 0;
@@ -209,7 +210,8 @@ function measureMetadata(root: object, limits: MetadataLimits): void {
       throw violation('metadata', 'json', 'Metadata must be JSON-serialisable: it contains a cycle.');
     ancestors.add(value);
     if (Array.isArray(value)) {
-      bytes += 2;
+      bytes += 2 + value.length;
+      if (bytes > limits.maxMetadataBytes) throw metadataTooLarge(bytes, limits, true);
       for (const item of value) visit(item, depth + 1);
     } else {
       const own = Object.keys(value);
