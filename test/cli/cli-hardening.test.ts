@@ -162,7 +162,12 @@ describe('--json errors carry details', () => {
     const { error } = JSON.parse(json.stderr);
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.details.errors.map((e: { line: number }) => e.line)).toEqual([2, 3, 4, 5, 6, 7]);
-    expect(error.details.errors[4].message).toBe('importance must be a number from 0 to 1');
+    expect(error.details.errors[4]).toEqual({
+      line: 6,
+      message: 'Importance must be a number from 0 to 1, got 2.',
+      field: 'importance',
+      rule: 'range',
+    });
   });
 
   it('a missing store names its path in details (recall as the example: every command reports through one path)', async () => {

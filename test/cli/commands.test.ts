@@ -80,7 +80,11 @@ describe('remember', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(JSON.parse(run.stderr)).toEqual({
-      error: { code: 'INVALID_INPUT', message: expect.stringMatching(/content is empty/) },
+      error: {
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/content is empty/),
+        details: { field: 'content', rule: 'empty' },
+      },
     });
   });
 });
@@ -292,8 +296,8 @@ describe('export and import', () => {
     );
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/line 2: not valid JSON/);
-    expect(run.stderr).toMatch(/line 4: content is missing or empty/);
-    expect(run.stderr).toMatch(/line 6: type "opinion"/);
+    expect(run.stderr).toMatch(/line 4: Memory content is empty/);
+    expect(run.stderr).toMatch(/line 6: Unknown memory type "opinion"/);
     expect((await cli('stats', '--json')).json().total).toBe(1);
   });
 

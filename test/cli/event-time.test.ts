@@ -63,6 +63,6 @@ describe('event time and context in the CLI', () => {
     writeFileSync(bad, JSON.stringify({ content: 'x', type: 'user', occurredAt: 'someday' }));
     const run = await cli('import', bad);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/line 1: occurredAt must be an ISO 8601 timestamp/);
+    expect(run.stderr).toMatch(/line 1: occurredAt must be an ISO 8601 date or date-time/);
   });
 });

@@ -48,6 +48,45 @@ describe('hostile input at the command line: one-line errors, nothing written, n
     expect(JSON.parse(exported).content).toBe('Uses pnpm \uFFFD');
   });
 
+  it('import passes the whole write policy: tags, metadata and context cleaned, 2 MB of metadata and a bad tenant refused', async () => {
+    const file = store.tmp.path('dirty-fields.jsonl');
+    const line = {
+      content: 'Deploys on Tuesdays',
+      type: 'project',
+      tags: ['ops\u0000', '\u001b[31mred', 'x\ud800'],
+      metadata: { 'k\u0007': 'v\u0000\u009b2J', nested: ['a\u001b]0;t\u0007b'] },
+      context: 'from \u0000chat',
+      extra: 'dropped',
+    };
+    writeFileSync(file, `${JSON.stringify(line)}\n`);
+    expect((await cli('import', file)).code).toBe(0);
+    const exported = JSON.parse((await cli('export')).stdout.trim());
+    expect(exported).toMatchObject({
+      tags: ['ops', 'red', 'x\uFFFD'],
+      metadata: { k: 'v', nested: ['ab'] },
+      context: 'from chat',
+    });
+    expect(exported.extra).toBeUndefined();
+
+    const big = store.tmp.path('big.jsonl');
+    writeFileSync(
+      big,
+      [
+        JSON.stringify({ content: 'fine', type: 'user' }),
+        JSON.stringify({ content: 'big', type: 'user', metadata: { blob: 'x'.repeat(2 * 1024 * 1024) } }),
+        JSON.stringify({ content: 'bad tenant', type: 'user', tenant: 'acme\u0000' }),
+      ].join('\n'),
+    );
+    const run = await cli('import', big, '--json');
+    expect(run.code).toBe(1);
+    const { error } = JSON.parse(run.stderr);
+    expect(error.details.errors).toEqual([
+      expect.objectContaining({ line: 2, field: 'metadata', rule: 'max-bytes' }),
+      expect.objectContaining({ line: 3, field: 'tenant', rule: 'control-characters' }),
+    ]);
+    expect((await cli('stats', '--json')).json().total).toBe(1);
+  });
+
   it('skills list and show print no escape sequences from skill text', async () => {
     const dir = store.tmp.path('skills');
     mkdirSync(dir);

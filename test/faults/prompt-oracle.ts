@@ -37,6 +37,9 @@ const HOSTILE = [
   '````',
   '~~~',
   '```js',
+  '```\t',
+  '~~~ \t',
+  '\n```\t\n',
   '`',
   '~',
   '===',
@@ -92,6 +95,8 @@ export interface BlockCase {
   skills: { name: string; content: string; description: string }[];
   inactive: { name: string; description: string }[];
   memories: string[];
+  /** Memory types, by position (a crafted record's type reaches the renderer); default `user`. */
+  types?: string[];
 }
 
 export const blockCase: fc.Arbitrary<BlockCase> = fc.record({
@@ -99,6 +104,7 @@ export const blockCase: fc.Arbitrary<BlockCase> = fc.record({
   skills: fc.array(fc.record({ name: hostileText, content: hostileText, description: hostileText }), { maxLength: 3 }),
   inactive: fc.array(fc.record({ name: hostileText, description: hostileText }), { maxLength: 2 }),
   memories: fc.array(hostileText, { maxLength: 4 }),
+  types: fc.array(hostileText, { maxLength: 4 }),
 });
 
 export function renderCase(c: BlockCase): string {
@@ -111,8 +117,8 @@ export function renderCase(c: BlockCase): string {
     })),
     { maxChars: 1_000_000, inactive: c.inactive.map((s, i) => ({ ...s, name: `other-${i}-${s.name}` })) },
   );
-  const memories: RecallResult[] = c.memories.map((content) => ({
-    memory: { content, type: 'user' } as Memory,
+  const memories: RecallResult[] = c.memories.map((content, i) => ({
+    memory: { content, type: c.types?.[i] ?? 'user' } as Memory,
     score: 1,
     relevance: 1,
     signals: {},
@@ -135,9 +141,16 @@ const LINE_SPLIT = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/;
 
 /** Every way the block can be forged, as readable reasons ([] when it is sound). */
 export function forgeries(c: BlockCase): string[] {
-  const block = renderCase(c);
+  return blockForgeries(renderCase(c), expectedHeadings(c));
+}
+
+/**
+ * Every way a rendered block departs from the headings the framework wrote
+ * (`want`: `"<depth> <text>"`, or `"3 *"` for a skill title) and its one pair
+ * of delimiters, as seen by marked, micromark and a line splitter.
+ */
+export function blockForgeries(block: string, want: readonly string[]): string[] {
   const problems: string[] = [];
-  const want = expectedHeadings(c);
   if (block === '') return want.length === 0 ? [] : ['the block is empty though there is something to inject'];
   const match = (got: string[]) =>
     got.length === want.length && got.every((h, i) => (want[i] === '3 *' ? h.startsWith('3 ') : h === want[i]));

@@ -1,9 +1,10 @@
 /**
  * The fault suite: `npm run faults` (full) or `npm run faults -- --short` (CI,
  * a few trials each). kill -9 trials during merge, import, decay, compact and
- * undo-merge; the multi-process writer test; the corrupt-snapshot matrix; the
- * tenant-isolation and prompt-block property tests. Prints one table and
- * exits 1 when anything failed. See docs/reliability.md.
+ * undo-merge; the multi-process writer test; the corrupt-snapshot matrix; crafted
+ * snapshot records and oversized fields; the tenant-isolation and prompt-block
+ * property tests. Prints one table and exits 1 when anything failed. See
+ * docs/reliability.md.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -56,6 +57,20 @@ const suites: { scenario: string; file: string; filter?: string; trials: (tests:
     note: 'bad files, store and file unchanged',
   },
   {
+    scenario: 'crafted snapshot records',
+    file: 'test/faults/crafted-records.test.ts',
+    filter: 'crafted snapshot',
+    trials: (n) => n,
+    note: 'every field of a memory and a skill record: refused (CORRUPT_SNAPSHOT) or harmless',
+  },
+  {
+    scenario: 'oversized metadata and tags',
+    file: 'test/faults/crafted-records.test.ts',
+    filter: 'oversized',
+    trials: (n) => n,
+    note: 'API, import and merge: refused, store unchanged',
+  },
+  {
     scenario: 'tenant isolation (property)',
     file: 'test/faults/tenant-isolation.test.ts',
     trials: () => runs(10),
@@ -71,7 +86,7 @@ const suites: { scenario: string; file: string; filter?: string; trials: (tests:
 const out = mkdtempSync(join(tmpdir(), 'agentmem-faults-report-'));
 try {
   const report = join(out, 'vitest.json');
-  const args = ['vitest', 'run', ...suites.map((s) => s.file), '--reporter=json', `--outputFile=${report}`];
+  const args = ['vitest', 'run', ...new Set(suites.map((s) => s.file)), '--reporter=json', `--outputFile=${report}`];
   spawnSync('npx', args, { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'], env: process.env });
   const json = JSON.parse(readFileSync(report, 'utf8')) as {
     testResults: { name: string; assertionResults: { ancestorTitles: string[]; status: string; title: string }[] }[];

@@ -169,6 +169,20 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
     expect(missing.message).toMatch(/query/);
     const empty = await callError(client, 'recall', { query: '   ' });
     expect(empty).toEqual({ code: 'INVALID_INPUT', message: 'recall() needs a non-empty query.' });
+    // The tools reach the store's write policy: bounds refused with INVALID_INPUT, control characters cleaned.
+    const big = await callError(client, 'remember', {
+      content: 'x',
+      type: 'user',
+      metadata: { b: 'x'.repeat(2_000_000) },
+    });
+    expect(big.code).toBe('INVALID_INPUT');
+    expect(big.message).toMatch(/Metadata is more than \d+ bytes as JSON; the limit is 65536/);
+    const dirty = await call(client, 'remember', {
+      content: 'Tag hygiene',
+      type: 'user',
+      tags: ['ops\u0000\u001b[2J'],
+    });
+    expect(dirty.memory.tags).toEqual(['ops']);
 
     for (const tool of ['forget', 'history']) {
       const unknown = await callError(client, tool, { id: 'mem_does_not_exist' });

@@ -1,15 +1,4 @@
-import {
-  type AgentMemory,
-  branchOfNamespace,
-  cleanStoredText,
-  contentHash,
-  KIND,
-  type Memory,
-  namespaceFor,
-  newId,
-  stableId,
-  toIso,
-} from '@agentmem/core';
+import { type AgentMemory, KIND, type Memory, newId, toStoredMemory, validateTenant } from '@agentmem/core';
 import type { MemoryLine } from './parse-lines';
 
 export interface ImportMemoriesOptions {
@@ -87,38 +76,14 @@ export async function importMemories(
   return result;
 }
 
+/** The line as a whole memory: core's completion of stored fields (the same as a merge's). */
 function toMemory(memory: AgentMemory, line: MemoryLine, tenantOverride: string | undefined): Memory {
-  const tenant = tenantOverride ?? line.tenant ?? memory.tenant;
-  const namespace = line.namespace ?? namespaceFor(line.type, memory.branch);
-  const content = cleanStoredText(line.content); // the ingest policy, as in remember()
-  const hash = contentHash(content);
-  const createdAt = line.createdAt ? toIso(line.createdAt) : new Date().toISOString();
-  const branch = line.branch ?? branchOfNamespace(namespace);
-  const agentId = line.agentId ?? memory.agentId;
-  return {
-    specificationVersion: 'v1',
-    id: line.id ?? stableId('mem', tenant, namespace, hash),
-    content,
-    type: line.type,
-    importance: line.importance ?? 0.5,
-    tags: [...new Set(line.tags ?? [])],
-    namespace,
-    tenant,
-    createdAt,
-    updatedAt: line.updatedAt ? toIso(line.updatedAt) : createdAt,
-    lastAccessedAt: line.lastAccessedAt ? toIso(line.lastAccessedAt) : createdAt,
-    occurredAt: line.occurredAt ? toIso(line.occurredAt) : createdAt,
-    accessCount: line.accessCount ?? 0,
-    contentHash: hash,
-    ...(line.supersededBy ? { supersededBy: line.supersededBy } : {}),
-    ...(line.prunedAt ? { prunedAt: toIso(line.prunedAt) } : {}),
-    ...(agentId ? { agentId } : {}),
-    ...(branch ? { branch } : {}),
-    ...(line.mergedFrom ? { mergedFrom: line.mergedFrom } : {}),
-    ...(line.mergeId ? { mergeId: line.mergeId } : {}),
-    metadata: line.metadata ?? {},
-    ...(line.context?.trim() ? { context: line.context } : {}),
-  };
+  // --tenant wins over the line's own tenant.
+  const tenant = validateTenant(tenantOverride ?? line.tenant ?? memory.tenant);
+  return toStoredMemory(
+    { ...line, tenant },
+    { now: new Date().toISOString(), tenant, branch: memory.branch, agentId: memory.agentId },
+  );
 }
 
 async function hasContent(memory: AgentMemory, m: Memory): Promise<boolean> {

@@ -47,7 +47,7 @@ import { assertBranchName, recallNamespaces } from '../scope';
 import { sessionSummaryId } from '../sessions';
 import { type ActivatedSkill, formatForPrompt, type SkillSettings, SkillRegistry } from '../skills';
 import { MemoryStore, type MemoryStoreOptions, type RecallResult } from '../store/memory-store';
-import { validateQuery } from '../store/validate';
+import { validateQuery, validateSessionId } from '../store/validate';
 
 export interface AgentMemoryOptions
   extends MemoryStoreOptions,
@@ -126,7 +126,9 @@ export class AgentMemory extends MemoryStore {
           ? { inactive: await this.skills.list() }
           : {}),
     });
-    const summary = options.sessionId ? (await this.get(sessionSummaryId(this.tenant, options.sessionId)))?.content : undefined;
+    const summary = options.sessionId
+      ? (await this.get(sessionSummaryId(this.tenant, validateSessionId(options.sessionId))))?.content
+      : undefined;
     return { memories, skills, block: renderContextBlock({ summary, skills: rendered, memories }, options) };
   }
 

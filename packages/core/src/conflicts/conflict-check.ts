@@ -1,10 +1,10 @@
 import type { Embedder, Memory, MemoryInput } from '../contracts';
 import { restoreMemory } from '../decay/restore';
 import { assertOneOf, invalidInput } from '../errors';
-import { assertMemoryType, namespaceFor } from '../scope';
+import { namespaceFor } from '../scope';
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
-import { DEFAULT_MAX_CONTENT_LENGTH, validateContent, validateNamespace } from '../store/validate';
+import { validateInput } from '../store/validate';
 import { contentHash } from '../text';
 
 /** What happens to existing memories that a new one contradicts. */
@@ -102,14 +102,12 @@ export async function rememberWithConflictCheck(
     throw invalidInput('rememberWithConflictCheck() takes { content, type }.');
   if (options === null || typeof options !== 'object')
     throw invalidInput('Options must be { resolution?, threshold? }.');
-  // The length limit first: an 8 MB text is refused before the conflict search embeds it.
-  const content = validateContent(input.content, settings.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH);
-  const type = assertMemoryType(input.type);
+  // The whole write policy first: an 8 MB text or 2 MB of metadata is refused before the conflict search embeds.
+  const { content, type, namespace: given } = validateInput(input, store.writeLimits);
   const resolution = assertOneOf(options.resolution ?? settings.conflictResolution ?? 'supersede', CONFLICT_RESOLUTIONS, 'conflict resolution');
   const threshold = conflictThreshold(store.embedder, settings, options);
   await store.init();
-  const namespace =
-    input.namespace === undefined ? namespaceFor(type, store.branch) : validateNamespace(input.namespace);
+  const namespace = given ?? namespaceFor(type, store.branch);
 
   const [existingRecord] = (
     await store.backend.scan({

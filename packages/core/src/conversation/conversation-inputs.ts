@@ -1,6 +1,6 @@
 import type { MemoryInput } from '../contracts';
 import { invalidInput } from '../errors';
-import { validateOccurredAt } from '../store/validate';
+import { validateOccurredAt, validateSessionId } from '../store/validate';
 import type { ConversationTurn } from './conversation-turn';
 import type { RememberConversationOptions } from './remember-conversation-options';
 
@@ -52,9 +52,7 @@ export function conversationInputs(
     throw invalidInput(`window must be a non-negative integer (neighbouring turns on each side), got ${window}.`);
   }
   const sessionAt = options.at === undefined ? undefined : validateOccurredAt(options.at, 'at');
-  if (options.sessionId !== undefined && typeof options.sessionId !== 'string') {
-    throw invalidInput('sessionId must be a string.');
-  }
+  if (options.sessionId !== undefined) validateSessionId(options.sessionId);
   if (options.title !== undefined && typeof options.title !== 'string') throw invalidInput('title must be a string.');
   turns.forEach((turn, i) => {
     if (turn === null || typeof turn !== 'object') throw invalidInput(`Turn ${i} must be an object { speaker, text }.`);

@@ -5,7 +5,8 @@ import { KIND, memoryToRecord, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { newId, toMillis } from '../util';
 import { type SerializedRecord, serializeRecord } from './codec';
-import { MERGE_KIND, MERGES_NAMESPACE } from './plan';
+import { recordAdmission } from './admit';
+import { MERGE_KIND, MERGES_NAMESPACE, toEntry } from './plan';
 import { MergeResult, type MergeCounts } from './results';
 import {
   type ApplyOptions,
@@ -128,6 +129,7 @@ async function applyPart(
     ...(options.note ? { note: options.note } : {}),
   };
   const detail = `merge ${mergeId} from ${source.label}`;
+  const admit = recordAdmission(source, store.writeLimits, reembed ? undefined : store.embedder.dimension);
 
   await allOrNothing(
     store,
@@ -151,7 +153,15 @@ async function applyPart(
               `Record ${w.remote.id} vanished from ${source.label} during the merge; nothing was merged. Try again.`,
             );
           }
-          return r;
+          // The policy again (deterministic), now with the vector: what is written is what the plan checked.
+          const clean = admit(r);
+          if (toEntry(clean).hash !== w.remote.hash) {
+            throw new AgentMemoryError(
+              'CONFLICT',
+              `Record ${w.remote.id} of ${source.label} changed during the merge; nothing was merged. Try again.`,
+            );
+          }
+          return clean;
         });
         const vectors = reembed ? await store.embedDocuments(fresh.map((r) => r.text)) : fresh.map((r) => r.vector);
         if (reembed) counts.reembedded += fresh.length;

@@ -5,6 +5,7 @@ import { HISTORY_NAMESPACE, SKILLS_NAMESPACE, SYSTEM_NAMESPACE_PREFIX } from '..
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { newId, toMillis } from '../util';
+import { type RecordAdmission, recordAdmission } from './admit';
 import type {
   MemoryKeyReader,
   MergeEntry,
@@ -60,7 +61,9 @@ export async function planMerge(
     const key = contentKey(k.tenant, k.namespace, k.hash);
     if (!byContent.has(key)) byContent.set(key, k.id);
   }
-  const remotes = await readKeys(source.backend, { tenant, namespaces }, options.keyReader);
+  // Every source record passes the write policy here, so diff and merge refuse a bad one alike.
+  const admit = recordAdmission(source, store.writeLimits);
+  const remotes = await readKeys(source.backend, { tenant, namespaces }, undefined, admittedKey(admit));
   remotes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // deterministic: the first of equal contents wins
 
   const imports: { remote: RecordKey; targetNamespace: string; targetId: string }[] = [];
@@ -113,6 +116,9 @@ export async function planMerge(
     source.backend,
     [...imports.map((i) => i.remote.id), ...conflicts.map((c) => c.remote.id)],
     source.label,
+    // What will be written is read with its vector (when vectors are copied), so that a bad one refuses the diff too.
+    plan.embedderMismatch ? admit : recordAdmission(source, store.writeLimits, store.embedder.dimension),
+    !plan.embedderMismatch,
   );
   const localEntries = await entries(
     store.backend,
@@ -145,11 +151,16 @@ export async function planMerge(
   return plan;
 }
 
-/** Keys of the memories and skills under a filter: the fast reader where it applies, else from full records. */
+/**
+ * Keys of the memories and skills under a filter: the fast reader where it
+ * applies, else from full records, each turned into a key by `key` (the
+ * source's: through the write policy).
+ */
 async function readKeys(
   backend: MemoryBackend,
   filter: { tenant: string | null; namespaces: readonly string[] },
   reader: MemoryKeyReader | undefined,
+  key: (record: BackendRecord) => RecordKey = (record) => toKey(toEntry(record)),
 ): Promise<RecordKey[]> {
   const fast = reader ? await reader(backend, filter) : undefined;
   const kinds = fast ? OTHER_KINDS : MERGEABLE_KINDS;
@@ -161,22 +172,48 @@ async function readKeys(
       cursor,
       limit: PAGE,
     });
-    for (const record of page.records) keys.push(toKey(toEntry(record)));
+    for (const record of page.records) keys.push(key(record));
     cursor = page.cursor;
   } while (cursor !== undefined);
   return keys;
 }
 
-/** Full records by id, as plan entries. */
+/**
+ * A source record's key after the write policy (the hash is the cleaned
+ * content's), so no fast key reader: the payload is what is checked.
+ */
+function admittedKey(admit: RecordAdmission): (record: BackendRecord) => RecordKey {
+  return (record) => {
+    const clean = admit(record);
+    if (clean.attributes.kind !== KIND.memory) return toKey(toEntry(clean));
+    // A memory's key straight from the admitted record (its attributes derive from the checked memory).
+    const updatedAt = clean.attributes.updatedAt;
+    return {
+      id: clean.id,
+      kind: KIND.memory,
+      namespace: clean.namespace,
+      tenant: clean.tenant,
+      hash: String(clean.attributes.contentHash),
+      updatedAt: typeof updatedAt === 'number' ? updatedAt : 0,
+    };
+  };
+}
+
+/** Full records by id, as plan entries (through `admit` for the source's). */
 async function entries(
   backend: MemoryBackend,
   ids: readonly string[],
   label: string,
+  admit: RecordAdmission = (r) => r,
+  withVectors = false,
 ): Promise<Map<string, MergeEntry>> {
   const out = new Map<string, MergeEntry>();
   for (let i = 0; i < ids.length; i += PAGE) {
-    for (const r of await backend.get(ids.slice(i, i + PAGE), { tenant: null, withVectors: false }))
-      out.set(r.id, toEntry(r));
+    for (const r of await backend.get(ids.slice(i, i + PAGE), { tenant: null, withVectors })) {
+      const record = admit(r);
+      delete record.vector; // checked; the apply reads it again, the plan does not hold 100k of them
+      out.set(r.id, toEntry(record));
+    }
   }
   const missing = ids.find((id) => !out.has(id));
   if (missing !== undefined) {

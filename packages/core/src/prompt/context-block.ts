@@ -48,7 +48,8 @@ export function renderContextBlock(input: ContextBlockInput, options: ContextBlo
     let section = '\n\n## Relevant memories';
     let added = 0;
     for (const r of input.memories) {
-      const line = `\n- [${r.memory.type}] ${sanitizeForPrompt(r.memory.content, { singleLine: true })}`;
+      // Every field goes through the renderer, the type too: a crafted record's type is text like any other.
+      const line = `\n- [${sanitizeForPrompt(r.memory.type, { singleLine: true })}] ${sanitizeForPrompt(r.memory.content, { singleLine: true })}`;
       if (!fits(`${head}${body}${section}${line}${tail}`)) break;
       section += line;
       added++;

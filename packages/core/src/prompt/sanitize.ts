@@ -22,7 +22,8 @@ export interface SanitizeOptions {
  * context (list item, code block). A fence the text leaves open is closed.
  */
 export function sanitizeForPrompt(text: string, options: SanitizeOptions = {}): string {
-  let out = neutraliseTokens(toDisplayText(text));
+  // A crafted record may hold anything where a string belongs: it is rendered as text, never trusted.
+  let out = neutraliseTokens(toDisplayText(typeof text === 'string' ? text : String(text)));
   if (options.singleLine) return out.replace(/\s+/g, ' ').trim();
   out = neutraliseBlocks(out, options.headingFloor ?? 4);
   // A line that poses as a role ("System: ...") is quoted so it reads as data.
@@ -76,13 +77,16 @@ function neutraliseBlocks(text: string, floor: number): string {
   const lines = text.split('\n');
   // Pass 1: which lines are code. Only unindented fences outside list items are kept, so this is certain.
   const code: boolean[] = [];
+  /** Lines that close a fence, by index: written back as the bare run of fence characters. */
+  const closers = new Set<number>();
   let fence: { char: string; length: number } | undefined;
-  for (const line of lines) {
+  lines.forEach((line, i) => {
     const f = FENCE.exec(line);
     const wasOpen = fence !== undefined;
     if (f && isFence(f[1]!, f[2]!)) code.push(true);
     else code.push(wasOpen);
-  }
+    if (wasOpen && fence === undefined) closers.add(i);
+  });
   // The text's own hierarchy is kept, shifted so its top level is `floor` (code does not count).
   let min = 7;
   lines.forEach((line, i) => {
@@ -90,7 +94,9 @@ function neutraliseBlocks(text: string, floor: number): string {
     if (level > 0) min = Math.min(min, level);
   });
   const shift = Math.max(0, floor - min);
-  const out = lines.map((line, i) => neutraliseLine(line, code[i]!));
+  // A closing fence with spaces or tabs after it closes for CommonMark but not for every parser (marked 18
+  // reads "```\t" as code): what closes is written as the bare run, which every parser reads as a close.
+  const out = lines.map((line, i) => (closers.has(i) ? FENCE.exec(line)![1]! : neutraliseLine(line, code[i]!)));
   if (fence) out.push(fence.char.repeat(fence.length));
   return out.join('\n');
 

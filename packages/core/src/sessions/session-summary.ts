@@ -4,6 +4,7 @@ import type { ChatMessage } from '../compaction/chat-message';
 import { approximateTokens, countMessages, messageText, type TokenCounter } from '../compaction/token-counter';
 import { contentHash } from '../text';
 import type { MemoryStore } from '../store/memory-store';
+import { validateSessionId } from '../store/validate';
 import { stableId } from '../util';
 
 /** The id of a session's summary memory (one per tenant and session). */
@@ -60,9 +61,9 @@ export class SessionSummary {
     private readonly store: MemoryStore,
     private readonly options: SessionSummaryOptions,
   ) {
-    if (typeof options?.sessionId !== 'string' || options.sessionId.trim() === '') {
+    if (options?.sessionId === undefined)
       throw invalidInput('SessionSummary needs a sessionId (a thread or conversation id).');
-    }
+    validateSessionId(options.sessionId);
     if (typeof options.summarize !== 'function') throw invalidInput('SessionSummary needs a summarize function.');
     this.everyTurns = options.everyTurns ?? 6;
     this.everyTokens = options.everyTokens ?? 3000;

@@ -57,4 +57,4 @@ export type {
   SkillSignals,
   SkillSource,
 } from './skill';
-export { DEFAULT_SKILL_IMPORTANCE, MAX_SKILL_CONTENT_LENGTH, validateSkillName } from './validate';
+export { DEFAULT_SKILL_IMPORTANCE, MAX_SKILL_CONTENT_LENGTH, storedSkill, validateSkillName } from './validate';

@@ -450,23 +450,29 @@ export class SkillRegistry {
   }
 
   private toRecord(skill: Skill, vector: Float32Array): BackendRecord {
-    return {
-      id: this.idFor(skill.name),
-      namespace: SKILLS_NAMESPACE,
-      tenant: this.tenant,
-      text: embeddingText(skill),
-      vector,
-      attributes: {
-        kind: KIND.skill,
-        name: skill.name,
-        alwaysApply: skill.alwaysApply,
-        importance: skill.importance,
-        contentHash: skill.contentHash,
-        updatedAt: toMillis(skill.updatedAt),
-      },
-      payload: skill as unknown as JsonObject,
-    };
+    return skillRecord(skill, this.idFor(skill.name), this.tenant, vector);
   }
+}
+
+/** A skill as the registry stores it (text, attributes and payload derived from the skill). */
+export function skillRecord(skill: Skill, id: string, tenant: string, vector: Float32Array | undefined): BackendRecord {
+  const record: BackendRecord = {
+    id,
+    namespace: SKILLS_NAMESPACE,
+    tenant,
+    text: embeddingText(skill),
+    attributes: {
+      kind: KIND.skill,
+      name: skill.name,
+      alwaysApply: skill.alwaysApply,
+      importance: skill.importance,
+      contentHash: skill.contentHash,
+      updatedAt: toMillis(skill.updatedAt),
+    },
+    payload: skill as unknown as JsonObject,
+  };
+  if (vector) record.vector = vector;
+  return record;
 }
 
 /** What a skill is found by: name, description, keywords and the start of its content. */

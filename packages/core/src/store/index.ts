@@ -9,4 +9,32 @@ export {
   type RecallResult,
   type SimilarMemory,
 } from './memory-store';
-export { DEFAULT_MAX_CONTENT_LENGTH, DEFAULT_MAX_QUERY_LENGTH, validateQuery } from './validate';
+export {
+  DEFAULT_WRITE_LIMITS,
+  MAX_AGENT_ID_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_LABEL_LENGTH,
+  MAX_NAMESPACE_LENGTH,
+  MAX_SESSION_ID_LENGTH,
+  MAX_TENANT_LENGTH,
+  resolveWriteLimits,
+  type WriteLimits,
+} from './limits';
+export {
+  type StoredMemoryDefaults,
+  type StoredMemoryFields,
+  storedMemoryFromRecord,
+  toStoredMemory,
+  validateStoredFields,
+} from './stored-memory';
+export {
+  DEFAULT_MAX_CONTENT_LENGTH,
+  DEFAULT_MAX_QUERY_LENGTH,
+  type PolicyRule,
+  validateAgentId,
+  validateMetadata,
+  validateQuery,
+  validateSessionId,
+  validateTags,
+  validateTenant,
+} from './validate';

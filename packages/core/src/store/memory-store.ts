@@ -34,8 +34,9 @@ import { contentHash } from '../text';
 import { newId, stableId, toMillis } from '../util';
 import { historyToRecord, KIND, memoryToRecord, recordToHistory, recordToMemory } from './codec';
 import { type PendingAccess, ReinforcementBuffer, type ReinforcementOptions } from './reinforcement-buffer';
+import { resolveWriteLimits, type WriteLimits } from './limits';
 import {
-  DEFAULT_MAX_CONTENT_LENGTH,
+  validateAgentId,
   validateContent,
   validateContext,
   validateQuery,
@@ -45,6 +46,7 @@ import {
   validateMetadata,
   validateOccurredAt,
   validateTags,
+  validateTenant,
 } from './validate';
 
 export const META_EMBEDDER_ID = 'embedder.id';
@@ -92,7 +94,10 @@ export interface MemoryStoreOptions {
   sessionEvidence?: boolean;
   /** Turn priors: longer contents rank a little higher, contents that are questions lower. Default true. */
   turnPriors?: boolean;
+  /** Longest content (and context), in characters. Default 32,000. */
   maxContentLength?: number;
+  /** Bounds of metadata and tags (docs/core.md, "Limits"); raise one where your data needs more. */
+  limits?: Partial<Omit<WriteLimits, 'maxContentLength'>>;
   /**
    * When recall's reinforcement (lastAccessedAt, accessCount) is written: in
    * batches, behind the reads (docs/core.md, "Reinforcement").
@@ -174,6 +179,8 @@ export class MemoryStore {
   readonly embedder: Embedder;
   readonly tenant: string;
   readonly agentId: string | undefined;
+  /** What one memory may carry: the write policy's bounds (docs/core.md, "Limits"). */
+  readonly writeLimits: Readonly<WriteLimits>;
   protected branchName: string;
   protected readonly options: MemoryStoreOptions;
   protected readonly clock: () => number;
@@ -188,10 +195,10 @@ export class MemoryStore {
     this.options = options;
     this.backend = options.backend;
     this.embedder = options.embedder ?? new HashingEmbedder();
-    this.tenant = options.tenant ?? '';
-    if (typeof this.tenant !== 'string') throw invalidInput('tenant must be a string.');
+    this.tenant = validateTenant(options.tenant ?? '');
     this.branchName = assertBranchName(options.branch ?? 'main');
-    this.agentId = options.agentId;
+    this.agentId = options.agentId === undefined ? undefined : validateAgentId(options.agentId);
+    this.writeLimits = resolveWriteLimits(options.maxContentLength, options.limits);
     this.clock = options.now ?? Date.now;
     this.reinforcement = new ReinforcementBuffer((entries) => this.writeAccesses(entries), options.reinforcement);
   }
@@ -274,8 +281,7 @@ export class MemoryStore {
   async rememberMany(inputs: readonly MemoryInput[]): Promise<Memory[]> {
     await this.init();
     if (!Array.isArray(inputs)) throw invalidInput('rememberMany() takes an array of { content, type }.');
-    const max = this.options.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH;
-    const valid = inputs.map((input) => validateInput(input, max)); // all validated before anything is written
+    const valid = inputs.map((input) => validateInput(input, this.writeLimits)); // all validated before anything is written
     const now = new Date(this.clock()).toISOString();
     const results: Memory[] = new Array(valid.length);
     const fresh: { index: number; memory: Memory }[] = [];
@@ -363,15 +369,15 @@ export class MemoryStore {
     await this.init();
     const current = await this.mustGet(id);
     if (patch === null || typeof patch !== 'object') throw invalidInput('update() takes an object of changes.');
-    const max = this.options.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH;
+    const max = this.writeLimits.maxContentLength;
     const next: Memory = { ...current, updatedAt: new Date(this.clock()).toISOString() };
     if (patch.content !== undefined) {
       next.content = validateContent(patch.content, max);
       next.contentHash = contentHash(next.content);
     }
     if (patch.importance !== undefined) next.importance = validateImportance(patch.importance);
-    if (patch.tags !== undefined) next.tags = validateTags(patch.tags);
-    if (patch.metadata !== undefined) next.metadata = validateMetadata(patch.metadata);
+    if (patch.tags !== undefined) next.tags = validateTags(patch.tags, this.writeLimits);
+    if (patch.metadata !== undefined) next.metadata = validateMetadata(patch.metadata, this.writeLimits);
     if (patch.occurredAt !== undefined) next.occurredAt = validateOccurredAt(patch.occurredAt);
     if (patch.context !== undefined) {
       const context = patch.context === null ? undefined : validateContext(patch.context, max);

@@ -32,8 +32,14 @@ export function normalizeLineBreaks(text: string): string {
  * control characters are removed; tab, line feed and carriage return stay.
  */
 export function cleanStoredText(text: string): string {
+  // Most text has nothing to clean: one test instead of three replacements (a merge checks every record).
+  if (!NEEDS_CLEANING.test(text)) return text;
   return text.replace(LONE_SURROGATES, '\uFFFD').replace(ESCAPE_SEQUENCES, '').replace(CONTROLS_KEEP_CR, '');
 }
+
+/** Any character `cleanStoredText` acts on: a control (escapes start with one) or a surrogate. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const NEEDS_CLEANING = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ud800-\udfff]/;
 
 /** True when `cleanStoredText` would change the text. */
 export function needsCleaning(text: string): boolean {
@@ -49,4 +55,12 @@ export function toDisplayText(text: string): string {
   return normalizeLineBreaks(text.replace(LONE_SURROGATES, '\uFFFD').replace(ESCAPE_SEQUENCES, ''))
     .replace(CONTROLS, '')
     .replace(BIDI, '');
+}
+
+/**
+ * A one-line label as stored (tags, metadata keys, provenance): the ingest
+ * policy of `cleanStoredText`, and tab and line breaks become a space.
+ */
+export function cleanLabel(text: string): string {
+  return cleanStoredText(text).replace(/[\t\n\r]+/g, ' ');
 }

@@ -2,4 +2,4 @@ export { contentHash, normalizeContent } from './normalize';
 export { stem, stemInflection } from './stem';
 export { STOPWORDS } from './stopwords';
 export { countTerms, tokenize, words } from './tokenize';
-export { cleanStoredText, needsCleaning, normalizeLineBreaks, toDisplayText } from './control-chars';
+export { cleanLabel, cleanStoredText, needsCleaning, normalizeLineBreaks, toDisplayText } from './control-chars';
