@@ -107,32 +107,9 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
 
 describe('agentmem merge: a snapshot of another tenant', () => {
   it('says its memories belong to other tenants and names --all-tenants, instead of a silent "Nothing to merge"', async () => {
-    await ok(
-      runCli([
-        '--db',
-        tmp.path('a.db'),
-        '--branch',
-        'main',
-        '--tenant',
-        'alice',
-        'remember',
-        'Alice deploys on Fridays',
-        '--type',
-        'project',
-      ]),
-    );
-    await ok(
-      runCli([
-        '--db',
-        tmp.path('a.db'),
-        '--branch',
-        'main',
-        '--tenant',
-        'alice',
-        'snapshot',
-        tmp.path('alice.agentmem'),
-      ]),
-    );
+    const asAlice = (...argv: string[]) => on('a.db', '--tenant', 'alice', ...argv);
+    await ok(asAlice('remember', 'Alice deploys on Fridays', '--type', 'project'));
+    await ok(asAlice('snapshot', tmp.path('alice.agentmem')));
     await ok(on('b.db', 'remember', 'Orders live in PostgreSQL 16', '--type', 'project'));
 
     const diff = await ok(on('b.db', 'diff', tmp.path('alice.agentmem')));
