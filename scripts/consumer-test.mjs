@@ -12,17 +12,14 @@ import { root, workspaces } from './workspaces.mjs';
 const keep = process.argv.includes('--keep');
 
 /**
- * Type errors a CommonJS TypeScript user meets through a dependency's own packaging, listed so that they are
- * shown rather than hidden. Remove an entry when the dependency fixes it.
+ * Type errors a TypeScript user meets through a dependency's own packaging, listed so that they are shown
+ * rather than hidden: `{ package, mode, pattern, why }`. Remove an entry when the dependency fixes it. Empty:
+ * @agentmem/qdrant's CommonJS declarations import @qdrant/js-client-rest's ESM-only types with
+ * `resolution-mode: "import"` (packages/qdrant/scripts/cjs-types.mjs), so `module: node16` compiles them.
  */
-const KNOWN_TYPE_PROBLEMS = [
-  {
-    package: '@agentmem/qdrant',
-    mode: 'node16',
-    pattern: /^node_modules\/@agentmem\/qdrant\/dist\/index\.d\.cts.*TS1479[\s\S]*@qdrant\/js-client-rest/,
-    why: '@qdrant/js-client-rest 1.18 has one ESM `types` for both import and require, so a CJS file cannot import its types',
-  },
-];
+const KNOWN_TYPE_PROBLEMS = [];
+/** Subpath builds that must import their own package (file without extension → largest expected size). */
+const SELF_IMPORTING = { '@agentmem/core': { 'dist/testing/index': 64 * 1024 } };
 const skipBuild = process.argv.includes('--no-build');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const failures = [];
@@ -81,8 +78,25 @@ for (const pkg of packages) {
   for (const target of Object.values(pkg.manifest.bin ?? {})) {
     if (!files.includes(target)) problems.push(`bin ${target} missing`);
   }
-  for (const map of files.filter((f) => f.endsWith('.map'))) {
-    if (JSON.parse(readFileSync(join(pkg.dir, map), 'utf8')).sourcesContent) problems.push(`${map} embeds sources`);
+  // No source maps: they pointed at src/, which is not shipped.
+  const maps = files.filter((f) => f.endsWith('.map'));
+  if (maps.length > 0) problems.push(`source maps: ${maps.join(', ')}`);
+  for (const js of files.filter((f) => /\.c?js$/.test(f))) {
+    if (readFileSync(join(pkg.dir, js), 'utf8').includes('//# sourceMappingURL='))
+      problems.push(`${js} names a source map`);
+  }
+  // A subpath entry imports its own package instead of bundling a second copy of it.
+  for (const [subpath, limit] of Object.entries(SELF_IMPORTING[pkg.name] ?? {})) {
+    for (const [ext, self] of [
+      ['js', `from '${pkg.name}'`],
+      ['cjs', `require('${pkg.name}')`],
+    ]) {
+      const file = `${subpath}.${ext}`;
+      const text = files.includes(file) ? readFileSync(join(pkg.dir, file), 'utf8') : '';
+      if (!text.includes(self)) problems.push(`${file} does not import ${pkg.name} (${self})`);
+      if (text.length > limit)
+        problems.push(`${file} is ${text.length} bytes, over ${limit}: it bundles a copy of ${pkg.name}?`);
+    }
   }
   console.log(`${problems.length === 0 ? 'ok  ' : 'FAIL'} ${pkg.name}: tarball contents (${files.length} files)`);
   if (problems.length > 0) failures.push(`${pkg.name}: tarball contents: ${problems.join('; ')}`);
@@ -142,8 +156,32 @@ function loadEntries(filter, label) {
   }
 }
 
-// 3. Runtime: every entry point that needs no optional peer, then the ones that need `langchain`.
+// 3. Runtime: every entry point that needs no optional peer; without its peer, each of the others fails
+// with MISSING_DEPENDENCY naming the package to install (not Node's ERR_MODULE_NOT_FOUND); then with it.
 loadEntries((entry) => !needsLangchain(entry), ' (without optional peers)');
+const OPTIONAL_PEER_OF = {
+  '@agentmem/langchain/middleware': 'langchain',
+  '@agentmem/langchain/store': '@langchain/langgraph-checkpoint',
+};
+for (const [entry, peer] of Object.entries(OPTIONAL_PEER_OF)) {
+  const expect = (out) =>
+    out.includes('MISSING_DEPENDENCY') && out.includes(`npm i ${peer}`) && !out.includes('ERR_MODULE_NOT_FOUND');
+  const report = `.catch((e) => { console.log(e.code, e.message); process.exit(e.code === 'MISSING_DEPENDENCY' ? 0 : 1); })`;
+  step(
+    entry,
+    `ESM import without ${peer} names it`,
+    process.execPath,
+    ['--input-type=module', '-e', `await import('${entry}').then(() => process.exit(1))${report};`],
+    { cwd: app, expect },
+  );
+  step(
+    entry,
+    `CJS require without ${peer} names it`,
+    process.execPath,
+    ['-e', `Promise.resolve().then(() => require('${entry}')).then(() => process.exit(1))${report};`],
+    { cwd: app, expect },
+  );
+}
 if (install('npm install langchain (optional peer)', ['langchain@^1.5.0']).ok) {
   loadEntries(needsLangchain, '');
 }

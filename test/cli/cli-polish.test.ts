@@ -34,6 +34,26 @@ describe('progress on a terminal', () => {
     expect(run.stderr).toBe('');
   });
 
+  it('import shows every phase on a terminal: checking, embedding (each batch), and writing', async () => {
+    const file = store.tmp.path('many.jsonl');
+    const n = 3000;
+    const lines = Array.from({ length: n }, (_, i) => JSON.stringify({ content: `imported fact ${i}`, type: 'user' }));
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const run = await onTerminal('import', file);
+    expect(run.code, run.stderr).toBe(0);
+    const shown = (phase: string) => run.stderr.split('\r').filter((line) => line.startsWith(`${phase} `));
+    expect(shown('checked').length).toBeGreaterThan(50);
+    // One update per embedding batch of 256: 12 batches, not only the ones whose count is a multiple of 1%.
+    expect(shown('embedded').length).toBeGreaterThanOrEqual(Math.ceil(n / 256));
+    // The write phase, which used to print nothing however long it took.
+    expect(shown('written').map((l) => l.trim())).toEqual([
+      `written 1000/${n}`,
+      `written 2000/${n}`,
+      `written ${n}/${n}`,
+    ]);
+    expect(run.stdout).toContain(`Imported ${n} of ${n} memories`);
+  });
+
   it('export --out refreshes its progress line at most about 100 times', async () => {
     await fill(250);
     const run = await onTerminal('export', '--out', store.tmp.path('out.jsonl'));

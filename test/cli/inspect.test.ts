@@ -49,4 +49,24 @@ describe('agentmem inspect', () => {
     expect(run.code).toBe(0);
     expect(run.json()).toMatchObject({ allowWrites: true, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:/) });
   });
+
+  it('takes --port 0 (any free port), as mcp --port does', async () => {
+    expect((await store.cli('remember', 'The user prefers dark mode', '--type', 'user')).code).toBe(0);
+    let url = '';
+    lifecycle.waitForStop = async (inspector) => {
+      url = inspector.url;
+    };
+    const run = await store.cli('inspect', '--port', '0');
+    expect(run.code, run.stderr).toBe(0);
+    expect(Number(new URL(url).port)).toBeGreaterThan(0);
+  });
+
+  it('refuses a port past 65535 as a usage error naming the range, never INTERNAL', async () => {
+    expect((await store.cli('remember', 'The user prefers dark mode', '--type', 'user')).code).toBe(0);
+    lifecycle.waitForStop = async () => {};
+    const run = await store.cli('inspect', '--port', '70000');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('Expected a port number from 0 to 65535');
+    expect(run.stderr).not.toContain('INTERNAL');
+  });
 });

@@ -128,6 +128,29 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
   });
 });
 
+describe('agentmem merge: a snapshot of another tenant', () => {
+  it('says its memories belong to other tenants and names --all-tenants, instead of a silent "Nothing to merge"', async () => {
+    const asAlice = (...argv: string[]) => on('a.db', '--tenant', 'alice', ...argv);
+    await ok(asAlice('remember', 'Alice deploys on Fridays', '--type', 'project'));
+    await ok(asAlice('snapshot', tmp.path('alice.agentmem')));
+    await ok(on('b.db', 'remember', 'Orders live in PostgreSQL 16', '--type', 'project'));
+
+    const diff = await ok(on('b.db', 'diff', tmp.path('alice.agentmem')));
+    expect(diff.stdout).toContain(
+      'This snapshot has nothing of the default tenant: its memory belongs to 1 other tenant ("alice"); ' +
+        'add --all-tenants to merge every tenant, or --tenant <name> to merge into that tenant.',
+    );
+    const merge = await ok(on('b.db', '--yes', 'merge', tmp.path('alice.agentmem')));
+    expect(merge.stdout).toContain('Nothing to merge. This snapshot has nothing of the default tenant');
+    expect(merge.stdout).toContain('--all-tenants');
+    const json = (await ok(on('b.db', '--json', '--yes', 'merge', tmp.path('alice.agentmem')))).json();
+    expect(json).toMatchObject({ merged: false, otherTenants: { memories: 1, tenants: ['alice'] } });
+
+    const all = await ok(on('b.db', '--yes', 'merge', tmp.path('alice.agentmem'), '--all-tenants'));
+    expect(all.stdout).toContain('Imported: 1 new memories');
+  });
+});
+
 describe('agentmem branch', () => {
   it('list, diff, merge, delete with --json', async () => {
     await ok(on('m.db', 'remember', 'Global style rule', '--type', 'feedback'));

@@ -219,6 +219,46 @@ describe('teleport round trip (SQLite files)', () => {
   });
 });
 
+describe('teleport: a snapshot of other tenants', () => {
+  it('says that its memories belong to other tenants and how to merge them, instead of "nothing"', async () => {
+    const alice = (await sqliteMemory('alice.db')).withScope({ tenant: 'alice' });
+    await alice.rememberMany([
+      { content: 'Alice deploys on Fridays', type: 'project' },
+      { content: 'Alice prefers tabs', type: 'user' },
+    ]);
+    await alice.snapshot(join(dir, 'alice.agentmem'));
+    const mine = await sqliteMemory('mine.db');
+
+    const diff = await mine.diff(join(dir, 'alice.agentmem'));
+    expect(diff.newMemories).toBe(0);
+    expect(diff.plan.otherTenants).toEqual({ tenant: '', memories: 2, tenants: ['alice'] });
+    expect(diff.summary()).toContain(
+      'This snapshot has nothing of the default tenant: its 2 memories belong to 1 other tenant ("alice"); merge with allTenants',
+    );
+    expect(diff.toJSON().otherTenants).toEqual({ tenant: '', memories: 2, tenants: ['alice'] });
+
+    const nothing = await mine.merge(join(dir, 'alice.agentmem'));
+    expect(nothing.imported).toBe(0);
+    expect(nothing.summary()).toContain('its 2 memories belong to 1 other tenant ("alice")');
+
+    const all = await mine.merge(join(dir, 'alice.agentmem'), { allTenants: true });
+    expect(all.imported).toBe(2);
+    expect(all.summary()).not.toContain('other tenant');
+    expect(await mine.withScope({ tenant: 'alice' }).stats()).toMatchObject({ total: 2 });
+  });
+
+  it('names what a tenant-scoped merge leaves out when it merges something', async () => {
+    const shared = await sqliteMemory('shared.db');
+    await shared.remember({ content: 'Ours: staging runs Kubernetes', type: 'project' });
+    await shared.withScope({ tenant: 'bob' }).remember({ content: 'Bob likes dark mode', type: 'user' });
+    await shared.snapshot(join(dir, 'shared.agentmem'));
+    const mine = await sqliteMemory('mine.db');
+    const result = await mine.merge(join(dir, 'shared.agentmem'));
+    expect(result.imported).toBe(1);
+    expect(result.summary()).toContain('Left out: 1 memory of 1 other tenant ("bob")');
+  });
+});
+
 describe('teleport: embedder mismatch', () => {
   for (const [localDim, remoteDim] of [
     [32, 16],
@@ -350,7 +390,8 @@ describe('teleport: bad files change nothing', () => {
     const pageSize = bytes.readUInt16BE(16) === 1 ? 65536 : bytes.readUInt16BE(16);
     // Scribble over a few pages in the middle (the header and schema stay readable).
     const pages = Math.floor(bytes.length / pageSize);
-    for (let p = Math.floor(pages / 2); p < Math.floor(pages / 2) + 4; p++) bytes.fill(0x5a, p * pageSize + 8, (p + 1) * pageSize - 8);
+    for (let p = Math.floor(pages / 2); p < Math.floor(pages / 2) + 4; p++)
+      bytes.fill(0x5a, p * pageSize + 8, (p + 1) * pageSize - 8);
     writeFileSync(path, bytes);
     const local = await sqliteMemory('damaged-local.db');
     const error = (await local.diff(path).catch((e: unknown) => e)) as AgentMemoryError;

@@ -63,6 +63,8 @@ export class CliContext {
   /** Files opened read-only because this user cannot write them. */
   private readonly unwritable = new Set<string>();
   private progressShown = false;
+  /** The progress line last shown: its label and 1% step. */
+  private lastProgress = { label: '', bucket: -1 };
 
   constructor(
     readonly io: CliIo,
@@ -276,8 +278,13 @@ export class CliContext {
    */
   progress(label: string, done: number, total: number): void {
     if (!this.io.isTTY || this.json) return;
+    // Shown when a phase starts and each time `done` enters another 1% step: whatever the batch size
+    // (`done % step === 0` missed most batches of 256 over 20,000: four updates).
     const step = Math.max(1, Math.ceil(total / 100));
-    if (done < total && done % step !== 0) return;
+    const bucket = Math.floor(done / step);
+    const last = this.lastProgress;
+    if (done < total && last.label === label && last.bucket === bucket) return;
+    this.lastProgress = { label, bucket };
     this.io.stderr(`\r${label} ${done}/${total}`);
     this.progressShown = done < total;
     if (done >= total) this.io.stderr('\n');

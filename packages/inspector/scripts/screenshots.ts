@@ -29,8 +29,8 @@ async function main(): Promise<void> {
       await page.screenshot({ path: `${out}${name}.png`, fullPage: true });
       console.log(`docs/inspector/${name}.png`);
     };
-    const open = async (hash: string, colorScheme: 'light' | 'dark' = 'light') => {
-      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme })).newPage();
+    const open = async (hash: string, colorScheme: 'light' | 'dark' = 'light', width = 1280) => {
+      const page = await (await browser.newContext({ viewport: { width, height: 800 }, colorScheme })).newPage();
       await page.goto(inspector.url);
       await page.goto(`${inspector.origin}/${hash}`);
       return page;
@@ -58,6 +58,12 @@ async function main(): Promise<void> {
     await page.getByRole('button', { name: 'Explain' }).click();
     await page.getByTestId('context-block').waitFor();
     await shoot(page, 'recall');
+
+    page = await open('#/recall', 'light', 390);
+    await page.getByTestId('recall-query').fill('which database and cluster do we run');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await page.getByTestId('context-block').waitFor();
+    await shoot(page, 'recall-phone');
 
     page = await open('#/skills');
     await page.getByTestId('skills-message').fill('add a migration for the users table');

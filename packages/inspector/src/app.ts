@@ -1,4 +1,4 @@
-import { AgentMemoryError } from '@agentmem/core';
+import { AgentMemoryError, type AgentMemoryErrorCode } from '@agentmem/core';
 import { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { loadAssets } from './assets';
@@ -21,15 +21,25 @@ import { READ_ONLY_MESSAGE } from './read-only-backend';
 import { type Secrets, security } from './security';
 import type { Stores } from './stores';
 
-const STATUS_OF: Partial<Record<string, ContentfulStatusCode>> = {
+/** Every error code's HTTP status (a Record, so a new code cannot fall through to 500 unnoticed). */
+const STATUS_OF: Record<AgentMemoryErrorCode, ContentfulStatusCode> = {
   INVALID_INPUT: 400,
   NOT_FOUND: 404,
   CAPABILITY_MISSING: 403,
   CONFLICT: 409,
   EMBEDDER_MISMATCH: 409,
+  DIMENSION_MISMATCH: 409,
   NOT_A_DATABASE: 400,
   CORRUPT_SNAPSHOT: 400,
+  NOT_A_SNAPSHOT: 400,
   UNSUPPORTED_FORMAT: 400,
+  MISSING_DEPENDENCY: 500,
+  BACKEND_UNAVAILABLE: 503,
+  BACKEND_ERROR: 502,
+  TIMEOUT: 504,
+  AUTHENTICATION: 502,
+  RATE_LIMITED: 429,
+  CLOSED: 503,
 };
 
 function escapeAttribute(text: string): string {

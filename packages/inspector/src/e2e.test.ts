@@ -218,4 +218,147 @@ describe.skipIf(!chromiumPath)(title, { timeout: 60_000 }, () => {
     expect((await store.memory.get(store.conflictId))?.content).toBe('Deploys happen on Tuesdays after the standup');
     await page.context().close();
   });
+
+  /** Each view with what fills it (a query run, a preview shown), as a user on that screen would see it. */
+  const VIEWS: { name: string; hash: string; fill: (page: Page) => Promise<unknown> }[] = [
+    { name: 'overview', hash: '#/overview', fill: (p) => p.getByTestId('overview-table').waitFor() },
+    { name: 'memories', hash: '#/memories', fill: (p) => p.getByTestId('memories-table').waitFor() },
+    { name: 'memory', hash: '', fill: (p) => p.getByTestId('history').waitFor() },
+    {
+      name: 'recall',
+      hash: '#/recall',
+      fill: async (p) => {
+        await p.getByTestId('recall-query').fill('which database and cluster do we run');
+        await p.getByRole('button', { name: 'Explain' }).click();
+        await p.getByTestId('context-block').waitFor();
+      },
+    },
+    {
+      name: 'skills',
+      hash: '#/skills',
+      fill: async (p) => {
+        await p.getByTestId('skills-message').fill('add a migration for the users table');
+        await p.getByRole('button', { name: 'Activate' }).click();
+        await p.getByTestId('skills-verdicts').waitFor();
+      },
+    },
+    {
+      name: 'snapshot merge',
+      hash: '#/previews/snapshot',
+      fill: async (p) => {
+        await p.getByTestId('snapshot-path').fill(store.snapshotPath);
+        await p.getByRole('button', { name: 'Preview' }).click();
+        await p.getByTestId('conflicts').waitFor();
+      },
+    },
+    {
+      name: 'branch merge',
+      hash: '#/previews/branch',
+      fill: async (p) => {
+        await p.getByRole('button', { name: 'Preview' }).click();
+        await p.getByTestId('strategy-table').waitFor();
+      },
+    },
+    { name: 'decay', hash: '#/previews/decay', fill: (p) => p.getByTestId('decay-report').waitFor() },
+    {
+      name: 'merges',
+      hash: '#/previews/merges',
+      // The merge test may have run first: its (undone) merge is listed.
+      fill: (p) => p.getByTestId('merges').or(p.getByText('No merges yet.')).waitFor(),
+    },
+  ];
+
+  for (const viewport of [
+    { width: 390, height: 844 },
+    { width: 1280, height: 800 },
+  ]) {
+    it(`fits every view in ${viewport.width} px: no sideways scroll, header controls on screen, no console errors`, async () => {
+      const context = await browser.newContext({ viewport });
+      context.setDefaultTimeout(15_000); // a view that never fills is reported below, with the others
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      page.on('pageerror', (error) => errors.push(String(error)));
+      await page.goto(readOnly.url);
+      const problems: string[] = [];
+      for (const view of VIEWS) {
+        await page.goto(`${readOnly.origin}/${view.hash || `#/memory/${store.historyId}`}`);
+        try {
+          await view.fill(page);
+        } catch (error) {
+          problems.push(`${view.name}: ${String(error).split('\n')[0]}`);
+          continue;
+        }
+        // A string, not a function: this file compiles without the DOM library.
+        const [scrollWidth, width] = (await page.evaluate(
+          '[document.documentElement.scrollWidth, document.documentElement.clientWidth]',
+        )) as [number, number];
+        if (scrollWidth > width)
+          problems.push(`${view.name}: the page is ${scrollWidth} px wide in a ${width} px window`);
+        const offscreen: string[] = [];
+        for (const control of await page.locator('header nav a, header .badge, header button').all()) {
+          const box = await control.boundingBox();
+          if (!box || box.x < 0 || box.x + box.width > width) {
+            offscreen.push((await control.innerText()).trim() || ((await control.getAttribute('aria-label')) ?? '?'));
+          }
+        }
+        if (offscreen.length > 0) problems.push(`${view.name}: off-screen: ${offscreen.join(', ')}`);
+      }
+      expect(problems).toEqual([]);
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
+
+  it('previews decay at the instant "Apply decay now" applies, and never applies a dry run of another date', async () => {
+    const started = Date.now();
+    const page = await open(writable, '#/previews/decay');
+    // Shown on arrival, at the current time (not at today 00:00 UTC).
+    const report = await page.getByTestId('decay-report').innerText();
+    const at = Date.parse(`${/(\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(report)?.[1]?.replace(' ', 'T')}Z`);
+    expect(report).toMatch(/^Now /);
+    expect(at).toBeGreaterThanOrEqual(started - 60_000);
+    expect(at).toBeLessThanOrEqual(Date.now());
+    expect(await page.getByTestId('apply-decay').isDisabled()).toBe(false);
+    // A dry run at a later date says so, and offers no apply.
+    await page.getByTestId('decay-date').fill(new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 10));
+    await page.getByRole('button', { name: 'Dry run' }).click();
+    await expect.poll(() => page.getByTestId('decay-report').innerText()).toMatch(/^At /);
+    expect(await page.getByTestId('apply-decay').isDisabled()).toBe(true);
+    expect(await page.getByTestId('decay-not-now').innerText()).toContain('only applied now');
+    await page.context().close();
+  });
+
+  it('says why the memories table is empty when the text filter matches nothing', async () => {
+    const page = await open(readOnly, '#/memories');
+    await page.getByLabel('Text').fill('no memory says this');
+    await page.getByLabel('Text').press('Enter');
+    await expect
+      .poll(() => page.getByTestId('memories-empty').innerText())
+      .toBe('None of the 13 memories that match the other filters matches text "no memory says this".');
+    expect(await page.getByTestId('memories-table').count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('names columns and counts in words: effective importance, never recalled', async () => {
+    const page = await open(readOnly, '#/memories');
+    const headers = await page.getByTestId('memories-table').locator('th').allInnerTexts();
+    expect(headers).toContain('Effective importance');
+    expect(headers).not.toContain('Now');
+    await page.goto(`${readOnly.origin}/#/memory/${store.historyId}`);
+    expect(await page.getByTestId('accessed').innerText()).toBe('never');
+    expect(await page.getByTestId('decay-summary').innerText()).toContain('never recalled: decaying since');
+    await page.context().close();
+  });
+
+  it('refuses a branch merged into itself in words a user can act on', async () => {
+    const page = await open(readOnly, '#/previews/branch');
+    await page.getByLabel('Merge branch').selectOption('main');
+    await page.getByLabel('into').selectOption('main');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.getByRole('alert').innerText()).toContain('choose two different branches');
+    await page.context().close();
+  });
 });

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InspectorHandle, startInspector } from './index';
 import { type SeededStore, seedStore } from './test-fixtures/seed';
@@ -154,6 +156,27 @@ describe('inspector API (read-only)', () => {
     expect(p.strategies.remote_wins).toMatchObject({ overwritten: 1, keptLocal: 0 });
     expect(p.strategies.newer_wins).toMatchObject({ overwritten: 1 });
     expect(p.strategies.keep_both).toMatchObject({ keptBoth: 1 });
+  });
+
+  it('answers a path that is no snapshot (a text file, a directory) with 400 NOT_A_SNAPSHOT, not 500', async () => {
+    const text = join(store.dir, 'notes.txt');
+    writeFileSync(text, 'not a snapshot');
+    for (const path of [text, store.dir]) {
+      const res = await api(`/api/preview/snapshot?path=${encodeURIComponent(path)}`);
+      expect(res.status, res.body).toBe(400);
+      expect(res.json<{ error: { code: string; message: string } }>().error).toMatchObject({
+        code: 'NOT_A_SNAPSHOT',
+        message: expect.stringContaining('agentmem snapshot'),
+      });
+    }
+  });
+
+  it('refuses a branch merged into itself in the words of the page, not the API options', async () => {
+    const res = await api('/api/preview/branch?source=main&into=main');
+    expect(res.status).toBe(400);
+    const { message } = res.json<{ error: { message: string } }>().error;
+    expect(message).toContain('choose two different branches');
+    expect(message).not.toContain('pass {');
   });
 
   it('lists branches and previews merging one into another', async () => {

@@ -29,6 +29,11 @@ function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 }
 
+/** The chart's width: its box's, so that it never widens the page on a phone (uPlot sets a fixed pixel width). */
+function chartWidth(el: HTMLElement): number {
+  return Math.max(200, el.clientWidth || 640);
+}
+
 export interface ChartSeries {
   label: string;
   /** CSS variable holding the colour. */
@@ -75,7 +80,7 @@ export function Chart({
     };
     const plot = new uPlot(
       {
-        width: Math.max(320, el.clientWidth || 640),
+        width: chartWidth(el),
         height,
         scales: {
           x: xRange ? { time, range: xRange } : { time },
@@ -102,7 +107,7 @@ export function Chart({
       data,
       el,
     );
-    const resize = () => plot.setSize({ width: Math.max(320, el.clientWidth), height });
+    const resize = () => plot.setSize({ width: chartWidth(el), height });
     window.addEventListener('resize', resize);
     return () => {
       window.removeEventListener('resize', resize);

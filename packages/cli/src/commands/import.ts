@@ -31,7 +31,7 @@ export function register(program: Command, ctx: CliContext): void {
           tenant: ctx.options.tenant,
           source,
           dryRun: options.dryRun,
-          progress: (done, total) => ctx.progress('embedded', done, total),
+          progress: (phase, done, total) => ctx.progress(phase, done, total),
         },
       );
       ctx.emit({ file: source, ...result }, () =>

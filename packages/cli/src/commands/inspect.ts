@@ -2,7 +2,7 @@ import { type AgentMemory, importOptional } from '@agentmem/core';
 import { sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
-import { parsePositiveInt } from '../parse';
+import { parsePort } from '../parse';
 
 /** What the CLI uses of `@agentmem/inspector` (declared here: the package is optional and may build after the CLI). */
 interface InspectorModule {
@@ -46,7 +46,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description('open a local web inspector on this store (read-only unless --allow-writes); prints its URL')
     .option('--qdrant <url>', 'inspect a Qdrant server instead of the --db file')
     .option('--qdrant-collection <name>', 'Qdrant collection (default agentmem)')
-    .option('--port <n>', 'port on 127.0.0.1 (default: any free port)', parsePositiveInt)
+    .option('--port <n>', 'port on 127.0.0.1 (default 0: any free port)', parsePort)
     .option('--allow-writes', 'allow applying merges and decay, and undoing merges, from the browser')
     .action(async (options: InspectOptions) => {
       const inspector = await loadInspector();

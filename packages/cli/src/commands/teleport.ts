@@ -7,6 +7,7 @@ import {
   type MergeProgress,
   type MergeStrategy,
   openSnapshot,
+  otherTenantsNote,
 } from '@agentmem/core';
 import { sqliteSnapshotFormat } from '@agentmem/sqlite';
 import { type Command, Option } from 'commander';
@@ -28,6 +29,14 @@ export function progressOf(ctx: CliContext): (p: MergeProgress) => void {
   };
 }
 
+/** A merge summary in the CLI's words: its flags, not the API's options. */
+export function inCliWords(summary: string): string {
+  return summary.replace(
+    /merge with allTenants to include every tenant, or open the store as (that tenant|one of them)/,
+    'add --all-tenants to merge every tenant, or --tenant <name> to merge into $1',
+  );
+}
+
 /** The plan for people: counts, then the new records and the conflicts with both versions. */
 export function printDiff(ctx: CliContext, diff: DiffResult, limit = 20): void {
   const { imports, conflicts, embedderMismatch, source } = diff.toJSON();
@@ -38,7 +47,7 @@ export function printDiff(ctx: CliContext, diff: DiffResult, limit = 20): void {
       `Embedder differs: ${source.label} was built with "${source.embedder.id}", not this store's embedder; ` +
       `merge it with --reembed (\`agentmem merge ${source.label} --reembed\`) to re-embed its ${diff.newMemories + diff.newSkills + diff.conflicts} records.`;
   }
-  ctx.print(summary.join('\n'));
+  ctx.print(inCliWords(summary.join('\n')));
   if (imports.length > 0) {
     ctx.print('\nNew:');
     ctx.table(
@@ -151,7 +160,11 @@ export function register(program: Command, ctx: CliContext): void {
       const diff = await memory.diff(path, { ...scope, onProgress: progressOf(ctx) });
       if (!ctx.yes && !ctx.json) printDiff(ctx, diff);
       if (diff.newMemories + diff.newSkills + diff.conflicts === 0) {
-        ctx.emit({ ...diff.toJSON(), merged: false }, () => ctx.print('Nothing to merge.'));
+        ctx.emit({ ...diff.toJSON(), merged: false }, () => {
+          // The diff above already said why when it was printed; --yes skips it.
+          const others = otherTenantsNote(diff.plan);
+          ctx.print(others && ctx.yes ? `Nothing to merge. ${inCliWords(others)}` : 'Nothing to merge.');
+        });
         return;
       }
       if (!(await ctx.confirm(`Merge ${path} with strategy ${options.strategy}?`))) {
@@ -165,7 +178,7 @@ export function register(program: Command, ctx: CliContext): void {
         onProgress: progressOf(ctx),
       });
       ctx.emit({ ...result.toJSON(), summary: result.summary() }, () => {
-        ctx.print(result.summary());
+        ctx.print(inCliWords(result.summary()));
         if (result.mergeIds.length > 1)
           ctx.print(`Merge ids: ${result.mergeIds.join(', ')} (undo each with: agentmem undo-merge ID)`);
         else ctx.print(`Merge id: ${result.mergeId} (undo with: agentmem undo-merge ${result.mergeId})`);

@@ -8,9 +8,11 @@ export interface ImportMemoriesOptions {
   source: string;
   /** Plan only: count what would be imported, write nothing. */
   dryRun?: boolean;
-  /** Called after each embedding batch. */
-  progress?: (done: number, total: number) => void;
+  /** Called as each phase moves on: lines checked against the store, memories embedded, memories written. */
+  progress?: (phase: ImportPhase, done: number, total: number) => void;
 }
+
+export type ImportPhase = 'checked' | 'embedded' | 'written';
 
 export interface ImportMemoriesResult {
   /** Lines read. */
@@ -48,7 +50,9 @@ export async function importMemories(
   }
   const seen = new Set<string>();
   const fresh: Memory[] = [];
+  let checked = 0;
   for (const { memory: candidate, ownId } of candidates) {
+    options.progress?.('checked', ++checked, candidates.length);
     const key = `${candidate.tenant}\u0000${candidate.namespace}\u0000${candidate.contentHash}`;
     if ((ownId && existingIds.has(candidate.id)) || seen.has(key) || (await hasContent(memory, candidate))) continue;
     // A derived id can be taken by a memory whose content has changed since (as in MemoryStore.remember).
@@ -66,12 +70,13 @@ export async function importMemories(
   const vectors: Float32Array[] = [];
   for (let i = 0; i < fresh.length; i += EMBED_BATCH) {
     vectors.push(...(await memory.embedDocuments(fresh.slice(i, i + EMBED_BATCH).map((m) => m.content))));
-    options.progress?.(vectors.length, fresh.length);
+    options.progress?.('embedded', vectors.length, fresh.length);
   }
   await memory.writeMemories(
     fresh.map((m, i) => ({ memory: m, vector: vectors[i]! })),
     'create',
     `imported from ${options.source}`,
+    options.progress && ((done, total) => options.progress?.('written', done, total)),
   );
   return result;
 }

@@ -1,2 +1,7 @@
-export { type ImportMemoriesOptions, type ImportMemoriesResult, importMemories } from './import-memories';
+export {
+  type ImportMemoriesOptions,
+  type ImportMemoriesResult,
+  type ImportPhase,
+  importMemories,
+} from './import-memories';
 export { type MemoryLine, type ParsedLines, parseMemoryLines } from './parse-lines';

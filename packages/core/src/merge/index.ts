@@ -1,7 +1,7 @@
 export { type MergeRecordPayload, applyMerge, assertStrategy } from './apply';
 export { type SerializedRecord, deserializeRecord, serializeRecord } from './codec';
 export { MERGE_KIND, MERGEABLE_KINDS, MERGES_NAMESPACE, planMerge } from './plan';
-export { DiffResult, type MergeCounts, MergeResult, UndoResult } from './results';
+export { DiffResult, type MergeCounts, MergeResult, otherTenantsNote, UndoResult } from './results';
 export {
   createSnapshot,
   type OpenedSnapshot,
@@ -27,6 +27,7 @@ export type {
   MergeProgress,
   MergeSource,
   MergeStrategy,
+  OtherTenants,
   PlannedConflict,
   PlannedDuplicate,
   PlannedImport,

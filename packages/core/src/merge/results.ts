@@ -16,6 +16,23 @@ function planCounts(plan: MergePlan) {
   };
 }
 
+const tenantName = (t: string) => (t === '' ? 'the default tenant' : `"${t}"`);
+
+/**
+ * The line a tenant-scoped snapshot merge adds when the snapshot holds memories of other tenants: none of
+ * this tenant ("nothing to merge" would hide why), or some left out.
+ */
+export function otherTenantsNote(plan: MergePlan): string | undefined {
+  const other = plan.otherTenants;
+  if (!other) return undefined;
+  const names = other.tenants.slice(0, 5).map(tenantName).join(', ') + (other.tenants.length > 5 ? ', …' : '');
+  const tenants = `${plural(other.tenants.length, 'other tenant', 'other tenants')} (${names})`;
+  const fix = `merge with allTenants to include every tenant, or open the store as ${other.tenants.length === 1 ? 'that tenant' : 'one of them'}`;
+  if (plan.scanned > 0) return `Left out: ${plural(other.memories, 'memory', 'memories')} of ${tenants}; ${fix}.`;
+  const belong = other.memories === 1 ? 'memory belongs' : `${other.memories} memories belong`;
+  return `This snapshot has nothing of ${tenantName(other.tenant)}: its ${belong} to ${tenants}; ${fix}.`;
+}
+
 function describeEntry(e: MergePlan['conflicts'][number]['local']) {
   return {
     id: e.id,
@@ -54,6 +71,8 @@ export class DiffResult {
         `Embedder differs: source "${this.plan.source.embedder.id}" vs local; merge with reembed to re-embed ${this.newMemories + this.newSkills + this.conflicts} records.`,
       );
     }
+    const others = otherTenantsNote(this.plan);
+    if (others) lines.push(others);
     return lines.join('\n');
   }
 
@@ -63,6 +82,7 @@ export class DiffResult {
       namespaces: this.plan.namespaces,
       scanned: this.plan.scanned,
       embedderMismatch: this.plan.embedderMismatch,
+      ...(this.plan.otherTenants ? { otherTenants: this.plan.otherTenants } : {}),
       counts: {
         new: this.newMemories,
         newSkills: this.newSkills,
@@ -131,7 +151,8 @@ export class MergeResult {
     const parts = [`Imported: ${memories} new memories${skills}`, `Skipped: ${c.duplicates} duplicates`, conflicts];
     if (c.reembedded) parts.push(`Re-embedded: ${c.reembedded}`);
     if (this.mergeIds.length > 1) parts.push(`Committed in ${this.mergeIds.length} merges`);
-    return parts.join(' / ');
+    const others = otherTenantsNote(this.plan);
+    return others ? `${parts.join(' / ')}\n${others}` : parts.join(' / ');
   }
 
   toJSON() {
@@ -141,6 +162,7 @@ export class MergeResult {
       strategy: this.strategy,
       source: this.plan.source,
       counts: this.counts,
+      ...(this.plan.otherTenants ? { otherTenants: this.plan.otherTenants } : {}),
       cost: this.cost,
     };
   }

@@ -1,11 +1,12 @@
 import { resolve } from 'node:path';
+import { SYSTEM_NAMESPACE_PREFIX } from '../scope';
 import type { MemoryStore } from '../store/memory-store';
 import { applyMerge } from './apply';
 import { planMerge } from './plan';
 import { DiffResult, type MergeResult } from './results';
 import { openSnapshot } from './snapshot';
 import type { SnapshotFormat } from './snapshot-format';
-import type { ApplyOptions, MergeSource, PlanOptions } from './types';
+import type { ApplyOptions, MergeSource, OtherTenants, PlanOptions } from './types';
 
 export interface TeleportDiffOptions extends Pick<PlanOptions, 'namespaces' | 'allTenants' | 'onProgress'> {}
 export interface TeleportMergeOptions extends TeleportDiffOptions, Omit<ApplyOptions, 'onProgress'> {}
@@ -23,6 +24,30 @@ async function withSnapshot<T>(
   }
 }
 
+/**
+ * Memories of the snapshot in other tenants than the store's (in the namespaces asked for): a merge scoped
+ * to one tenant leaves them out, and its result says so instead of reporting "nothing" silently.
+ */
+async function otherTenants(
+  store: MemoryStore,
+  source: MergeSource,
+  options: TeleportDiffOptions,
+): Promise<OtherTenants | undefined> {
+  if (options.allTenants) return undefined;
+  const wanted = options.namespaces;
+  const counts = (await source.backend.namespaces({ tenant: null })).filter(
+    (n) =>
+      n.tenant !== store.tenant &&
+      !n.namespace.startsWith(SYSTEM_NAMESPACE_PREFIX) &&
+      (wanted === undefined ||
+        wanted.some((w) => (w.endsWith('*') ? n.namespace.startsWith(w.slice(0, -1)) : n.namespace === w))),
+  );
+  const memories = counts.reduce((sum, n) => sum + n.count, 0);
+  return memories === 0
+    ? undefined
+    : { tenant: store.tenant, memories, tenants: [...new Set(counts.map((n) => n.tenant))].sort() };
+}
+
 /** The merge plan of a snapshot file against the store. Writes nothing. */
 export async function diffSnapshot(
   store: MemoryStore,
@@ -33,6 +58,7 @@ export async function diffSnapshot(
   const started = performance.now();
   return withSnapshot(path, format, async (source) => {
     const plan = await planMerge(store, source, { ...options, keyReader: format?.readMemoryKeys });
+    plan.otherTenants = await otherTenants(store, source, options);
     return new DiffResult(plan, { durationMs: performance.now() - started, embeddingCalls: 0 });
   });
 }
@@ -47,6 +73,7 @@ export async function mergeSnapshot(
   const started = performance.now();
   return withSnapshot(path, format, async (source) => {
     const plan = await planMerge(store, source, { ...options, keyReader: format?.readMemoryKeys });
+    plan.otherTenants = await otherTenants(store, source, options);
     const result = await applyMerge(store, source, plan, options);
     result.cost.durationMs = performance.now() - started; // the whole merge: open, plan and apply
     return result;

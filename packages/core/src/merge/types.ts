@@ -106,6 +106,20 @@ export interface MergePlan {
   embedderMismatch: boolean;
   /** How many source records were compared. */
   scanned: number;
+  /**
+   * Memories of the source that belong to tenants this merge does not cover (set for snapshot merges
+   * without `allTenants`): they are neither compared nor merged.
+   */
+  otherTenants?: OtherTenants;
+}
+
+/** Memories a tenant-scoped merge leaves out, by tenant. */
+export interface OtherTenants {
+  /** The tenant the merge covers ('' is the default tenant). */
+  tenant: string;
+  memories: number;
+  /** Tenant names ('' is the default tenant), sorted. */
+  tenants: string[];
 }
 
 export interface ApplyOptions {

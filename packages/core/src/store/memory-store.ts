@@ -168,6 +168,12 @@ const PAGE = 1000;
 const ATTRIBUTE_PAGE = 10_000;
 /** Ids or hashes per lookup query (well under SQLite's bound-parameter limit). */
 const LOOKUP_CHUNK = 500;
+/**
+ * A write that reports progress upserts parts of at least this many memories (with their history), and
+ * at most WRITE_PARTS parts: each upsert is a savepoint of its own on SQLite, so their number is bounded.
+ */
+const WRITE_PART = 1000;
+const WRITE_PARTS = 20;
 
 /**
  * Long-term memory over any backend: remember, recall (hybrid), update,
@@ -621,19 +627,37 @@ export class MemoryStore {
     return result.embeddings;
   }
 
-  /** Upserts memories with vectors and records one history entry each, in one transaction. */
+  /**
+   * Upserts memories with vectors and records one history entry each, in one transaction. With
+   * `onProgress`, the transaction writes them in parts (see WRITE_PART) and reports after each, so a
+   * long import shows its write phase; without it, in one upsert.
+   */
   async writeMemories(
     items: readonly { memory: Memory; vector: Float32Array }[],
     action: HistoryAction,
     detail?: string,
+    onProgress?: (written: number, total: number) => void,
   ): Promise<void> {
     // One upsert for the memories and their history entries (memories first, so rows and rowids are
     // as two calls wrote them): on SQLite a second call was a second id lookup and a second savepoint,
     // which copied again every page both had changed to the temporary journal.
     const history = this.historyRecords(items.map((i) => ({ memory: i.memory, action, detail })));
-    await this.transaction(() =>
-      this.backend.upsert([...items.map((i) => memoryToRecord(i.memory, i.vector)), ...history]),
-    );
+    const records = (from: number, to: number) => [
+      ...items.slice(from, to).map((i) => memoryToRecord(i.memory, i.vector)),
+      ...history.slice(from, to),
+    ];
+    if (!onProgress) {
+      await this.transaction(() => this.backend.upsert(records(0, items.length)));
+      return;
+    }
+    const part = Math.max(WRITE_PART, Math.ceil(items.length / WRITE_PARTS));
+    await this.transaction(async () => {
+      for (let i = 0; i < items.length; i += part) {
+        const to = Math.min(i + part, items.length);
+        await this.backend.upsert(records(i, to));
+        onProgress(to, items.length);
+      }
+    });
   }
 
   /** Rewrites payload and attributes (not vectors) of memories, with history. */

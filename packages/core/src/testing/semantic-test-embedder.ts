@@ -1,7 +1,14 @@
-import type { EmbedOptions, EmbedResult, Embedder } from '../contracts';
-import { fnv1a, l2Normalize } from '../embedding';
-import { invalidInput } from '../errors';
-import { STOPWORDS, stem, words } from '../text';
+import {
+  type EmbedOptions,
+  type EmbedResult,
+  type Embedder,
+  fnv1a,
+  invalidInput,
+  l2Normalize,
+  STOPWORDS,
+  stem,
+  words,
+} from '@agentmem/core';
 import { seededRandom } from './seeded-random';
 
 export interface SemanticTestEmbedderOptions {

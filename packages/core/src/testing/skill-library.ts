@@ -1,4 +1,4 @@
-import type { SkillInput } from '../skills';
+import type { SkillInput } from '@agentmem/core';
 
 /**
  * A small skill library for adapter tests of catalog mode: one skill a

@@ -86,13 +86,29 @@ export function describeDiff(diff: DiffResult): MergePreview {
 }
 
 function requirePath(path: string | undefined): string {
-  if (!path?.trim()) throw invalidInput('Give the path of a snapshot file (made with `agentmem teleport snapshot`).');
+  if (!path?.trim())
+    throw invalidInput(
+      'Give the path of a snapshot file (made with `agentmem snapshot PATH` or `memory.snapshot(path)`).',
+    );
   return path.trim();
 }
 
 function requireBranch(name: string | undefined, what: string): string {
   if (!name?.trim()) throw invalidInput(`Choose the ${what} branch.`);
   return name.trim();
+}
+
+/** The source and target of a branch merge, refused in the page's words when they are the same branch. */
+function branchPair(input: { source?: string; into?: string }): { source: string; into: string } {
+  const into = requireBranch(input.into, 'target');
+  const source = requireBranch(input.source, 'source');
+  if (source === into) {
+    throw invalidInput(
+      `${source} is both the branch to merge and the branch to merge into: choose two different branches.`,
+      { source, into },
+    );
+  }
+  return { source, into };
 }
 
 export async function previewSnapshot(
@@ -107,9 +123,9 @@ export async function previewBranch(
   stores: Stores,
   input: { source?: string; into?: string; tenant?: string },
 ): Promise<MergePreview> {
-  const into = requireBranch(input.into, 'target');
+  const { source, into } = branchPair(input);
   const memory = await stores.read({ tenant: input.tenant, branch: into });
-  return describeDiff(await memory.diffBranch(requireBranch(input.source, 'source'), { into }));
+  return describeDiff(await memory.diffBranch(source, { into }));
 }
 
 export async function applySnapshot(stores: Stores, input: { path?: string; tenant?: string; strategy?: string }) {
@@ -124,9 +140,9 @@ export async function applyBranch(
   stores: Stores,
   input: { source?: string; into?: string; tenant?: string; strategy?: string },
 ) {
-  const into = requireBranch(input.into, 'target');
+  const { source, into } = branchPair(input);
   const memory = await stores.write({ tenant: input.tenant, branch: into });
-  const result = await memory.mergeBranch(requireBranch(input.source, 'source'), {
+  const result = await memory.mergeBranch(source, {
     into,
     strategy: assertStrategy(input.strategy ?? 'newer_wins'),
   });

@@ -17,6 +17,30 @@ function fromHash(search: URLSearchParams): Filters {
   return filters;
 }
 
+/** The tag and text filters in words: `tag infra and text "postgres"`. */
+function scanFilters(filters: Filters): string {
+  return [filters.tag ? `tag ${filters.tag}` : '', filters.q ? `text "${filters.q}"` : '']
+    .filter(Boolean)
+    .join(' and ');
+}
+
+function summary(p: MemoryPage, filters: Filters, pageNumber: number): string {
+  const scan = scanFilters(filters)
+    ? `; tag and text are checked while scanning: ${fmt.n(p.scanned)} examined for this page`
+    : '';
+  return `${fmt.n(p.total)} ${p.total === 1 ? 'memory matches' : 'memories match'} the tenant, branch, namespace, type and status filters${scan}. Page ${pageNumber}: ${fmt.n(p.rows.length)} shown, in id order.`;
+}
+
+/** Why a page is empty, and what to do: an empty table says neither. */
+function emptyMessage(p: MemoryPage, filters: Filters, pageNumber: number): string {
+  const scanned = scanFilters(filters);
+  if (p.total === 0) return 'No memory matches these filters: clear some of them (tenant * is every tenant).';
+  if (p.cursor)
+    return `None of the ${fmt.n(p.scanned)} memories examined for this page matches ${scanned}: continue scanning for the rest.`;
+  if (pageNumber > 1) return 'No more memories: the previous page was the last.';
+  return `None of the ${fmt.n(p.total)} memories that match the other filters matches ${scanned}.`;
+}
+
 /** Every memory, a page at a time from the server (cursor paging; nothing loads the whole store). */
 export function MemoriesView({ search }: { search: URLSearchParams }) {
   const initial = fromHash(search);
@@ -66,31 +90,29 @@ export function MemoriesView({ search }: { search: URLSearchParams }) {
     <${Loading} when=${page.loading} />
     ${
       p
-        ? html`<p class="muted small" data-testid="memories-summary">
-              ${fmt.n(p.total)} memories match the tenant, branch, namespace, type and status filters${
-                filters.tag || filters.q
-                  ? `; tag and text are checked while scanning: ${fmt.n(p.scanned)} examined for this page`
-                  : ''
-              }. Page ${cursors.length}: ${fmt.n(p.rows.length)} shown, in id order.
-            </p>
-            <table data-testid="memories-table">
-              <thead><tr><th>Content</th><th>Type</th><th>Namespace</th><th>Tenant</th><th>Status</th><th class="num">Importance</th><th class="num">Now</th><th>Updated</th></tr></thead>
+        ? html`<p class="muted small" data-testid="memories-summary">${summary(p, filters, cursors.length)}</p>
+            ${
+              p.rows.length === 0
+                ? html`<p data-testid="memories-empty">${emptyMessage(p, filters, cursors.length)}</p>`
+                : html`<table class="data" data-testid="memories-table">
+              <thead><tr><th>Content</th><th>Type</th><th>Namespace</th><th>Tenant</th><th>Status</th><th class="num">Importance</th><th class="num" title="importance after decay, now">Effective importance</th><th>Updated</th></tr></thead>
               <tbody>
                 ${p.rows.map(
                   (r) => html`<tr>
-                    <td><a href=${`#/memory/${encodeURIComponent(r.id)}`}>${r.content.length > 140 ? `${r.content.slice(0, 140)}…` : r.content}</a>
+                    <td class="primary"><a href=${`#/memory/${encodeURIComponent(r.id)}`}>${r.content.length > 140 ? `${r.content.slice(0, 140)}…` : r.content}</a>
                       ${r.tags.length ? html`<div class="tags">${r.tags.map((t) => html`<span class="tag">${t}</span>`)}</div>` : null}</td>
-                    <td>${r.type}</td>
-                    <td>${r.namespace}</td>
-                    <td>${fmt.tenant(r.tenant)}</td>
-                    <td><span class=${`status status-${r.status}`}>${r.status}</span></td>
-                    <td class="num">${r.importance.toFixed(2)}</td>
-                    <td class="num" title="effective importance now">${r.effectiveImportance.toFixed(2)}</td>
-                    <td>${fmt.date(r.updatedAt)}</td>
+                    <td data-label="Type">${r.type}</td>
+                    <td data-label="Namespace">${r.namespace}</td>
+                    <td data-label="Tenant">${fmt.tenant(r.tenant)}</td>
+                    <td data-label="Status"><span class=${`status status-${r.status}`}>${r.status}</span></td>
+                    <td class="num" data-label="Importance">${r.importance.toFixed(2)}</td>
+                    <td class="num" data-label="Effective importance">${r.effectiveImportance.toFixed(2)}</td>
+                    <td data-label="Updated">${fmt.date(r.updatedAt)}</td>
                   </tr>`,
                 )}
               </tbody>
-            </table>
+            </table>`
+            }
             <nav class="pager" aria-label="Pages">
               <button type="button" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous</button>
               <button type="button" disabled=${!p.cursor} onClick=${() => setCursors([...cursors, p.cursor])} data-testid="next-page">

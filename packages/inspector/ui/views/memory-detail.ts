@@ -19,7 +19,9 @@ function DecayChart({ detail }: { detail: MemoryDetail }) {
   return html`<section aria-labelledby="decay">
     <h2 id="decay">Decay</h2>
     <p data-testid="decay-summary">
-      Importance ${d.importance.toFixed(2)}, half-life ${fmt.hours(d.halfLifeHours)}, last used ${fmt.date(d.lastAccessedAt)}.
+      Importance ${d.importance.toFixed(2)}, half-life ${fmt.hours(d.halfLifeHours)}, ${
+        detail.memory.accessCount === 0 ? 'never recalled: decaying since' : 'last recalled'
+      } ${fmt.date(d.lastAccessedAt)}.
       Effective importance now: <b>${d.now.value.toFixed(3)}</b>.${' '}
       ${
         d.pruneAt
@@ -37,6 +39,12 @@ function DecayChart({ detail }: { detail: MemoryDetail }) {
       yMax=${1}
     />
   </section>`;
+}
+
+/** How often recall returned the memory: "never", "once, on …", "3 times, last on …". */
+function recalled(count: number, last: string): string {
+  if (count === 0) return 'never';
+  return `${count === 1 ? 'once' : `${fmt.n(count)} times`}, last on ${fmt.date(last)}`;
 }
 
 /** Fields the page shows by name; any other field (newer contract versions) is listed as it is. */
@@ -88,7 +96,7 @@ export function MemoryDetailView({ id }: { id: string }) {
             <dt>Agent</dt><dd>${m.agentId ?? '–'}</dd>
             <dt>Created</dt><dd>${fmt.date(m.createdAt)}</dd>
             <dt>Updated</dt><dd>${fmt.date(m.updatedAt)}</dd>
-            <dt>Accessed</dt><dd>${fmt.n(m.accessCount)} times, last ${fmt.date(m.lastAccessedAt)}</dd>
+            <dt>Recalled</dt><dd data-testid="accessed">${recalled(m.accessCount, m.lastAccessedAt)}</dd>
             ${m.mergeId ? html`<dt>Merged</dt><dd>from ${m.mergedFrom ?? '?'} (merge <code>${m.mergeId}</code>)</dd>` : null}
             ${Object.keys(m.metadata).length ? html`<dt>Metadata</dt><dd><code>${JSON.stringify(m.metadata)}</code></dd>` : null}
             ${Object.entries(m)

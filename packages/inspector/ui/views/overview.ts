@@ -67,17 +67,17 @@ export function OverviewView() {
           </p>
           <section aria-labelledby="per-scope">
             <h2 id="per-scope">Memories per tenant, branch and type</h2>
-            <table data-testid="overview-table">
+            <table class="data" data-testid="overview-table">
               <thead><tr><th>Tenant</th><th>Branch</th><th>Namespace</th><th>Type</th><th class="num">Active</th><th class="num">Inactive</th></tr></thead>
               <tbody>
                 ${o.rows.map(
                   (r) => html`<tr>
-                    <td>${fmt.tenant(r.tenant)}</td>
-                    <td>${r.branch || html`<span class="muted">global</span>`}</td>
-                    <td><a href=${memoriesLink({ tenant: r.tenant, namespace: r.namespace, type: r.type })}>${r.namespace}</a></td>
-                    <td>${r.type}</td>
-                    <td class="num">${fmt.n(r.active)}</td>
-                    <td class="num">${fmt.n(r.inactive)}</td>
+                    <td data-label="Tenant">${fmt.tenant(r.tenant)}</td>
+                    <td data-label="Branch">${r.branch || html`<span class="muted">global</span>`}</td>
+                    <td data-label="Namespace"><a href=${memoriesLink({ tenant: r.tenant, namespace: r.namespace, type: r.type })}>${r.namespace}</a></td>
+                    <td data-label="Type">${r.type}</td>
+                    <td class="num" data-label="Active">${fmt.n(r.active)}</td>
+                    <td class="num" data-label="Inactive">${fmt.n(r.inactive)}</td>
                   </tr>`,
                 )}
               </tbody>

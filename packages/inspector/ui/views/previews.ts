@@ -63,11 +63,11 @@ function MergePreviewView({ preview, onApply }: { preview: MergePreview; onApply
     </div>
     ${preview.embedderMismatch ? html`<p class="error">The source was built with another embedder: merging needs re-embedding (CLI: <code>--reembed</code>).</p>` : null}
     <h3>Per strategy</h3>
-    <table data-testid="strategy-table">
+    <table class="data" data-testid="strategy-table">
       <thead><tr><th>Strategy</th><th class="num">Imported</th><th class="num">Overwritten</th><th class="num">Kept local</th><th class="num">Copies (keep both)</th></tr></thead>
       <tbody>${STRATEGIES.map((s) => {
         const o = preview.strategies[s];
-        return html`<tr><td>${s}</td><td class="num">${fmt.n(o.imported)}</td><td class="num">${fmt.n(o.overwritten)}</td><td class="num">${fmt.n(o.keptLocal)}</td><td class="num">${fmt.n(o.keptBoth)}</td></tr>`;
+        return html`<tr><td class="primary">${s}</td><td class="num" data-label="Imported">${fmt.n(o.imported)}</td><td class="num" data-label="Overwritten">${fmt.n(o.overwritten)}</td><td class="num" data-label="Kept local">${fmt.n(o.keptLocal)}</td><td class="num" data-label="Copies (keep both)">${fmt.n(o.keptBoth)}</td></tr>`;
       })}</tbody>
     </table>
     ${
@@ -141,6 +141,8 @@ function BranchPanel({ write }: { write: ReturnType<typeof useWrite> }) {
   const form = useRef<HTMLFormElement>(null);
   const names = branches.data?.map((b) => b.branch) ?? [];
   const current = branches.data?.find((b) => b.current)?.branch ?? names[0] ?? '';
+  // Merging a branch into itself does nothing: offer another one first.
+  const other = names.find((n) => n !== current) ?? current;
   return html`<section>
     <${ErrorBox} error=${branches.error} />
     <form ref=${form} class="filters" onSubmit=${(e: Event) => {
@@ -149,7 +151,7 @@ function BranchPanel({ write }: { write: ReturnType<typeof useWrite> }) {
       const d = Object.fromEntries(new FormData(form.current!)) as Record<string, string>;
       setParams({ source: d.source ?? '', into: d.into ?? '' });
     }}>
-      <label>Merge branch <select name="source">${names.map((n) => html`<option value=${n}>${n}</option>`)}</select></label>
+      <label>Merge branch <select name="source" value=${other}>${names.map((n) => html`<option value=${n}>${n}</option>`)}</select></label>
       <label>into <select name="into" value=${current}>${names.map((n) => html`<option value=${n}>${n}</option>`)}</select></label>
       <button type="submit" disabled=${names.length === 0}>Preview</button>
     </form>
@@ -169,43 +171,53 @@ function BranchPanel({ write }: { write: ReturnType<typeof useWrite> }) {
 }
 
 function DecayPanel({ write }: { write: ReturnType<typeof useWrite> }) {
+  // Empty: now, the instant "Apply decay now" uses, so the preview shown first is what applying would do.
+  const [date, setDate] = useState('');
   const [at, setAt] = useState<string | undefined>();
-  const preview = useGet<DecayPreview>('/api/preview/decay', at === undefined ? undefined : { at });
+  // Bumped to run the dry run at now again (now moves on; applying changes the store).
+  const [tick, setTick] = useState(0);
+  const preview = useGet<DecayPreview>('/api/preview/decay', at === undefined ? { tick } : { at });
   const p = preview.data;
   const data = useMemo(
     (): uPlot.AlignedData | undefined =>
       p ? [p.histogram.map((b) => (b.from + b.to) / 2), p.histogram.map((b) => b.count)] : undefined,
     [p],
   );
-  const [date, setDate] = useState(() => new Date().toISOString().slice(0, 10));
+  const previewedNow = at === undefined;
   return html`<section>
     <form class="filters" onSubmit=${(e: Event) => {
       e.preventDefault();
       write.clear();
-      setAt(date ? new Date(`${date}T00:00:00Z`).toISOString() : new Date().toISOString());
+      setAt(date ? new Date(`${date}T00:00:00Z`).toISOString() : undefined);
+      if (!date) setTick((t) => t + 1); // now has moved on since the last dry run
     }}>
-      <label>Decay to (UTC date) <input type="date" value=${date} onInput=${(e: Event) => setDate((e.target as HTMLInputElement).value)} data-testid="decay-date" /></label>
+      <label>Decay to (UTC date; empty: now) <input type="date" value=${date} onInput=${(e: Event) => setDate((e.target as HTMLInputElement).value)} data-testid="decay-date" /></label>
       <button type="submit">Dry run</button>
     </form>
     <${Loading} when=${preview.loading} />
     <${ErrorBox} error=${preview.error} />
     ${
       p && data
-        ? html`<p data-testid="decay-report">At ${fmt.date(p.at)}: of ${fmt.n(p.report.scanned)} active memories, <b>${fmt.n(p.report.pruned)}</b> would be pruned
+        ? html`<p data-testid="decay-report">${previewedNow ? `Now (${fmt.date(p.at)} UTC)` : `At ${fmt.date(p.at)} UTC`}: of ${fmt.n(p.report.scanned)} active memories, <b>${fmt.n(p.report.pruned)}</b> would be pruned
               (effective importance below ${p.threshold}), ${fmt.n(p.report.decayed)} decayed but stay, ${fmt.n(p.report.untouched)} untouched.</p>
             <${Chart} data=${data} time=${false} xRange=${[0, 1]} label="Active memories by effective importance" xLabel="effective importance" yLabel="memories"
               series=${[{ label: 'memories', color: '--accent', bars: true }]} />
             <div class="apply">
-              <button type="button" class="danger" disabled=${!config.allowWrites} onClick=${() =>
+              <button type="button" class="danger" disabled=${!config.allowWrites || !previewedNow} data-testid="apply-decay" onClick=${() =>
                 write.ask({
                   title: 'Apply decay now?',
-                  body: 'Prunes every active memory whose effective importance is below the threshold now (restorable with agentmem restore).',
+                  body: `Prunes every active memory whose effective importance is below ${p.threshold} now: ${fmt.n(p.report.pruned)} in the dry run above (restorable with agentmem restore).`,
                   run: async () => {
                     const r = await post<{ pruned: number; scanned: number }>('/api/apply/decay', {});
+                    setTick(tick + 1);
                     return { summary: `Decay applied: ${r.pruned} of ${r.scanned} pruned.` };
                   },
                 })}>Apply decay now…</button>
-              <${ReadOnlyNote} />
+              ${
+                previewedNow
+                  ? html`<${ReadOnlyNote} />`
+                  : html`<p class="note" data-testid="decay-not-now">This dry run is at another date; decay is only applied now. Clear the date and run it again to see what applying does.</p>`
+              }
             </div>`
         : null
     }
@@ -222,12 +234,12 @@ function MergesPanel({ write }: { write: ReturnType<typeof useWrite> }) {
     ${merges.data?.length === 0 ? html`<p class="muted">No merges yet.</p>` : null}
     ${
       merges.data?.length
-        ? html`<table data-testid="merges">
+        ? html`<table class="data" data-testid="merges">
             <thead><tr><th>When</th><th>Source</th><th>Strategy</th><th class="num">Imported</th><th>Status</th><th></th></tr></thead>
             <tbody>${merges.data.map(
               (m) => html`<tr>
-                <td>${fmt.date(m.at)}</td><td>${m.source.kind}: ${m.source.label}</td><td>${m.strategy}</td>
-                <td class="num">${fmt.n(m.counts.imported ?? 0)}</td><td>${m.status}${m.undoneAt ? ` ${fmt.date(m.undoneAt)}` : ''}</td>
+                <td data-label="When">${fmt.date(m.at)}</td><td class="wide" data-label="Source">${m.source.kind}: ${m.source.label}</td><td data-label="Strategy">${m.strategy}</td>
+                <td class="num" data-label="Imported">${fmt.n(m.counts.imported ?? 0)}</td><td data-label="Status">${m.status}${m.undoneAt ? ` ${fmt.date(m.undoneAt)}` : ''}</td>
                 <td>${
                   m.status === 'applied'
                     ? html`<button type="button" disabled=${!config.allowWrites} data-testid="undo" onClick=${() =>

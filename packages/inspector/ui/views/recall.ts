@@ -41,7 +41,7 @@ export function RecallView() {
         ? html`<p class="muted small">Tenant ${fmt.tenant(r.scope.tenant)}, branch ${r.scope.branch}; namespaces ${r.scope.namespaces.join(', ')}.
             Fusion: reciprocal rank, weight keyword ${r.fusion.weights.keyword} and dense ${r.fusion.weights.dense}, k=${r.fusion.rrfK}${' '}
             (a list's contribution is weight / (k + rank)); the score is relevance × (0.98 + 0.04 × effective importance).</p>
-          <table data-testid="recall-table">
+          <table class="data" data-testid="recall-table">
             <thead><tr>
               <th class="num">#</th><th>Memory</th>
               <th class="num">Keyword rank</th><th class="num">BM25</th>
@@ -51,17 +51,17 @@ export function RecallView() {
             <tbody>
               ${r.results.map(
                 (x) => html`<tr data-id=${x.id}>
-                  <td class="num">${x.rank}</td>
-                  <td><a href=${`#/memory/${encodeURIComponent(x.id)}`}>${x.content}</a><div class="muted small">${x.type} · ${x.namespace}</div></td>
-                  <td class="num">${x.keyword ? x.keyword.rank : '–'}</td>
-                  <td class="num" title=${x.keyword ? `contributes ${x.keyword.contribution.toFixed(5)}` : ''}>${fmt.score(x.keyword?.score)}</td>
-                  <td class="num">${x.dense ? x.dense.rank : '–'}</td>
-                  <td class="num" title=${x.dense ? `contributes ${x.dense.contribution.toFixed(5)}` : ''}>${fmt.score(x.dense?.similarity)}</td>
-                  <td class="num">${fmt.score(x.relevance)}</td>
-                  <td class="num" title=${`× ${x.importanceFactor.toFixed(4)}`}>${fmt.score(x.effectiveImportance)}</td>
-                  <td class="num">${fmt.score(x.rerankScore)}</td>
-                  <td class="num"><b>${fmt.score(x.score)}</b></td>
-                  <td>${x.inContext ? '✓' : ''}</td>
+                  <td class="num" data-label="#">${x.rank}</td>
+                  <td class="primary"><a href=${`#/memory/${encodeURIComponent(x.id)}`}>${x.content}</a><div class="muted small">${x.type} · ${x.namespace}</div></td>
+                  <td class="num" data-label="Keyword rank">${x.keyword ? x.keyword.rank : '–'}</td>
+                  <td class="num" data-label="BM25" title=${x.keyword ? `contributes ${x.keyword.contribution.toFixed(5)}` : ''}>${fmt.score(x.keyword?.score)}</td>
+                  <td class="num" data-label="Dense rank">${x.dense ? x.dense.rank : '–'}</td>
+                  <td class="num" data-label="Cosine" title=${x.dense ? `contributes ${x.dense.contribution.toFixed(5)}` : ''}>${fmt.score(x.dense?.similarity)}</td>
+                  <td class="num" data-label="Relevance">${fmt.score(x.relevance)}</td>
+                  <td class="num" data-label="Eff. importance" title=${`× ${x.importanceFactor.toFixed(4)}`}>${fmt.score(x.effectiveImportance)}</td>
+                  <td class="num" data-label="Rerank">${fmt.score(x.rerankScore)}</td>
+                  <td class="num" data-label="Score"><b>${fmt.score(x.score)}</b></td>
+                  <td data-label="In block">${x.inContext ? '✓' : '–'}</td>
                 </tr>`,
               )}
             </tbody>

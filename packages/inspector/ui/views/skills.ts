@@ -42,15 +42,15 @@ export function SkillsView() {
       a
         ? html`<p class="muted small">Score = ${a.rules.weights.semantic} × semantic + ${a.rules.weights.keyword} × keyword + ${a.rules.weights.glob} × glob + ${a.rules.weights.importance} × importance.
               A skill needs a signal; semantic-only needs score ≥ ${a.rules.minScore}; then within ${a.rules.gapRatio} × the best, at most k=${a.rules.k}.</p>
-            <table data-testid="skills-verdicts">
+            <table class="data" data-testid="skills-verdicts">
               <thead><tr><th>Skill</th><th>Active</th><th class="num">Score</th><th>Signals</th><th>Why not</th></tr></thead>
               <tbody>${a.verdicts.map(
                 (v) => html`<tr class=${v.activated ? 'activated' : ''}>
-                  <td>${v.name}</td>
-                  <td>${v.activated ? html`<b>yes</b> <span class="muted small">(${v.activatedBy})</span>` : 'no'}</td>
-                  <td class="num">${fmt.score(v.score)}</td>
-                  <td class="small">${signals(v)}</td>
-                  <td class="small">${v.reason ?? ''}</td>
+                  <td class="primary">${v.name}</td>
+                  <td data-label="Active">${v.activated ? html`<b>yes</b> <span class="muted small">(${v.activatedBy})</span>` : 'no'}</td>
+                  <td class="num" data-label="Score">${fmt.score(v.score)}</td>
+                  <td class="small wide" data-label="Signals">${signals(v)}</td>
+                  <td class="small wide" data-label="Why not">${v.reason ?? '–'}</td>
                 </tr>`,
               )}</tbody>
             </table>`
@@ -63,16 +63,16 @@ export function SkillsView() {
       library.data
         ? library.data.length === 0
           ? html`<p class="muted">No skills registered (<code>agentmem skills load DIR</code>).</p>`
-          : html`<table data-testid="skills-library">
+          : html`<table class="data" data-testid="skills-library">
               <thead><tr><th>Name</th><th>Format</th><th>Globs</th><th>Keywords</th><th>Always</th><th>Description</th></tr></thead>
               <tbody>${library.data.map(
                 (s) => html`<tr>
-                  <td>${s.name}${s.path ? html`<div class="muted small">${s.path}</div>` : null}</td>
-                  <td>${s.format}</td>
-                  <td class="small">${s.globs.join(', ') || '–'}</td>
-                  <td class="small">${s.keywords.join(', ') || '–'}</td>
-                  <td>${s.alwaysApply ? 'yes' : ''}</td>
-                  <td class="small">${s.description}</td>
+                  <td class="primary">${s.name}${s.path ? html`<div class="muted small">${s.path}</div>` : null}</td>
+                  <td data-label="Format">${s.format}</td>
+                  <td class="small" data-label="Globs">${s.globs.join(', ') || '–'}</td>
+                  <td class="small" data-label="Keywords">${s.keywords.join(', ') || '–'}</td>
+                  <td data-label="Always">${s.alwaysApply ? 'yes' : 'no'}</td>
+                  <td class="small wide" data-label="Description">${s.description}</td>
                 </tr>`,
               )}</tbody>
             </table>`

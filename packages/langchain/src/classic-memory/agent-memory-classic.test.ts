@@ -17,7 +17,9 @@ describe('AgentMemoryClassic (BaseMemory)', () => {
       ['system', 'You are helpful.\n{memories}'],
       ['human', '{input}'],
     ]);
-    const chain = RunnablePassthrough.assign({ memories: async (i: { input: string }) => (await memory.loadMemoryVariables(i)).memories })
+    const chain = RunnablePassthrough.assign({
+      memories: async (i: { input: string }) => (await memory.loadMemoryVariables(i)).memories,
+    })
       .pipe(prompt)
       .pipe(model);
     const run = async (input: string) => {
@@ -34,7 +36,9 @@ describe('AgentMemoryClassic (BaseMemory)', () => {
 
   it('extracts facts with a chat model when one is given', async () => {
     const store = new AgentMemory({ backend: new InMemoryBackend() });
-    const extractor = fakeModel().respond(new AIMessage('{"facts":[{"content":"Uses Helm for deploys","type":"project","importance":0.7}]}'));
+    const extractor = fakeModel().respond(
+      new AIMessage('{"facts":[{"content":"Uses Helm for deploys","type":"project","importance":0.7}]}'),
+    );
     const memory = new AgentMemoryClassic({ memory: store, extractionModel: extractor });
     await memory.saveContext({ input: 'we use helm' }, { output: 'ok' });
     expect((await store.recall('helm deploys')).map((r) => r.memory.content)).toEqual(['Uses Helm for deploys']);

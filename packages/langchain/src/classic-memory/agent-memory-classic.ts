@@ -33,7 +33,10 @@ export class AgentMemoryClassic extends BaseMemory {
     super();
     this.options = options;
     this.extractor = options.extractionModel
-      ? new BackgroundExtractor({ extract: chatModelExtractor(options.extractionModel), source: 'langchain-classic-memory' })
+      ? new BackgroundExtractor({
+          extract: chatModelExtractor(options.extractionModel),
+          source: 'langchain-classic-memory',
+        })
       : undefined;
   }
 

@@ -30,6 +30,8 @@ describe('langchainEmbedder', () => {
     expect(() => new LangChainEmbedder(embeddings, { dimension: 0 })).toThrow(/dimension/);
     const liar = new LangChainEmbedder(embeddings, { dimension: 16, id: 'liar' });
     const memory = new AgentMemory({ backend: new InMemoryBackend(), embedder: liar });
-    await expect(memory.remember({ content: 'x y', type: 'user' })).rejects.toSatisfy((e) => AgentMemoryError.hasCode(e, 'DIMENSION_MISMATCH'));
+    await expect(memory.remember({ content: 'x y', type: 'user' })).rejects.toSatisfy((e) =>
+      AgentMemoryError.hasCode(e, 'DIMENSION_MISMATCH'),
+    );
   });
 });

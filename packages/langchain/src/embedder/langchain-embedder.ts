@@ -19,7 +19,9 @@ export class LangChainEmbedder implements Embedder {
     options: LangChainEmbedderOptions & { dimension: number },
   ) {
     if (!Number.isInteger(options.dimension) || options.dimension < 1) {
-      throw invalidInput('LangChainEmbedder needs the vector dimension ({ dimension }), or use langchainEmbedder() to probe it.');
+      throw invalidInput(
+        'LangChainEmbedder needs the vector dimension ({ dimension }), or use langchainEmbedder() to probe it.',
+      );
     }
     this.dimension = options.dimension;
     this.id = options.id ?? defaultId(embeddings, options.dimension);
@@ -31,9 +33,15 @@ export class LangChainEmbedder implements Embedder {
         ? await Promise.all(texts.map((t) => this.embeddings.embedQuery(t)))
         : await this.embeddings.embedDocuments([...texts]);
     if (vectors.length !== texts.length) {
-      throw new AgentMemoryError('BACKEND_ERROR', `The LangChain embeddings returned ${vectors.length} vectors for ${texts.length} texts.`);
+      throw new AgentMemoryError(
+        'BACKEND_ERROR',
+        `The LangChain embeddings returned ${vectors.length} vectors for ${texts.length} texts.`,
+      );
     }
-    return { embeddings: vectors.map((v) => Float32Array.from(v)), usage: { calls: options.purpose === 'query' ? texts.length : 1 } };
+    return {
+      embeddings: vectors.map((v) => Float32Array.from(v)),
+      usage: { calls: options.purpose === 'query' ? texts.length : 1 },
+    };
   }
 }
 

@@ -41,8 +41,14 @@ describe('agentMemoryMiddleware in createAgent', () => {
   it('gives the model a system prompt with the active skills and relevant memories', async () => {
     const memory = await memoryWithSkill();
     const model = fakeModel().respond(new AIMessage('Use a multi-stage Dockerfile.'));
-    const agent = createAgent({ model, systemPrompt: 'You are a DevOps agent.', middleware: [agentMemoryMiddleware({ memory })] });
-    const result = await agent.invoke({ messages: [{ role: 'user', content: 'deploy the containers to the staging cluster' }] });
+    const agent = createAgent({
+      model,
+      systemPrompt: 'You are a DevOps agent.',
+      middleware: [agentMemoryMiddleware({ memory })],
+    });
+    const result = await agent.invoke({
+      messages: [{ role: 'user', content: 'deploy the containers to the staging cluster' }],
+    });
     const received = systemText(model.calls[0]!.messages);
     expect(received.startsWith('You are a DevOps agent.\n\n<agentmem-context>')).toBe(true);
     expect(received).toContain('<agentmem-context>');
@@ -68,13 +74,20 @@ describe('agentMemoryMiddleware in createAgent', () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
     await memory.remember({ content: 'The database is PostgreSQL 14', type: 'project' });
     const extractor = fakeModel().respond(
-      new AIMessage('```json\n{"facts":[{"content":"The database is PostgreSQL 16","type":"project","importance":0.8}]}\n```'),
+      new AIMessage(
+        '```json\n{"facts":[{"content":"The database is PostgreSQL 16","type":"project","importance":0.8}]}\n```',
+      ),
     );
     const middleware = agentMemoryMiddleware({ memory, extraction: { model: extractor } });
-    const agent = createAgent({ model: fakeModel().respond(new AIMessage('Noted: PostgreSQL 16.')), middleware: [middleware] });
+    const agent = createAgent({
+      model: fakeModel().respond(new AIMessage('Noted: PostgreSQL 16.')),
+      middleware: [middleware],
+    });
     await agent.invoke({ messages: [{ role: 'user', content: 'We upgraded the database to PostgreSQL 16' }] });
     await middleware.idle();
-    expect((await memory.recall('which database')).map((r) => r.memory.content)).toEqual(['The database is PostgreSQL 16']);
+    expect((await memory.recall('which database')).map((r) => r.memory.content)).toEqual([
+      'The database is PostgreSQL 16',
+    ]);
     expect(systemText(extractor.calls[0]!.messages)).toMatch(/memory extractor/);
     expect(middleware.extractionUsage().calls).toBe(1);
   });
@@ -82,7 +95,11 @@ describe('agentMemoryMiddleware in createAgent', () => {
   it('never fails the run when extraction fails or injection cannot recall', async () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
     const onError = vi.fn();
-    const middleware = agentMemoryMiddleware({ memory, extraction: { model: fakeModel().alwaysThrow(new Error('extractor down')) }, onError });
+    const middleware = agentMemoryMiddleware({
+      memory,
+      extraction: { model: fakeModel().alwaysThrow(new Error('extractor down')) },
+      onError,
+    });
     const agent = createAgent({ model: fakeModel().respond(new AIMessage('fine')), middleware: [middleware] });
     const result = await agent.invoke({ messages: [{ role: 'user', content: 'hello there' }] });
     await middleware.idle();
@@ -91,7 +108,9 @@ describe('agentMemoryMiddleware in createAgent', () => {
     await memory.close();
     const broken = agentMemoryMiddleware({ memory, onError });
     const model = fakeModel().respond(new AIMessage('still fine'));
-    const after = await createAgent({ model, middleware: [broken] }).invoke({ messages: [{ role: 'user', content: 'hi again' }] });
+    const after = await createAgent({ model, middleware: [broken] }).invoke({
+      messages: [{ role: 'user', content: 'hi again' }],
+    });
     expect(after.messages.at(-1)?.content).toBe('still fine');
     expect(onError).toHaveBeenCalledWith(expect.anything(), { phase: 'inject' });
   });
@@ -101,22 +120,30 @@ describe('agentMemoryMiddleware in createAgent', () => {
     await memory.withScope({ tenant: 'alice' }).remember({ content: 'Alice prefers Rust', type: 'user' });
     const model = fakeModel().respond(new AIMessage('ok')).respond(new AIMessage('ok'));
     const agent = createAgent({ model, middleware: [agentMemoryMiddleware({ memory })] });
-    await agent.invoke({ messages: [{ role: 'user', content: 'which language do I prefer, Rust?' }] }, { context: { userId: 'alice' } } as never);
-    await agent.invoke({ messages: [{ role: 'user', content: 'which language do I prefer, Rust?' }] }, { context: { userId: 'bob' } } as never);
+    await agent.invoke({ messages: [{ role: 'user', content: 'which language do I prefer, Rust?' }] }, {
+      context: { userId: 'alice' },
+    } as never);
+    await agent.invoke({ messages: [{ role: 'user', content: 'which language do I prefer, Rust?' }] }, {
+      context: { userId: 'bob' },
+    } as never);
     expect(systemText(model.calls[0]!.messages)).toContain('Alice prefers Rust');
     expect(systemText(model.calls[1]!.messages)).not.toContain('Alice prefers Rust');
   });
 
   it('stores extracted facts in the tenant of the run that produced them', async () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
-    const extractor = fakeModel().respond(new AIMessage('{"facts":[{"content":"Prefers Zig for tooling","type":"user","importance":0.8}]}'));
+    const extractor = fakeModel().respond(
+      new AIMessage('{"facts":[{"content":"Prefers Zig for tooling","type":"user","importance":0.8}]}'),
+    );
     const middleware = agentMemoryMiddleware({ memory, extraction: { model: extractor } });
     const agent = createAgent({ model: fakeModel().respond(new AIMessage('Zig it is.')), middleware: [middleware] });
-    await agent.invoke({ messages: [{ role: 'user', content: 'I like Zig for tooling' }] }, { context: { userId: 'carol' } } as never);
+    await agent.invoke({ messages: [{ role: 'user', content: 'I like Zig for tooling' }] }, {
+      context: { userId: 'carol' },
+    } as never);
     await middleware.idle();
-    expect((await memory.withScope({ tenant: 'carol' }).recall('tooling language')).map((r) => r.memory.content)).toEqual([
-      'Prefers Zig for tooling',
-    ]);
+    expect(
+      (await memory.withScope({ tenant: 'carol' }).recall('tooling language')).map((r) => r.memory.content),
+    ).toEqual(['Prefers Zig for tooling']);
     expect(await memory.recall('tooling language')).toEqual([]);
   });
 
@@ -152,7 +179,11 @@ describe('agentMemoryMiddleware in createAgent', () => {
     const model2 = fakeModel()
       .respondWithTools([{ name: 'read_facts', args: { query: 'which editor does the user use' } }])
       .respond(new AIMessage('You use Helix.'));
-    const result = await createAgent({ model: model2, tools: [readFact], store: new AgentMemoryStore({ memory: second }) }).invoke({
+    const result = await createAgent({
+      model: model2,
+      tools: [readFact],
+      store: new AgentMemoryStore({ memory: second }),
+    }).invoke({
       messages: [{ role: 'user', content: 'which editor do I use?' }],
     });
     const toolMessage = result.messages.find((m) => m.getType() === 'tool');

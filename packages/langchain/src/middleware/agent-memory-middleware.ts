@@ -8,7 +8,7 @@ import {
 } from '@agentmem/core';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
-import { createMiddleware } from 'langchain';
+import { createMiddleware } from './langchain-peer';
 import { chatModelExtractor } from './chat-model-extractor';
 import { isAi, isHuman, latestHumanText, textOf, withContextBlock } from './messages';
 import { defaultScope, RunContexts, type ScopeResolver, threadOf } from './scope';

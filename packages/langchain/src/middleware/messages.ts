@@ -6,7 +6,9 @@ export function textOf(message: BaseMessage): string {
   const content = message.content;
   if (typeof content === 'string') return content;
   return content
-    .map((part) => (typeof part === 'string' ? part : part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+    .map((part) =>
+      typeof part === 'string' ? part : part.type === 'text' && typeof part.text === 'string' ? part.text : '',
+    )
     .join('');
 }
 
@@ -31,7 +33,9 @@ export function latestHumanText(messages: readonly BaseMessage[]): string {
 export function withContextBlock(system: SystemMessage | undefined, block: string): SystemMessage {
   const content = system?.content ?? '';
   if (typeof content === 'string') return new SystemMessage(injectContextBlock(content, block));
-  const kept = content.filter((p) => !(typeof p === 'object' && p.type === 'text' && String(p.text).includes(CONTEXT_OPEN)));
+  const kept = content.filter(
+    (p) => !(typeof p === 'object' && p.type === 'text' && String(p.text).includes(CONTEXT_OPEN)),
+  );
   return new SystemMessage({ content: block ? [...kept, { type: 'text', text: `\n\n${block}` }] : kept });
 }
 
@@ -73,7 +77,9 @@ export function fromChatMessages(messages: readonly ChatMessage[]): BaseMessage[
     }
     if (m.role === 'assistant') {
       const calls = m.parts.flatMap((p) =>
-        p.type === 'tool-call' ? [{ id: p.toolCallId, name: p.toolName, args: (p.input ?? {}) as Record<string, unknown> }] : [],
+        p.type === 'tool-call'
+          ? [{ id: p.toolCallId, name: p.toolName, args: (p.input ?? {}) as Record<string, unknown> }]
+          : [],
       );
       return new AIMessage({ content: text, tool_calls: calls });
     }

@@ -1,4 +1,3 @@
-
 /** Per-run scope, read from the agent's runtime context (`agent.invoke(input, { context })`). */
 export interface MemoryScope {
   tenant?: string;

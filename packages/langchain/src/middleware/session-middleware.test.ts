@@ -12,7 +12,9 @@ function history(turns: number): BaseMessage[] {
   const out: BaseMessage[] = [];
   for (let i = 0; i < turns; i++) {
     out.push(new HumanMessage(`Turn ${i}: please check the logs of service ${i}`));
-    out.push(new AIMessage({ content: '', tool_calls: [{ id: `call-${i}`, name: 'read_logs', args: { service: i } }] }));
+    out.push(
+      new AIMessage({ content: '', tool_calls: [{ id: `call-${i}`, name: 'read_logs', args: { service: i } }] }),
+    );
     out.push(new ToolMessage({ content: `log line ${i}\n`.repeat(400), tool_call_id: `call-${i}`, name: 'read_logs' }));
     out.push(new AIMessage(`Service ${i} looks healthy.`));
   }
@@ -33,7 +35,15 @@ describe('sessionMiddleware in createAgent', () => {
     const agentModel = fakeModel().respond(new AIMessage('All services are healthy.'));
     const agent = createAgent({
       model: agentModel,
-      middleware: [sessionMiddleware({ memory, model: summaries, maxTokens: 3000, keepRecentTurns: 2, onCompaction: (r) => reports.push(r) })],
+      middleware: [
+        sessionMiddleware({
+          memory,
+          model: summaries,
+          maxTokens: 3000,
+          keepRecentTurns: 2,
+          onCompaction: (r) => reports.push(r),
+        }),
+      ],
     });
     await agent.invoke({ messages: [...history(20), new HumanMessage('summarise the health of all services')] });
     const received = agentModel.calls[0]!.messages;
@@ -47,7 +57,10 @@ describe('sessionMiddleware in createAgent', () => {
 
   it('counts the system prompt (with the memory block) in the budget', async () => {
     const memory = new AgentMemory({ backend: new InMemoryBackend() });
-    await memory.remember({ content: `The services are listed in the ops runbook ${'(details) '.repeat(200)}`, type: 'project' });
+    await memory.remember({
+      content: `The services are listed in the ops runbook ${'(details) '.repeat(200)}`,
+      type: 'project',
+    });
     const agentModel = fakeModel().respond(new AIMessage('ok'));
     let countedBlock = false;
     const countTokens = (text: string) => {
@@ -62,7 +75,9 @@ describe('sessionMiddleware in createAgent', () => {
         sessionMiddleware({ memory, model: fakeModel(), maxTokens: 8000, keepRecentTurns: 1, countTokens }),
       ],
     });
-    await agent.invoke({ messages: [...history(20), new HumanMessage('which services are listed in the ops runbook?')] });
+    await agent.invoke({
+      messages: [...history(20), new HumanMessage('which services are listed in the ops runbook?')],
+    });
     const received = agentModel.calls[0]!.messages;
     expect(textOf(received[0]!)).toContain('<agentmem-context>');
     expect(countedBlock).toBe(true); // agentMemoryMiddleware first: its block is part of what is counted
@@ -81,7 +96,10 @@ describe('sessionMiddleware in createAgent', () => {
       model: fakeModel().respond(new AIMessage('fine')),
       middleware: [sessionMiddleware({ memory, model: fakeModel(), maxTokens: 100_000, everyTurns: 1, onError })],
     });
-    const result = await agent.invoke({ messages: [{ role: 'user', content: 'hello' }] }, { configurable: { thread_id: 't' } });
+    const result = await agent.invoke(
+      { messages: [{ role: 'user', content: 'hello' }] },
+      { configurable: { thread_id: 't' } },
+    );
     expect(textOf(result.messages.at(-1)!)).toBe('fine');
     expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'backend down' }));
   });
@@ -93,12 +111,17 @@ describe('sessionMiddleware in createAgent', () => {
       model: fakeModel().respond(new AIMessage('Started the migration plan.')),
       middleware: [sessionMiddleware({ memory, model: summaries, maxTokens: 100_000, everyTurns: 1 })],
     });
-    await first.invoke({ messages: [{ role: 'user', content: 'help me migrate billing to Postgres 16' }] }, { configurable: { thread_id: 't-1' } });
+    await first.invoke(
+      { messages: [{ role: 'user', content: 'help me migrate billing to Postgres 16' }] },
+      { configurable: { thread_id: 't-1' } },
+    );
     expect(summaries.callCount).toBe(1);
 
     const nextModel = fakeModel().respond(new AIMessage('We were migrating billing.'));
     const next = createAgent({ model: nextModel, middleware: [agentMemoryMiddleware({ memory })] });
-    await next.invoke({ messages: [{ role: 'user', content: 'where were we?' }] }, { context: { threadId: 't-1' } } as never);
+    await next.invoke({ messages: [{ role: 'user', content: 'where were we?' }] }, {
+      context: { threadId: 't-1' },
+    } as never);
     const system = textOf(nextModel.calls[0]!.messages[0]!);
     expect(system).toContain('## Session summary\nAlice is migrating the billing service to Postgres 16.');
   });
@@ -109,9 +132,21 @@ describe('sessionMiddleware in createAgent', () => {
     const agentModel = fakeModel().respond(new AIMessage('ok'));
     const agent = createAgent({
       model: agentModel,
-      middleware: [sessionMiddleware({ memory, model: summaries, maxTokens: 800, keepRecentTurns: 1, everyTurns: 1000, everyTokens: 1e9 })],
+      middleware: [
+        sessionMiddleware({
+          memory,
+          model: summaries,
+          maxTokens: 800,
+          keepRecentTurns: 1,
+          everyTurns: 1000,
+          everyTokens: 1e9,
+        }),
+      ],
     });
-    await agent.invoke({ messages: [...history(60), new HumanMessage('and now?')] }, { configurable: { thread_id: 'ops' } });
+    await agent.invoke(
+      { messages: [...history(60), new HumanMessage('and now?')] },
+      { configurable: { thread_id: 'ops' } },
+    );
     expect(summaries.callCount).toBe(1);
     const received = agentModel.calls[0]!.messages.map(textOf);
     expect(received.some((t) => t.includes('Checked the logs of services 0 to 58: all healthy.'))).toBe(true);
@@ -121,9 +156,20 @@ describe('sessionMiddleware in createAgent', () => {
     const onError = vi.fn();
     const failing = createAgent({
       model: fakeModel().respond(new AIMessage('still ok')),
-      middleware: [sessionMiddleware({ memory, model: fakeModel().alwaysThrow(new Error('summary model down')), maxTokens: 800, keepRecentTurns: 1, onError })],
+      middleware: [
+        sessionMiddleware({
+          memory,
+          model: fakeModel().alwaysThrow(new Error('summary model down')),
+          maxTokens: 800,
+          keepRecentTurns: 1,
+          onError,
+        }),
+      ],
     });
-    const result = await failing.invoke({ messages: [...history(80), new HumanMessage('again?')] }, { configurable: { thread_id: 'other' } });
+    const result = await failing.invoke(
+      { messages: [...history(80), new HumanMessage('again?')] },
+      { configurable: { thread_id: 'other' } },
+    );
     expect(textOf(result.messages.at(-1)!)).toBe('still ok');
     expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'summary model down' }));
   });

@@ -12,7 +12,7 @@ import {
 } from '@agentmem/core';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
-import { createMiddleware } from 'langchain';
+import { createMiddleware } from './langchain-peer';
 import { fromChatMessages, textOf, toChatMessages } from './messages';
 import { defaultScope, RunContexts, type ScopeResolver, threadOf } from './scope';
 
@@ -48,7 +48,9 @@ export function sessionMiddleware(options: SessionMiddlewareOptions) {
   // Failures never fail the run; without onError they are logged.
   const reportError = (error: unknown) => {
     try {
-      (options.onError ?? ((e) => console.warn('[agentmem] session summary or compaction failed; the run went on:', e)))(error);
+      (
+        options.onError ?? ((e) => console.warn('[agentmem] session summary or compaction failed; the run went on:', e))
+      )(error);
     } catch {
       // a throwing handler must not fail the run
     }
@@ -112,7 +114,10 @@ export function sessionMiddleware(options: SessionMiddlewareOptions) {
       }
       const { messages, report } = result;
       if (report.level !== 'none') options.onCompaction?.(report);
-      return handler({ ...request, messages: fromChatMessages(messages.slice(system.length)) as typeof request.messages });
+      return handler({
+        ...request,
+        messages: fromChatMessages(messages.slice(system.length)) as typeof request.messages,
+      });
     },
     afterAgent: async (state, runtime) => {
       const messages = ((state as { messages?: BaseMessage[] }).messages ?? []) as BaseMessage[];

@@ -34,7 +34,10 @@ export class AgentMemoryRetriever extends BaseRetriever {
         : fields.memory;
   }
 
-  override async _getRelevantDocuments(query: string, _runManager?: CallbackManagerForRetrieverRun): Promise<Document[]> {
+  override async _getRelevantDocuments(
+    query: string,
+    _runManager?: CallbackManagerForRetrieverRun,
+  ): Promise<Document[]> {
     const results = await this.memory.recall(query, {
       ...this.options.recall,
       k: this.options.k ?? 5,

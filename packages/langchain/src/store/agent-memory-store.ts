@@ -1,17 +1,23 @@
-import { type AgentMemory, type BackendRecord, type JsonObject, type RecordFilter, fusedRelevance, stableId } from '@agentmem/core';
 import {
-  BaseStore,
-  type GetOperation,
-  type Item,
-  type ListNamespacesOperation,
-  type Operation,
-  type OperationResults,
-  type PutOperation,
-  type SearchItem,
-  type SearchOperation,
-  validateNamespace,
+  type AgentMemory,
+  type BackendRecord,
+  type JsonObject,
+  type RecordFilter,
+  fusedRelevance,
+  stableId,
+} from '@agentmem/core';
+import type {
+  GetOperation,
+  Item,
+  ListNamespacesOperation,
+  Operation,
+  OperationResults,
+  PutOperation,
+  SearchItem,
+  SearchOperation,
 } from '@langchain/langgraph-checkpoint';
 import { textsAtPath } from './index-text';
+import { BaseStore, validateNamespace } from './langgraph-peer';
 import { fromAgentmemNamespace, hasPrefix, toAgentmemNamespace } from './namespace-mapping';
 import { matchesValueFilter } from './value-filter';
 
@@ -90,7 +96,9 @@ export class AgentMemoryStore extends BaseStore {
   }
 
   private async getOp(op: GetOperation): Promise<Item | null> {
-    const [record] = await this.memory.backend.get([this.recordId(op.namespace, op.key)], { tenant: this.memory.tenant });
+    const [record] = await this.memory.backend.get([this.recordId(op.namespace, op.key)], {
+      tenant: this.memory.tenant,
+    });
     return record && record.attributes.kind === LANGGRAPH_ITEM_KIND ? this.toItem(record) : null;
   }
 

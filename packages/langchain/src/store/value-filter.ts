@@ -2,7 +2,10 @@
  * LangGraph's search filter on item values: equality, or operators
  * `$eq $ne $gt $gte $lt $lte $in $nin` — the semantics of LangGraph's own stores.
  */
-export function matchesValueFilter(value: Record<string, unknown>, filter: Record<string, unknown> | undefined): boolean {
+export function matchesValueFilter(
+  value: Record<string, unknown>,
+  filter: Record<string, unknown> | undefined,
+): boolean {
   if (!filter) return true;
   return Object.entries(filter).every(([key, condition]) => compare(value[key], condition));
 }
