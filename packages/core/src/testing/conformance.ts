@@ -3,6 +3,7 @@ import { AgentMemory } from '../agent-memory';
 import type { BackendCapabilities, BackendRecord, MemoryBackend } from '../contracts';
 import { HashingEmbedder } from '../embedding';
 import { AgentMemoryError } from '../errors';
+import { maintenanceConformanceCases } from './maintenance-conformance';
 
 export interface ConformanceOptions {
   /** Shown in test names. */
@@ -23,6 +24,8 @@ export interface ConformanceOptions {
 export interface ConformanceCase {
   name: string;
   run: () => Promise<void>;
+  /** Default 60 s; longer for the cases that run an operation over a thousand records many times. */
+  timeoutMs?: number;
 }
 
 /** A test runner's registration functions (vitest, jest, node:test and mocha all fit). */
@@ -300,7 +303,12 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
 
   add('namespaces are isolated and listed with counts', async (b) => {
     await b.upsert([rec('n1', { namespace: 'a' }), rec('n2', { namespace: 'b' }), rec('n3', { namespace: 'b' })]);
-    const dense = await b.search({ mode: 'dense', vector: unit(1, 0, 0), filter: { tenant: '', namespaces: ['a'] }, k: 10 });
+    const dense = await b.search({
+      mode: 'dense',
+      vector: unit(1, 0, 0),
+      filter: { tenant: '', namespaces: ['a'] },
+      k: 10,
+    });
     assert.deepEqual(
       dense.map((h) => h.record.id),
       ['n1'],
@@ -465,7 +473,12 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
       batch.push(rec(`x${i}`, { vector: unit(1, i / 300, 0), attributes: { kind: 'memory', keep: i % 50 === 0 } }));
     }
     await b.upsert(batch);
-    const hits = await b.search({ mode: 'dense', vector: unit(1, 0, 0), filter: { tenant: '', where: { keep: true } }, k: 5 });
+    const hits = await b.search({
+      mode: 'dense',
+      vector: unit(1, 0, 0),
+      filter: { tenant: '', where: { keep: true } },
+      k: 5,
+    });
     assert.equal(hits.length, 5);
     assert.ok(hits.every((h) => h.record.attributes.keep === true));
   });
@@ -561,7 +574,10 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
         await bob.remember({ content: 'The staging database is PostgreSQL 16', type: 'project' });
         const results = await alice.recall('which database runs on staging?', { k: 5 });
         assert.equal(results[0]?.memory.id, a1.id);
-        assert.ok(results.every((r) => r.memory.tenant === 'alice'), 'tenant A must never see tenant B');
+        assert.ok(
+          results.every((r) => r.memory.tenant === 'alice'),
+          'tenant A must never see tenant B',
+        );
         assert.ok(results[0]!.signals.keyword || results[0]!.signals.dense);
         const bobs = await bob.recall('staging database', { k: 5 });
         assert.equal(bobs.length, 1);
@@ -626,12 +642,13 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
     },
   });
 
+  cases.push(...maintenanceConformanceCases(options));
   return cases;
 }
 
 /** Registers the conformance cases with a test runner: `runBackendConformance(opts, { describe, it })`. */
 export function runBackendConformance(options: ConformanceOptions, runner: TestRegistrar): void {
   runner.describe(`MemoryBackend conformance: ${options.name}`, () => {
-    for (const c of backendConformanceCases(options)) runner.it(c.name, c.run, 60_000);
+    for (const c of backendConformanceCases(options)) runner.it(c.name, c.run, c.timeoutMs ?? 60_000);
   });
 }
