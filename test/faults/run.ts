@@ -1,7 +1,8 @@
 /**
  * The fault suite: `npm run faults` (full) or `npm run faults -- --short` (CI,
  * a few trials each). kill -9 trials during merge, import, decay, compact and
- * undo-merge; the multi-process writer test; the corrupt-snapshot matrix; the
+ * undo-merge, and at chosen points of a 6,000-memory decay and compact
+ * (kill-points.ts); the multi-process writer test; the corrupt-snapshot matrix; the
  * tenant-isolation and prompt-block property tests. Prints one table and
  * exits 1 when anything failed. See docs/reliability.md.
  */
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crashTrials } from './crash-trials';
+import { killPointTrials } from './kill-points';
 
 const short = process.argv.includes('--short');
 const scale = short ? 'short' : 'full';
@@ -29,7 +31,7 @@ interface Row {
 const rows: Row[] = [];
 
 const crash = await crashTrials(short ? 1 : 20, short ? 200 : 600, Number(process.env.FAULT_SEED ?? 1));
-for (const r of crash) {
+for (const r of [...crash, ...(await killPointTrials(short))]) {
   rows.push({
     scenario: `kill -9 during ${r.operation}`,
     trials: r.trials,
