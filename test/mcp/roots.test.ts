@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, callError, root, type Started, startServer, tempDir } from './helpers';
+import { call, callError, httpUrlOf, root, type Started, startServer, tempDir } from './helpers';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -107,15 +107,7 @@ describe('agentmem-mcp --http: each session has the roots of its own client', ()
       ['--import', 'tsx', 'packages/mcp/src/bin.ts', '--http', '--port', '0', '--db', join(dir('http-data'), 'm.db')],
       { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
     );
-    const url = await new Promise<string>((resolve, reject) => {
-      let log = '';
-      child!.stderr!.on('data', (chunk) => {
-        log += String(chunk);
-        const found = /Streamable HTTP at (\S+)/.exec(log);
-        if (found) resolve(found[1]!);
-      });
-      child!.once('exit', (code) => reject(new Error(`server exited with ${code}: ${log}`)));
-    });
+    const url = await httpUrlOf(child);
     const connect = async (declared: string[]) => {
       const client = new Client(
         { name: 'agentmem-roots-test', version: '1.0.0' },
