@@ -229,10 +229,7 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
     expect(active.rendered).toContain('**Allowed tools:** docker_build');
     const none = await call(client, 'activate_skills', { message: 'What did we decide about invoice rounding?' });
     expect(none).toEqual({ skills: [], rendered: '' });
-    const byFiles = await call(client, 'activate_skills', {
-      message: 'tidy these',
-      files: ['deploy/docker-compose.yml'],
-    });
+    const byFiles = await call(client, 'activate_skills', { message: 'tidy these', files: ['deploy/docker-compose.yml'] });
     expect(byFiles.skills[0].signals.glob.matches).toEqual([
       { path: 'deploy/docker-compose.yml', pattern: 'docker-compose*.yml', specificity: 'path' },
     ]);
