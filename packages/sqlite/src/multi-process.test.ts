@@ -100,18 +100,18 @@ describe('several processes writing one file', () => {
     }
   }, 120_000); // as above: four child processes that each start tsx are slow on a loaded 2-core machine
 
-  it('two processes write during a decay and a compact of 3,000 memories (one transaction each): every write waits and lands', async () => {
+  it('two processes write during a decay and a compact of 1,500 memories (one transaction each): every write waits and lands', async () => {
     const path = join(dir, 'maintenance', 'memory.db');
     const old = Date.parse('2020-01-01T00:00:00Z');
     const seeded = await createSqliteMemory({ path, branch: 'main', now: () => old });
     await seeded.rememberMany(
-      Array.from({ length: 3000 }, (_, i) => ({
+      Array.from({ length: 1500 }, (_, i) => ({
         content: `Old fact ${i}: job ${i % 13} ran`,
         type: 'project' as const,
       })),
     );
     await seeded.close();
-    const children = [1, 2].map((w) => startWriter(path, w, 100));
+    const children = [1, 2].map((w) => startWriter(path, w, 50));
     await Promise.all(children.map((c) => c.ready));
     const memory = await createSqliteMemory({ path, branch: 'main' });
     try {
@@ -122,13 +122,13 @@ describe('several processes writing one file', () => {
       for (const r of await Promise.all(children.map((c) => c.done))) {
         expect(r.stderr).not.toMatch(/SQLITE_BUSY|locked|TIMEOUT/i);
         expect(r.code, r.stderr).toBe(0);
-        expect(r.stdout).toMatch(/"written":100/);
+        expect(r.stdout).toMatch(/"written":50/);
       }
-      expect(decay.pruned).toBe(3000);
-      expect(compact.removed).toBe(3000);
+      expect(decay.pruned).toBe(1500);
+      expect(compact.removed).toBe(1500);
       const left = [];
       for await (const m of memory.memories({ includeInactive: true })) left.push(m);
-      expect(left).toHaveLength(200);
+      expect(left).toHaveLength(100);
       expect(left.every((m) => m.prunedAt === undefined && m.content.startsWith('Worker '))).toBe(true);
     } finally {
       await memory.close();
