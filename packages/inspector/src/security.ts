@@ -56,7 +56,7 @@ function bearer(header: string | undefined): string | undefined {
 /** What anyone on this machine may load: the page (no data, no secret in it) and its bundle. */
 const PUBLIC_PATHS = new Set(['/', '/assets/app.js', '/assets/app.css']);
 
-export const UNAUTHORIZED =
+const UNAUTHORIZED =
   'Not authorized: open the URL that `agentmem inspect` printed (it carries the access token), in the browser of this machine.';
 
 /**
