@@ -1,8 +1,7 @@
 /**
  * The fault suite: `npm run faults` (full) or `npm run faults -- --short` (CI,
  * a few trials each). kill -9 trials during merge, import, decay, compact and
- * undo-merge, and at chosen points of a 6,000-memory decay and compact
- * (kill-points.ts); the multi-process writer test; the corrupt-snapshot matrix; the
+ * undo-merge; the multi-process writer test; the corrupt-snapshot matrix; the
  * tenant-isolation and prompt-block property tests. Prints one table and
  * exits 1 when anything failed. See docs/reliability.md.
  */
@@ -12,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crashTrials } from './crash-trials';
-import { killPointTrials } from './kill-points';
+import { killPointTrials } from './kill-points'; // kill -9 at chosen points of a 6,000-memory decay and compact
 
 const short = process.argv.includes('--short');
 const scale = short ? 'short' : 'full';
