@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { AgentMemory } from '../agent-memory';
-import type { MemoryBackend } from '../contracts';
-import { HashingEmbedder } from '../embedding';
-import { KIND } from '../store/codec';
+// The package's own name, not relative paths: the built testing entry imports core instead of bundling a copy.
+import { AgentMemory, HashingEmbedder, KIND, type MemoryBackend } from '@agentmem/core';
 import type { ConformanceCase, ConformanceOptions } from './conformance';
 
 /** More memories than one page of decay or one write batch of compact (1,000 each). */
