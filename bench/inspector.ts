@@ -103,7 +103,7 @@ export async function run(args: string[]): Promise<void> {
     const browser = await launchChromium(chromium);
     try {
       const session = await login(inspector.url); // also builds the UI bundle once (a build ships it prebuilt)
-      await http(`${session.origin}/assets/app.js`, { headers: { cookie: session.cookie } });
+      await http(`${session.origin}/assets/app.js`, { headers: session.headers });
       console.log(`inspector bench: ${count} memories (+${count} history entries), SQLite, 2 tenants, 3 branches`);
       console.log('server, first request of each view (wall ms / CPU ms of this process):');
       for (const path of [
@@ -114,7 +114,7 @@ export async function run(args: string[]): Promise<void> {
         '/api/recall?q=synthetic%20fact%20component%2042',
         '/api/timeline',
       ]) {
-        const t = await timed(() => http(`${session.origin}${path}`, { headers: { cookie: session.cookie } }));
+        const t = await timed(() => http(`${session.origin}${path}`, { headers: session.headers }));
         console.log(`  ${path.padEnd(50)} ${t.ms.toFixed(0).padStart(6)} ms ${t.cpuMs.toFixed(0).padStart(6)} ms CPU`);
       }
       const paints: number[] = [];

@@ -35,7 +35,7 @@ describe('agentmem inspect', () => {
     };
     const run = await store.cli('inspect');
     expect(run.code).toBe(0);
-    expect(served?.answer).toBe(303); // the token was accepted (cookie, then redirect)
+    expect(served?.answer).toBe(200); // the token was accepted (a wrong one is 401)
     expect(run.stdout).toContain(`Open ${served?.url}`);
     expect(run.stdout).toMatch(/http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}/);
     expect(run.stdout).toContain('(read-only)');

@@ -48,7 +48,7 @@ async function fingerprint(path: string): Promise<Map<string, string>> {
   }
 }
 
-function integrity(path: string): string {
+export function integrity(path: string): string {
   const db = new Database(path);
   try {
     return String(db.pragma('integrity_check', { simple: true }));

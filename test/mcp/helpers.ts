@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,4 +79,17 @@ export async function readText(client: Client, uri: string): Promise<{ text: str
   const [content] = (await client.readResource({ uri })).contents;
   if (!content || !('text' in content)) throw new Error(`${uri} has no text content`);
   return { text: content.text, ...(content.mimeType ? { mimeType: content.mimeType } : {}) };
+}
+
+/** The endpoint an `--http` server process prints on stderr once it listens (rejects if it exits first). */
+export function httpUrlOf(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let log = '';
+    child.stderr!.on('data', (chunk) => {
+      log += String(chunk);
+      const found = /Streamable HTTP at (\S+)/.exec(log);
+      if (found) resolve(found[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${log}`)));
+  });
 }

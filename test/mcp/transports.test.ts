@@ -9,7 +9,7 @@ import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FakeQdrant } from '../qdrant/fake-qdrant';
 import { describeWithSpec } from '../qdrant/helpers';
-import { call, readText, root, startServer, tempDir } from './helpers';
+import { call, httpUrlOf, readText, root, startServer, tempDir } from './helpers';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -151,15 +151,7 @@ describe('agentmem-mcp --http (Streamable HTTP on loopback)', () => {
     child.stdout!.on('data', (chunk) => {
       stdout += String(chunk);
     });
-    const url = await new Promise<string>((resolve, reject) => {
-      let log = '';
-      child!.stderr!.on('data', (chunk) => {
-        log += String(chunk);
-        const found = /Streamable HTTP at (\S+)/.exec(log);
-        if (found) resolve(found[1]!);
-      });
-      child!.once('exit', (code) => reject(new Error(`server exited with ${code}: ${log}`)));
-    });
+    const url = await httpUrlOf(child);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
 
     const client = new Client({ name: 'agentmem-http-test', version: '1.0.0' });

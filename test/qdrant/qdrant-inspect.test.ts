@@ -29,7 +29,7 @@ describeWithSpec('agentmem inspect --qdrant', () => {
     let overview: { store: { provider: string }; totals: { active: number } } | undefined;
     lifecycle.waitForStop = async (inspector) => {
       const session = await login(inspector.url);
-      overview = (await http(`${session.origin}/api/overview`, { headers: { cookie: session.cookie } })).json();
+      overview = (await http(`${session.origin}/api/overview`, { headers: session.headers })).json();
     };
     const run = await runCli([
       '--branch',

@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -111,6 +111,13 @@ export class CliContext {
     const key = `${path}\u0000${branch ?? ''}\u0000${agentId ?? ''}`;
     let memory = this.opened.get(key);
     if (!memory) {
+      if (!postgres && !qdrant && path !== ':memory:') {
+        refuseSpecialFile(
+          path,
+          options.path === undefined ? '--db' : 'The store',
+          'Give --db an agentmem database file, or a path that does not exist yet to create one.',
+        );
+      }
       if (options.mustExist && !postgres && !qdrant && path !== ':memory:') {
         // A missing or empty file would become a store on open: a command that only reads must not create one.
         const none = noStoreAt(path);
@@ -377,7 +384,9 @@ function notASnapshot(error: AgentMemoryError): AgentMemoryError | undefined {
 function firstCharacter(path: string): string | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
+    // Non-blocking, and regular files only: a FIFO without a writer would block the open forever.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return undefined;
     const head = Buffer.alloc(4096);
     const n = readSync(fd, head, 0, head.length, 0);
     return head
@@ -399,6 +408,39 @@ function embedderFlag(id: string): string {
   } catch {
     return 'The command line cannot open that embedder (--embedder takes hashing, hashing:<dimension> or cohere:<model>[:<dimension>]); open it through the API with the same embedder.';
   }
+}
+
+/** What a FIFO, device or socket at `path` is (following links), in words; undefined for anything else or nothing. */
+export function specialFileKind(path: string): string | undefined {
+  let stats: ReturnType<typeof statSync>;
+  try {
+    stats = statSync(path);
+  } catch {
+    return undefined;
+  }
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return undefined;
+}
+
+/**
+ * Refuses a path the CLI would open that is a FIFO, a device or a socket:
+ * opening a FIFO without a writer blocks forever, a terminal waits for input,
+ * /dev/zero never ends, and a write would replace the special file. `what`
+ * names the argument (`--db`, `the snapshot`), `fix` says what to give instead.
+ */
+export function refuseSpecialFile(path: string, what: string, fix: string): void {
+  const kind = specialFileKind(path);
+  if (kind === undefined) return;
+  throw new AgentMemoryError(
+    'INVALID_INPUT',
+    `${what} ${path} is ${kind}, not a regular file; nothing was read or written. ${fix}`,
+    {
+      details: { path },
+    },
+  );
 }
 
 /** True for an existing directory (false when nothing is there, or a file stands in the way on its path). */

@@ -42,11 +42,12 @@ const STATUS_OF: Record<AgentMemoryErrorCode, ContentfulStatusCode> = {
   CLOSED: 503,
 };
 
-function escapeAttribute(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-}
-
-function page(secrets: Secrets, allowWrites: boolean, label: string): string {
+/**
+ * The page: no data and no secret in it (anyone on this machine may load it).
+ * Its script keeps the token from the printed URL and asks /api/session for
+ * the rest.
+ */
+function page(): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -58,7 +59,7 @@ function page(secrets: Secrets, allowWrites: boolean, label: string): string {
 <link rel="stylesheet" href="/assets/app.css">
 </head>
 <body>
-<div id="app" data-csrf="${escapeAttribute(secrets.csrf)}" data-writes="${allowWrites}" data-store="${escapeAttribute(label)}"></div>
+<div id="app"></div>
 <script type="module" src="/assets/app.js"></script>
 </body>
 </html>`;
@@ -81,7 +82,9 @@ export function createInspectorApp(options: {
   const app = new Hono();
   app.use('*', security(secrets, options.port));
 
-  app.get('/', (c) => c.html(page(secrets, stores.allowWrites, label)));
+  app.get('/', (c) => c.html(page()));
+  // What the page needs besides data: the CSRF token for writes, whether writes are allowed, the store's name.
+  app.get('/api/session', (c) => c.json({ csrf: secrets.csrf, allowWrites: stores.allowWrites, store: label }));
   app.get('/assets/app.js', async (c) =>
     c.body((await loadAssets()).js, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
   );

@@ -131,19 +131,20 @@ describe.skipIf(!chromiumPath)(title, { timeout: 60_000 }, () => {
     expect(conflict).toContain('Deploys happen on Wednesdays after the standup');
     expect(await page.getByTestId('apply-merge').isDisabled()).toBe(true);
     expect(await page.getByTestId('read-only-note').first().innerText()).toContain('--allow-writes');
-    // Even a hand-made request with the page's own cookie and CSRF token is refused.
-    const csrf = (await page.locator('#app').getAttribute('data-csrf')) ?? '';
-    const refused = await page.evaluate(
-      async ({ path, csrf }) => {
-        const res = await fetch('/api/apply/snapshot', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
-          body: JSON.stringify({ path, strategy: 'remote_wins' }),
-        });
-        return { status: res.status, body: (await res.json()) as { error: { code: string } } };
-      },
-      { path: store.snapshotPath, csrf },
-    );
+    // Even a hand-made request with the page's own token and CSRF token is refused.
+    const refused = await page.evaluate(async (path) => {
+      // The page's own token, where the page keeps it (this file is type-checked without the DOM library).
+      const storage = (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } })
+        .sessionStorage;
+      const authorization = `Bearer ${storage.getItem('agentmem-inspector-token')}`;
+      const { csrf } = (await (await fetch('/api/session', { headers: { authorization } })).json()) as { csrf: string };
+      const res = await fetch('/api/apply/snapshot', {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json', 'x-csrf-token': csrf },
+        body: JSON.stringify({ path, strategy: 'remote_wins' }),
+      });
+      return { status: res.status, body: (await res.json()) as { error: { code: string } } };
+    }, store.snapshotPath);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('READ_ONLY');
     expect(await store.memory.listMerges()).toEqual([]);
@@ -153,24 +154,38 @@ describe.skipIf(!chromiumPath)(title, { timeout: 60_000 }, () => {
   it('refuses a browser without the token, under a foreign host name, or from another origin', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
+    // The page itself holds no data: without the token it says what to open.
     const bare = await page.goto(`${readOnly.origin}/`);
-    expect(bare?.status()).toBe(401);
-    expect(await page.innerText('body')).toContain('open the URL that `agentmem inspect` printed');
+    expect(bare?.status()).toBe(200);
+    await expect
+      .poll(() => page.getByTestId('unauthorized').innerText())
+      .toContain('open the URL that `agentmem inspect` printed');
+    expect((await page.goto(`${readOnly.origin}/api/overview`))?.status()).toBe(401);
     // DNS rebinding: a name that resolves to 127.0.0.1 is still not this server's name.
     const rebound = await page.goto(readOnly.url.replace('127.0.0.1', 'rebind.test'));
     expect(rebound?.status()).toBe(403);
-    // Another local site (same host, other port) gets the cookie sent along, but neither its Origin
-    // nor the missing CSRF token pass: a forged merge on the writable inspector does nothing.
+    // Another local site (same host, other port): the browser sends it no credential of the inspector
+    // (a cookie would go to every port of 127.0.0.1), and a forged merge on the writable inspector does nothing.
     await page.goto(writable.url);
-    const evil: Server = createServer((_req, res) => {
+    await expect.poll(() => page.getByTestId('overview-table').count()).toBe(1);
+    // The token left the address bar but stays with this tab: a reload still works.
+    expect(new URL(page.url()).search).toBe('');
+    await page.reload();
+    await expect.poll(() => page.getByTestId('overview-table').count()).toBe(1);
+    const token = new URL(writable.url).searchParams.get('token')!;
+    const seen: string[] = [];
+    const evil: Server = createServer((req, res) => {
+      seen.push(`${req.url} ${JSON.stringify(req.headers)}`);
       res.setHeader('content-type', 'text/html');
       res.end('<!doctype html><title>evil</title>');
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     try {
-      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      const evilOrigin = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`;
+      await page.goto(`${evilOrigin}/`);
       const outcome = await page.evaluate(
-        async ({ origin, path }) => {
+        async ({ origin, evilOrigin, path }) => {
+          await fetch(`${evilOrigin}/again`, { credentials: 'include' });
           const body = JSON.stringify({ path, strategy: 'remote_wins' });
           try {
             const res = await fetch(`${origin}/api/apply/snapshot`, {
@@ -184,8 +199,10 @@ describe.skipIf(!chromiumPath)(title, { timeout: 60_000 }, () => {
             return String(error);
           }
         },
-        { origin: writable.origin, path: store.snapshotPath },
+        { origin: writable.origin, evilOrigin, path: store.snapshotPath },
       );
+      expect(seen.filter((r) => r.startsWith('/ ') || r.startsWith('/again ')).length).toBe(2);
+      for (const request of seen) expect(request).not.toContain(token);
       expect(outcome).not.toBe('basic'); // never a readable same-origin answer
       expect(await store.memory.listMerges()).toEqual([]);
       expect((await store.memory.get(store.conflictId))?.content).toBe('Deploys happen on Tuesdays after the standup');

@@ -20,30 +20,38 @@ afterAll(async () => {
 });
 
 const api = (path: string, headers: Record<string, string> = {}) =>
-  http(`${session.origin}${path}`, { headers: { cookie: session.cookie, ...headers } });
+  http(`${session.origin}${path}`, { headers: { ...session.headers, ...headers } });
 
 describe('inspector security', () => {
-  it('listens on loopback only and trades the URL token for an HttpOnly SameSite cookie', async () => {
+  it('listens on loopback only; the URL token opens the page and is taken only as a header, never as a cookie', async () => {
     expect(new URL(readOnly.url).hostname).toBe('127.0.0.1');
     const first = await http(readOnly.url);
-    expect(first.status).toBe(303);
-    expect(first.headers.location).toBe('/');
-    expect(String(first.headers['set-cookie'])).toMatch(/HttpOnly/);
-    expect(String(first.headers['set-cookie'])).toMatch(/SameSite=Strict/);
-    const page = await api('/');
-    expect(page.status).toBe(200);
-    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
-    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
-    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(first.status).toBe(200);
+    // No cookie: the browser would send it to every other server on 127.0.0.1.
+    expect(first.headers['set-cookie']).toBeUndefined();
+    expect(first.body).not.toContain(session.token);
+    expect(first.body).not.toContain(session.csrf);
+    expect(first.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(first.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(first.headers['referrer-policy']).toBe('no-referrer');
     // Everything the page loads is served by the inspector itself.
-    expect(page.body).not.toMatch(/https?:\/\//);
-    expect((await api('/assets/app.js')).body).not.toMatch(/<script|https:\/\/(cdn|unpkg|fonts)/);
+    expect(first.body).not.toMatch(/https?:\/\//);
+    expect((await http(`${session.origin}/assets/app.js`)).body).not.toMatch(/<script|https:\/\/(cdn|unpkg|fonts)/);
+    // The API takes the token in the Authorization header only: not as a cookie, not in the query.
+    expect((await api('/api/overview')).status).toBe(200);
+    const asCookie = { cookie: `agentmem_inspector_${readOnly.port}=${session.token}` };
+    expect((await http(`${session.origin}/api/overview`, { headers: asCookie })).status).toBe(401);
+    expect((await http(`${session.origin}/api/overview?token=${session.token}`)).status).toBe(401);
+    const me = (await api('/api/session')).json<{ csrf: string; allowWrites: boolean; store: string }>();
+    expect(me).toEqual({ csrf: session.csrf, allowWrites: false, store: store.path });
   });
 
   it('refuses requests without the token, with a wrong one, a foreign Host or a foreign Origin', async () => {
     expect((await http(`${session.origin}/api/overview`)).status).toBe(401);
+    expect((await http(`${session.origin}/api/session`)).status).toBe(401);
     expect((await http(`${session.origin}/?token=wrong`)).status).toBe(401);
-    expect((await api('/api/overview', { cookie: 'agentmem_inspector_1=nope' })).status).toBe(401);
+    expect((await api('/api/overview', { authorization: 'Bearer nope' })).status).toBe(401);
+    expect((await api('/api/overview', { authorization: session.token })).status).toBe(401);
     const rebinding = await api('/api/overview', { host: `evil.example:${readOnly.port}` });
     expect(rebinding.status).toBe(403);
     expect(rebinding.body).toMatch(/Host evil\.example/);
@@ -56,7 +64,7 @@ describe('inspector security', () => {
 describe('inspector API (read-only)', () => {
   it('refuses every write without --allow-writes and changes nothing', async () => {
     const before = await store.memory.listMerges();
-    const headers = { cookie: session.cookie, origin: session.origin, 'x-csrf-token': session.csrf };
+    const headers = { ...session.headers, origin: session.origin, 'x-csrf-token': session.csrf };
     for (const [path, body] of [
       ['/api/apply/snapshot', { path: store.snapshotPath }],
       ['/api/apply/decay', {}],

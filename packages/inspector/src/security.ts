@@ -1,6 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
 
 /**
  * Everything the browser may load: only this origin, no inline script or
@@ -21,7 +20,12 @@ export const CONTENT_SECURITY_POLICY = [
 export const CSRF_HEADER = 'x-csrf-token';
 
 export interface Secrets {
-  /** In the printed URL once; a cookie afterwards. */
+  /**
+   * In the printed URL once; the page keeps it (sessionStorage, which only
+   * this origin, port included, can read) and sends it as a header. Never a
+   * cookie: cookies are not per port, so the browser would send one to every
+   * other server on 127.0.0.1.
+   */
   token: string;
   /** Sent back by the page on every write (a header other origins cannot set). */
   csrf: string;
@@ -43,18 +47,23 @@ export function allowedHosts(port: number): Set<string> {
   return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
 }
 
-/** Cookies are not per port: the name carries it so two inspectors do not clash. */
-export function cookieName(port: number): string {
-  return `agentmem_inspector_${port}`;
+/** The token in the `Authorization: Bearer <token>` header, if any. */
+function bearer(header: string | undefined): string | undefined {
+  const match = /^Bearer ([\w-]+)$/.exec(header ?? '');
+  return match?.[1];
 }
+
+/** What anyone on this machine may load: the page (no data, no secret in it) and its bundle. */
+const PUBLIC_PATHS = new Set(['/', '/assets/app.js', '/assets/app.css']);
 
 const UNAUTHORIZED =
   'Not authorized: open the URL that `agentmem inspect` printed (it carries the access token), in the browser of this machine.';
 
 /**
- * Host and Origin checks, the token (query once, then an HttpOnly SameSite
- * cookie), CSRF on every non-GET request, and the security headers on every
- * answer. `port()` is read per request: it is known only after listening.
+ * Host and Origin checks, the token on every API request (the
+ * `Authorization` header the page sends; a token in the query only opens the
+ * page, once), CSRF on every non-GET request, and the security headers on
+ * every answer. `port()` is read per request: it is known only after listening.
  */
 export function security(secrets: Secrets, port: () => number): MiddlewareHandler {
   return async (c, next) => {
@@ -75,15 +84,10 @@ export function security(secrets: Secrets, port: () => number): MiddlewareHandle
     if (c.req.header('sec-fetch-site') === 'cross-site') return c.text('Cross-site requests are not allowed.', 403);
 
     const fromQuery = c.req.query('token');
-    if (fromQuery !== undefined) {
-      if (!same(fromQuery, secrets.token)) return c.text(UNAUTHORIZED, 401);
-      setCookie(c, cookieName(port()), secrets.token, { httpOnly: true, sameSite: 'Strict', path: '/' });
-      // Drop the token from the address bar (and from history).
-      const url = new URL(c.req.url);
-      url.searchParams.delete('token');
-      return c.redirect(`${url.pathname}${url.search}`, 303);
-    }
-    if (!same(getCookie(c, cookieName(port())), secrets.token)) return c.text(UNAUTHORIZED, 401);
+    // A wrong token in the printed URL's form is refused outright (a typo, or a stale URL of an earlier run).
+    if (fromQuery !== undefined && !same(fromQuery, secrets.token)) return c.text(UNAUTHORIZED, 401);
+    const isPublic = (c.req.method === 'GET' || c.req.method === 'HEAD') && PUBLIC_PATHS.has(c.req.path);
+    if (!isPublic && !same(bearer(c.req.header('authorization')), secrets.token)) return c.text(UNAUTHORIZED, 401);
 
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
       // Same-origin pages send Origin on every POST; a missing one is a non-browser client or a stripped request.

@@ -1,13 +1,35 @@
 import { useEffect, useState } from 'preact/hooks';
 
-const root = document.getElementById('app') as HTMLElement;
+/** Where the page keeps the access token: sessionStorage is this origin's (port included) and this tab's. */
+const TOKEN_KEY = 'agentmem-inspector-token';
 
-/** What the server put on the page: the CSRF token for writes, whether writes are allowed, the store's name. */
-export const config = {
-  csrf: root.dataset.csrf ?? '',
-  allowWrites: root.dataset.writes === 'true',
-  store: root.dataset.store ?? '',
-};
+/**
+ * What the server says about this session (from /api/session, after the
+ * token): the CSRF token for writes, whether writes are allowed, the store's name.
+ */
+export const config = { csrf: '', allowWrites: false, store: '' };
+
+/**
+ * The token bootstrap, before the first render: the token of the printed URL
+ * (`?token=`) is kept in sessionStorage and leaves the address bar, so that a
+ * reload keeps working; every request sends it as a header. Never a cookie:
+ * the browser would send that to every server on 127.0.0.1.
+ */
+export async function startSession(): Promise<void> {
+  const url = new URL(location.href);
+  const fromUrl = url.searchParams.get('token');
+  if (fromUrl) {
+    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    url.searchParams.delete('token');
+    history.replaceState(history.state, '', `${url.pathname}${url.search}${url.hash}`);
+  }
+  Object.assign(config, await get<typeof config>('/api/session'));
+}
+
+function authorization(): Record<string, string> {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
 
 export class ApiError extends Error {
   constructor(
@@ -44,15 +66,15 @@ async function parse<T>(response: Response): Promise<T> {
 }
 
 export async function get<T>(path: string, params: Params = {}): Promise<T> {
-  return parse<T>(await fetch(`${path}${query(params)}`, { credentials: 'same-origin' }));
+  return parse<T>(await fetch(`${path}${query(params)}`, { credentials: 'omit', headers: authorization() }));
 }
 
 export async function post<T>(path: string, body: unknown): Promise<T> {
   return parse<T>(
     await fetch(path, {
       method: 'POST',
-      credentials: 'same-origin',
-      headers: { 'content-type': 'application/json', 'x-csrf-token': config.csrf },
+      credentials: 'omit',
+      headers: { ...authorization(), 'content-type': 'application/json', 'x-csrf-token': config.csrf },
       body: JSON.stringify(body),
     }),
   );

@@ -2,7 +2,7 @@ import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { config } from './api';
+import { config, startSession } from './api';
 import { html } from './html';
 import { MemoriesView } from './views/memories';
 import { MemoryDetailView } from './views/memory-detail';
@@ -100,4 +100,12 @@ function App() {
   </div>`;
 }
 
-render(html`<${App} />`, document.getElementById('app') as HTMLElement);
+const root = document.getElementById('app') as HTMLElement;
+startSession().then(
+  () => render(html`<${App} />`, root),
+  (error: Error) =>
+    render(
+      html`<main class="unauthorized" data-testid="unauthorized"><h1>agentmem inspector</h1><p>${error.message}</p></main>`,
+      root,
+    ),
+);

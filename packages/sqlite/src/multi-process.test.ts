@@ -99,4 +99,45 @@ describe('several processes writing one file', () => {
       raw.close();
     }
   }, 120_000); // as above: four child processes that each start tsx are slow on a loaded 2-core machine
+
+  it('two processes write during a decay and a compact of 1,500 memories (one transaction each): every write waits and lands', async () => {
+    const path = join(dir, 'maintenance', 'memory.db');
+    const old = Date.parse('2020-01-01T00:00:00Z');
+    const seeded = await createSqliteMemory({ path, branch: 'main', now: () => old });
+    await seeded.rememberMany(
+      Array.from({ length: 1500 }, (_, i) => ({
+        content: `Old fact ${i}: job ${i % 13} ran`,
+        type: 'project' as const,
+      })),
+    );
+    await seeded.close();
+    const children = [1, 2].map((w) => startWriter(path, w, 50));
+    await Promise.all(children.map((c) => c.ready));
+    const memory = await createSqliteMemory({ path, branch: 'main' });
+    try {
+      for (const c of children) c.go();
+      // A year on for the old facts; the writers' memories are accessed later than that: they stay.
+      const decay = await memory.applyDecay({ now: '2021-01-01T00:00:00Z' });
+      const compact = await memory.compact();
+      for (const r of await Promise.all(children.map((c) => c.done))) {
+        expect(r.stderr).not.toMatch(/SQLITE_BUSY|locked|TIMEOUT/i);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(/"written":50/);
+      }
+      expect(decay.pruned).toBe(1500);
+      expect(compact.removed).toBe(1500);
+      const left = [];
+      for await (const m of memory.memories({ includeInactive: true })) left.push(m);
+      expect(left).toHaveLength(100);
+      expect(left.every((m) => m.prunedAt === undefined && m.content.startsWith('Worker '))).toBe(true);
+    } finally {
+      await memory.close();
+    }
+    const raw = new Database(path);
+    try {
+      expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      raw.close();
+    }
+  }, 180_000);
 });

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { AgentMemoryError, KIND } from '@agentmem/core';
 import { ensureParentDirectory } from '@agentmem/sqlite';
 import type { Command } from 'commander';
-import { type CliContext, isDirectory } from '../context';
+import { type CliContext, isDirectory, refuseSpecialFile } from '../context';
 
 interface ExportOptions {
   out?: string;
@@ -54,6 +54,8 @@ export function register(program: Command, ctx: CliContext): void {
 
 /** `--out` must name a file whose directory exists or can be created: refused with the fix, not EISDIR/EEXIST. */
 function checkOutPath(path: string): string {
+  // The export is renamed over the target at the end: it would replace the pipe or device with a file.
+  refuseSpecialFile(path, '--out', 'Give the path of a file, or leave out --out to write to stdout.');
   if (isDirectory(path)) {
     throw new AgentMemoryError(
       'INVALID_INPUT',

@@ -3,7 +3,7 @@ import { basename, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { AgentMemoryError, invalidInput } from '@agentmem/core';
 import type { Command } from 'commander';
-import type { CliContext } from '../context';
+import { type CliContext, refuseSpecialFile } from '../context';
 import { importMemories, parseMemoryLines } from '../jsonl';
 
 interface ImportOptions {
@@ -17,6 +17,13 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<file>', 'JSONL file, or - for stdin')
     .option('--dry-run', 'validate and count, write nothing')
     .action(async (file: string, options: ImportOptions) => {
+      if (file !== '-') {
+        refuseSpecialFile(
+          resolve(file),
+          'The file',
+          'To import from a pipe, give - and pipe into stdin (cmd | agentmem import -).',
+        );
+      }
       const text = file === '-' ? await readAll(ctx.io.stdin) : readFile(file);
       const source = file === '-' ? 'stdin' : basename(file);
       const parsed = parseMemoryLines(text);

@@ -1,6 +1,7 @@
-import { importOptional } from '@agentmem/core';
+import { resolve } from 'node:path';
+import { importOptional, isPostgresUrl } from '@agentmem/core';
 import type { Command } from 'commander';
-import { type CliContext, qdrantLocation } from '../context';
+import { type CliContext, qdrantLocation, refuseSpecialFile } from '../context';
 import { isDefaultEmbedder } from '../embedder';
 import { CliError } from '../errors';
 import { parsePort } from '../parse';
@@ -43,6 +44,16 @@ export function register(program: Command, ctx: CliContext): void {
       }
       // `--db http(s)://host/collections/<name>` names a Qdrant collection, as for the other commands.
       const qdrant = ctx.dbWasGiven ? qdrantLocation(global.db) : undefined;
+      if (!qdrant && !isPostgresUrl(global.db)) {
+        refuseSpecialFile(
+          ctx.dbPath,
+          '--db',
+          'Give --db an agentmem database file, or a path that does not exist yet.',
+        );
+      }
+      for (const dir of options.skills ?? []) {
+        refuseSpecialFile(resolve(dir), '--skills', 'Give a skills directory or one skill file.');
+      }
       const mcp = await loadMcp();
       // stdout carries the protocol: nothing else may be printed there.
       await mcp.serve(

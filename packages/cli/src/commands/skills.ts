@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import {
   type ActivatedSkill,
   AgentMemoryError,
@@ -9,7 +10,7 @@ import {
   type SkillProblem,
 } from '@agentmem/core';
 import type { Command } from 'commander';
-import type { CliContext } from '../context';
+import { type CliContext, refuseSpecialFile } from '../context';
 import { CliError } from '../errors';
 import type { Column } from '../output';
 import { wholeNumber } from '../parse';
@@ -137,6 +138,8 @@ interface ActivateCommandOptions {
   explain?: boolean;
 }
 
+const SKILLS_PATH = 'Give a skills directory or one skill file.';
+
 export function register(program: Command, ctx: CliContext): void {
   const skills = program
     .command('skills')
@@ -160,6 +163,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .argument('<dir>', 'directory (or one skill file)')
     .action(async (dir: string) => {
+      refuseSpecialFile(resolve(dir), 'The skills path', SKILLS_PATH);
       // Checked before the store is opened, so a new --db is not created for a path that is not there.
       const stats = existsSync(dir) ? statSync(dir) : undefined; // existsSync: also false for a path through a file
       if (!stats) {
@@ -235,6 +239,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description('check skill files without loading them; exit code 1 when there is any problem')
     .argument('<dir>', 'directory (or one skill file)')
     .action(async (dir: string) => {
+      refuseSpecialFile(resolve(dir), 'The skills path', SKILLS_PATH);
       const { skills: found, problems } = await loadSkills(dir);
       // Plain Markdown skipped on purpose is reported, not a failure.
       if (problems.some((p) => p.severity !== 'skipped')) ctx.exitCode = 1;

@@ -11,7 +11,7 @@ import {
 } from '@agentmem/core';
 import { sqliteSnapshotFormat } from '@agentmem/sqlite';
 import { type Command, Option } from 'commander';
-import { type CliContext, isDirectory, noStoreAt } from '../context';
+import { type CliContext, isDirectory, noStoreAt, refuseSpecialFile } from '../context';
 import { CliError } from '../errors';
 import { truncate } from '../output';
 import { parseList, parsePositiveInt } from '../parse';
@@ -84,6 +84,8 @@ interface MergeOptions {
   commitEvery?: number;
 }
 
+const SNAPSHOT_FILE = 'Give a snapshot file (made with agentmem snapshot).';
+
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('snapshot')
@@ -91,6 +93,8 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<path>', 'snapshot file to create')
     .option('-f, --force', 'overwrite an existing file')
     .action(async (path: string, options: { force?: boolean }) => {
+      // --force would replace the pipe or device with a file (as root, /dev/null too).
+      refuseSpecialFile(resolve(path), 'The snapshot target', 'Give the path of a file to create.');
       const memory = await ctx.openMemory({ mustExist: true });
       // A directory first: --force cannot overwrite it, so "pass --force" would only lead to this error.
       if (isDirectory(resolve(path))) {
@@ -124,6 +128,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--all-tenants', 'every tenant of the snapshot, not only --tenant')
     .action(async (path: string, options: Omit<MergeOptions, 'strategy' | 'reembed' | 'commitEvery'>) => {
+      refuseSpecialFile(resolve(path), 'The snapshot', SNAPSHOT_FILE);
       const memory = await ctx.openMemory({ mustExist: true });
       const diff = await memory.diff(path, {
         namespaces: options.namespaces,
@@ -151,6 +156,7 @@ export function register(program: Command, ctx: CliContext): void {
       parsePositiveInt,
     )
     .action(async (path: string, options: MergeOptions) => {
+      refuseSpecialFile(resolve(path), 'The snapshot', SNAPSHOT_FILE);
       // A bad snapshot is refused before a new --db is created for nothing (an existing store is
       // opened anyway, and the diff below reports the same error).
       if (noStoreAt(ctx.dbPath)) await checkSnapshot(path);

@@ -4,6 +4,7 @@ import type { MemoryStore } from '../store/memory-store';
 import { KIND, recordToMemory, statusOf } from '../store/codec';
 import { toMillis } from '../util';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor, pruneInstant, validateHalfLife } from './half-life';
+import { maintenancePass } from './maintenance-pass';
 
 /** Effective importance below which a memory is pruned (the tombstone threshold). */
 export const DEFAULT_PRUNE_THRESHOLD = 0.05;
@@ -44,7 +45,7 @@ export interface DecayReport {
   threshold: number;
 }
 
-/** Memories read (and pruned) per page and transaction; keeps statements and transactions small enough for every backend. */
+/** Memories read (and pruned) per page: keeps statements and request bodies small enough for every backend. */
 const PAGE = 1000;
 const PROGRESS_EVERY = 1000;
 
@@ -77,7 +78,8 @@ const DECIDING_ATTRIBUTES = ['importance', 'lastAccessedAt', 'type'] as const;
  * from it and the time since the last access, so the outcome depends only on
  * `now` (not on how often decay runs). Memories that fell below the threshold
  * get `prunedAt` = the instant they crossed it (again independent of the run
- * schedule) and a `prune` history entry, in batched writes.
+ * schedule) and a `prune` history entry, in batched writes, all in one
+ * transaction where the backend has them (else resumable: see maintenancePass).
  */
 export async function applyDecay(
   store: MemoryStore,
@@ -93,6 +95,7 @@ export async function applyDecay(
   // Decay reads lastAccessedAt from the backend: the accesses recall buffered count too.
   if (!options.dryRun) await store.flushReinforcement();
 
+  const maintenance = maintenancePass(store);
   const report = { scanned: 0, decayed: 0, pruned: 0, untouched: 0 };
   /** A memory's effective importance at `now`, from its attributes, and since when it is below the threshold. */
   const assess = (attributes: Record<string, unknown>) => {
@@ -137,11 +140,19 @@ export async function applyDecay(
       batch.push({ ...stored, prunedAt: new Date(at).toISOString() });
     }
     leftAlone(ids.length - batch.length);
+    // History first: without transactions, a pass cut short leaves no memory pruned without its entry.
+    await store.recordHistory(
+      batch.map((memory) => ({
+        memory,
+        action: 'prune' as const,
+        detail,
+        id: maintenance.entryId(memory.id, 'prune', memory.prunedAt!),
+      })),
+    );
     // Only `status` among the filterable attributes changes: patching just it keeps index updates cheap.
     await store.backend.patch(
       batch.map((m) => ({ id: m.id, attributes: { status: statusOf(m) }, payload: m as unknown as JsonObject })),
     );
-    await store.recordHistory(batch.map((memory) => ({ memory, action: 'prune' as const, detail })));
   };
   const patchLogged = store.backend.patchLogged?.bind(store.backend);
   /** One page's prunes, in the caller's transaction. */
@@ -205,14 +216,15 @@ export async function applyDecay(
     }
     return page.cursor;
   };
-  // Page by page, each page read and pruned in one transaction: nothing else writes between the read
-  // and the prunes (a backend can then check the expected attributes without reading them again),
-  // and other writers wait for one page at a time, not for the pass.
-  let cursor: string | undefined;
-  do {
-    const from = cursor;
-    cursor = options.dryRun ? await step(from) : await store.transaction(() => step(from));
-  } while (cursor !== undefined);
+  // Page by page, the whole pass in one transaction: all pruned or none (a kill, a failed write), and
+  // nothing else writes between a page's read and its prunes (a backend can then check the expected
+  // attributes without reading them again). Other writers wait for the pass (docs/reliability.md).
+  const pass = async () => {
+    let cursor: string | undefined;
+    do cursor = await step(cursor);
+    while (cursor !== undefined);
+  };
+  await (options.dryRun ? pass() : maintenance.run(pass));
   return {
     ...report,
     durationMs: performance.now() - started,

@@ -673,19 +673,23 @@ export class MemoryStore {
     });
   }
 
-  async recordHistory(items: readonly { memory: Memory; action: HistoryAction; detail?: string }[]): Promise<void> {
+  /** One entry per item; `id` when the caller derives it (decay and compact without transactions), else a new one. */
+  async recordHistory(
+    items: readonly { memory: Memory; action: HistoryAction; detail?: string; id?: string }[],
+  ): Promise<void> {
     if (items.length === 0) return;
     await this.backend.upsert(this.historyRecords(items));
   }
 
   /** The history records of these changes, stamped with one instant of the store's clock. */
   private historyRecords(
-    items: readonly { memory: Memory; action: HistoryAction; detail?: string }[],
+    items: readonly { memory: Memory; action: HistoryAction; detail?: string; id?: string }[],
   ): BackendRecord[] {
     const entry = this.historyEntries();
-    return items.map((item) =>
-      historyToRecord(entry(item.memory.id, item.action, item.detail, item.memory) as HistoryEntry, item.memory.tenant),
-    );
+    return items.map((item) => {
+      const made = entry(item.memory.id, item.action, item.detail, item.memory);
+      return historyToRecord((item.id ? { ...made, id: item.id } : made) as HistoryEntry, item.memory.tenant);
+    });
   }
 
   /**

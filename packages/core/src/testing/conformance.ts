@@ -8,6 +8,7 @@ import {
   HashingEmbedder,
   type MemoryBackend,
 } from '@agentmem/core';
+import { maintenanceConformanceCases } from './maintenance-conformance';
 
 export interface ConformanceOptions {
   /** Shown in test names. */
@@ -28,6 +29,8 @@ export interface ConformanceOptions {
 export interface ConformanceCase {
   name: string;
   run: () => Promise<void>;
+  /** Default 60 s; longer for the cases that run an operation over a thousand records many times. */
+  timeoutMs?: number;
 }
 
 /** A test runner's registration functions (vitest, jest, node:test and mocha all fit). */
@@ -644,12 +647,13 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
     },
   });
 
+  cases.push(...maintenanceConformanceCases(options));
   return cases;
 }
 
 /** Registers the conformance cases with a test runner: `runBackendConformance(opts, { describe, it })`. */
 export function runBackendConformance(options: ConformanceOptions, runner: TestRegistrar): void {
   runner.describe(`MemoryBackend conformance: ${options.name}`, () => {
-    for (const c of backendConformanceCases(options)) runner.it(c.name, c.run, 60_000);
+    for (const c of backendConformanceCases(options)) runner.it(c.name, c.run, c.timeoutMs ?? 60_000);
   });
 }

@@ -40,13 +40,19 @@ export function http(
   });
 }
 
-/** Opens the tokened URL like a browser does; returns the session cookie and the page's CSRF token. */
-export async function login(url: string): Promise<{ cookie: string; csrf: string; origin: string }> {
-  const first = await http(url);
-  const setCookie = [first.headers['set-cookie'] ?? []].flat()[0] ?? '';
-  const cookie = setCookie.split(';')[0]!;
-  const origin = new URL(url).origin;
-  const page = await http(`${origin}/`, { headers: { cookie } });
-  const csrf = /data-csrf="([^"]+)"/.exec(page.body)?.[1] ?? '';
-  return { cookie, csrf, origin };
+/**
+ * Opens the tokened URL as the page does: the token goes into the
+ * `Authorization` header of every request, the CSRF token comes from /api/session.
+ */
+export async function login(
+  url: string,
+): Promise<{ headers: Record<string, string>; token: string; csrf: string; origin: string }> {
+  const { origin, searchParams } = new URL(url);
+  const token = searchParams.get('token') ?? '';
+  const page = await http(url);
+  if (page.status !== 200) throw new Error(`${url} answered ${page.status}: ${page.body}`);
+  const headers = { authorization: `Bearer ${token}` };
+  const session = await http(`${origin}/api/session`, { headers });
+  if (session.status !== 200) throw new Error(`/api/session answered ${session.status}: ${session.body}`);
+  return { headers, token, csrf: session.json<{ csrf: string }>().csrf, origin };
 }

@@ -24,8 +24,8 @@ export function registerPrompts(server: McpServer, ctx: ServerContext): void {
           .describe('More files being worked on, comma-separated (prompt arguments are strings).'),
       },
     },
-    async ({ message, filePath, files }) => {
-      await ctx.syncBranch();
+    async ({ message, filePath, files }, extra) => {
+      await ctx.beforeRequest(extra.requestId);
       const list = (files ?? '')
         .split(',')
         .map((f) => f.trim())

@@ -28,8 +28,8 @@ export function registerResources(server: McpServer, ctx: ServerContext): void {
       description: 'Active memories per namespace, inactive count, current tenant, branch and embedder.',
       mimeType: 'application/json',
     },
-    async (uri) => {
-      await ctx.syncBranch();
+    async (uri, extra) => {
+      await ctx.beforeRequest(extra.requestId);
       const stats = await memory.stats();
       const body = {
         store: config.qdrant

@@ -1,6 +1,6 @@
 import { AgentMemoryError } from '@agentmem/core';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
 import type { ServerContext } from './server-context';
 
@@ -30,9 +30,9 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
   definition: ToolDefinition<I, O>,
   run: (args: z.output<z.ZodObject<I>>) => Promise<ToolOutput<O>>,
 ): void {
-  const handler = async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
+  const handler = async (args: z.output<z.ZodObject<I>>, extra: { requestId: RequestId }): Promise<CallToolResult> => {
     try {
-      await ctx.syncBranch();
+      await ctx.beforeRequest(extra.requestId);
       const { structured, summary } = await run(args);
       return {
         content: [{ type: 'text', text: `${summary}\n\n${JSON.stringify(structured, null, 2)}` }],

@@ -49,7 +49,9 @@ export function registerTeleportTools(server: McpServer, ctx: ServerContext): vo
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     async (args) => {
-      const result = await memory.snapshot(ctx.resolvePath(args.path, { write: true }), { overwrite: args.overwrite === true });
+      const result = await memory.snapshot(await ctx.resolvePath(args.path, { write: true }), {
+        overwrite: args.overwrite === true,
+      });
       const m = result.manifest;
       return {
         summary: result.summary(),
@@ -84,7 +86,7 @@ export function registerTeleportTools(server: McpServer, ctx: ServerContext): vo
     },
     async (args) => {
       const diff = await memory.diff(
-        ctx.resolvePath(args.path),
+        await ctx.resolvePath(args.path),
         args.namespaces ? { namespaces: args.namespaces } : {},
       );
       return { summary: diff.summary(), structured: toDiffOut(diff) };
@@ -114,7 +116,7 @@ export function registerTeleportTools(server: McpServer, ctx: ServerContext): vo
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     async (args) => {
-      const file = ctx.resolvePath(args.path);
+      const file = await ctx.resolvePath(args.path);
       const scope = args.namespaces ? { namespaces: args.namespaces } : {};
       if (args.dryRun) {
         const diff = await memory.diff(file, scope);
