@@ -1,6 +1,7 @@
 import type { JsonObject, MemoryInput } from '../contracts';
 import { invalidInput } from '../errors';
 import { cleanStoredText } from '../text/control-chars';
+import { validateEntities } from '../entities/memory-entities';
 import { assertMemoryType, SYSTEM_NAMESPACE_PREFIX } from '../scope';
 
 /** Longest content a memory may hold, in characters (about 8k tokens). */
@@ -125,5 +126,6 @@ export function validateInput(input: MemoryInput, maxContentLength: number) {
     namespace: input.namespace === undefined ? undefined : validateNamespace(input.namespace),
     occurredAt: input.occurredAt === undefined ? undefined : validateOccurredAt(input.occurredAt),
     context: input.context === undefined ? undefined : validateContext(input.context, maxContentLength),
+    entities: input.entities === undefined ? undefined : validateEntities(input.entities),
   };
 }

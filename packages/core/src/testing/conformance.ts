@@ -3,6 +3,7 @@ import { AgentMemory } from '../agent-memory';
 import type { BackendCapabilities, BackendRecord, MemoryBackend } from '../contracts';
 import { HashingEmbedder } from '../embedding';
 import { AgentMemoryError } from '../errors';
+import { linkConformanceCases } from './conformance-links';
 
 export interface ConformanceOptions {
   /** Shown in test names. */
@@ -300,7 +301,12 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
 
   add('namespaces are isolated and listed with counts', async (b) => {
     await b.upsert([rec('n1', { namespace: 'a' }), rec('n2', { namespace: 'b' }), rec('n3', { namespace: 'b' })]);
-    const dense = await b.search({ mode: 'dense', vector: unit(1, 0, 0), filter: { tenant: '', namespaces: ['a'] }, k: 10 });
+    const dense = await b.search({
+      mode: 'dense',
+      vector: unit(1, 0, 0),
+      filter: { tenant: '', namespaces: ['a'] },
+      k: 10,
+    });
     assert.deepEqual(
       dense.map((h) => h.record.id),
       ['n1'],
@@ -465,7 +471,12 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
       batch.push(rec(`x${i}`, { vector: unit(1, i / 300, 0), attributes: { kind: 'memory', keep: i % 50 === 0 } }));
     }
     await b.upsert(batch);
-    const hits = await b.search({ mode: 'dense', vector: unit(1, 0, 0), filter: { tenant: '', where: { keep: true } }, k: 5 });
+    const hits = await b.search({
+      mode: 'dense',
+      vector: unit(1, 0, 0),
+      filter: { tenant: '', where: { keep: true } },
+      k: 5,
+    });
     assert.equal(hits.length, 5);
     assert.ok(hits.every((h) => h.record.attributes.keep === true));
   });
@@ -545,6 +556,16 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
     });
   }
 
+  if (caps.links) {
+    linkConformanceCases({
+      add,
+      rec,
+      create: options.create,
+      transactions: caps.transactions,
+      push: (c) => cases.push(c),
+    });
+  }
+
   // Through MemoryStore: the behaviour users rely on, on this backend.
   cases.push({
     name: 'MemoryStore on this backend: dedup, hybrid recall, tenant isolation, inactive memories hidden',
@@ -561,7 +582,10 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
         await bob.remember({ content: 'The staging database is PostgreSQL 16', type: 'project' });
         const results = await alice.recall('which database runs on staging?', { k: 5 });
         assert.equal(results[0]?.memory.id, a1.id);
-        assert.ok(results.every((r) => r.memory.tenant === 'alice'), 'tenant A must never see tenant B');
+        assert.ok(
+          results.every((r) => r.memory.tenant === 'alice'),
+          'tenant A must never see tenant B',
+        );
         assert.ok(results[0]!.signals.keyword || results[0]!.signals.dense);
         const bobs = await bob.recall('staging database', { k: 5 });
         assert.equal(bobs.length, 1);
