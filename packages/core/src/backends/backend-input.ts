@@ -76,5 +76,9 @@ export function linkQueryKeys(query: { keys: readonly string[]; limit: number })
   if (!Number.isInteger(query.limit) || query.limit < 0) {
     throw invalidInput(`linked() needs a whole, non-negative \`limit\`, got ${query.limit}.`);
   }
+  const { maxCount } = query as { maxCount?: unknown };
+  if (maxCount !== undefined && !(Number.isInteger(maxCount) && (maxCount as number) >= 0)) {
+    throw invalidInput(`linked() maxCount must be a whole, non-negative number when given, got ${String(maxCount)}.`);
+  }
   return [...new Set(query.keys)];
 }

@@ -86,7 +86,7 @@ export class LinkIndex {
       let count = 0;
       for (const ids of lists) count += ids.length;
       const ids: string[] = [];
-      if (limit > 0) {
+      if (limit > 0 && (query.maxCount === undefined || count <= query.maxCount)) {
         // The first `limit` ids after the cursor, merged from the sorted lists of each scope.
         const firsts = lists.map((l) =>
           l.slice(query.after === undefined ? 0 : insertionPoint(l, `${query.after}\u0000`)).slice(0, limit),

@@ -10,6 +10,11 @@ export interface LinkQuery {
   limit: number;
   /** Only ids after this one (paging through one key's records). */
   after?: string;
+  /**
+   * A key linked to more records than this returns its count and no ids
+   * (recall skips such common entities, so no backend reads their ids).
+   */
+  maxCount?: number;
 }
 
 /** One key of a `linked` answer: how many records in scope link to it, and the first `limit` of their ids. */

@@ -103,6 +103,7 @@ export async function applyEntityEvidence(
     ...(options.filter.namespaces ? { namespaces: options.filter.namespaces } : {}),
     keys,
     limit: ENTITY_LINK_LIMIT,
+    maxCount: ENTITY_LINK_LIMIT,
   });
   const weight = new Map<string, number>();
   const idsOf = new Map<string, string[]>();

@@ -85,6 +85,15 @@ export function linkConformanceCases(kit: LinkCaseKit): void {
     );
     const [after] = await b.linked!({ tenant: '', keys: ['melani'], limit: 10, after: 'a1' });
     assert.deepEqual(after?.ids, ['a2', 'a3'], '`after` pages on');
+    const capped = await b.linked!({ tenant: '', keys: ['melani', 'pottery class'], limit: 10, maxCount: 2 });
+    assert.deepEqual(
+      capped,
+      [
+        { key: 'melani', count: 4, ids: [] },
+        { key: 'pottery class', count: 2, ids: ['a1', 'a3'] },
+      ],
+      'a key over maxCount gives its count and no ids',
+    );
   });
 
   add("links: an overwrite replaces a record's links, a delete removes them", async (b) => {

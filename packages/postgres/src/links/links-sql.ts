@@ -93,15 +93,17 @@ export async function linked(q: Query, n: TableNames, query: LinkQuery): Promise
     return keys.map((key) => ({ key, count: 0, ids: [] }));
   const params: unknown[] = [keys];
   const scope = scopeSql(query, params);
-  params.push(query.after ?? null, query.limit);
-  const after = `$${params.length - 1}::text`;
-  const limit = `$${params.length}::int`;
+  params.push(query.after ?? null, query.limit, query.maxCount ?? null);
+  const after = `$${params.length - 2}::text`;
+  const limit = `$${params.length - 1}::int`;
+  const maxCount = `$${params.length}::int`;
   const table = linksTable(n);
   const result = await q(
     `SELECT k.key, c.count, coalesce(i.ids, '{}') AS ids FROM unnest($1::text[]) WITH ORDINALITY AS k(key, o)
       CROSS JOIN LATERAL (SELECT count(*)::int AS count FROM ${table} l WHERE l.key = k.key${scope}) c
       CROSS JOIN LATERAL (SELECT array_agg(s.record_id ORDER BY s.record_id) AS ids FROM (
-        SELECT l.record_id FROM ${table} l WHERE l.key = k.key${scope} AND (${after} IS NULL OR l.record_id > ${after})
+        SELECT l.record_id FROM ${table} l WHERE (${maxCount} IS NULL OR c.count <= ${maxCount}) AND l.key = k.key${scope}
+          AND (${after} IS NULL OR l.record_id > ${after})
         ORDER BY l.record_id LIMIT ${limit}) s) i
       ORDER BY k.o`,
     params,
