@@ -9,14 +9,24 @@ import { DATE_KEY_PREFIX, dateEntity } from './entity-key';
  * common to single any out (a conversation's speakers, "today"): it is left
  * out, as a stop word is. Also the most memories read per entity. Equal to
  * recall's smallest candidate pool (50): an entity that could fill the pool
- * alone says nothing about which of its memories matter.
+ * alone says nothing about which of its memories matter. (25, 50 and 100
+ * give the same LoCoMo R@10 within 0.1 on conversations 1-2.)
  */
 export const ENTITY_LINK_LIMIT = 50;
-/** How much a memory linked to an entity the query names gains, times the entity's weight (of the best score). */
+/**
+ * How much a memory linked to an entity the query names gains, times the entity's weight (of the best
+ * score). A nudge: keyword search already matches a name the query writes, so this mostly orders
+ * near-ties and admits memories linked to the name without writing it (a model's entities). 0.05, 0.1
+ * and 0.2 are within 0.1 R@10 on LoCoMo conversations 1-2; the middle one.
+ */
 export const ENTITY_QUERY_WEIGHT = 0.1;
-/** The second hop: a memory sharing an entity with one of the best candidates scores up to this share of it. */
+/**
+ * The second hop: a memory sharing an entity with one of the best candidates scores up to this share
+ * of it, so it lands below the candidate that led to it. On LoCoMo conversations 1-2, 0 gives R@10
+ * 81.9 and 0.2, 0.3, 0.5 all 82.5 (multi-hop 43.6 against 45.9); the middle of that plateau.
+ */
 export const ENTITY_HOP_WEIGHT = 0.3;
-/** The best candidates whose entities are followed to other memories (the second hop). */
+/** The best candidates whose entities are followed (the second hop); 3, 5 and 10 measure alike on conversations 1-2. */
 export const ENTITY_HOP_SEEDS = 5;
 /** Longest run of query words read as one entity name ("new york city"). */
 const MAX_NAME_TERMS = 3;
