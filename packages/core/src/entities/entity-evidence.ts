@@ -1,8 +1,7 @@
 import type { EntityMention, EntitySignal, MemoryBackend, RecordFilter, SearchHit } from '../contracts';
 import { matchesFilter } from '../backends/match-filter';
 import { keywordTerms } from '../keyword-index/keyword-terms';
-import type { TimeSpan } from '../temporal/time-span';
-import { DATE_KEY_PREFIX, dateEntity } from './entity-key';
+import { DATE_KEY_PREFIX } from './entity-key';
 
 /**
  * An entity linked to more memories than this in the recalled scope is too
@@ -30,15 +29,12 @@ export const ENTITY_HOP_WEIGHT = 0.3;
 export const ENTITY_HOP_SEEDS = 5;
 /** Longest run of query words read as one entity name ("new york city"). */
 const MAX_NAME_TERMS = 3;
-const DAY = 86_400_000;
 
 export interface EntityEvidenceOptions {
   backend: MemoryBackend;
   query: string;
   /** Recall's filter: candidates reached through links are held to it too. */
   filter: RecordFilter;
-  /** The times the query names. */
-  spans: readonly TimeSpan[];
   /** Candidates kept. */
   pool: number;
 }
@@ -51,21 +47,16 @@ export function entitiesOf(hit: SearchHit): EntityMention[] {
 
 /**
  * The entity keys a query can name: every run of up to three of its keyword
- * terms (a name the query writes in lower case is found too), and the dates
- * of the times it names at their precision.
+ * terms, so a name the query writes in lower case is found too. Dates are
+ * not looked up: date evidence already raises the candidates that occurred
+ * on, or mention, a time the query names (counting them twice cost LoCoMo
+ * single-hop questions that name a date).
  */
-export function queryEntityKeys(query: string, spans: readonly TimeSpan[]): string[] {
+export function queryEntityKeys(query: string): string[] {
   const terms = keywordTerms(query);
   const keys = new Set<string>();
   for (let n = 1; n <= MAX_NAME_TERMS; n++) {
     for (let i = 0; i + n <= terms.length; i++) keys.add(terms.slice(i, i + n).join(' '));
-  }
-  for (const span of spans) {
-    if (span.kind !== 'range') continue; // a month of any year names no one date
-    const days = (span.end - span.start) / DAY;
-    const unit = days <= 3 ? 'day' : days <= 16 ? 'week' : days <= 31 ? 'month' : 'year';
-    const step = unit === 'day' ? DAY : unit === 'week' ? 7 * DAY : unit === 'month' ? 28 * DAY : 365 * DAY;
-    for (let t = span.start; t < span.end; t += step) keys.add(dateEntity(t, unit).key);
   }
   return [...keys];
 }
@@ -98,7 +89,7 @@ export async function applyEntityEvidence(
 ): Promise<SearchHit[]> {
   const { backend } = options;
   if (!backend.linked || backend.capabilities.links !== true || hits.length === 0) return [...hits];
-  const queryKeys = new Set(queryEntityKeys(options.query, options.spans));
+  const queryKeys = new Set(queryEntityKeys(options.query));
   const seeds = hits.slice(0, ENTITY_HOP_SEEDS);
   const seedKeys = new Set<string>();
   // Dates are not followed: turns of one session share its dates, and session evidence already links them.

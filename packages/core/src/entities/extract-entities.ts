@@ -54,7 +54,7 @@ function notAName(word: string): boolean {
     isPronoun(word) ||
     STOPWORDS.has(w) ||
     OPENERS.has(w) ||
-    WEEKDAYS.has(w) ||
+    WEEKDAYS.has(w.replace(/s$/, '')) || // "Tuesdays" too
     (MONTH_NAMES as readonly string[]).includes(w)
   );
 }

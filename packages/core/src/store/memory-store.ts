@@ -482,9 +482,7 @@ export class MemoryStore {
     const keywordEvidence = { ...evidence, timeAnswer: dates ? timeAnswerIn(query) : undefined };
     const rescore = async (hits: SearchHit[]) => {
       const rescored = applyKeywordEvidence(hits, keywordEvidence);
-      return entities
-        ? applyEntityEvidence(rescored, { backend: this.backend, query, filter, spans: evidence.spans, pool })
-        : rescored;
+      return entities ? applyEntityEvidence(rescored, { backend: this.backend, query, filter, pool }) : rescored;
     };
     const hits = await this.searchRecords(query, { mode, filter, k: pool, rescoreKeyword: rescore });
     const weights = this.fusionWeights();
