@@ -31,6 +31,8 @@ const OPENERS = new Set(
   ).split(' '),
 );
 const WEEKDAYS = new Set(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday']);
+/** Titles before a name ("Dr. Patel"): part of no name themselves. */
+const HONORIFICS = new Set(['mr', 'mrs', 'ms', 'dr', 'prof']);
 /** Words before a name that make it a person or a place. */
 const PERSON_TITLE = /\b(?:mr|mrs|ms|miss|dr|prof|professor|uncle|aunt|auntie|grandma|grandpa|coach)\.?\s+$/i;
 const PLACE_BEFORE =
@@ -54,6 +56,7 @@ function notAName(word: string): boolean {
     isPronoun(word) ||
     STOPWORDS.has(w) ||
     OPENERS.has(w) ||
+    HONORIFICS.has(w) ||
     WEEKDAYS.has(w.replace(/s$/, '')) || // "Tuesdays" too
     (MONTH_NAMES as readonly string[]).includes(w)
   );
@@ -103,17 +106,20 @@ export function scanEntities(
     const at = m.index ?? 0;
     if (quoted.some(([s, e]) => at >= s && at < e)) continue;
     const before = text.slice(Math.max(0, at - 24), at);
-    const kind = PERSON_TITLE.test(before) ? 'person' : PLACE_BEFORE.test(before) ? 'place' : 'name';
+    const titled = PERSON_TITLE.test(before);
+    const kind = titled ? 'person' : PLACE_BEFORE.test(before) ? 'place' : 'name';
     let words = m[0].split(/\s+/);
-    // A sentence's first word is capitalised anyway: openers ("Hey", "Thanks") go, and a lone first word
-    // ("Researching adoption agencies") is a name only in capitals ("LGBTQ") or when known.
-    if (/(?:^|[.!?:;"“(\n]|\s[-–—])\s*$/u.test(before)) {
+    // A sentence's first word is capitalised anyway: openers ("Hey", "Thanks") go, and a first word that
+    // is left ("Researching adoption agencies", "Met Jean") is a name only in capitals ("LGBTQ") or when
+    // known; the words after it are names ("Jean").
+    if (!titled && /(?:^|[.!?:;"“(\n]|\s[-–—])\s*$/u.test(before)) {
       while (words.length > 0 && notAName(words[0]!)) words = words.slice(1);
-      if (words.length === 1 && words[0] === m[0] && !/^\p{Lu}{2,}$/u.test(bare(m[0]))) {
-        const name = bare(m[0]);
+      if (words.length > 0 && words[0] === m[0].split(/\s+/)[0] && !/^\p{Lu}{2,}$/u.test(bare(words[0]!))) {
+        const name = bare(words.join(' '));
         const key = entityKey(name);
         if (key !== '') openers.push({ key, name, kind, source: 'text' });
-        continue;
+        words = words.slice(1);
+        while (words.length > 0 && JOINERS.test(words[0]!)) words = words.slice(1);
       }
     }
     // Split where a word that is no name sits inside ("Hey Mel", "Luna and Oliver").
