@@ -295,15 +295,7 @@ describeWithSpec('QdrantBackend specifics (fake Qdrant)', () => {
       { dense: 1, keyword: 1 },
       { dense: 0.25, keyword: 1 },
     ]) {
-      const hits = await b.search({
-        mode: 'hybrid',
-        vector: unit(DIM, 1, 0, 0),
-        text: 'postgres',
-        filter,
-        k: 5,
-        weights,
-        minDenseScore: 0.5,
-      });
+      const hits = await b.search({ mode: 'hybrid', vector: unit(DIM, 1, 0, 0), text: 'postgres', filter, k: 5, weights, minDenseScore: 0.5 });
       expect(hits.map((h) => h.record.id).sort(), JSON.stringify(weights)).toEqual(['close', 'word']);
       expect(hits.find((h) => h.record.id === 'word')?.dense).toBeUndefined();
     }

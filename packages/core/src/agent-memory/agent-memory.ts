@@ -126,9 +126,7 @@ export class AgentMemory extends MemoryStore {
           ? { inactive: await this.skills.list() }
           : {}),
     });
-    const summary = options.sessionId
-      ? (await this.get(sessionSummaryId(this.tenant, options.sessionId)))?.content
-      : undefined;
+    const summary = options.sessionId ? (await this.get(sessionSummaryId(this.tenant, options.sessionId)))?.content : undefined;
     return { memories, skills, block: renderContextBlock({ summary, skills: rendered, memories }, options) };
   }
 
@@ -138,10 +136,7 @@ export class AgentMemory extends MemoryStore {
    * by `supersede` (default), `keep_both` or `keep_existing`. The write path
    * for facts an agent learns (extraction, tools).
    */
-  async rememberWithConflictCheck(
-    input: MemoryInput,
-    options: ConflictCheckOptions = {},
-  ): Promise<ConflictCheckResult> {
+  async rememberWithConflictCheck(input: MemoryInput, options: ConflictCheckOptions = {}): Promise<ConflictCheckResult> {
     await this.init();
     return rememberWithConflictCheck(this, input, this.options as AgentMemoryOptions, options, this.clock());
   }
@@ -182,17 +177,11 @@ export class AgentMemory extends MemoryStore {
 
   /** Imports a branch's project and reference memories into `into` (default: current), deduplicated. */
   mergeBranch(source: string, options: BranchMergeOptions = {}): Promise<MergeResult> {
-    return mergeBranch(this, source, {
-      keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys,
-      ...options,
-    });
+    return mergeBranch(this, source, { keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys, ...options });
   }
 
   diffBranch(source: string, options: BranchMergeOptions = {}): Promise<DiffResult> {
-    return diffBranch(this, source, {
-      keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys,
-      ...options,
-    });
+    return diffBranch(this, source, { keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys, ...options });
   }
 
   /** Deletes a branch's scoped memories (globals stay); refuses the current branch unless `force`. */

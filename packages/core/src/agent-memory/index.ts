@@ -1,7 +1,1 @@
-export {
-  AgentMemory,
-  type AgentMemoryOptions,
-  type ContextOptions,
-  createAgentMemory,
-  type PromptContext,
-} from './agent-memory';
+export { AgentMemory, type AgentMemoryOptions, type ContextOptions, createAgentMemory, type PromptContext } from './agent-memory';

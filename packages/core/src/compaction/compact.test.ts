@@ -10,23 +10,8 @@ function conversation(turns: number, resultChars = 3000, textChars = 200): ChatM
   const out: ChatMessage[] = [text('system', 'You are a coding agent.')];
   for (let i = 0; i < turns; i++) {
     out.push(text('user', `Request ${i}: ${'please look at the build logs '.repeat(textChars / 30)}`));
-    out.push({
-      role: 'assistant',
-      parts: [
-        { type: 'tool-call', toolCallId: `call-${i}`, toolName: 'read_file', input: { path: `src/file${i}.ts` } },
-      ],
-    });
-    out.push({
-      role: 'tool',
-      parts: [
-        {
-          type: 'tool-result',
-          toolCallId: `call-${i}`,
-          toolName: 'read_file',
-          output: `line ${i}\n`.repeat(resultChars / 7),
-        },
-      ],
-    });
+    out.push({ role: 'assistant', parts: [{ type: 'tool-call', toolCallId: `call-${i}`, toolName: 'read_file', input: { path: `src/file${i}.ts` } }] });
+    out.push({ role: 'tool', parts: [{ type: 'tool-result', toolCallId: `call-${i}`, toolName: 'read_file', output: `line ${i}\n`.repeat(resultChars / 7) }] });
     out.push(text('assistant', `Answer ${i}: the file looks fine.`));
   }
   return out;
@@ -74,9 +59,7 @@ describe('compactMessages', () => {
     expect(report.levelsRun).toEqual(['snip', 'micro']);
     expect(report.tokensAfter).toBeLessThanOrEqual(budget);
     const placeholder = out[3]!.parts[0]!;
-    expect(placeholder.type === 'tool-result' && placeholder.output).toMatch(
-      /result of read_file removed to save context/,
-    );
+    expect(placeholder.type === 'tool-result' && placeholder.output).toMatch(/result of read_file removed to save context/);
     expect(pairsIntact(out)).toBe(true);
   });
 
@@ -84,12 +67,7 @@ describe('compactMessages', () => {
     const summarize = vi.fn(async () => 'never');
     const messages = conversation(30, 300, 600);
     const budget = 2500; // micro leaves ~6.2k tokens here, collapse ~2.1k
-    const { messages: out, report } = await compactMessages(messages, {
-      maxTokens: budget,
-      keepRecentTurns: 2,
-      collapseLineChars: 60,
-      summarize,
-    });
+    const { messages: out, report } = await compactMessages(messages, { maxTokens: budget, keepRecentTurns: 2, collapseLineChars: 60, summarize });
     expect(report.levelsRun).toEqual(['snip', 'micro', 'collapse']);
     expect(summarize).not.toHaveBeenCalled();
     expect(out[0]).toEqual(messages[0]); // system prompt kept
@@ -102,23 +80,14 @@ describe('compactMessages', () => {
   });
 
   it('auto: summarises the old part with the model when collapse is not enough', async () => {
-    const summarize = vi.fn(
-      async ({ messages }: { messages: ChatMessage[] }) => `User asked for ${messages.length} things.`,
-    );
+    const summarize = vi.fn(async ({ messages }: { messages: ChatMessage[] }) => `User asked for ${messages.length} things.`);
     const messages = conversation(60, 300, 600);
-    const { messages: out, report } = await compactMessages(messages, {
-      maxTokens: 900,
-      keepRecentTurns: 2,
-      summarize,
-    });
+    const { messages: out, report } = await compactMessages(messages, { maxTokens: 900, keepRecentTurns: 2, summarize });
     expect(report.levelsRun).toEqual(['snip', 'micro', 'collapse', 'auto']);
     expect(summarize).toHaveBeenCalledTimes(1);
     expect(report.summary).toBe('User asked for 232 things.');
     expect(out).toHaveLength(1 + 1 + 8);
-    expect(out[1]!.parts[0]).toEqual({
-      type: 'text',
-      text: '[Summary of the earlier conversation]\nUser asked for 232 things.',
-    });
+    expect(out[1]!.parts[0]).toEqual({ type: 'text', text: '[Summary of the earlier conversation]\nUser asked for 232 things.' });
     expect(pairsIntact(out)).toBe(true);
     expect(report.tokensBefore).toBeGreaterThan(report.tokensAfter);
     expect(report.tokensAfter).toBeLessThanOrEqual(900);
@@ -137,11 +106,7 @@ describe('compactMessages', () => {
   it('uses a pluggable token counter', async () => {
     const messages = conversation(6, 2000);
     const words = (t: string) => t.split(/\s+/).filter(Boolean).length;
-    const { report } = await compactMessages(messages, {
-      maxTokens: countMessages(messages, words) - 50,
-      countTokens: words,
-      keepRecentTurns: 1,
-    });
+    const { report } = await compactMessages(messages, { maxTokens: countMessages(messages, words) - 50, countTokens: words, keepRecentTurns: 1 });
     expect(report.level).not.toBe('none');
     expect(report.tokensAfter).toBeLessThan(report.tokensBefore);
   });
@@ -173,10 +138,7 @@ describe('compaction renders tool results as untrusted text', () => {
       { role: 'assistant', parts: [{ type: 'tool-call', toolCallId: 't1', toolName: 'shell', input: {} }] },
       { role: 'tool', parts: [{ type: 'tool-result', toolCallId: 't1', toolName: 'shell', output }] },
       { role: 'assistant', parts: [{ type: 'text', text: `The tool said: ${output.repeat(40)}` }] },
-      ...Array.from(
-        { length: 4 },
-        (_, i): ChatMessage => ({ role: 'user', parts: [{ type: 'text', text: `turn ${i}` }] }),
-      ),
+      ...Array.from({ length: 4 }, (_, i): ChatMessage => ({ role: 'user', parts: [{ type: 'text', text: `turn ${i}` }] })),
     ];
     const { messages: out, report } = await compactMessages(messages, {
       maxTokens: 40,

@@ -50,9 +50,7 @@ describe('rememberWithConflictCheck (default embedder)', () => {
       conflictThreshold: inner.conflictThreshold,
       embed: (texts, options) =>
         inner.embed(
-          options.purpose === 'query'
-            ? texts.map((t) => `represent this question to find relevant passages: ${t}`)
-            : texts,
+          options.purpose === 'query' ? texts.map((t) => `represent this question to find relevant passages: ${t}`) : texts,
           options,
         ),
     };

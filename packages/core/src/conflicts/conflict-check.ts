@@ -105,11 +105,7 @@ export async function rememberWithConflictCheck(
   // The length limit first: an 8 MB text is refused before the conflict search embeds it.
   const content = validateContent(input.content, settings.maxContentLength ?? DEFAULT_MAX_CONTENT_LENGTH);
   const type = assertMemoryType(input.type);
-  const resolution = assertOneOf(
-    options.resolution ?? settings.conflictResolution ?? 'supersede',
-    CONFLICT_RESOLUTIONS,
-    'conflict resolution',
-  );
+  const resolution = assertOneOf(options.resolution ?? settings.conflictResolution ?? 'supersede', CONFLICT_RESOLUTIONS, 'conflict resolution');
   const threshold = conflictThreshold(store.embedder, settings, options);
   await store.init();
   const namespace =

@@ -20,9 +20,7 @@ export interface ExtractionUsage {
  * answered but the answer is unusable, throw an error carrying `usage`, so the
  * cost is still counted.
  */
-export type FactExtractor = (
-  exchange: Exchange,
-) => Promise<{ facts: ExtractedFact[]; usage?: Partial<ExtractionUsage> }>;
+export type FactExtractor = (exchange: Exchange) => Promise<{ facts: ExtractedFact[]; usage?: Partial<ExtractionUsage> }>;
 
 export interface ExtractionReport {
   tenant: string;

@@ -56,9 +56,7 @@ describe('parseFacts', () => {
   });
 
   it('reads JSON from prose and code fences', () => {
-    expect(
-      parseFactsFromText('Here:\n```json\n{"facts":[{"content":"Uses Vim","type":"user","importance":0.6}]}\n```'),
-    ).toHaveLength(1);
+    expect(parseFactsFromText('Here:\n```json\n{"facts":[{"content":"Uses Vim","type":"user","importance":0.6}]}\n```')).toHaveLength(1);
     expect(parseFactsFromText('[{"content":"Uses Vim","type":"user"}]')).toHaveLength(1);
     expect(() => parseFactsFromText('I cannot help with that.')).toThrow(/no JSON list/);
   });
@@ -84,14 +82,9 @@ describe('BackgroundExtractor', () => {
     extractor.schedule(memory, { user: 'we moved to pg 16', assistant: 'noted' });
     await extractor.idle();
     expect(extract).toHaveBeenCalledTimes(2);
-    expect((await memory.recall('database PostgreSQL')).map((r) => r.memory.content)).toEqual([
-      'The database is PostgreSQL 16',
-    ]);
+    expect((await memory.recall('database PostgreSQL')).map((r) => r.memory.content)).toEqual(['The database is PostgreSQL 16']);
     expect(extractor.usage).toEqual({ calls: 2, inputTokens: 20, outputTokens: 10, totalTokens: 30 });
-    expect(reports[1]).toMatchObject({
-      skipped: [{ content: 'maybe likes jazz' }],
-      outcomes: [{ outcome: { superseded: [expect.any(String)] } }],
-    });
+    expect(reports[1]).toMatchObject({ skipped: [{ content: 'maybe likes jazz' }], outcomes: [{ outcome: { superseded: [expect.any(String)] } }] });
   });
 
   it("links an extracted fact to the model's entities, also those its words never name", async () => {

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Memory } from '../contracts';
 import type { RecallResult } from '../store';
-import {
-  CONTEXT_CLOSE,
-  CONTEXT_OPEN,
-  injectContextBlock,
-  renderContextBlock,
-  stripContextBlock,
-} from './context-block';
+import { CONTEXT_CLOSE, CONTEXT_OPEN, injectContextBlock, renderContextBlock, stripContextBlock } from './context-block';
 
 function result(content: string, type: Memory['type'] = 'project'): RecallResult {
   return {
@@ -20,10 +14,7 @@ function result(content: string, type: Memory['type'] = 'project'): RecallResult
 
 describe('renderContextBlock', () => {
   it('puts skills before memories inside one delimited block', () => {
-    const block = renderContextBlock({
-      skills: '## Active skills\n### docker\nUse multi-stage builds',
-      memories: [result('fact')],
-    });
+    const block = renderContextBlock({ skills: '## Active skills\n### docker\nUse multi-stage builds', memories: [result('fact')] });
     expect(block.startsWith(CONTEXT_OPEN)).toBe(true);
     expect(block.endsWith(CONTEXT_CLOSE)).toBe(true);
     expect(block.indexOf('## Active skills')).toBeLessThan(block.indexOf('## Relevant memories'));
@@ -35,10 +26,7 @@ describe('renderContextBlock', () => {
     expect(block.length).toBeLessThanOrEqual(1000);
     expect(block).toContain('memory number 0 ');
     expect(block).not.toContain('memory number 49 ');
-    const tokens = renderContextBlock(
-      { memories },
-      { maxChars: 100_000, countTokens: (t) => t.split(/\s+/).length, maxTokens: 60 },
-    );
+    const tokens = renderContextBlock({ memories }, { maxChars: 100_000, countTokens: (t) => t.split(/\s+/).length, maxTokens: 60 });
     expect(tokens.split(/\s+/).length).toBeLessThanOrEqual(60);
   });
 

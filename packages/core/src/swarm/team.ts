@@ -40,10 +40,7 @@ export class Team {
   /** The memory of one member agent. */
   member(agentId: string): TeamMember {
     if (!this.options.members.includes(agentId)) {
-      throw new AgentMemoryError(
-        'INVALID_INPUT',
-        `Agent "${agentId}" is not a member of team "${this.options.teamId}". Add it to members.`,
-      );
+      throw new AgentMemoryError('INVALID_INPUT', `Agent "${agentId}" is not a member of team "${this.options.teamId}". Add it to members.`);
     }
     return new TeamMember(this.memory.withScope({ agentId }), agentId, this.options);
   }
@@ -63,10 +60,7 @@ export class TeamMember {
   }
 
   /** Writes a fact privately (`own`, default) or for the whole team (`team`, conflict-checked). */
-  async remember(
-    input: MemoryInput,
-    options: { to?: 'own' | 'team'; resolution?: ConflictResolution } = {},
-  ): Promise<ConflictCheckResult> {
+  async remember(input: MemoryInput, options: { to?: 'own' | 'team'; resolution?: ConflictResolution } = {}): Promise<ConflictCheckResult> {
     const to = options.to ?? 'own';
     return this.memory.rememberWithConflictCheck(
       { ...input, namespace: this.namespaceOf(input.type, to) },

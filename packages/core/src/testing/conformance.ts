@@ -301,12 +301,7 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
 
   add('namespaces are isolated and listed with counts', async (b) => {
     await b.upsert([rec('n1', { namespace: 'a' }), rec('n2', { namespace: 'b' }), rec('n3', { namespace: 'b' })]);
-    const dense = await b.search({
-      mode: 'dense',
-      vector: unit(1, 0, 0),
-      filter: { tenant: '', namespaces: ['a'] },
-      k: 10,
-    });
+    const dense = await b.search({ mode: 'dense', vector: unit(1, 0, 0), filter: { tenant: '', namespaces: ['a'] }, k: 10 });
     assert.deepEqual(
       dense.map((h) => h.record.id),
       ['n1'],
@@ -471,12 +466,7 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
       batch.push(rec(`x${i}`, { vector: unit(1, i / 300, 0), attributes: { kind: 'memory', keep: i % 50 === 0 } }));
     }
     await b.upsert(batch);
-    const hits = await b.search({
-      mode: 'dense',
-      vector: unit(1, 0, 0),
-      filter: { tenant: '', where: { keep: true } },
-      k: 5,
-    });
+    const hits = await b.search({ mode: 'dense', vector: unit(1, 0, 0), filter: { tenant: '', where: { keep: true } }, k: 5 });
     assert.equal(hits.length, 5);
     assert.ok(hits.every((h) => h.record.attributes.keep === true));
   });
@@ -582,10 +572,7 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
         await bob.remember({ content: 'The staging database is PostgreSQL 16', type: 'project' });
         const results = await alice.recall('which database runs on staging?', { k: 5 });
         assert.equal(results[0]?.memory.id, a1.id);
-        assert.ok(
-          results.every((r) => r.memory.tenant === 'alice'),
-          'tenant A must never see tenant B',
-        );
+        assert.ok(results.every((r) => r.memory.tenant === 'alice'), 'tenant A must never see tenant B');
         assert.ok(results[0]!.signals.keyword || results[0]!.signals.dense);
         const bobs = await bob.recall('staging database', { k: 5 });
         assert.equal(bobs.length, 1);

@@ -29,8 +29,7 @@ export class FakeEmbedder implements Embedder {
 
   async embed(texts: readonly string[], options: EmbedOptions): Promise<EmbedResult> {
     this.calls.push({ texts: [...texts], purpose: options.purpose });
-    if (this.options.failOnCall === this.calls.length)
-      throw new Error(`FakeEmbedder: injected failure on call ${this.calls.length}`);
+    if (this.options.failOnCall === this.calls.length) throw new Error(`FakeEmbedder: injected failure on call ${this.calls.length}`);
     const { embeddings } = await this.inner.embed(texts);
     return { embeddings, usage: { tokens: texts.length * (this.options.tokensPerText ?? 1), calls: 1 } };
   }

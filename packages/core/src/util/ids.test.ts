@@ -8,9 +8,7 @@ describe('newId', () => {
     for (const id of ids) expect(id).toMatch(/^hist_[0-9a-hjkmnp-tv-z]{22}$/);
     expect([...ids].sort()).toEqual(ids);
     // The time's base32 digits (most significant first) in the id alphabet, which skips i, l, o and u.
-    const digits = [...t.toString(32).padStart(10, '0')].map(
-      (d) => '0123456789abcdefghjkmnpqrstvwxyz'[Number.parseInt(d, 32)],
-    );
+    const digits = [...t.toString(32).padStart(10, '0')].map((d) => '0123456789abcdefghjkmnpqrstvwxyz'[Number.parseInt(d, 32)]);
     expect(ids[0]!.slice(5, 15)).toBe(digits.join(''));
     expect(ids[1]!.slice(15, 19)).toBe('0001');
     expect(new Set(ids).size).toBe(ids.length);
