@@ -55,6 +55,17 @@ describe('applyEntityEvidence', () => {
     expect(out.some((h) => h.record.id === 'inactive' || h.record.id === 'foreign')).toBe(false);
   });
 
+  it('a memory reached through a link that recall does not admit gives its place to the next', async () => {
+    const seed = record('seed', []);
+    const backend = await backendWith([
+      seed,
+      record('a-inactive', ['luna'], { attributes: { kind: 'memory', status: 'superseded' } }),
+      record('b-named', ['luna']),
+    ]);
+    const out = await applyEntityEvidence([hit(seed, 1)], { backend, query: 'luna', filter, pool: 2 });
+    expect(out.map((h) => h.record.id)).toEqual(['seed', 'b-named']);
+  });
+
   it('skips entities linked to more memories than ENTITY_LINK_LIMIT (a speaker of every turn)', async () => {
     const many = Array.from({ length: ENTITY_LINK_LIMIT + 1 }, (_, i) =>
       record(`m${String(i).padStart(3, '0')}`, ['melani']),

@@ -145,17 +145,25 @@ export async function applyEntityEvidence(
       }
     }
   }
-  // Memories reached only through links: read them, and keep those recall's filter admits.
-  const ranked = [...score.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, options.pool);
-  const missing = ranked.map(([id]) => id).filter((id) => !byId.has(id));
-  if (missing.length > 0) {
-    const records = await backend.get(missing, { tenant: options.filter.tenant, withVectors: false });
-    for (const record of records) if (matchesFilter(record, options.filter)) byId.set(record.id, { record, score: 0 });
-  }
-  return ranked
-    .filter(([id]) => byId.has(id))
-    .map(([id, s]) => {
+  // Memories reached only through links are read, and kept when recall's filter admits them; one that
+  // does not (superseded, another type, outside after/before) gives its place to the next.
+  const ranked = [...score.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const out: SearchHit[] = [];
+  for (let at = 0; at < ranked.length && out.length < options.pool; ) {
+    const window = ranked.slice(at, at + options.pool - out.length);
+    at += window.length;
+    const missing = window.map(([id]) => id).filter((id) => !byId.has(id));
+    if (missing.length > 0) {
+      const records = await backend.get(missing, { tenant: options.filter.tenant, withVectors: false });
+      for (const record of records)
+        if (matchesFilter(record, options.filter)) byId.set(record.id, { record, score: 0 });
+    }
+    for (const [id, s] of window) {
+      const hit = byId.get(id);
+      if (!hit) continue;
       const match = evidence.get(id);
-      return { ...byId.get(id)!, score: s, ...(match ? { entity: match } : {}) };
-    });
+      out.push({ ...hit, score: s, ...(match ? { entity: match } : {}) });
+    }
+  }
+  return out;
 }
