@@ -18,10 +18,9 @@ export interface ExtractEntitiesOptions {
 
 /**
  * Capitalised words that open a sentence without being names: greetings,
- * thanks, interjections. A sentence's first word is capitalised anyway, so it
- * is only read as a name when it is not one of these, nor a stop word; a
- * single one ("Researching adoption agencies") is read as a name only in
- * capitals ("LGBTQ").
+ * thanks, interjections (dropped wherever they stand in a run of capitals).
+ * Any other first word of a sentence ("Researching adoption agencies", "Met
+ * Jean") is a name only in capitals ("LGBTQ") or when known (`isKnown`).
  */
 const OPENERS = new Set(
   (

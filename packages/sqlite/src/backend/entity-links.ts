@@ -13,6 +13,8 @@ import type Database from 'better-sqlite3';
 
 /** Largest page `linkKeys` returns (never a limit on the total). */
 const MAX_KEYS_PAGE = 1000;
+/** Up to this many link rows in all, `linked` reads the ids of every key in one statement. */
+const BATCHED_IDS = 5000;
 
 /**
  * The two tables, created with the first link written (`IF NOT EXISTS`: a file
@@ -168,17 +170,42 @@ export class SqliteEntityLinks {
     if ((query.namespaces && query.namespaces.length === 0) || !this.hasTables()) return none();
     const scopeArgs: unknown[] = [];
     const scope = this.scope(query, scopeArgs);
-    const count = this.stmt(`SELECT coalesce(sum(count), 0) FROM entity_counts WHERE key = ?${scope}`).pluck();
+    const json = JSON.stringify(keys);
+    // Every key's count in one statement (recall asks about some thirty keys per query).
+    const counts = new Map(
+      this.stmt(
+        `SELECT key, sum(count) FROM entity_counts WHERE key IN (SELECT value FROM json_each(?))${scope} GROUP BY key`,
+      )
+        .raw()
+        .all(json, ...scopeArgs) as [string, number][],
+    );
+    const count = (key: string) => counts.get(key) ?? 0;
+    const wanted = keys.filter(
+      (k) => count(k) > 0 && query.limit > 0 && (query.maxCount === undefined || count(k) <= query.maxCount),
+    );
+    const ids = new Map<string, string[]>();
     const after = query.after === undefined ? '' : ' AND record_id > ?';
-    const ids = this.stmt(
-      `SELECT record_id FROM entity_links WHERE key = ?${scope}${after} ORDER BY record_id LIMIT ?`,
-    ).pluck();
-    return keys.map((key) => {
-      const n = count.get(key, ...scopeArgs) as number;
-      const wanted = n > 0 && query.limit > 0 && (query.maxCount === undefined || n <= query.maxCount);
-      const args = [key, ...scopeArgs, ...(query.after === undefined ? [] : [query.after]), query.limit];
-      return { key, count: n, ids: wanted ? (ids.all(...args) as string[]) : [] };
-    });
+    const afterArgs = query.after === undefined ? [] : [query.after];
+    if (wanted.reduce((sum, k) => sum + count(k), 0) <= BATCHED_IDS) {
+      // Few rows in all: every wanted key's ids in one statement, cut to `limit` here.
+      const rows = this.stmt(
+        `SELECT key, record_id FROM entity_links WHERE key IN (SELECT value FROM json_each(?))${scope}${after} ORDER BY key, record_id`,
+      )
+        .raw()
+        .all(JSON.stringify(wanted), ...scopeArgs, ...afterArgs) as [string, string][];
+      for (const [key, id] of rows) {
+        const list = ids.get(key) ?? [];
+        if (list.length < query.limit) list.push(id);
+        ids.set(key, list);
+      }
+    } else {
+      // A key of many records (paging through a speaker's turns): its first `limit` from the index.
+      const page = this.stmt(
+        `SELECT record_id FROM entity_links WHERE key = ?${scope}${after} ORDER BY record_id LIMIT ?`,
+      ).pluck();
+      for (const key of wanted) ids.set(key, page.all(key, ...scopeArgs, ...afterArgs, query.limit) as string[]);
+    }
+    return keys.map((key) => ({ key, count: count(key), ids: ids.get(key) ?? [] }));
   }
 
   linkKeys(options: LinkKeysOptions): LinkKeysPage {
