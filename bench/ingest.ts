@@ -3,7 +3,11 @@
  * sentences) in batches of 5,000 into a new file, the rate per second of CPU
  * with the embedding's CPU time subtracted (goal: 20,000/s).
  *
- *   npm run bench -- ingest [--count 50000] [--floors]
+ *   npm run bench -- ingest [--count 50000] [--floors] [--entities]
+ *
+ * `--entities`: the recall bench's `--entities` corpus (people named in each memory, one of 20
+ * speakers in its metadata), stored twice into new files, with entity extraction off
+ * (`entities: false`) and on (the default): what finding and linking entities costs a write.
  *
  * `--floors` then copies the same rows, bytes unchanged, from that file into
  * new files with raw SQL (one transaction per 5,000 memories, the backend's
@@ -17,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HashingEmbedder, MemoryStore } from '@agentmem/core';
 import { SqliteBackend } from '@agentmem/sqlite';
-import { textGenerator } from './recall';
+import { namer, textGenerator } from './recall';
 
 const BATCH = 5000;
 
@@ -29,14 +33,19 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 export async function run(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { count: { type: 'string', default: '50000' }, floors: { type: 'boolean', default: false } },
+    options: {
+      count: { type: 'string', default: '50000' },
+      floors: { type: 'boolean', default: false },
+      entities: { type: 'boolean', default: false },
+    },
   });
   const count = Number(values.count);
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-ingest-bench-'));
   try {
     const embedder = new HashingEmbedder();
     const next = textGenerator(42);
-    const contents = Array.from({ length: count }, () => next(8, 20));
+    const name = namer(11);
+    const contents = Array.from({ length: count }, () => (values.entities ? name(next(8, 20)) : next(8, 20)));
     let embedCpu = 0;
     const embed = embedder.embed.bind(embedder);
     embedder.embed = async (texts, options) => {
@@ -46,21 +55,32 @@ export async function run(args: string[]): Promise<void> {
       return result;
     };
     const path = join(dir, 'ingest.db');
-    const store = new MemoryStore({ backend: new SqliteBackend({ path }), embedder });
-    await store.init();
-    const start = process.cpuUsage();
-    for (let i = 0; i < count; i += BATCH) {
-      await store.rememberMany(contents.slice(i, i + BATCH).map((content) => ({ content, type: 'user' as const })));
-    }
-    const total = cpuMs(start);
-    await store.close();
-    const rate = Math.round(count / ((total - embedCpu) / 1000));
     console.log(
       `ingest bench: ${count} memories, rememberMany in batches of ${BATCH}, hashing embedder (load average ${loadavg()[0]!.toFixed(1)})`,
     );
-    console.log(
-      `rememberMany: ${total.toFixed(0)} ms CPU, of which embedding ${embedCpu.toFixed(0)} ms: ${rate.toLocaleString('en')}/s of CPU without it (goal 20,000/s: ${rate >= 20_000 ? 'met' : 'NOT met'})`,
-    );
+    for (const entities of values.entities ? [false, true] : [true]) {
+      const file = values.entities && !entities ? join(dir, 'no-entities.db') : path;
+      const store = new MemoryStore({ backend: new SqliteBackend({ path: file }), embedder, entities });
+      await store.init();
+      embedCpu = 0;
+      const start = process.cpuUsage();
+      for (let i = 0; i < count; i += BATCH) {
+        await store.rememberMany(
+          contents.slice(i, i + BATCH).map((content, j) => ({
+            content,
+            type: 'user' as const,
+            ...(values.entities ? { metadata: { speaker: `Speaker${(i + j) % 20}` } } : {}),
+          })),
+        );
+      }
+      const total = cpuMs(start);
+      await store.close();
+      const rate = Math.round(count / ((total - embedCpu) / 1000));
+      const label = values.entities ? `rememberMany, entities ${entities ? 'on' : 'off'}` : 'rememberMany';
+      console.log(
+        `${label}: ${total.toFixed(0)} ms CPU, of which embedding ${embedCpu.toFixed(0)} ms: ${rate.toLocaleString('en')}/s of CPU without it (goal 20,000/s: ${rate >= 20_000 ? 'met' : 'NOT met'})`,
+      );
+    }
     if (values.floors) await floors(dir, path, count);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  * `MATCH` + reciprocal rank fusion in JS. Goal: p50 <= 5 ms at 100k on 2 cores.
  *
  *   npm run bench -- recall [--sizes 10000,100000,1000000] [--queries 200] [--backends sqlite,naive,memory,parts,dense,postgres]
- *                           [--embedder hashing|semantic]
+ *                           [--embedder hashing|semantic] [--entities]
  *
  * (`postgres` runs PGlite in this process, so its CPU columns include the server's work.)
  *
@@ -20,6 +20,11 @@
  * English stop words, so BM25 has common and rare terms to work with; vectors
  * are the default 384-dim HashingEmbedder's. Queries are 3-6 words drawn the
  * same way.
+ *
+ * `--entities`: every memory also names one or two people of 2,000 (Zipf, capitalised, mid-sentence) and
+ * has one of 20 speakers (5,000 memories each at 100k: too common for recall to follow), and half the
+ * queries name one of those people; the SQLite and in-memory rows then come twice, with entity evidence
+ * off and on (the default), so the table shows what entities cost a recall.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,14 +137,60 @@ function timedEmbedder(kind: string): BenchEmbedder {
   return embedder;
 }
 
+/** People of the `--entities` corpus: capitalised pseudo-words that are not in the vocabulary. */
+function people(): string[] {
+  const random = seededRandom(3);
+  const out = new Set<string>();
+  const words = vocabulary();
+  const vocab = new Set(words);
+  while (out.size < 2000) {
+    const w = words[Math.floor(random() * words.length)]!.split('').reverse().join('');
+    if (!vocab.has(w)) out.add(w[0]!.toUpperCase() + w.slice(1));
+  }
+  return [...out];
+}
+
+/** Names a Zipf-chosen person in a text, mid-sentence (`--entities`). */
+export function namer(seed: number): (text: string) => string {
+  const random = seededRandom(seed);
+  const names = people();
+  const cdf: number[] = [];
+  let total = 0;
+  for (let i = 0; i < names.length; i++) cdf.push((total += 1 / (i + 1)));
+  const pick = () =>
+    names[
+      Math.min(
+        names.length - 1,
+        cdf.findIndex((c) => c >= random() * total),
+      )
+    ]!;
+  return (text) => {
+    const words = text.split(' ');
+    words.splice(1 + Math.floor(random() * Math.max(1, words.length - 1)), 0, pick());
+    if (random() < 0.5) words.push('with', pick());
+    return words.join(' ');
+  };
+}
+
 /** rememberMany in batches; returns a label with the total time and the rate without embedding time. */
-async function build(store: MemoryStore, embedder: BenchEmbedder, contents: readonly string[]): Promise<string> {
+async function build(
+  store: MemoryStore,
+  embedder: BenchEmbedder,
+  contents: readonly string[],
+  speakers = 0,
+): Promise<string> {
   const start = performance.now();
   const startCpu = process.cpuUsage();
   const embedBefore = embedder.embedSeconds;
   const embedCpuBefore = embedder.embedCpuSeconds;
   for (let i = 0; i < contents.length; i += BATCH) {
-    await store.rememberMany(contents.slice(i, i + BATCH).map((content) => ({ content, type: 'user' as const })));
+    await store.rememberMany(
+      contents.slice(i, i + BATCH).map((content, j) => ({
+        content,
+        type: 'user' as const,
+        ...(speakers > 0 ? { metadata: { speaker: `Speaker${(i + j) % speakers}` } } : {}),
+      })),
+    );
   }
   const total = (performance.now() - start) / 1000;
   const used = process.cpuUsage(startCpu);
@@ -276,7 +327,23 @@ export async function run(args: string[]): Promise<void> {
     return file ? `${total} (file ${Math.round(Number(file[1]) / 1024)})` : String(total);
   };
   let weightsUsed: { dense: number; keyword: number } | undefined;
-  const recallOf = (store: MemoryStore) => (q: string) => store.recall(q, { k: 10, mode: 'hybrid', reinforce: false });
+  const entities = args.includes('--entities');
+  const recallOf =
+    (store: MemoryStore, entityEvidence = true) =>
+    (q: string) =>
+      store.recall(q, { k: 10, mode: 'hybrid', reinforce: false, entityEvidence });
+  /** With `--entities`, a row with entity evidence off first, then the default. */
+  const recallRows = async (backend: string, n: number, build: string, store: MemoryStore, queries: string[]) => {
+    if (entities) {
+      rows.push({
+        backend: `${backend} (entity evidence off)`,
+        n,
+        build,
+        timing: await time(queries, recallOf(store, false)),
+      });
+    }
+    rows.push({ backend, n, build, timing: await time(queries, recallOf(store)), rss: rss() });
+  };
   const { SqliteBackend } = (await import('@agentmem/sqlite')) as {
     SqliteBackend: new (o: {
       path: string;
@@ -286,30 +353,30 @@ export async function run(args: string[]): Promise<void> {
   };
   const notes: string[] = [];
   for (const n of sizes) {
-    const contents = Array.from({ length: n }, textGenerator(42).bind(null, 8, 20));
-    const queries = Array.from({ length: nQueries + WARMUP }, textGenerator(7).bind(null, 3, 6));
+    const name = namer(11);
+    const contents = Array.from({ length: n }, textGenerator(42).bind(null, 8, 20)).map((t) =>
+      entities ? name(t) : t,
+    );
+    const queryName = namer(13);
+    const queries = Array.from({ length: nQueries + WARMUP }, textGenerator(7).bind(null, 3, 6)).map((q, i) =>
+      entities && i % 2 === 0 ? queryName(q) : q,
+    );
     const dir = mkdtempSync(join(tmpdir(), 'agentmem-bench-'));
     try {
       const backend = new SqliteBackend({ path: join(dir, 'memory.db') });
       const store = await MemoryStore.open({ backend, embedder });
-      const built = await build(store, embedder, contents);
+      const built = await build(store, embedder, contents, entities ? 20 : 0);
       console.error(`sqlite ${n}: built in ${built}`);
-      if (backends.includes('sqlite')) {
-        rows.push({
-          backend: 'SQLite: MemoryStore.recall',
-          n,
-          build: built,
-          timing: await time(queries, recallOf(store)),
-          rss: rss(),
-        });
-      }
+      if (backends.includes('sqlite')) await recallRows('SQLite: MemoryStore.recall', n, built, store, queries);
       weightsUsed = store.fusionWeights();
       // Its own connection mapping 256 MB, as the backend did before it mapped 64 MiB: the reference keeps
       // the CPU it was measured at (a vec0 scan costs ~30% more with 64 MiB mapped).
       const naiveBackend = new SqliteBackend({ path: join(dir, 'memory.db'), mmapBytes: 256 * 2 ** 20 });
       console.error(`${n}: naive FTS5 index built in ${buildNaiveFts(naiveBackend.database).toFixed(1)} s of CPU`);
       const naive = naiveRecall(naiveBackend.database, embedder, weightsUsed);
-      const matching = naiveBackend.database.prepare(`SELECT count(*) AS n FROM ${NAIVE_FTS} WHERE ${NAIVE_FTS} MATCH ?`);
+      const matching = naiveBackend.database.prepare(
+        `SELECT count(*) AS n FROM ${NAIVE_FTS} WHERE ${NAIVE_FTS} MATCH ?`,
+      );
       const matched = queries.map((q) => {
         const terms = [...new Set(words(q).filter((w) => !STOPWORDS.has(w)))];
         return terms.length ? (matching.get(terms.map((t) => `"${t}"`).join(' OR ')) as { n: number }).n : 0;
@@ -380,13 +447,7 @@ export async function run(args: string[]): Promise<void> {
         const start = performance.now();
         await copyRecords(store, memoryBackend);
         const copied = `${((performance.now() - start) / 1000).toFixed(1)} s (copied)`;
-        rows.push({
-          backend: 'in-memory: MemoryStore.recall',
-          n,
-          build: copied,
-          timing: await time(queries, recallOf(memory)),
-          rss: rss(),
-        });
+        await recallRows('in-memory: MemoryStore.recall', n, copied, memory, queries);
         await memory.close();
       }
       if (backends.includes('postgres')) {

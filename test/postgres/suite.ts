@@ -28,7 +28,15 @@ export function postgresSuite(url: () => string, label: string): void {
         const { schema, table } = (backend as PostgresBackend).names;
         return new PostgresBackend({ connectionString: url(), schema, table, maxConnections: 4 });
       },
-      capabilities: { nativeHybrid: false, textSearch: true, transactions: true, persistent: true, snapshot: false, readonly: false },
+      capabilities: {
+        nativeHybrid: false,
+        textSearch: true,
+        transactions: true,
+        persistent: true,
+        snapshot: false,
+        readonly: false,
+        links: true,
+      },
     },
     { describe, it },
   );
@@ -208,7 +216,7 @@ export function postgresBehaviourSuite(
       const b = backend({ schema: names.schema });
       await b.init({ dimension: 4 });
       const versions = await client.query(`SELECT version FROM ${names.migrations} ORDER BY version`);
-      expect(versions.rows.map((r) => r.version)).toEqual([1, 2]);
+      expect(versions.rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
       const got = await b.get(['m1', 'h1']);
       const m1 = got.find((r) => r.id === 'm1');
       const h1 = got.find((r) => r.id === 'h1');

@@ -43,7 +43,15 @@ suite(
             checkCompatibility: false,
           });
         },
-        capabilities: { nativeHybrid: true, textSearch: true, transactions: false, persistent: true, snapshot: false, readonly: false },
+        capabilities: {
+          nativeHybrid: true,
+          textSearch: true,
+          transactions: false,
+          persistent: true,
+          snapshot: false,
+          readonly: false,
+          links: true,
+        },
       },
       { describe, it },
     );

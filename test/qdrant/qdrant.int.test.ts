@@ -40,7 +40,15 @@ describe.skipIf(!url)(
             checkCompatibility: false,
           });
         },
-        capabilities: { nativeHybrid: true, textSearch: true, transactions: false, persistent: true, snapshot: false, readonly: false },
+        capabilities: {
+          nativeHybrid: true,
+          textSearch: true,
+          transactions: false,
+          persistent: true,
+          snapshot: false,
+          readonly: false,
+          links: true,
+        },
       },
       { describe, it },
     );

@@ -106,6 +106,17 @@ describe('a crafted snapshot is refused in the plan (diff and merge alike), the 
     await expectRefused(path, 'metadata', /limit/);
   });
 
+  it('entities: 5', async () => {
+    await expectRefused(await craftedSnapshot(setField('entities', 5)), 'entities', /array/);
+  });
+
+  it('an entity of an unknown source', async () => {
+    const path = await craftedSnapshot(
+      setField('entities', [{ key: 'jean', name: 'Jean', kind: 'person', source: 'x' }]),
+    );
+    await expectRefused(path, 'entities[0].source', /source must be one of/);
+  });
+
   it('a tenant id with a NUL', async () => {
     const path = await craftedSnapshot((db) => {
       db.prepare("UPDATE records SET tenant = ? WHERE id = 'mem_target'").run('acme\u0000');
@@ -175,6 +186,33 @@ describe('a crafted snapshot is rendered harmless where the policy cleans', () =
     const merged = (await local.get('mem_target')) as unknown as Record<string, unknown>;
     expect(merged.junk).toBeUndefined();
     expect(merged.contentHash).not.toBe('forged');
+  });
+});
+
+describe('entities travel with a merge, through the same policy', () => {
+  it('a merged memory keeps its entities and is reached through them', async () => {
+    const path = await craftedSnapshot(() => {});
+    const local = await localStore();
+    const source = await sqliteMemory('teammate-2.db');
+    await source.remember({ id: 'mem_jean', content: 'We met Jean at the Hope shelter', type: 'project' });
+    await source.snapshot(join(dir, 'jean.agentmem'));
+    await local.merge(path);
+    await local.merge(join(dir, 'jean.agentmem'));
+    const merged = await local.get('mem_jean');
+    expect(merged?.entities?.map((e) => e.name)).toContain('Jean');
+    expect((await local.entityMemories('Jean')).map((m) => m.id)).toEqual(['mem_jean']);
+  });
+
+  it('a crafted key is derived again from the name, and names are cleaned', async () => {
+    const path = await craftedSnapshot(
+      setField('entities', [{ key: 'payroll', name: 'Jean\u001b[2J', kind: 'person', source: 'model' }]),
+    );
+    const local = await localStore();
+    await local.merge(path);
+    const merged = await local.get('mem_target');
+    expect(merged?.entities).toEqual([{ key: 'jean', name: 'Jean', kind: 'person', source: 'model' }]);
+    expect(await local.entityMemories({ key: 'payroll' })).toEqual([]);
+    expect((await local.entityMemories('Jean')).map((m) => m.id)).toEqual(['mem_target']);
   });
 });
 

@@ -7,6 +7,7 @@ export * from './contracts';
 export * from './conversation';
 export * from './decay';
 export * from './embedding';
+export * from './entities';
 export * from './errors';
 export * from './eval';
 export * from './extraction';

@@ -2,6 +2,7 @@ import { AgentMemoryError, type AgentMemoryErrorCode } from '@agentmem/core';
 import { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { loadAssets } from './assets';
+import { entityDetail, listEntityPage } from './data/entities';
 import { explainRecall } from './data/explain';
 import { listMemories, memoryDetail } from './data/memories';
 import { loadOverview, loadTimeline } from './data/overview';
@@ -111,6 +112,14 @@ export function createInspectorApp(options: {
         files: list(q.files),
       }),
     );
+  });
+  app.get('/api/entities', async (c) => {
+    const q = c.req.query();
+    return c.json(await listEntityPage(stores, { ...q, limit: q.limit ? Number(q.limit) : undefined }));
+  });
+  app.get('/api/entity', async (c) => {
+    const q = c.req.query();
+    return c.json(await entityDetail(stores, { key: q.key ?? '', tenant: q.tenant, branch: q.branch }));
   });
   app.get('/api/skills', async (c) => c.json(await listSkills(stores, c.req.query('tenant'))));
   app.get('/api/skills/activate', async (c) => {

@@ -277,6 +277,7 @@ describe.skipIf(!chromiumPath)(title, { timeout: 60_000 }, () => {
       },
     },
     { name: 'decay', hash: '#/previews/decay', fill: (p) => p.getByTestId('decay-report').waitFor() },
+    { name: 'entities', hash: '#/entities', fill: (p) => p.getByTestId('entities-table').waitFor() },
     {
       name: 'merges',
       hash: '#/previews/merges',
@@ -361,6 +362,8 @@ describe.skipIf(!chromiumPath)(title, { timeout: 60_000 }, () => {
 
   it('names columns and counts in words: effective importance, never recalled', async () => {
     const page = await open(readOnly, '#/memories');
+    // allInnerTexts does not wait: wait for the table's first header before reading them.
+    await page.getByTestId('memories-table').locator('th').first().waitFor();
     const headers = await page.getByTestId('memories-table').locator('th').allInnerTexts();
     expect(headers).toContain('Effective importance');
     expect(headers).not.toContain('Now');

@@ -33,6 +33,8 @@ export function readOnlyBackend(backend: MemoryBackend): MemoryBackend {
     delete: async () => refuse(),
     scan: (options) => backend.scan(options),
     search: (request) => backend.search(request),
+    ...(backend.linked ? { linked: (query) => backend.linked!(query) } : {}),
+    ...(backend.linkKeys ? { linkKeys: (options) => backend.linkKeys!(options) } : {}),
     count: (filter) => backend.count(filter),
     namespaces: (options) => backend.namespaces(options),
     getMeta: (key) => backend.getMeta(key),

@@ -6,6 +6,7 @@ import { config, startSession } from './api';
 import { html } from './html';
 import { MemoriesView } from './views/memories';
 import { MemoryDetailView } from './views/memory-detail';
+import { EntitiesView } from './views/entities';
 import { OverviewView } from './views/overview';
 import { PreviewsView } from './views/previews';
 import { RecallView } from './views/recall';
@@ -14,6 +15,7 @@ import { SkillsView } from './views/skills';
 const NAV = [
   ['overview', 'Overview'],
   ['memories', 'Memories'],
+  ['entities', 'Entities'],
   ['recall', 'Recall'],
   ['skills', 'Skills'],
   ['previews', 'Previews'],
@@ -62,13 +64,15 @@ function App() {
       ? html`<${MemoriesView} search=${search} key=${hash} />`
       : section === 'memory' && arg
         ? html`<${MemoryDetailView} id=${arg} key=${arg} />`
-        : section === 'recall'
-          ? html`<${RecallView} />`
-          : section === 'skills'
-            ? html`<${SkillsView} />`
-            : section === 'previews'
-              ? html`<${PreviewsView} tab=${arg} />`
-              : html`<${OverviewView} />`;
+        : section === 'entities'
+          ? html`<${EntitiesView} search=${search} key=${hash} />`
+          : section === 'recall'
+            ? html`<${RecallView} />`
+            : section === 'skills'
+              ? html`<${SkillsView} />`
+              : section === 'previews'
+                ? html`<${PreviewsView} tab=${arg} />`
+                : html`<${OverviewView} />`;
   const active = section === 'memory' ? 'memories' : section;
   return html`<div class="shell">
     <a class="skip" href="#main">Skip to content</a>

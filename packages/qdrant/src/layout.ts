@@ -13,6 +13,8 @@ export const FIELD = {
   context: 'context',
   attributes: 'attributes',
   payload: 'payload',
+  /** The record's entity keys (memory <-> entity links), a keyword array. */
+  links: 'links',
 } as const;
 
 /** Prefix of agentmem's keys in the collection metadata (other tools may keep their own keys there). */
@@ -36,6 +38,7 @@ export function payloadIndexes(options: {
   return [
     keyword(FIELD.id),
     keyword(FIELD.namespace),
+    keyword(FIELD.links),
     {
       field: FIELD.tenant,
       schema: options.tenantIndex ? { type: 'keyword', is_tenant: true } : 'keyword',

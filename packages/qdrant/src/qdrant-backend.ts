@@ -5,7 +5,12 @@ import {
   type BackendRecord,
   fuseRrf,
   invalidInput,
+  checkLinks,
   type JsonObject,
+  type LinkedKey,
+  type LinkKeysOptions,
+  type LinkKeysPage,
+  type LinkQuery,
   type MemoryBackend,
   type NamespaceCount,
   type RecordFilter,
@@ -17,10 +22,12 @@ import {
   type SearchRequest,
 } from '@agentmem/core';
 import { QdrantClient, type Schemas } from '@qdrant/js-client-rest';
+import { decodeCursor, encodeCursor, upperBound } from './cursor';
 import { DEFAULT_RETRY, type RetryPolicy, withRetry } from './faults';
 import { assertAttributeKey, toQdrantFilter } from './filter';
 import { pointId } from './ids';
 import { DENSE_VECTOR, FIELD, META_PREFIX, payloadIndexes, SPARSE_VECTOR } from './layout';
+import { QdrantLinks } from './links';
 import { documentSparseVector, querySparseVector, type SparseVector } from './sparse';
 
 export interface QdrantBackendOptions {
@@ -77,6 +84,7 @@ export class QdrantBackend implements MemoryBackend {
     persistent: true,
     snapshot: false,
     readonly: false,
+    links: true,
   };
   readonly collection: string;
   readonly client: QdrantClient;
@@ -87,6 +95,7 @@ export class QdrantBackend implements MemoryBackend {
   private dimension: number | undefined;
   private closed = false;
   private scanCache = new Map<string, string[]>();
+  private readonly links: QdrantLinks;
 
   constructor(options: QdrantBackendOptions) {
     if (!options || typeof options.collection !== 'string' || !/^[A-Za-z0-9_.-]{1,255}$/.test(options.collection)) {
@@ -116,6 +125,7 @@ export class QdrantBackend implements MemoryBackend {
         timeout: options.timeoutMs ?? 30_000,
         checkCompatibility: options.checkCompatibility ?? true,
       });
+    this.links = new QdrantLinks(this.client, this.collection, (operation, fn) => this.call(operation, fn));
   }
 
   // ------------------------------------------------------------ collection
@@ -209,6 +219,7 @@ export class QdrantBackend implements MemoryBackend {
     }
     const unique = [...byId.values()];
     if (unique.length === 0) return;
+    this.links.written();
     const size = Math.max(1, this.options.batchSize ?? 256);
     const written: string[] = [];
     for (let i = 0; i < unique.length; i += size) {
@@ -274,6 +285,7 @@ export class QdrantBackend implements MemoryBackend {
   async delete(ids: readonly string[]): Promise<number> {
     this.assertOpen();
     const found = (await this.retrieve([...new Set(ids)], false, false)).map((p) => p.id);
+    this.links.written();
     for (let i = 0; i < found.length; i += LOOKUP_CHUNK) {
       const points = found.slice(i, i + LOOKUP_CHUNK);
       await this.call('delete', () => this.client.delete(this.collection, { wait: true, points }));
@@ -465,6 +477,16 @@ export class QdrantBackend implements MemoryBackend {
     return fuseRrf(toHits(d!.points as Point[]), kw ? toHits(keywordMatches(kw.points as Point[])) : [], weights, k);
   }
 
+  async linked(query: LinkQuery): Promise<LinkedKey[]> {
+    this.assertOpen();
+    return this.links.linked(query);
+  }
+
+  async linkKeys(options: LinkKeysOptions): Promise<LinkKeysPage> {
+    this.assertOpen();
+    return this.links.linkKeys(options);
+  }
+
   async count(filter: RecordFilter): Promise<number> {
     this.assertOpen();
     const f = toQdrantFilter(filter);
@@ -538,6 +560,7 @@ export class QdrantBackend implements MemoryBackend {
   async close(): Promise<void> {
     this.closed = true;
     this.scanCache.clear();
+    this.links.close();
   }
 
   // --------------------------------------------------------------- helpers
@@ -557,6 +580,7 @@ export class QdrantBackend implements MemoryBackend {
     }
     if (r.context !== undefined && typeof r.context !== 'string')
       throw invalidInput(`Record ${r.id}: context must be a string when given.`);
+    checkLinks(r.id, r.links);
     checkAttributes(r.attributes ?? {});
     if (r.vector) this.checkVector(r.vector);
   }
@@ -602,6 +626,7 @@ function toPoint(r: BackendRecord): Schemas['PointStruct'] {
       [FIELD.tenant]: r.tenant,
       [FIELD.text]: r.text,
       ...(r.context ? { [FIELD.context]: r.context } : {}),
+      ...(r.links && r.links.length > 0 ? { [FIELD.links]: [...new Set(r.links)] } : {}),
       [FIELD.attributes]: { ...r.attributes },
       [FIELD.payload]: r.payload,
     },
@@ -622,6 +647,8 @@ function toRecord(p: Point, withVector: boolean): BackendRecord | undefined {
   if (typeof payload[FIELD.context] === 'string' && payload[FIELD.context] !== '') {
     record.context = payload[FIELD.context] as string;
   }
+  const links = payload[FIELD.links];
+  if (Array.isArray(links) && links.length > 0) record.links = links.filter((k): k is string => typeof k === 'string');
   if (withVector && p.vector && !Array.isArray(p.vector)) {
     const dense = (p.vector as Record<string, unknown>)[DENSE_VECTOR];
     if (Array.isArray(dense)) record.vector = Float32Array.from(dense as number[]);
@@ -650,30 +677,4 @@ function signalRanks(points: Point[]): Map<string, { rank: number; score: number
     if (typeof id === 'string') ranks.set(id, { rank: i + 1, score: (p as Point & { score: number }).score });
   });
   return ranks;
-}
-
-function encodeCursor(token: string, after: string): string {
-  return Buffer.from(JSON.stringify({ s: token, a: after }), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): { token: string; after: string } {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown; a?: unknown };
-    if (typeof parsed.s === 'string' && typeof parsed.a === 'string') return { token: parsed.s, after: parsed.a };
-  } catch {
-    // fall through
-  }
-  throw invalidInput('Invalid scan cursor: pass the cursor of the previous page unchanged.');
-}
-
-/** Index of the first id greater than `after` in a sorted list. */
-function upperBound(ids: readonly string[], after: string): number {
-  let lo = 0;
-  let hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ids[mid]! <= after) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

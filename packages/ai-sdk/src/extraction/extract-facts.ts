@@ -22,6 +22,14 @@ export const extractionSchema = z.object({
           .describe('One self-contained fact, phrased so it makes sense without the conversation.'),
         type: z.enum(['user', 'feedback', 'project', 'reference']),
         importance: z.number().min(0).max(1).describe('0..1: how much this should shape future answers.'),
+        entities: z
+          .array(
+            z.object({
+              name: z.string().min(1).describe('As written: "Caroline", "PostgreSQL 16", "May 2023".'),
+              kind: z.enum(['person', 'place', 'organization', 'product', 'project', 'event', 'title', 'date', 'name']),
+            }),
+          )
+          .describe('The people, places, organizations, products, projects, events and dates the fact is about.'),
       }),
     )
     .describe('Durable facts worth remembering; empty when there are none.'),

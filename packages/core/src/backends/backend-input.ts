@@ -59,3 +59,26 @@ export function filterNamespaces(namespaces: readonly string[]): string[] {
   }
   return [...new Set(namespaces)];
 }
+
+/** A record's entity keys (`BackendRecord.links`): undefined, or an array of non-empty strings. */
+export function checkLinks(id: string, links: unknown): void {
+  if (links === undefined) return;
+  if (!Array.isArray(links) || links.some((k) => typeof k !== 'string' || k === '')) {
+    throw invalidInput(`Record ${id}: links must be an array of non-empty strings (entity keys) when given.`);
+  }
+}
+
+/** A `linked` query's keys and limit, checked; keys without repeats. */
+export function linkQueryKeys(query: { keys: readonly string[]; limit: number }): string[] {
+  if (!Array.isArray(query?.keys) || query.keys.some((k) => typeof k !== 'string')) {
+    throw invalidInput('linked() needs `keys`: an array of entity keys.');
+  }
+  if (!Number.isInteger(query.limit) || query.limit < 0) {
+    throw invalidInput(`linked() needs a whole, non-negative \`limit\`, got ${query.limit}.`);
+  }
+  const { maxCount } = query as { maxCount?: unknown };
+  if (maxCount !== undefined && !(Number.isInteger(maxCount) && (maxCount as number) >= 0)) {
+    throw invalidInput(`linked() maxCount must be a whole, non-negative number when given, got ${String(maxCount)}.`);
+  }
+  return [...new Set(query.keys)];
+}

@@ -29,8 +29,10 @@ export function fuseRrf(
     if (existing) {
       existing.score += contribution;
       existing.keyword = { rank: i + 1, score: hit.score };
+      if (hit.entity) existing.entity = hit.entity;
     } else {
-      byId.set(hit.record.id, { record: hit.record, score: contribution, keyword: { rank: i + 1, score: hit.score } });
+      const entity = hit.entity ? { entity: hit.entity } : {};
+      byId.set(hit.record.id, { record: hit.record, score: contribution, keyword: { rank: i + 1, score: hit.score }, ...entity });
     }
   });
   return [...byId.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)).slice(0, k);
@@ -60,6 +62,7 @@ export function fuseKeywordFirst(
     score: (weights.dense + weights.keyword) / (rrfK + i + 1),
     keyword: match,
     ...(d ? { dense: d } : {}),
+    ...(hit.entity ? { entity: hit.entity } : {}),
   }));
   const seen = new Set(keyword.map((h) => h.record.id));
   for (const hit of dense) {

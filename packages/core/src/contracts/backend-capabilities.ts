@@ -12,4 +12,10 @@ export interface BackendCapabilities {
   snapshot: boolean;
   /** Opened read-only: every write is refused, so core never writes (recall does not reinforce). */
   readonly: boolean;
+  /**
+   * Records' `links` are stored, returned and indexed: `linked` and `linkKeys`
+   * answer from an index, without a search (entity evidence in recall, the
+   * entity API). Omitted: false.
+   */
+  links?: boolean;
 }

@@ -19,6 +19,12 @@ export interface BackendRecord {
    * context alone must not outrank a match in the text). Omitted: none.
    */
   context?: string;
+  /**
+   * Entity keys the record mentions (memory <-> entity links). A backend whose
+   * capabilities say `links` indexes them for `linked` and `linkKeys` and
+   * returns them with the record; others may drop them. Omitted: none.
+   */
+  links?: string[];
   /** Omitted for records that are never searched by similarity (history, manifests). */
   vector?: Float32Array;
   attributes: Record<string, AttributeValue>;

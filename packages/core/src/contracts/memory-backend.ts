@@ -3,6 +3,8 @@ import type { AttributeScanOptions } from './attribute-scan-options';
 import type { BackendCapabilities } from './backend-capabilities';
 import type { BackendInitOptions } from './backend-init-options';
 import type { BackendRecord } from './backend-record';
+import type { LinkKeysOptions, LinkKeysPage } from './link-keys-page';
+import type { LinkedKey, LinkQuery } from './link-query';
 import type { LoggedPatches } from './logged-patches';
 import type { NamespaceCount } from './namespace-count';
 import type { RecordFilter } from './record-filter';
@@ -60,6 +62,16 @@ export interface MemoryBackend {
   /** Small key/value metadata about the store itself (embedder id, format version). */
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;
+  /**
+   * Optional (with `capabilities.links`): per key, how many records in scope
+   * link to it and the first `limit` of their ids, in id order. An index
+   * lookup: recall calls it twice per query, so it must not cost a search.
+   * Keys no record links to come back with count 0. Links go with their
+   * record: a delete removes them, an upsert replaces them.
+   */
+  linked?(query: LinkQuery): Promise<LinkedKey[]>;
+  /** Optional (with `capabilities.links`): every entity key in scope with its record count, page by page in key order. */
+  linkKeys?(options: LinkKeysOptions): Promise<LinkKeysPage>;
   /** All or nothing (when `capabilities.transactions`). */
   transaction?<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;

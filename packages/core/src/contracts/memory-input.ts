@@ -1,3 +1,4 @@
+import type { EntityInput } from './entity-input';
 import type { JsonObject } from './json-object';
 import type { MemoryType } from './memory-type';
 
@@ -25,4 +26,9 @@ export interface MemoryInput {
    * the duplicate check or the conflict check.
    */
   context?: string;
+  /**
+   * Entities the memory is about, as an extraction model or the caller names
+   * them; added to those the offline extractor finds in the content.
+   */
+  entities?: EntityInput[];
 }

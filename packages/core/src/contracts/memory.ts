@@ -1,3 +1,4 @@
+import type { EntityMention } from './entity-mention';
 import type { JsonObject } from './json-object';
 import type { MemoryType } from './memory-type';
 
@@ -37,4 +38,10 @@ export interface Memory {
   metadata: JsonObject;
   /** Text that helps find the memory (neighbouring turns, session date, source); never its content. */
   context?: string;
+  /**
+   * The people, places, titles, names and dates the memory mentions, found when
+   * its content was written (docs/entities.md). Memories sharing an entity are
+   * linked through it. Absent on memories written before entities existed.
+   */
+  entities?: EntityMention[];
 }

@@ -102,6 +102,7 @@ export class BackgroundExtractor {
       // One at a time, so later facts are checked against earlier ones.
       for (const fact of facts.filter((f) => f.importance >= min)) {
         try {
+          // The fact's entities (the model's) join those the offline extractor finds in its content.
           const outcome = await memory.rememberWithConflictCheck(
             { ...fact, tags: ['extracted'], metadata: { source }, context: exchangeContext(exchange) },
             this.options.resolution ? { resolution: this.options.resolution } : {},

@@ -25,6 +25,36 @@ describe('parseFacts', () => {
     expect(() => parseFacts({ nope: true })).toThrow(/list of facts/);
   });
 
+  it("keeps a fact's well-formed entities; an unknown kind becomes `name`", () => {
+    expect(
+      parseFacts({
+        facts: [
+          {
+            content: 'Maria volunteers at the Hope shelter',
+            type: 'user',
+            importance: 0.6,
+            entities: [
+              { name: 'Maria', kind: 'person' },
+              { name: 'Hope shelter', kind: 'charity' },
+              { kind: 'place' },
+              'x',
+            ],
+          },
+        ],
+      }),
+    ).toEqual([
+      {
+        content: 'Maria volunteers at the Hope shelter',
+        type: 'user',
+        importance: 0.6,
+        entities: [
+          { name: 'Maria', kind: 'person' },
+          { name: 'Hope shelter', kind: 'name' },
+        ],
+      },
+    ]);
+  });
+
   it('reads JSON from prose and code fences', () => {
     expect(parseFactsFromText('Here:\n```json\n{"facts":[{"content":"Uses Vim","type":"user","importance":0.6}]}\n```')).toHaveLength(1);
     expect(parseFactsFromText('[{"content":"Uses Vim","type":"user"}]')).toHaveLength(1);
@@ -55,6 +85,29 @@ describe('BackgroundExtractor', () => {
     expect((await memory.recall('database PostgreSQL')).map((r) => r.memory.content)).toEqual(['The database is PostgreSQL 16']);
     expect(extractor.usage).toEqual({ calls: 2, inputTokens: 20, outputTokens: 10, totalTokens: 30 });
     expect(reports[1]).toMatchObject({ skipped: [{ content: 'maybe likes jazz' }], outcomes: [{ outcome: { superseded: [expect.any(String)] } }] });
+  });
+
+  it("links an extracted fact to the model's entities, also those its words never name", async () => {
+    const memory = new AgentMemory({ backend: new InMemoryBackend() });
+    const extractor = new BackgroundExtractor({
+      extract: async () => ({
+        facts: [
+          {
+            content: 'Her daughter turns six in August',
+            type: 'user' as const,
+            importance: 0.7,
+            entities: [{ name: 'Maria', kind: 'person' as const }],
+          },
+        ],
+      }),
+    });
+    extractor.schedule(memory, { user: "Maria's daughter turns six in August", assistant: 'noted' });
+    await extractor.idle();
+    const [fact] = await memory.entityMemories('Maria');
+    expect(fact?.content).toBe('Her daughter turns six in August');
+    expect(fact?.entities).toContainEqual({ key: 'maria', name: 'Maria', kind: 'person', source: 'model' });
+    const [top] = await memory.recall('How old is Maria going to be?', { k: 1, mode: 'keyword', reinforce: false });
+    expect(top?.signals.entity?.keys).toEqual(['maria']);
   });
 
   it('reports a failing extractor and lets the same exchange be tried again', async () => {

@@ -1,4 +1,5 @@
-import type { MemoryType } from '../contracts';
+import type { EntityInput, MemoryType } from '../contracts';
+import { ENTITY_KINDS } from '../entities/entity-key';
 import { AgentMemoryError } from '../errors';
 import { isMemoryType } from '../scope';
 
@@ -8,6 +9,24 @@ export interface ExtractedFact {
   type: MemoryType;
   /** 0..1. */
   importance: number;
+  /** The people, places, organizations, products, projects, events and dates the fact is about. */
+  entities?: EntityInput[];
+}
+
+/** Longest entity name kept from a model's answer. */
+const MAX_ENTITY_NAME = 200;
+
+/** The well-formed `{ name, kind? }` items of a model's entity list (an unknown kind becomes `name`). */
+function parseEntities(raw: unknown): EntityInput[] {
+  if (!Array.isArray(raw)) return [];
+  const out: EntityInput[] = [];
+  for (const item of raw) {
+    const { name, kind } = (item ?? {}) as Record<string, unknown>;
+    if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_ENTITY_NAME) continue;
+    const known = ENTITY_KINDS.find((k) => k === kind);
+    out.push({ name: name.trim(), kind: known ?? 'name' });
+  }
+  return out;
 }
 
 /**
@@ -24,10 +43,16 @@ export function parseFacts(raw: unknown): ExtractedFact[] {
   const facts: ExtractedFact[] = [];
   for (const item of list) {
     if (item === null || typeof item !== 'object') continue;
-    const { content, type, importance } = item as Record<string, unknown>;
+    const { content, type, importance, entities } = item as Record<string, unknown>;
     if (typeof content !== 'string' || content.trim() === '' || !isMemoryType(type)) continue;
     const value = typeof importance === 'number' && Number.isFinite(importance) ? importance : 0.5;
-    facts.push({ content: content.trim(), type, importance: Math.min(1, Math.max(0, value)) });
+    const named = parseEntities(entities);
+    facts.push({
+      content: content.trim(),
+      type,
+      importance: Math.min(1, Math.max(0, value)),
+      ...(named.length > 0 ? { entities: named } : {}),
+    });
   }
   return facts;
 }

@@ -41,8 +41,14 @@ export function memoryToRecord(m: Memory, vector: Float32Array | undefined): Bac
     payload: m as unknown as JsonObject,
   };
   if (m.context) record.context = m.context;
+  if (m.entities && m.entities.length > 0) record.links = linkKeys(m.entities);
   if (vector) record.vector = vector;
   return record;
+}
+
+/** The entity keys a memory is linked by: its entities' keys, each once. */
+export function linkKeys(entities: readonly { key: string }[]): string[] {
+  return [...new Set(entities.map((e) => e.key).filter((k) => k !== ''))];
 }
 
 export function recordToMemory(r: BackendRecord): Memory {

@@ -2,6 +2,7 @@ import type {
   AttributeRecord,
   BackendRecord,
   Embedder,
+  EntitySignal,
   HistoryAction,
   HistoryEntry,
   JsonObject,
@@ -18,7 +19,20 @@ import type {
 } from '../contracts';
 import { fusedRelevance, fuseKeywordFirst, fuseRrf, RRF_K } from '../backends/rrf';
 import { type ConversationTurn, conversationInputs, type RememberConversationOptions } from '../conversation';
-import { applyKeywordEvidence, timeSpansInQuery } from '../temporal';
+import { applyKeywordEvidence, timeAnswerIn, timeSpansInQuery } from '../temporal';
+import {
+  applyEntityEvidence,
+  type EntityNeighbour,
+  type EntityRef,
+  type EntityScope,
+  type EntitySummary,
+  entityMemories,
+  entityNeighbours,
+  type EntitySource,
+  batchEntities,
+  listEntities,
+} from '../entities';
+import { matchesFilter } from '../backends/match-filter';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
 import { AgentMemoryError, invalidInput } from '../errors';
@@ -94,6 +108,18 @@ export interface MemoryStoreOptions {
   sessionEvidence?: boolean;
   /** Turn priors: longer contents rank a little higher, contents that are questions lower. Default true. */
   turnPriors?: boolean;
+  /**
+   * Find the entities (people, places, titles, names, dates) a memory mentions when it is written,
+   * and link memories through them (docs/entities.md). Default true; `false` stores only the
+   * entities given with `MemoryInput.entities`.
+   */
+  entities?: boolean;
+  /**
+   * Entity evidence in recall: memories linked to an entity the query names, and a second hop through
+   * the entities of the best candidates (docs/entities.md). Default true, on backends whose
+   * capabilities say `links`.
+   */
+  entityEvidence?: boolean;
   /** Longest content (and context), in characters. Default 32,000. */
   maxContentLength?: number;
   /** Bounds of metadata and tags (docs/core.md, "Limits"); raise one where your data needs more. */
@@ -133,6 +159,8 @@ export interface RecallOptions {
   sessionEvidence?: boolean;
   /** Override the store's `turnPriors` for this call. */
   turnPriors?: boolean;
+  /** Override the store's `entityEvidence` for this call. */
+  entityEvidence?: boolean;
 }
 
 export interface RecallResult {
@@ -141,8 +169,8 @@ export interface RecallResult {
   score: number;
   /** Fused relevance on an absolute 0..1 scale (1: first in every list). */
   relevance: number;
-  /** Which signals matched and where: dense cosine, keyword BM25. */
-  signals: { dense?: SignalMatch; keyword?: SignalMatch };
+  /** Which signals matched and where: dense cosine, keyword BM25, entities (docs/entities.md). */
+  signals: { dense?: SignalMatch; keyword?: SignalMatch; entity?: EntitySignal };
   /** Reranker's score when a rerank stage ran. */
   rerankScore?: number;
 }
@@ -353,6 +381,10 @@ export class MemoryStore {
       fresh.push({ index: i, memory });
     }
     if (fresh.length > 0) {
+      await this.linkEntities(
+        fresh.map((f) => f.memory),
+        fresh.map((f) => valid[f.index]!.entities),
+      );
       const vectors = await this.embedDocuments(fresh.map((f) => f.memory.content));
       await this.transaction(async () => {
         // Another process may have written the same content since the lookup above; inside the
@@ -390,10 +422,18 @@ export class MemoryStore {
       if (context === undefined) delete next.context;
       else next.context = context;
     }
+    // What the content mentions, and the dates its relative times resolve to, follow content and event time.
+    if (next.contentHash !== current.contentHash || next.occurredAt !== current.occurredAt) {
+      const given = current.entities
+        ?.filter((e) => e.source === 'model')
+        .map((e) => ({ name: e.text ?? e.name, kind: e.kind }));
+      await this.linkEntities([next], [given]);
+    }
+    const relinked = JSON.stringify(next.entities ?? []) !== JSON.stringify(current.entities ?? []);
     if (next.contentHash !== current.contentHash) {
       const [vector] = await this.embedDocuments([next.content]);
       await this.writeMemories([{ memory: next, vector: vector! }], 'update');
-    } else if (next.context !== current.context) {
+    } else if (next.context !== current.context || relinked) {
       // The keyword index holds the context: rewrite the record, keeping its vector (content is unchanged).
       const [stored] = await this.backend.get([id], { tenant: this.tenant, withVectors: true });
       const vector = stored?.vector ?? (await this.embedDocuments([next.content]))[0]!;
@@ -449,10 +489,13 @@ export class MemoryStore {
       sessions: options.sessionEvidence ?? this.options.sessionEvidence ?? true,
       turnPriors: options.turnPriors ?? this.options.turnPriors ?? true,
     };
-    const rescore =
-      evidence.spans.length > 0 || evidence.sessions || evidence.turnPriors
-        ? (hits: SearchHit[]) => applyKeywordEvidence(hits, evidence)
-        : undefined;
+    const entities = (options.entityEvidence ?? this.options.entityEvidence ?? true) && this.backend.capabilities.links;
+    const dates = options.dateEvidence ?? this.options.dateEvidence ?? true;
+    const keywordEvidence = { ...evidence, timeAnswer: dates ? timeAnswerIn(query) : undefined };
+    const rescore = async (hits: SearchHit[]) => {
+      const rescored = applyKeywordEvidence(hits, keywordEvidence);
+      return entities ? applyEntityEvidence(rescored, { backend: this.backend, query, filter, pool }) : rescored;
+    };
     const hits = await this.searchRecords(query, { mode, filter, k: pool, rescoreKeyword: rescore });
     const weights = this.fusionWeights();
     const totalWeight = mode === 'hybrid' ? weights.dense + weights.keyword : 1;
@@ -468,6 +511,7 @@ export class MemoryStore {
       const result: RecallResult = { memory, relevance, score: relevance * (0.98 + 0.04 * eff), signals: {} };
       if (hit.dense) result.signals.dense = hit.dense;
       if (hit.keyword) result.signals.keyword = hit.keyword;
+      if (hit.entity) result.signals.entity = hit.entity;
       return result;
     });
     results.sort((a, b) => b.score - a.score);
@@ -550,6 +594,53 @@ export class MemoryStore {
       ...(options.namespaces ? { namespaces: options.namespaces } : {}),
     };
     for await (const record of this.scanRecords(filter)) yield this.reinforcement.overlay(recordToMemory(record));
+  }
+
+  // ---------------------------------------------------------------- entities
+
+  /**
+   * The entities the memories this branch and tenant see mention (people, places, titles, names,
+   * dates), page by page in key order, with how many memories link to each (docs/entities.md).
+   */
+  async entities(
+    options: { prefix?: string; cursor?: string; limit?: number; namespaces?: readonly string[] } = {},
+  ): Promise<{ entities: EntitySummary[]; cursor?: string }> {
+    await this.init();
+    return listEntities(this.entityScope(options), options);
+  }
+
+  /** Every memory linked to an entity ("Caroline", or `{ key }`), active ones unless asked, in id order. */
+  async entityMemories(
+    entity: EntityRef,
+    options: { namespaces?: readonly string[]; includeInactive?: boolean } = {},
+  ): Promise<Memory[]> {
+    await this.init();
+    return entityMemories(this.entityScope(options), entity);
+  }
+
+  /** The entities that share memories with one, most shared first (default at most 20). */
+  async entityNeighbours(
+    entity: EntityRef,
+    options: { namespaces?: readonly string[]; includeInactive?: boolean; limit?: number } = {},
+  ): Promise<EntityNeighbour[]> {
+    await this.init();
+    return entityNeighbours(this.entityScope(options), entity, options);
+  }
+
+  private entityScope(options: { namespaces?: readonly string[]; includeInactive?: boolean }): EntityScope {
+    const filter = this.memoryFilter(options.namespaces ?? recallNamespaces(this.branchName), {
+      includeSuperseded: options.includeInactive,
+      includePruned: options.includeInactive,
+    });
+    return {
+      backend: this.backend,
+      filter,
+      read: async (ids) =>
+        (await this.backend.get(ids, { tenant: this.tenant, withVectors: false }))
+          .filter((r) => matchesFilter(r, filter))
+          .sort((a, b) => (a.id < b.id ? -1 : 1))
+          .map((r) => this.reinforcement.overlay(recordToMemory(r))),
+    };
   }
 
   /** How many active memories per namespace this tenant has. */
@@ -824,7 +915,7 @@ export class MemoryStore {
       filter: RecordFilter;
       k: number;
       /** Rescores and reorders the keyword hits before fusion (query-side evidence). */
-      rescoreKeyword?: (hits: SearchHit[]) => SearchHit[];
+      rescoreKeyword?: (hits: SearchHit[]) => SearchHit[] | Promise<SearchHit[]>;
     },
   ): Promise<SearchHit[]> {
     const caps = this.backend.capabilities;
@@ -839,7 +930,12 @@ export class MemoryStore {
       return rescoreKeyword ? rescoreKeyword(hits) : hits;
     };
     const asList = (hits: SearchHit[], signal: 'dense' | 'keyword') =>
-      hits.map((h, i) => ({ record: h.record, score: 1 / (RRF_K + i + 1), [signal]: { rank: i + 1, score: h.score } }));
+      hits.map((h, i) => ({
+        record: h.record,
+        score: 1 / (RRF_K + i + 1),
+        [signal]: { rank: i + 1, score: h.score },
+        ...(h.entity ? { entity: h.entity } : {}),
+      }));
     if (mode === 'dense' || (mode === 'keyword' && !caps.textSearch)) return asList(await dense(), 'dense');
     if (mode === 'keyword') return asList(await keyword(), 'keyword');
     const weights = this.fusionWeights();
@@ -954,6 +1050,30 @@ export class MemoryStore {
       }
     }
     return taken;
+  }
+
+  /**
+   * Sets memories' entities: those given (or kept from a model) and, unless turned off, those their
+   * content mentions. One `linked` lookup for the batch decides the words that only open a sentence.
+   */
+  private async linkEntities(memories: Memory[], given: readonly EntitySource['given'][]): Promise<void> {
+    const linked = this.backend.capabilities.links ? this.backend.linked?.bind(this.backend) : undefined;
+    const entities = await batchEntities(
+      memories.map((m, i) => ({ content: m.content, metadata: m.metadata, occurredAt: m.occurredAt, given: given[i] })),
+      {
+        extract: this.options.entities !== false,
+        known: async (keys) =>
+          new Set(
+            linked
+              ? (await linked({ tenant: this.tenant, keys, limit: 0 })).filter((l) => l.count > 0).map((l) => l.key)
+              : [],
+          ),
+      },
+    );
+    memories.forEach((m, i) => {
+      if (entities[i]!.length > 0) m.entities = entities[i];
+      else delete m.entities;
+    });
   }
 
   private async mustGet(id: string): Promise<Memory> {

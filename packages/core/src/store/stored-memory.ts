@@ -5,7 +5,8 @@
  * fields only a stored memory has (timestamps, status, provenance); whatever
  * else the input carries is dropped, and the content hash is recomputed.
  */
-import type { BackendRecord, JsonObject, Memory, MemoryType } from '../contracts';
+import type { BackendRecord, EntityMention, JsonObject, Memory, MemoryType } from '../contracts';
+import { validateStoredMentions } from '../entities/memory-entities';
 import { assertBranchName, branchOfNamespace, namespaceFor } from '../scope';
 import { contentHash } from '../text';
 import { stableId } from '../util';
@@ -50,6 +51,8 @@ export interface StoredMemoryFields {
   mergeId?: string;
   /** Text that helps find it (neighbouring turns, source); never its content. */
   context?: string;
+  /** Entities as the writing store found them (checked, names cleaned, keys derived again). */
+  entities?: EntityMention[];
 }
 
 const TIMESTAMPS = ['createdAt', 'updatedAt', 'lastAccessedAt', 'occurredAt', 'prunedAt'] as const;
@@ -102,6 +105,7 @@ export function validateStoredFields(value: unknown, limits: WriteLimits): Store
     const context = validateContext(v.context, limits.maxContentLength);
     if (context !== undefined) out.context = context;
   }
+  if (v.entities !== undefined) out.entities = validateStoredMentions(v.entities, validateOccurredAt);
   return out;
 }
 
@@ -146,6 +150,7 @@ export function toStoredMemory(fields: StoredMemoryFields, defaults: StoredMemor
     ...(fields.mergeId ? { mergeId: fields.mergeId } : {}),
     metadata: fields.metadata ?? {},
     ...(fields.context ? { context: fields.context } : {}),
+    ...(fields.entities && fields.entities.length > 0 ? { entities: fields.entities } : {}),
   };
 }
 

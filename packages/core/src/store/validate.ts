@@ -19,6 +19,7 @@ import {
   MAX_TENANT_LENGTH,
   type WriteLimits,
 } from './limits';
+import { validateEntities } from '../entities/memory-entities';
 
 /** Longest content a memory may hold, in characters (about 8k tokens). */
 export const DEFAULT_MAX_CONTENT_LENGTH = DEFAULT_WRITE_LIMITS.maxContentLength;
@@ -391,6 +392,7 @@ export function validateInput(input: MemoryInput, limits: WriteLimits) {
     namespace: input.namespace === undefined ? undefined : validateNamespace(input.namespace),
     occurredAt: input.occurredAt === undefined ? undefined : validateOccurredAt(input.occurredAt),
     context: input.context === undefined ? undefined : validateContext(input.context, limits.maxContentLength),
+    entities: input.entities === undefined ? undefined : validateEntities(input.entities),
   };
 }
 

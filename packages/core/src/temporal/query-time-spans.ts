@@ -1,27 +1,10 @@
+import { MONTH_PATTERN as MONTH, monthIndex, NUMBER_WORDS as NUMBERS } from './time-mentions';
 import type { TimeSpan } from './time-span';
 
 const DAY = 86_400_000;
-const MONTHS = [
-  'january',
-  'february',
-  'march',
-  'april',
-  'may',
-  'june',
-  'july',
-  'august',
-  'september',
-  'october',
-  'november',
-  'december',
-];
-const MONTH = `(${MONTHS.join('|')}|${MONTHS.map((m) => m.slice(0, 3)).join('|')}|sept)\\.?`;
 const ORDINAL = '(?:st|nd|rd|th)?';
 const UNIT_DAYS: Record<string, number> = { day: 1, week: 7, month: 30, year: 365 };
-const NUMBERS: Record<string, number> = { a: 1, an: 1, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, ten: 10 };
 
-const monthIndex = (name: string) =>
-  MONTHS.findIndex((m) => m.startsWith(name.toLowerCase().replace('.', '').slice(0, 3)));
 const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
 /** A day, one day either side: a question's date and the event's may sit on either side of midnight or a time zone. */
 const aroundDay = (ms: number): TimeSpan => ({

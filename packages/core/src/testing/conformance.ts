@@ -9,6 +9,7 @@ import {
   type MemoryBackend,
 } from '@agentmem/core';
 import { maintenanceConformanceCases } from './maintenance-conformance';
+import { linkConformanceCases } from './conformance-links';
 
 export interface ConformanceOptions {
   /** Shown in test names. */
@@ -560,6 +561,16 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
           await second.close();
         }
       },
+    });
+  }
+
+  if (caps.links) {
+    linkConformanceCases({
+      add,
+      rec,
+      create: options.create,
+      transactions: caps.transactions,
+      push: (c) => cases.push(c),
     });
   }
 

@@ -7,6 +7,10 @@ import {
   checkAttributeValue,
   invalidInput,
   type JsonObject,
+  type LinkedKey,
+  type LinkKeysOptions,
+  type LinkKeysPage,
+  type LinkQuery,
   type MemoryBackend,
   type NamespaceCount,
   type RecordFilter,
@@ -27,6 +31,7 @@ import {
   SqlBuilder,
   termsVector,
 } from '../query';
+import { encodeLinks, linked, linkKeys, withLinks, writeLinks } from '../links';
 import { migrate, type TableNames, tableNames } from '../schema';
 import { backoffMs, classify, connectionBroken, DEFAULT_RETRY, type RetryPolicy, toAgentMemoryError } from './faults';
 
@@ -96,6 +101,7 @@ export class PostgresBackend implements MemoryBackend {
     persistent: true,
     snapshot: false,
     readonly: false,
+    links: true,
   };
   readonly names: TableNames;
   /** `host:port/database` (no password), for messages. */
@@ -231,8 +237,9 @@ export class PostgresBackend implements MemoryBackend {
           batch.map((r) => r.attributes),
           batch.map((r) => r.payload),
         ]);
+        await writeLinks(q, this.names, batch);
       }
-    }, rows.length > WRITE_BATCH);
+    });
   }
 
   /** Merges attributes key by key (jsonb `||`) and replaces the payload when given; text, terms and vector stay. */
@@ -286,8 +293,7 @@ export class PostgresBackend implements MemoryBackend {
     const b = new SqlBuilder();
     let sql = `SELECT ${COLUMNS}${withVectors ? ', r.embedding::text AS embedding' : ''} FROM ${this.names.records} r WHERE r.id = ANY(${b.param([...new Set(ids)])}::text[])`;
     if (typeof options.tenant === 'string') sql += ` AND r.tenant = ${b.param(options.tenant)}`;
-    const result = await this.run((q) => q(sql, b.params));
-    return (result.rows as RecordRow[]).map(decode);
+    return this.run(async (q) => withLinks(q, this.names, ((await q(sql, b.params)).rows as RecordRow[]).map(decode)));
   }
 
   async delete(ids: readonly string[]): Promise<number> {
@@ -313,9 +319,11 @@ export class PostgresBackend implements MemoryBackend {
     const after = options.cursor === undefined ? '' : ` AND r.id > ${b.param(options.cursor)}`;
     const vector = options.withVectors ? ', r.embedding::text AS embedding' : '';
     const sql = `SELECT ${COLUMNS}${vector} FROM ${this.names.records} r WHERE ${where.sql}${after} ORDER BY r.id LIMIT ${b.param(limit + 1)}`;
-    const rows = (await this.run((q) => q(sql, b.params))).rows as RecordRow[];
-    const more = rows.length > limit;
-    const records = (more ? rows.slice(0, limit) : rows).map(decode);
+    const { records, more } = await this.run(async (q) => {
+      const rows = (await q(sql, b.params)).rows as RecordRow[];
+      const more = rows.length > limit;
+      return { records: await withLinks(q, this.names, (more ? rows.slice(0, limit) : rows).map(decode)), more };
+    });
     return more ? { records, cursor: records[records.length - 1]!.id } : { records };
   }
 
@@ -340,6 +348,16 @@ export class PostgresBackend implements MemoryBackend {
     await this.setup();
     const rows = (await this.run((q) => q(statement.text, statement.values))).rows as (RecordRow & { score: number })[];
     return rows.map((row) => ({ record: decode(row), score: Number(row.score) }));
+  }
+
+  async linked(query: LinkQuery): Promise<LinkedKey[]> {
+    await this.setup();
+    return this.run((q) => linked(q, this.names, query));
+  }
+
+  async linkKeys(options: LinkKeysOptions): Promise<LinkKeysPage> {
+    await this.setup();
+    return this.run((q) => linkKeys(q, this.names, options));
   }
 
   async count(filter: RecordFilter): Promise<number> {
@@ -650,6 +668,7 @@ export class PostgresBackend implements MemoryBackend {
       embedding,
       attributes: JSON.stringify(r.attributes),
       payload: JSON.stringify(checkPayload(r.payload)),
+      links: encodeLinks(r.id, r.links),
     };
   }
 

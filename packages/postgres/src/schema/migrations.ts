@@ -1,6 +1,7 @@
 import { AgentMemoryError } from '@agentmem/core';
 import type { PoolClient } from 'pg';
 import { MAX_OCCURRED_AT_MS, MIN_OCCURRED_AT_MS } from '../query/occurred-at';
+import { LINKS_MIGRATION } from '../links/links-migration';
 import type { TableNames } from './names';
 
 export interface Migration {
@@ -59,6 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX "${n.table}_occurred_at_idx" ON ${n.records} (tenant, namespace, occurred_at)`,
     ],
   },
+  LINKS_MIGRATION,
 ];
 
 /** The schema version this build writes and reads. */

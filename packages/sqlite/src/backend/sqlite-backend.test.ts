@@ -12,6 +12,7 @@ const capabilities = {
   persistent: true,
   snapshot: false,
   readonly: false,
+  links: true,
 };
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-conformance-'));
 let n = 0;

@@ -12,6 +12,10 @@ import {
   checkAttributeValue,
   invalidInput,
   type JsonObject,
+  type LinkedKey,
+  type LinkKeysOptions,
+  type LinkKeysPage,
+  type LinkQuery,
   type LoggedPatches,
   type MemoryBackend,
   type NamespaceCount,
@@ -36,6 +40,7 @@ import {
   VECTOR_TABLE,
 } from '../schema';
 import { SqliteDenseIndex, type WrittenVector } from './dense-index';
+import { SqliteEntityLinks } from './entity-links';
 import { encodeAttributes } from './jsonb';
 import { SqliteKeywordIndex } from './keyword-index';
 import { chunks, multiRowInsert } from './multi-row';
@@ -139,6 +144,7 @@ export class SqliteBackend implements MemoryBackend {
     persistent: true,
     snapshot: false,
     readonly: false,
+    links: true,
   };
   /** Absolute path of the database file, or `':memory:'`. */
   readonly path: string;
@@ -162,6 +168,8 @@ export class SqliteBackend implements MemoryBackend {
   private codes: SqliteDenseIndex | undefined;
   /** The in-process keyword index (BM25F), kept in step with this connection's writes. */
   private readonly keywords: SqliteKeywordIndex;
+  /** Memory <-> entity links, in tables of their own (entity-links.ts). */
+  private readonly links: SqliteEntityLinks;
   /** Whether any logged change is pending (see `source`): one index probe. */
   private readonly pendingChanges: Database.Statement;
   /** Write calls so far: a change of it tells `scanMemo` that rows may have changed since. */
@@ -198,6 +206,7 @@ export class SqliteBackend implements MemoryBackend {
     this.gate = acquireGate(this.gateKey);
     this.pendingChanges = this.db.prepare('SELECT EXISTS (SELECT 1 FROM logged_changes)').pluck();
     this.keywords = new SqliteKeywordIndex(this.db, () => this.source(false));
+    this.links = new SqliteEntityLinks(this.db);
     this.dimension = this.readDimension();
   }
 
@@ -291,6 +300,7 @@ export class SqliteBackend implements MemoryBackend {
       }
       flush();
       this.keywords.written(records);
+      this.links.written(records);
     });
   }
 
@@ -642,7 +652,7 @@ export class SqliteBackend implements MemoryBackend {
       const args: unknown[] = [JSON.stringify([...new Set(ids)])];
       if (tenant !== null) args.push(tenant);
       const rows = this.stmt(sql).all(...args) as RecordRow[];
-      return rows.map((row) => this.decode(row, options.withVectors ?? true));
+      return this.links.attach(rows.map((row) => this.decode(row, options.withVectors ?? true)));
     });
   }
 
@@ -657,6 +667,7 @@ export class SqliteBackend implements MemoryBackend {
         JSON.stringify([...new Set(ids)]),
       ) as { rowid: number }[];
       this.keywords.deleted(ids);
+      this.links.deleted(ids);
       if (this.hasVectorTable()) {
         const del = this.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`);
         const codes = this.denseIndex();
@@ -695,7 +706,9 @@ export class SqliteBackend implements MemoryBackend {
         if (rows.length > limit + 1) rows.length = limit + 1;
       }
       const more = rows.length > limit;
-      const records = (more ? rows.slice(0, limit) : rows).map((row) => this.decode(row, options.withVectors ?? false));
+      const records = this.links.attach(
+        (more ? rows.slice(0, limit) : rows).map((row) => this.decode(row, options.withVectors ?? false)),
+      );
       return more ? { records, cursor: records[records.length - 1]!.id } : { records };
     });
   }
@@ -801,6 +814,14 @@ export class SqliteBackend implements MemoryBackend {
     const where = compileFilter(request.filter, new SqlBuilder()); // validates before waiting
     if (k === 0 || !where.satisfiable) return [];
     return this.read(() => this.keywordSearch(request.text!, request.filter, k));
+  }
+
+  async linked(query: LinkQuery): Promise<LinkedKey[]> {
+    return this.readSnapshot(() => this.links.linked(query));
+  }
+
+  async linkKeys(options: LinkKeysOptions): Promise<LinkKeysPage> {
+    return this.readSnapshot(() => this.links.linkKeys(options));
   }
 
   async count(filter: RecordFilter): Promise<number> {
@@ -1293,6 +1314,7 @@ export class SqliteBackend implements MemoryBackend {
       throw invalidInput(`Record ${r.id}: attributes must be an object.`);
     for (const k in r.attributes) if (Object.hasOwn(r.attributes, k)) checkAttribute(k, r.attributes[k]);
     checkPayload(r.payload);
+    this.links.check(r);
     if (r.vector !== undefined) {
       if (!(r.vector instanceof Float32Array)) throw invalidInput(`Record ${r.id}: vector must be a Float32Array.`);
       if (!this.hasVectorTable()) throw invalidInput('Call init({ dimension }) before writing vectors.');

@@ -6,7 +6,15 @@ runBackendConformance(
   {
     name: 'InMemoryBackend',
     create: async () => new InMemoryBackend(),
-    capabilities: { nativeHybrid: false, textSearch: true, transactions: true, persistent: false, snapshot: false, readonly: false },
+    capabilities: {
+      nativeHybrid: false,
+      textSearch: true,
+      transactions: true,
+      persistent: false,
+      snapshot: false,
+      readonly: false,
+      links: true,
+    },
   },
   { describe, it },
 );

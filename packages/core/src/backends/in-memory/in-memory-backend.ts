@@ -2,6 +2,10 @@ import type {
   BackendCapabilities,
   BackendInitOptions,
   BackendRecord,
+  LinkedKey,
+  LinkKeysOptions,
+  LinkKeysPage,
+  LinkQuery,
   MemoryBackend,
   NamespaceCount,
   RecordFilter,
@@ -13,8 +17,10 @@ import type {
 } from '../../contracts';
 import { AgentMemoryError, invalidInput } from '../../errors';
 import { cosineSimilarity } from '../../embedding';
+import { checkLinks, linkQueryKeys } from '../backend-input';
 import { approximateCandidates, BinaryIndex, isSparse } from '../binary-index';
 import { KeywordIndex } from '../../keyword-index';
+import { LinkIndex } from '../link-index';
 import { matchesFilter } from '../match-filter';
 
 const DEFAULT_PAGE = 500;
@@ -49,10 +55,12 @@ export class InMemoryBackend implements MemoryBackend {
     persistent: false,
     snapshot: false,
     readonly: false,
+    links: true,
   };
 
   private readonly records = new Map<string, BackendRecord>();
   private readonly keyword = new KeywordIndex();
+  private readonly links = new LinkIndex();
   private readonly meta = new Map<string, string>();
   /** Undo logs of the open transactions. Stored records are never mutated in place, so a log keeps references. */
   private readonly logs = new Set<UndoLog>();
@@ -96,6 +104,7 @@ export class InMemoryBackend implements MemoryBackend {
   private put(record: BackendRecord): void {
     this.records.set(record.id, record);
     this.keyword.set(record.id, record);
+    this.links.set(record.id, record.tenant, record.namespace, record.links);
     if (record.vector) {
       this.codes?.set(record.id, record.tenant, record.namespace, record.vector);
       if (isSparse(record.vector)) this.sparse.add(record.id);
@@ -106,6 +115,7 @@ export class InMemoryBackend implements MemoryBackend {
   private drop(id: string): boolean {
     if (!this.records.delete(id)) return false;
     this.keyword.remove(id);
+    this.links.remove(id);
     this.unindexVector(id);
     return true;
   }
@@ -218,6 +228,16 @@ export class InMemoryBackend implements MemoryBackend {
     });
   }
 
+  async linked(query: LinkQuery): Promise<LinkedKey[]> {
+    this.assertOpen();
+    return this.links.linked({ ...query, keys: linkQueryKeys(query) });
+  }
+
+  async linkKeys(options: LinkKeysOptions): Promise<LinkKeysPage> {
+    this.assertOpen();
+    return this.links.keys(options);
+  }
+
   async count(filter: RecordFilter): Promise<number> {
     this.assertOpen();
     let n = 0;
@@ -296,6 +316,7 @@ export class InMemoryBackend implements MemoryBackend {
     if (typeof r.id !== 'string' || r.id.length === 0) throw invalidInput('Every record needs a non-empty string id.');
     if (r.context !== undefined && typeof r.context !== 'string')
       throw invalidInput(`Record ${r.id}: context must be a string when given.`);
+    checkLinks(r.id, r.links);
     if (r.vector) this.checkDimension(r.vector);
   }
 
@@ -328,6 +349,7 @@ function cloneRecord(r: BackendRecord, withVector: boolean): BackendRecord {
     payload: structuredClone(r.payload),
   };
   if (r.context !== undefined) copy.context = r.context;
+  if (r.links !== undefined) copy.links = [...r.links];
   if (withVector && r.vector) copy.vector = new Float32Array(r.vector);
   return copy;
 }

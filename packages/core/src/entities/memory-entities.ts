@@ -1,0 +1,151 @@
+import type { EntityInput, EntityMention, JsonObject } from '../contracts';
+import { invalidInput } from '../errors';
+import { cleanLabel } from '../text/control-chars';
+import { timeMentions } from '../temporal/time-mentions';
+import { dateEntity, ENTITY_KINDS, entityKey } from './entity-key';
+import { scanEntities } from './extract-entities';
+
+/** Longest entity name a caller may give, in characters. */
+const MAX_ENTITY_NAME = 200;
+
+/** Most entities one memory may be given or carry. */
+export const MAX_ENTITIES = 256;
+
+/** `MemoryInput.entities`, checked: a list of `{ name, kind? }` with known kinds, names cleaned as labels. */
+export function validateEntities(value: unknown): EntityInput[] {
+  const refuse = (field: string, rule: string, message: string) => invalidInput(message, { field, rule });
+  if (!Array.isArray(value)) throw refuse('entities', 'type', 'entities must be an array of { name, kind? }.');
+  if (value.length > MAX_ENTITIES) {
+    throw refuse('entities', 'max-count', `A memory may carry ${MAX_ENTITIES} entities; ${value.length} were given.`);
+  }
+  return value.map((item, i) => {
+    const { name, kind } = (item ?? {}) as { name?: unknown; kind?: unknown };
+    const clean = typeof name === 'string' && name.length <= MAX_ENTITY_NAME ? cleanLabel(name).trim() : '';
+    if (clean === '') {
+      throw refuse(
+        `entities[${i}].name`,
+        typeof name === 'string' && name.length > MAX_ENTITY_NAME ? 'max-length' : 'required',
+        `entities[${i}] needs a name: a non-empty string of at most ${MAX_ENTITY_NAME} characters.`,
+      );
+    }
+    if (kind !== undefined && !ENTITY_KINDS.includes(kind as EntityInput['kind'] & string)) {
+      throw refuse(
+        `entities[${i}].kind`,
+        'one-of',
+        `entities[${i}].kind must be one of ${ENTITY_KINDS.join(', ')}, got ${JSON.stringify(String(kind).slice(0, 40))}.`,
+      );
+    }
+    return { name: clean, ...(kind ? { kind: kind as EntityInput['kind'] } : {}) };
+  });
+}
+
+const DATE_KEY = /^date:\d{4}(?:-W\d{2}|-\d{2}(?:-\d{2})?)?$/;
+const SOURCES: readonly EntityMention['source'][] = ['speaker', 'text', 'model'];
+
+/**
+ * A memory's entities as another store wrote them (a snapshot, an import), through the write policy:
+ * names and words cleaned as labels, kinds and sources known, a name's key derived again from the
+ * name (a crafted key cannot link a memory to an entity it does not name), a date's key of the date
+ * form. `check(value, field)` validates a timestamp. Mentions without a key are dropped.
+ */
+export function validateStoredMentions(
+  value: unknown,
+  check: (value: unknown, field: string) => string,
+): EntityMention[] {
+  const refuse = (field: string, rule: string, message: string) => invalidInput(message, { field, rule });
+  const given = validateEntities(Array.isArray(value) ? value.map((m) => ({ name: m?.name, kind: m?.kind })) : value);
+  const out: EntityMention[] = [];
+  given.forEach((input, i) => {
+    const raw = (value as Record<string, unknown>[])[i]!;
+    const source = raw.source as EntityMention['source'];
+    if (!SOURCES.includes(source)) {
+      throw refuse(`entities[${i}].source`, 'one-of', `entities[${i}].source must be one of ${SOURCES.join(', ')}.`);
+    }
+    const kind = input.kind ?? 'name';
+    let key: string;
+    if (kind === 'date') {
+      if (typeof raw.key !== 'string' || !DATE_KEY.test(raw.key)) {
+        throw refuse(`entities[${i}].key`, 'one-of', `entities[${i}].key of a date must look like date:2023-05-07.`);
+      }
+      key = raw.key;
+    } else key = entityKey(input.name);
+    if (key === '') return;
+    const text = typeof raw.text === 'string' && raw.text.length <= MAX_ENTITY_NAME ? cleanLabel(raw.text) : undefined;
+    if (raw.text !== undefined && text === undefined) {
+      throw refuse(
+        `entities[${i}].text`,
+        'max-length',
+        `entities[${i}].text must be a string of at most ${MAX_ENTITY_NAME} characters.`,
+      );
+    }
+    out.push({
+      key,
+      name: input.name,
+      kind,
+      ...(text ? { text } : {}),
+      ...(raw.start !== undefined ? { start: check(raw.start, `entities[${i}].start`) } : {}),
+      ...(raw.end !== undefined ? { end: check(raw.end, `entities[${i}].end`) } : {}),
+      source,
+    });
+  });
+  return out;
+}
+
+/** What entity extraction reads of a memory. */
+export interface EntitySource {
+  content: string;
+  metadata: JsonObject;
+  occurredAt: string;
+  /** Entities given with it (`MemoryInput.entities`, an extraction model's). */
+  given?: readonly EntityInput[];
+}
+
+/** A given entity as a mention: a date resolves against the memory's time, any other is keyed by its name. */
+function givenMention(input: EntityInput, at: number): EntityMention {
+  const kind = input.kind ?? 'name';
+  const time = kind === 'date' ? timeMentions(input.name, at)[0] : undefined;
+  if (!time) return { key: entityKey(input.name), name: input.name, kind, source: 'model' };
+  return {
+    ...dateEntity(time.start, time.unit),
+    kind,
+    text: input.name,
+    start: new Date(time.start).toISOString(),
+    end: new Date(time.end).toISOString(),
+    source: 'model',
+  };
+}
+
+/**
+ * The entities of a batch of memories: those given with each (by an
+ * extraction model or the caller) first, then those the offline extractor
+ * finds in its content, with the turn's speaker (`metadata.speaker`, as
+ * `rememberConversation` writes it) and its dates resolved against
+ * `occurredAt`. A single capitalised word that opens a sentence is kept when
+ * the batch names it elsewhere or `known` (one lookup for the batch) says
+ * the store already links it. Each key once per memory.
+ */
+export async function batchEntities(
+  items: readonly EntitySource[],
+  options: { extract: boolean; known: (keys: string[]) => Promise<ReadonlySet<string>> },
+): Promise<EntityMention[][]> {
+  const scanned = items.map((item) => {
+    const at = Date.parse(item.occurredAt);
+    const mentions = new Map<string, EntityMention>();
+    for (const input of item.given ?? []) {
+      const m = givenMention(input, at);
+      if (m.key !== '' && !mentions.has(m.key)) mentions.set(m.key, m);
+    }
+    if (!options.extract) return { mentions, openers: [] as EntityMention[] };
+    const speaker = typeof item.metadata.speaker === 'string' ? item.metadata.speaker : undefined;
+    const { found, openers } = scanEntities(item.content, { ...(speaker ? { speaker } : {}), at });
+    for (const [key, m] of found) if (!mentions.has(key)) mentions.set(key, m);
+    return { mentions, openers };
+  });
+  const named = new Set(scanned.flatMap((s) => [...s.mentions.keys()]));
+  const unsure = [...new Set(scanned.flatMap((s) => s.openers.map((o) => o.key)))].filter((k) => !named.has(k));
+  const known = unsure.length > 0 ? await options.known(unsure) : new Set<string>();
+  return scanned.map(({ mentions, openers }) => {
+    for (const o of openers) if (!mentions.has(o.key) && (named.has(o.key) || known.has(o.key))) mentions.set(o.key, o);
+    return [...mentions.values()];
+  });
+}

@@ -1,0 +1,290 @@
+/**
+ * Times as people write them ("yesterday", "last Friday", "two years ago",
+ * "next month", "on the 15th", "8 May 2023"), resolved against the moment the
+ * words were written: a turn said on 8 May 2023 that says "yesterday" means
+ * 7 May 2023. Days are UTC days, weeks start on Monday (ISO 8601), seasons are
+ * the northern hemisphere's meteorological ones (summer: June to August).
+ */
+
+export type TimeUnit = 'day' | 'week' | 'month' | 'year';
+
+/** One time expression found in a text, resolved to a half-open span of epoch milliseconds. */
+export interface TimeMention {
+  /** The words as written, lower case ("last friday"). */
+  text: string;
+  /** Where the words start in the text. */
+  index: number;
+  start: number;
+  end: number;
+  /** How precise the words are: a day, a week, a month or a year. */
+  unit: TimeUnit;
+}
+
+const DAY = 86_400_000;
+export const MONTH_NAMES = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+] as const;
+const WEEKDAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+/** A month name or its usual abbreviation ("sept" too), with an optional full stop. */
+export const MONTH_PATTERN = `(${MONTH_NAMES.join('|')}|${MONTH_NAMES.map((m) => m.slice(0, 3)).join('|')}|sept)\\.?`;
+const WEEKDAY_PATTERN = '(sunday|monday|tuesday|wednesday|thursday|friday|saturday|mon|tues?|wed|thurs?|fri|sat|sun)';
+const ORDINAL = '(?:st|nd|rd|th)?';
+/** Numbers people write as words in time expressions ("a couple of weeks", "a few days"). */
+export const NUMBER_WORDS: Readonly<Record<string, number>> = {
+  a: 1,
+  an: 1,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  couple: 2,
+  'a couple': 2,
+  'a couple of': 2,
+  few: 3,
+  'a few': 3,
+  several: 3,
+};
+const COUNT =
+  '(\\d{1,3}|a couple of|a couple|a few|several|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)';
+const UNIT = '(day|week|weekend|month|year)s?';
+/** Words that make a bare weekday, date or month a future one ("I'll see her on Friday"). */
+const FUTURE =
+  /\b(will|won't|shall|going to|gonna|plan|plans|planning|can't wait|cannot wait|looking forward|next|upcoming|soon|tomorrow|until)\b|['’]ll\b/;
+/** Cheap test before the patterns run: most texts name no time at all. */
+const ANY_TIME = new RegExp(
+  `\\d|day|tonight|week|month|year|morning|evening|afternoon|night|ago|summer|winter|spring|autumn|fall|${MONTH_NAMES.map((m) => m.slice(0, 3)).join('|')}|${WEEKDAY_NAMES.map((d) => d.slice(0, 3)).join('|')}`,
+);
+
+const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
+/** Monday of the ISO week holding `day` (a start of day). */
+const mondayOf = (day: number) => day - ((new Date(day).getUTCDay() + 6) % 7) * DAY;
+const dayOf = (name: string) => WEEKDAY_NAMES.findIndex((d) => d.startsWith(name.slice(0, 3)));
+export const monthIndex = (name: string): number =>
+  MONTH_NAMES.findIndex((m) => m.startsWith(name.toLowerCase().replace('.', '').slice(0, 3)));
+const count = (word: string) => NUMBER_WORDS[word] ?? Number(word);
+
+function span(start: number, end: number, unit: TimeUnit) {
+  return { start, end, unit };
+}
+const daySpan = (day: number) => span(day, day + DAY, 'day');
+const weekSpan = (monday: number) => span(monday, monday + 7 * DAY, 'week');
+function monthSpan(year: number, month: number) {
+  return span(Date.UTC(year, month, 1), Date.UTC(year, month + 1, 1), 'month');
+}
+const yearSpan = (year: number) => span(Date.UTC(year, 0, 1), Date.UTC(year + 1, 0, 1), 'year');
+/** Saturday and Sunday of the weekend `at` is in, or of the coming one on a weekday. */
+function weekendOf(day: number) {
+  const weekday = new Date(day).getUTCDay();
+  const saturday = weekday === 6 ? day : weekday === 0 ? day - DAY : day + (6 - weekday) * DAY;
+  return span(saturday, saturday + 2 * DAY, 'day');
+}
+/** Meteorological seasons (northern hemisphere): the first month of each. */
+const SEASON_START: Readonly<Record<string, number>> = { spring: 2, summer: 5, autumn: 8, fall: 8, winter: 11 };
+
+/** A day, month and year that exist, as a day span. */
+function calendarDay(year: number, month: number, day: number) {
+  if (month < 0 || day < 1 || day > 31) return undefined;
+  const ms = Date.UTC(year, month, day);
+  return new Date(ms).getUTCDate() === day ? daySpan(ms) : undefined;
+}
+
+interface Context {
+  today: number;
+  year: number;
+  month: number;
+  weekday: number;
+  /** Whether the sentence around the match speaks of the future. */
+  future: () => boolean;
+}
+
+type Span = { start: number; end: number; unit: TimeUnit };
+type Rule = [RegExp, (m: RegExpExecArray, c: Context) => Span | undefined];
+
+// A day and month without a year: the nearest such date before `at` (after it in a future sentence).
+function dayAndMonth(mo: number, d: number, c: Context): Span | undefined {
+  const ahead = c.future();
+  for (const y of ahead ? [c.year, c.year + 1] : [c.year, c.year - 1]) {
+    const s = calendarDay(y, mo, d);
+    if (s && (ahead ? s.start >= c.today : s.start <= c.today)) return s;
+  }
+  return undefined;
+}
+
+/** `n` units before (-1) or after (1) today, at the unit's precision. */
+function shifted(n: number, unit: string, sign: 1 | -1, c: Context): Span {
+  switch (unit) {
+    case 'day':
+      return daySpan(c.today + sign * n * DAY);
+    case 'week':
+      return weekSpan(mondayOf(c.today + sign * n * 7 * DAY));
+    case 'weekend': {
+      const w = weekendOf(c.today);
+      return span(w.start + sign * n * 7 * DAY, w.end + sign * n * 7 * DAY, 'day');
+    }
+    case 'month':
+      return monthSpan(c.year, c.month + sign * n);
+    default:
+      return yearSpan(c.year + sign * n);
+  }
+}
+
+const UNIT_DAYS: Readonly<Record<string, number>> = { day: 1, week: 7, weekend: 7, month: 30, year: 365 };
+const rule = (pattern: string, resolve: Rule[1]): Rule => [new RegExp(`\\b${pattern}\\b`, 'g'), resolve];
+
+/** The patterns, longest and most absolute first: a match inside an earlier one is not read again. */
+const RULES: readonly Rule[] = [
+  rule('(\\d{4})-(\\d{2})-(\\d{2})', (m) => calendarDay(Number(m[1]), Number(m[2]) - 1, Number(m[3]))),
+  rule(`(\\d{1,2})${ORDINAL}\\s+(?:of\\s+)?${MONTH_PATTERN},?\\s+(\\d{4})`, (m) =>
+    calendarDay(Number(m[3]), monthIndex(m[2]!), Number(m[1])),
+  ),
+  rule(`${MONTH_PATTERN}\\s+(\\d{1,2})${ORDINAL},?\\s+(\\d{4})`, (m) =>
+    calendarDay(Number(m[3]), monthIndex(m[1]!), Number(m[2])),
+  ),
+  rule(`${MONTH_PATTERN},?\\s+(\\d{4})`, (m) => monthSpan(Number(m[2]), monthIndex(m[1]!))),
+  rule(`(\\d{1,2})${ORDINAL}\\s+(?:of\\s+)?${MONTH_PATTERN}`, (m, c) =>
+    dayAndMonth(monthIndex(m[2]!), Number(m[1]), c),
+  ),
+  rule(`${MONTH_PATTERN}\\s+(\\d{1,2})${ORDINAL}(?!\\d|:)`, (m, c) => dayAndMonth(monthIndex(m[1]!), Number(m[2]), c)),
+  rule('the day before yesterday', (_, c) => daySpan(c.today - 2 * DAY)),
+  rule('the day after tomorrow', (_, c) => daySpan(c.today + 2 * DAY)),
+  rule('yesterday|last night', (_, c) => daySpan(c.today - DAY)),
+  rule('today|tonight|this (?:morning|afternoon|evening)', (_, c) => daySpan(c.today)),
+  rule('tomorrow', (_, c) => daySpan(c.today + DAY)),
+  rule('the other day', (_, c) => span(c.today - 7 * DAY, c.today, 'week')),
+  // "this past weekend", "the coming week", "last month", "next year".
+  rule('(last|this past|past|previous|this|this coming|coming|next) (week|weekend|month|year)', (m, c) => {
+    const step = m[1] === 'this' ? 0 : /past|last|previous/.test(m[1]!) ? -1 : 1;
+    const past = m[1] === 'past';
+    switch (m[2]) {
+      case 'week':
+        return past ? span(c.today - 7 * DAY, c.today, 'week') : weekSpan(mondayOf(c.today) + step * 7 * DAY);
+      case 'weekend':
+        return shifted(Math.abs(step), 'weekend', step < 0 ? -1 : 1, c);
+      case 'month':
+        return past ? span(c.today - 30 * DAY, c.today, 'month') : monthSpan(c.year, c.month + step);
+      default:
+        return past ? span(c.today - 365 * DAY, c.today, 'year') : yearSpan(c.year + step);
+    }
+  }),
+  // "the past three days", "the last two weeks": a span that ends today.
+  rule(`(?:the )?(?:past|last) ${COUNT} ${UNIT}`, (m, c) => {
+    const days = count(m[1]!) * UNIT_DAYS[m[2]!]!;
+    const unit = days <= 1 ? 'day' : days <= 7 ? 'week' : days <= 31 ? 'month' : 'year';
+    return span(c.today - days * DAY, c.today + DAY, unit);
+  }),
+  // "two years ago", "a few days ago"; "in three weeks", "two days from now".
+  rule(`${COUNT} ${UNIT} ago`, (m, c) => shifted(count(m[1]!), m[2]!, -1, c)),
+  rule(`(?:in|within) ${COUNT} ${UNIT}|${COUNT} ${UNIT} from now`, (m, c) =>
+    m[1] ? shifted(count(m[1]), m[2]!, 1, c) : shifted(count(m[3]!), m[4]!, 1, c),
+  ),
+  // Seasons: "last summer" ended before today; "this winter" is the one of this year; "next spring" begins after today.
+  rule('(last|this|next) (spring|summer|autumn|fall|winter)', (m, c) => {
+    const first = SEASON_START[m[2]!]!;
+    const seasonOf = (y: number) => span(Date.UTC(y, first, 1), Date.UTC(y, first + 3, 1), 'month');
+    if (m[1] === 'this') return seasonOf(first === 11 && c.month < 2 ? c.year - 1 : c.year);
+    const back = m[1] === 'last';
+    for (let y = back ? c.year : c.year - 1; ; y += back ? -1 : 1) {
+      const s = seasonOf(y);
+      if (back ? s.end <= c.today : s.start > c.today) return s;
+    }
+  }),
+  // Weekdays: "last Friday" is the latest before today, "next Friday" the first after it, "this Friday" the
+  // one of this week; a bare one ("on Friday") the latest, or the next in a future sentence.
+  rule(`(last|next|this past|this coming|this|on)?\\s*${WEEKDAY_PATTERN}(?!s\\b|days\\b)\\.?`, (m, c) => {
+    const target = dayOf(m[2]!);
+    const back = ((c.weekday - target + 6) % 7) + 1; // 1..7 days ago
+    const ahead = ((target - c.weekday + 6) % 7) + 1; // 1..7 days ahead
+    const which = m[1] ?? '';
+    if (which === 'this') return daySpan(mondayOf(c.today) + ((target + 6) % 7) * DAY);
+    if (which === 'next' || which === 'this coming') return daySpan(c.today + ahead * DAY);
+    if (which === 'last' || which === 'this past') return daySpan(c.today - back * DAY);
+    return daySpan(c.future() ? c.today + ahead * DAY : c.today - back * DAY);
+  }),
+  // "on the 15th": this month's, or last month's if the 15th is still to come (next month's in a future sentence).
+  rule('the (\\d{1,2})(?:st|nd|rd|th)', (m, c) => {
+    const d = Number(m[1]);
+    const ahead = c.future();
+    for (const mo of ahead ? [c.month, c.month + 1] : [c.month, c.month - 1]) {
+      const s = calendarDay(c.year + Math.floor(mo / 12), ((mo % 12) + 12) % 12, d);
+      if (s && (ahead ? s.start >= c.today : s.start <= c.today)) return s;
+    }
+    return undefined;
+  }),
+  // A month after a word that makes it a time ("may" alone is a verb): the last one, or the next.
+  rule(`(in|during|since|until|by|early|late|mid|last|this|next)[\\s-]+${MONTH_PATTERN}`, (m, c) => {
+    const mo = monthIndex(m[2]!);
+    if (m[1] === 'this') return monthSpan(c.year, mo);
+    const ahead = m[1] === 'next' || (m[1] !== 'last' && m[1] !== 'since' && c.future());
+    if (ahead) return monthSpan(mo > c.month ? c.year : c.year + 1, mo);
+    return monthSpan(mo < c.month || (mo === c.month && m[1] !== 'last') ? c.year : c.year - 1, mo);
+  }),
+  // A year after a word that makes it one ("in 2019", "back in 2020", "since 2018").
+  rule('(?:in|since|from|until|by|during|of|back in|before|after|early|late|mid)[\\s-]+((?:19|20)\\d{2})', (m) =>
+    yearSpan(Number(m[1])),
+  ),
+];
+
+/** The sentence around a position ends at . ! or ?; whether it speaks of the future. */
+function futureSentence(lower: string, index: number): boolean {
+  let from = index;
+  while (from > 0 && !'.!?'.includes(lower[from - 1]!)) from--;
+  let to = index;
+  while (to < lower.length && !'.!?'.includes(lower[to]!)) to++;
+  return FUTURE.test(lower.slice(from, to));
+}
+
+/**
+ * The time expressions in a text, each resolved against `at` (the time the
+ * text was written, epoch ms): absolute dates, months and years, and the
+ * relative ones people write. A bare weekday, day of the month or month is
+ * the last one before `at`, or the next one when its sentence speaks of the
+ * future ("will", "going to", "next", "'ll", ...). Plural weekdays ("on
+ * Fridays") are habits, not dates, and are left out.
+ */
+export function timeMentions(text: string, at: number): TimeMention[] {
+  const lower = text.toLowerCase();
+  if (!Number.isFinite(at) || !ANY_TIME.test(lower)) return [];
+  const today = startOfDay(at);
+  const date = new Date(today);
+  const found: TimeMention[] = [];
+  const taken: [number, number][] = [];
+  for (const [pattern, resolve] of RULES) {
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(lower); m !== null; m = pattern.exec(lower)) {
+      const index = m.index;
+      const end = index + m[0].length;
+      if (taken.some(([s, e]) => index < e && end > s)) continue; // part of a longer expression already read
+      const context: Context = {
+        today,
+        year: date.getUTCFullYear(),
+        month: date.getUTCMonth(),
+        weekday: date.getUTCDay(),
+        future: () => futureSentence(lower, index),
+      };
+      const resolved = resolve(m, context);
+      if (!resolved) continue;
+      taken.push([index, end]);
+      found.push({ text: m[0], index, ...resolved });
+    }
+  }
+  return found.sort((a, b) => a.index - b.index);
+}
