@@ -115,7 +115,7 @@ const install = (name, specs) =>
     'consumer',
     name,
     npm,
-    ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', ...specs],
+    ['install', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...specs],
     {
       cwd: app,
     },
