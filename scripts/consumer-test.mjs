@@ -287,19 +287,23 @@ step('@agentmem/mcp', 'npx agentmem-mcp --help', bin('agentmem-mcp'), ['--help']
 // then `agentmem inspect` loads it through the CLI's optional import and stops on Ctrl-C.
 /** Fetches the page and the UI bundle of a running inspector at `url`; throws what is wrong. */
 const inspectorFetch = `async function fetchInspector(url) {
-  // As a browser does: the token in the URL buys a cookie (and a redirect that drops it from the address bar).
-  const login = await fetch(url, { redirect: 'manual' });
-  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
-  if (login.status !== 303 || !cookie) throw new Error('token: HTTP ' + login.status + ', no cookie');
-  const get = (path) => fetch(new URL(path, url), { headers: { cookie } });
-  const page = await get('/');
+  // As the page does: the token from the printed URL goes in the Authorization header of every API request.
+  const token = new URL(url).searchParams.get('token');
+  if (!token) throw new Error('no token in the printed URL ' + url);
+  const page = await fetch(url);
   const html = await page.text();
   if (page.status !== 200 || !html.includes('/assets/app.js')) throw new Error('page: HTTP ' + page.status + ' ' + html.slice(0, 200));
   for (const asset of ['app.js', 'app.css']) {
-    const res = await get('/assets/' + asset);
+    const res = await fetch(new URL('/assets/' + asset, url));
     const body = await res.text();
     if (res.status !== 200 || body.length < 1000) throw new Error(asset + ': HTTP ' + res.status + ' ' + body.slice(0, 200));
   }
+  const api = new URL('/api/session', url);
+  const refused = await fetch(api);
+  if (refused.status !== 401) throw new Error('/api/session without the token: HTTP ' + refused.status + ', expected 401');
+  const session = await fetch(api, { headers: { authorization: 'Bearer ' + token } });
+  const body = await session.json();
+  if (session.status !== 200 || typeof body.csrf !== 'string') throw new Error('/api/session: HTTP ' + session.status);
 }`;
 const startAndFetch = `const memory = await createAgentMemory({ backend: new InMemoryBackend() });
   const inspector = await startInspector({ memory });
