@@ -19,7 +19,7 @@ import { AgentMemoryError, invalidInput } from '../../errors';
 import { cosineSimilarity } from '../../embedding';
 import { checkLinks, linkQueryKeys } from '../backend-input';
 import { approximateCandidates, BinaryIndex, isSparse } from '../binary-index';
-import { KeywordIndex } from '../../keyword-index';
+import { KeywordIndex } from '../keyword-index';
 import { LinkIndex } from '../link-index';
 import { matchesFilter } from '../match-filter';
 
