@@ -1,4 +1,4 @@
-import { keywordTerms } from '../keyword-index/keyword-terms';
+import { keywordTerms } from '../text/keyword-terms';
 
 /**
  * BM25 saturation and length normalisation. Memories are short (a sentence or

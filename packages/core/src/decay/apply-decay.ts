@@ -3,7 +3,7 @@ import { invalidInput } from '../errors';
 import type { MemoryStore } from '../store/memory-store';
 import { KIND, recordToMemory, statusOf } from '../store/codec';
 import { toMillis } from '../util';
-import { effectiveImportance, type HalfLifeConfig, halfLifeFor, pruneInstant, validateHalfLife } from './half-life';
+import { effectiveImportance, type HalfLifeConfig, halfLifeFor, pruneInstant, validateHalfLife } from '../importance';
 import { maintenancePass } from './maintenance-pass';
 
 /** Effective importance below which a memory is pruned (the tombstone threshold). */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AgentMemory, type AgentMemoryOptions } from '../agent-memory';
 import { InMemoryBackend } from '../backends';
 import { AgentMemoryError } from '../errors';
-import { effectiveImportance, pruneInstant } from './half-life';
+import { effectiveImportance, pruneInstant } from '../importance';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-01-01T00:00:00Z');

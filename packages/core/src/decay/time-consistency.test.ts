@@ -4,7 +4,7 @@ import { AgentMemory } from '../agent-memory';
 import { InMemoryBackend } from '../backends';
 import type { Memory, MemoryType } from '../contracts';
 import { MEMORY_TYPES } from '../scope';
-import { effectiveImportance, halfLifeFor, pruneInstant } from './half-life';
+import { effectiveImportance, halfLifeFor, pruneInstant } from '../importance';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-01-01T00:00:00Z');

@@ -1,6 +1,6 @@
 import type { EntityMention, EntitySignal, MemoryBackend, RecordFilter, SearchHit } from '../contracts';
 import { matchesFilter } from '../backends/match-filter';
-import { keywordTerms } from '../keyword-index/keyword-terms';
+import { keywordTerms } from '../text/keyword-terms';
 import { DATE_KEY_PREFIX } from './entity-key';
 
 /**

@@ -1,5 +1,5 @@
 import type { EntityKind } from '../contracts';
-import { keywordTerms } from '../keyword-index/keyword-terms';
+import { keywordTerms } from '../text/keyword-terms';
 import { MONTH_NAMES, type TimeUnit } from '../temporal/time-mentions';
 
 /** Prefix of date keys: `date:2023-05-07`, `date:2023-W18`, `date:2023-05`, `date:2023`. */

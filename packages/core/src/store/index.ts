@@ -1,3 +1,4 @@
+export { conversationInputs, DEFAULT_CONVERSATION_WINDOW, spokenDate, turnLine } from './conversation-inputs';
 export { KIND, type MemoryStatus, memoryAttributes, memoryToRecord, recordToMemory, statusOf } from './codec';
 export {
   META_EMBEDDER_DIMENSION,

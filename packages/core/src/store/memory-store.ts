@@ -18,7 +18,8 @@ import type {
   Usage,
 } from '../contracts';
 import { fusedRelevance, fuseKeywordFirst, fuseRrf, RRF_K } from '../backends/rrf';
-import { type ConversationTurn, conversationInputs, type RememberConversationOptions } from '../conversation';
+import type { ConversationTurn, RememberConversationOptions } from '../conversation';
+import { conversationInputs } from './conversation-inputs';
 import { applyKeywordEvidence, timeAnswerIn, timeSpansInQuery } from '../temporal';
 import {
   applyEntityEvidence,
@@ -33,7 +34,7 @@ import {
   listEntities,
 } from '../entities';
 import { matchesFilter } from '../backends/match-filter';
-import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../decay/half-life';
+import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../importance';
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
 import { AgentMemoryError, invalidInput } from '../errors';
 import {

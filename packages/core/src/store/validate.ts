@@ -124,6 +124,7 @@ export function validateTags(
       { count: tags.length, limit: limits.maxTags },
     );
   }
+  if (tags.length === 0) return [];
   const out = new Set<string>();
   for (const tag of tags) {
     if (typeof tag !== 'string')
@@ -162,8 +163,11 @@ export function validateMetadata(metadata: unknown, limits: MetadataLimits = DEF
   } catch (cause) {
     throw violation('metadata', 'json', `Metadata must be JSON-serialisable: ${(cause as Error).message}`);
   }
-  const clean = cleanJson(JSON.parse(json) as JsonValue) as JsonObject;
-  const bytes = Buffer.byteLength(JSON.stringify(clean));
+  const parsed = JSON.parse(json) as JsonObject;
+  // Most metadata has nothing to clean: the parsed copy is then the stored value and its JSON is `json`.
+  const dirty = needsCleaningJson(parsed);
+  const clean = dirty ? (cleanJson(parsed) as JsonObject) : parsed;
+  const bytes = Buffer.byteLength(dirty ? JSON.stringify(clean) : json);
   if (bytes > limits.maxMetadataBytes) throw metadataTooLarge(bytes, limits);
   return clean;
 }
@@ -234,6 +238,17 @@ function measureMetadata(root: object, limits: MetadataLimits): void {
     ancestors.delete(value);
   };
   visit(root, 1);
+}
+
+/** Whether `cleanJson` would change a string or a key of this parsed JSON. */
+function needsCleaningJson(value: JsonValue): boolean {
+  if (typeof value === 'string') return cleanStoredText(value) !== value;
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(needsCleaningJson);
+  for (const key of Object.keys(value)) {
+    if (cleanLabel(key) !== key || needsCleaningJson(value[key] as JsonValue)) return true;
+  }
+  return false;
 }
 
 /** Parsed JSON with every string cleaned; objects built with own properties only (a `__proto__` key stays a key). */

@@ -116,6 +116,31 @@ describe('metadata: size, depth and key count are bounded on every write', () =>
     const again = await memory.get(stored.id);
     expect(JSON.stringify(again?.metadata)).not.toMatch(/\\u00[01]|\\u007f|\\u009/);
   });
+
+  it('metadata with nothing to clean is stored as JSON gives it, as a copy, and still within the byte limit', async () => {
+    const { memory } = await store();
+    const given = { speaker: 'Caroline', turn: 3, at: new Date(0), nested: { ok: [1, 'two', null] }, gone: undefined };
+    const stored = await memory.remember({ content: 'Metadata as given', type: 'user', metadata: given as never });
+    expect(stored.metadata).toEqual({
+      speaker: 'Caroline',
+      turn: 3,
+      at: '1970-01-01T00:00:00.000Z',
+      nested: { ok: [1, 'two', null] },
+    });
+    given.nested.ok.push(4);
+    expect((await memory.get(stored.id))?.metadata.nested).toEqual({ ok: [1, 'two', null] });
+    const limited = new MemoryStore({
+      backend: new InMemoryBackend(),
+      embedder: new FakeEmbedder(),
+      limits: { maxMetadataBytes: 20 },
+    });
+    await limited.remember({ content: 'fits', type: 'user', metadata: { k: 'x'.repeat(12) } }); // {"k":"xxxxxxxxxxxx"} is 20 bytes
+    await refused(
+      limited.remember({ content: 'too big', type: 'user', metadata: { k: 'é'.repeat(7) } }),
+      'metadata',
+      'max-bytes',
+    );
+  });
 });
 
 describe('tags: count and length are bounded, control characters removed', () => {

@@ -1,5 +1,6 @@
 export { contentHash, normalizeContent } from './normalize';
 export { stem, stemInflection } from './stem';
+export { keywordTerms } from './keyword-terms';
 export { STOPWORDS } from './stopwords';
 export { countTerms, tokenize, words } from './tokenize';
 export { cleanLabel, cleanStoredText, needsCleaning, normalizeLineBreaks, toDisplayText } from './control-chars';

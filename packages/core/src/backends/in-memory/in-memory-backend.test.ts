@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runBackendConformance } from '../../testing';
+import type { AttributeCondition } from '../../contracts';
+import { runBackendConformance, seededRandom } from '../../testing';
+import { matchesCondition } from '../match-filter';
 import { InMemoryBackend } from './in-memory-backend';
 
 runBackendConformance(
@@ -83,3 +85,79 @@ describe('InMemoryBackend.transaction', () => {
     expect(await b.getMeta('k')).toBe('before');
   });
 });
+
+describe('InMemoryBackend.scan', () => {
+  // Scans by contentHash and memoryId read a lookup, the others a cached id order: both must follow
+  // every write (new records, overwrites, patches, deletes, rolled-back transactions) exactly.
+  it('gives what a pass over every record gives, after any mix of writes', async () => {
+    const random = seededRandom(7);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+    const b = new InMemoryBackend();
+    await b.init({ dimension: 4 });
+    const model = new Map<string, { tenant: string; attributes: Record<string, string | number> }>();
+    const ids = Array.from({ length: 60 }, (_, i) => `r${String(i).padStart(2, '0')}`);
+    const hashes = ['h1', 'h2', 'h3', 'h4'];
+    const record = (id: string) => {
+      const attributes: Record<string, string | number> = {
+        kind: pick(['memory', 'history']),
+        n: Math.floor(random() * 3),
+      };
+      if (random() < 0.8) attributes.contentHash = pick(hashes);
+      if (random() < 0.5) attributes.memoryId = pick(ids);
+      return { id, namespace: 'n', tenant: pick(['', 't']), text: 'x', attributes, payload: {} };
+    };
+    for (let step = 0; step < 400; step++) {
+      const roll = random();
+      if (roll < 0.5) {
+        const r = record(pick(ids));
+        await b.upsert([r]);
+        model.set(r.id, { tenant: r.tenant, attributes: r.attributes });
+      } else if (roll < 0.7) {
+        const id = pick(ids);
+        const change: Record<string, string> = random() < 0.5 ? { contentHash: pick(hashes) } : { memoryId: pick(ids) };
+        await b.patch([{ id, attributes: change }]);
+        const m = model.get(id);
+        if (m) m.attributes = { ...m.attributes, ...change };
+      } else if (roll < 0.85) {
+        const id = pick(ids);
+        await b.delete([id]);
+        model.delete(id);
+      } else {
+        await b
+          .transaction(async () => {
+            await b.upsert([record(pick(ids)), record(pick(ids))]);
+            await b.patch([{ id: pick(ids), attributes: { contentHash: pick(hashes) } }]);
+            await b.delete([pick(ids)]);
+            throw new Error('rolled back');
+          })
+          .catch(() => {});
+      }
+      const where = pick<Record<string, AttributeCondition>>([
+        { contentHash: pick(hashes) },
+        { contentHash: { in: [pick(hashes), pick(hashes)] }, kind: 'memory' },
+        { memoryId: pick(ids) },
+        { memoryId: { in: [pick(ids), pick(ids), pick(ids)] } },
+        { contentHash: null },
+        { n: { gte: 1 } },
+        {},
+      ]);
+      const filter = { tenant: pick(['', null]), where };
+      const want = [...model]
+        .filter(([, m]) => (filter.tenant === null || m.tenant === filter.tenant) && matches(m.attributes, where))
+        .map(([id]) => id)
+        .sort();
+      const got: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await b.scan({ filter, cursor, limit: 7 });
+        got.push(...page.records.map((r) => r.id));
+        cursor = page.cursor;
+      } while (cursor);
+      expect(got, `step ${step}: ${JSON.stringify(filter)}`).toEqual(want);
+    }
+  });
+});
+
+function matches(attributes: Record<string, string | number>, where: Record<string, AttributeCondition>): boolean {
+  return Object.entries(where).every(([key, condition]) => matchesCondition(attributes[key] ?? null, condition));
+}

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Bm25Index } from '../backends/bm25';
-import { matchesFilter } from '../backends/match-filter';
-import type { AttributeValue, BackendRecord, RecordFilter } from '../contracts';
-import { seededRandom } from '../testing';
-import { tokenize } from '../text';
+import { Bm25Index } from '../bm25';
+import { matchesFilter } from '../match-filter';
+import type { AttributeValue, BackendRecord, RecordFilter } from '../../contracts';
+import { seededRandom } from '../../testing';
+import { tokenize } from '../../text';
 import { KeywordIndex } from './keyword-index';
-import { keywordTerms } from './keyword-terms';
+import { keywordTerms } from '../../text/keyword-terms';
 
 const WORDS = [
   'apple',

@@ -1,4 +1,5 @@
-import { stem, tokenize } from '../text';
+import { stem } from './stem';
+import { tokenize } from './tokenize';
 
 /** A Latin letter followed by combining marks (an accent written apart by NFD). */
 const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;

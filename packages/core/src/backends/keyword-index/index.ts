@@ -1,2 +1,1 @@
 export { KEYWORD_INDEX_COLUMNS, type KeywordDocument, KeywordIndex, type KeywordMatch } from './keyword-index';
-export { keywordTerms } from './keyword-terms';

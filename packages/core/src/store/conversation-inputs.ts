@@ -1,8 +1,7 @@
 import type { MemoryInput } from '../contracts';
 import { invalidInput } from '../errors';
-import { validateOccurredAt, validateSessionId } from '../store/validate';
-import type { ConversationTurn } from './conversation-turn';
-import type { RememberConversationOptions } from './remember-conversation-options';
+import type { ConversationTurn, RememberConversationOptions } from '../conversation';
+import { validateOccurredAt, validateSessionId } from './validate';
 
 /** Neighbouring turns on each side by default (docs/benchmarks.md: window 1..3 measured on LoCoMo). */
 export const DEFAULT_CONVERSATION_WINDOW = 2;

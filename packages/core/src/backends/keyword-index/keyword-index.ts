@@ -1,7 +1,7 @@
-import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../backends/bm25';
-import { matchesCondition } from '../backends/match-filter';
-import type { AttributeCondition, AttributeValue, RecordFilter } from '../contracts';
-import { keywordTerms } from './keyword-terms';
+import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
+import { matchesCondition } from '../match-filter';
+import type { AttributeCondition, AttributeValue, RecordFilter } from '../../contracts';
+import { keywordTerms } from '../../text/keyword-terms';
 
 /** What the keyword index needs of a record: its scope, its two text fields, the attributes filters test. */
 export interface KeywordDocument {
