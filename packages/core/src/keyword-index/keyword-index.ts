@@ -608,6 +608,198 @@ export class KeywordIndex {
     this.dead = 0;
   }
 
+  /**
+   * The whole index as bytes (journal excluded: call between transactions), so a
+   * backend can keep it in its file and `fromBytes` it on open instead of
+   * tokenizing every record again. A JSON header (ids, terms, labels, scopes,
+   * classes) then the typed arrays, each 8-byte aligned.
+   */
+  toBytes(): Uint8Array {
+    const used = this.used;
+    const terms = [...this.termIds.keys()]; // in id order: ids are given in insertion order
+    const meta = new Int32Array(this.postings.length * 4);
+    let slotsTotal = 0;
+    let dfTotal = 0;
+    this.postings.forEach((p, i) => {
+      meta[i * 4] = p.n;
+      meta[i * 4 + 1] = p.maxText;
+      meta[i * 4 + 2] = p.maxContext;
+      meta[i * 4 + 3] = p.df.length;
+      slotsTotal += p.n;
+      dfTotal += p.df.length;
+    });
+    const slots = new Int32Array(slotsTotal);
+    const tfs = new Uint32Array(slotsTotal);
+    const df = new Int32Array(dfTotal);
+    let at = 0;
+    let dfAt = 0;
+    for (const p of this.postings) {
+      slots.set(p.slots.subarray(0, p.n), at);
+      tfs.set(p.tfs.subarray(0, p.n), at);
+      at += p.n;
+      df.set(p.df, dfAt);
+      dfAt += p.df.length;
+    }
+    const arrays: ArrayBufferView[] = [
+      this.scope.subarray(0, used),
+      this.textLength.subarray(0, used),
+      this.contextLength.subarray(0, used),
+      this.classOf.subarray(0, used),
+      this.termStart.subarray(0, used),
+      this.termCount.subarray(0, used),
+      this.docTerms.subarray(0, this.docTermsUsed),
+      ...this.columns.flatMap((c) => [c.labels.subarray(0, used), c.numbers.subarray(0, used)]),
+      meta,
+      slots,
+      tfs,
+      df,
+    ];
+    const header = new TextEncoder().encode(
+      JSON.stringify({
+        format: 1,
+        columns: this.columns.map((c) => c.key),
+        used,
+        dead: this.dead,
+        docTermsUsed: this.docTermsUsed,
+        ids: this.ids.slice(0, used).map((id) => id ?? null),
+        terms,
+        labels: this.labels,
+        scopeTenants: this.scopeTenants,
+        scopeNamespaces: this.scopeNamespaces,
+        classScope: this.classScope,
+        classValues: this.classValues,
+        classN: this.classN,
+        classText: this.classText,
+        classContext: this.classContext,
+        lengths: arrays.map((a) => a.byteLength),
+      }),
+    );
+    const pad = (n: number) => (n + 7) & ~7;
+    let size = 8 + pad(header.length);
+    for (const a of arrays) size += pad(a.byteLength);
+    const out = new Uint8Array(size);
+    new DataView(out.buffer).setUint32(0, header.length, true);
+    out.set(header, 8);
+    let offset = 8 + pad(header.length);
+    for (const a of arrays) {
+      out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offset);
+      offset += pad(a.byteLength);
+    }
+    return out;
+  }
+
+  /**
+   * An index from `toBytes`' output; undefined when the bytes are of another
+   * format or other columns (the caller rebuilds from its records).
+   */
+  static fromBytes(bytes: Uint8Array, options: { columns?: readonly string[] } = {}): KeywordIndex | undefined {
+    // Typed arrays need aligned offsets: work on an aligned copy.
+    const data: Uint8Array<ArrayBuffer> =
+      bytes.byteOffset % 8 === 0 && bytes.buffer instanceof ArrayBuffer
+        ? (bytes as Uint8Array<ArrayBuffer>)
+        : new Uint8Array(bytes);
+    if (data.byteLength < 8) return undefined;
+    const headerLength = new DataView(data.buffer, data.byteOffset, 8).getUint32(0, true);
+    const h = JSON.parse(new TextDecoder().decode(data.subarray(8, 8 + headerLength))) as {
+      format: number;
+      columns: string[];
+      used: number;
+      dead: number;
+      docTermsUsed: number;
+      ids: (string | null)[];
+      terms: string[];
+      labels: AttributeValue[];
+      scopeTenants: string[];
+      scopeNamespaces: string[];
+      classScope: number[];
+      classValues: AttributeValue[][];
+      classN: number[];
+      classText: number[];
+      classContext: number[];
+      lengths: number[];
+    };
+    const index = new KeywordIndex(options);
+    if (h.format !== 1 || JSON.stringify(h.columns) !== JSON.stringify(index.columns.map((c) => c.key)))
+      return undefined;
+    const pad = (n: number) => (n + 7) & ~7;
+    let offset = data.byteOffset + 8 + pad(headerLength);
+    let next = 0;
+    const take = <T>(make: (buffer: ArrayBuffer, offset: number, length: number) => T, width: number): T => {
+      const length = h.lengths[next++]!;
+      const view = make(data.buffer, offset, length / width);
+      offset += pad(length);
+      return view;
+    };
+    const i32 = () => take((b, o, n) => new Int32Array(b, o, n), 4);
+    const u32 = () => take((b, o, n) => new Uint32Array(b, o, n), 4);
+    const f64 = () => take((b, o, n) => new Float64Array(b, o, n), 8);
+    const used = h.used;
+    const capacity = Math.max(1024, used);
+    const sized = <T extends Int32Array | Uint32Array | Float64Array>(view: T, to: T): T => grown(view, to);
+    index.scope = sized(i32(), new Int32Array(capacity));
+    index.textLength = sized(u32(), new Uint32Array(capacity));
+    index.contextLength = sized(u32(), new Uint32Array(capacity));
+    index.classOf = sized(i32(), new Int32Array(capacity));
+    index.termStart = sized(i32(), new Int32Array(capacity));
+    index.termCount = sized(i32(), new Int32Array(capacity));
+    index.docTerms = sized(i32(), new Int32Array(Math.max(8192, h.docTermsUsed)));
+    index.docTermsUsed = h.docTermsUsed;
+    for (const c of index.columns) {
+      c.labels = sized(i32(), new Int32Array(capacity));
+      c.numbers = sized(f64(), new Float64Array(capacity));
+    }
+    const meta = i32();
+    const slots = i32();
+    const tfs = u32();
+    const df = i32();
+    let at = 0;
+    let dfAt = 0;
+    h.terms.forEach((term, i) => {
+      const n = meta[i * 4]!;
+      const dfLength = meta[i * 4 + 3]!;
+      index.termIds.set(term, i);
+      // Views of the restored buffer: a posting that grows is copied out first (post), compaction
+      // rewrites only its own range.
+      index.postings.push({
+        slots: slots.subarray(at, at + n),
+        tfs: tfs.subarray(at, at + n),
+        n,
+        df: df.subarray(dfAt, dfAt + dfLength),
+        maxText: meta[i * 4 + 1]!,
+        maxContext: meta[i * 4 + 2]!,
+      });
+      at += n;
+      dfAt += dfLength;
+    });
+    index.ids = h.ids.map((id) => id ?? undefined);
+    for (let s = 0; s < used; s++) if (index.classOf[s] !== DEAD) index.slotOf.set(index.ids[s]!, s);
+    h.labels.forEach((label, i) => {
+      index.labels.push(label);
+      index.labelIds.set(JSON.stringify(label), i);
+    });
+    h.scopeTenants.forEach((tenant, i) => {
+      index.scopeTenants.push(tenant);
+      index.scopeNamespaces.push(h.scopeNamespaces[i]!);
+      index.scopeIds.set(`${tenant}\u0000${h.scopeNamespaces[i]}`, i);
+    });
+    index.classScope.length = 0;
+    index.classValues.length = 0;
+    index.classN.length = 0;
+    index.classText.length = 0;
+    index.classContext.length = 0;
+    h.classScope.forEach((scope, c) => {
+      index.classScope.push(scope);
+      index.classValues.push(h.classValues[c]!);
+      index.classN.push(h.classN[c]!);
+      index.classText.push(h.classText[c]!);
+      index.classContext.push(h.classContext[c]!);
+      if (c !== DEAD) index.classIds.set(`${scope}\u0000${JSON.stringify(h.classValues[c])}`, c);
+    });
+    index.used = used;
+    index.dead = h.dead;
+    return index;
+  }
+
   private grow(): void {
     const size = this.scope.length * 2;
     this.scope = grown(this.scope, new Int32Array(size));

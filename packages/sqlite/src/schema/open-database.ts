@@ -244,6 +244,8 @@ export function migrate(db: Database.Database, path: string): number {
       db.exec(m.sql);
       m.apply?.(db);
     }
+    // A later step may rewrite records: the saved keyword index is then rebuilt from them.
+    if (info.version >= 9 && info.version < SCHEMA_VERSION) db.exec('DELETE FROM keyword_snapshot');
     if (info.version < SCHEMA_VERSION || info.applicationId !== APPLICATION_ID) {
       db.pragma(`application_id = ${APPLICATION_ID | 0}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
