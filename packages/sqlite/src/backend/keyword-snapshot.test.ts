@@ -87,8 +87,7 @@ describe('the keyword index kept in the file', () => {
     // not seen by it until the snapshot is dropped, and the rebuild then sees it.
     file.db.prepare("UPDATE records SET text = 'quokka' WHERE id = 'r00001'").run();
     const top = async () =>
-      (await backend(path).search({ mode: 'keyword', text: 'quokka', filter: { tenant: null }, k: 1 }))[0]?.record
-        .id;
+      (await backend(path).search({ mode: 'keyword', text: 'quokka', filter: { tenant: null }, k: 1 }))[0]?.record.id;
     expect(await top()).toBeUndefined();
     file.db.exec('DELETE FROM keyword_snapshot');
     expect(await top()).toBe('r00001');
@@ -147,7 +146,9 @@ describe('schema version 9', () => {
     await writer.close();
     // The file as schema 8 left it: version 9 only added the two keyword tables.
     const file = raw(path);
-    file.db.exec("DROP TABLE keyword_snapshot; DROP TABLE keyword_changes; DELETE FROM sqlite_sequence WHERE name = 'keyword_changes'");
+    file.db.exec(
+      "DROP TABLE keyword_snapshot; DROP TABLE keyword_changes; DELETE FROM sqlite_sequence WHERE name = 'keyword_changes'",
+    );
     file.db.pragma('user_version = 8');
     file.db.close();
     const upgraded = backend(path);
