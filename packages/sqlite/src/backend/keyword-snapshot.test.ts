@@ -29,9 +29,14 @@ function randomRecords(count: number, seed: number): BackendRecord[] {
     id: `r${String(i).padStart(5, '0')}`,
     tenant: pick(['a', 'b']),
     namespace: pick(['n1', 'n2']),
-    text: text(),
+    text: i === 7 && seed === 5 ? 'ferry '.repeat(300) : text(), // one index with a frequency past a byte
     ...(random() < 0.4 ? { context: text() } : {}),
-    attributes: { kind: pick(['memory', 'history']), status: pick(['active', 'superseded']) },
+    attributes: {
+      kind: pick(['memory', 'history']),
+      status: pick(['active', 'superseded']),
+      // Numbers and labels in one column, and a text whose frequency does not fit a byte.
+      ...(i % 3 ? { occurredAt: Math.floor(random() * 100) } : { occurredAt: 'unknown' }),
+    },
     payload: {},
   }));
 }
@@ -40,6 +45,7 @@ const FILTERS: RecordFilter[] = [
   { tenant: 'a' },
   { tenant: null },
   { tenant: 'a', namespaces: ['n1', 'n2'], where: { kind: 'memory', status: 'active' } },
+  { tenant: 'b', where: { kind: 'memory', occurredAt: { gte: 20, lt: 70 } } },
 ];
 const QUERIES = ['apple pie', 'the ferry to Zanzibar', 'deploying trains', 'cafe crust'];
 
@@ -120,6 +126,23 @@ describe('the keyword index kept in the file', () => {
     expect(file.changes()).toBe(3); // one row per write, the snapshot left as it was (few changes)
     file.db.close();
     await expectSameAsInMemory(backend(path), [...current.values()]);
+  });
+
+  it('takes writes on a loaded snapshot: deleting most records compacts it, and it still ranks exactly', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await writer.upsert(records);
+    await writer.close();
+    const reader = backend(path);
+    await expectSameAsInMemory(reader, records); // loaded from the snapshot
+    const gone = records.slice(0, Math.ceil(records.length * 0.6)).map((r) => r.id);
+    await reader.delete(gone);
+    const kept = records.slice(gone.length);
+    await expectSameAsInMemory(reader, kept);
+    await reader.upsert(records.slice(0, 50));
+    await expectSameAsInMemory(reader, [...records.slice(0, 50), ...kept]);
+    await reader.close();
+    await expectSameAsInMemory(backend(path), [...records.slice(0, 50), ...kept]); // saved at close
   });
 
   it('logs nothing for a write that rolls back', async () => {
