@@ -88,6 +88,9 @@ async function build(path: string, size: number): Promise<void> {
       Array.from({ length: Math.min(BATCH, size - i) }, () => ({ content: next(8, 20), type: 'user' as const })),
     );
   }
+  // One recall loads the keyword index, so close saves it: the store at rest, as a process that wrote and
+  // recalled leaves it (a store no process searched since a bulk write pays one rebuild on its next recall).
+  await store.recall('service port', { k: 1, reinforce: false });
   await store.close();
   console.error(`built ${size} memories in ${((performance.now() - start) / 1000).toFixed(1)} s: ${path}`);
 }

@@ -74,7 +74,7 @@ export async function run(args: string[]): Promise<void> {
         );
       }
       const total = cpuMs(start);
-      // Close saves the keyword index for the next process (schema 9): its own line, not in the rate.
+      // Close saves the keyword index when a search loaded it (schema 9; none here): its own line.
       const closing = process.cpuUsage();
       await store.close();
       const closeCpu = cpuMs(closing);

@@ -1,6 +1,6 @@
 // A child of the fault suite: rememberMany of `count` memories in batches of `batch` into a SQLite file,
 // printing `ack <n>` once the first n memories' call returned (acknowledged), then `closed` after close
-// (which saves the keyword index: the kill may land there too).
+// (which saves the keyword index a recall loaded after the first batch: the kill may land there too).
 //   bulk-ingest-child.ts <file> <count> <batch>
 import { HashingEmbedder, MemoryStore } from '@agentmem/core';
 import { SqliteBackend } from '@agentmem/sqlite';
@@ -15,6 +15,9 @@ for (let i = 0; i < Number(count); i += Number(batch)) {
     Array.from({ length: end - i }, (_, j) => ({ content: bulkContent(i + j), type: 'user' as const })),
   );
   process.stdout.write(`ack ${end}\n`);
+  // A recall after the first batch loads the keyword index: later batches reach it as they are
+  // written, and close saves it (the kill may land in that save).
+  if (i === 0) await store.recall('service port', { k: 5, reinforce: false });
 }
 await store.close();
 process.stdout.write('closed\n');

@@ -26,7 +26,7 @@ type Row = [string, string, string, string, string, string];
  * write). A first search loads the saved index and re-reads only the records
  * changed since; without a usable snapshot it is rebuilt from `records`, and
  * saved when that (or the catching up) re-read many records, or at close after
- * many writes. This connection's writes reach the loaded index as they happen,
+ * many writes to a loaded index. This connection's writes reach the loaded index as they happen,
  * journaled so that a rollback (of the transaction or of a savepoint) takes
  * them back; other connections' commits (`PRAGMA data_version` changes) make it
  * load again.
@@ -126,16 +126,23 @@ export class SqliteKeywordIndex {
   }
 
   /**
-   * Before the connection closes: saves the index when this connection logged many changes since it
-   * was saved (a bulk import), loading it first if no search did, so the next process starts warm.
+   * Before the connection closes: saves the index, when it is loaded and this connection logged many
+   * changes since it was saved, so the next process does not re-read them. An index no search loaded
+   * is not built here: a bulk write (an import, a merge, a decay pass) would pay the whole rebuild at
+   * close; the next process that searches does it once and saves it.
    */
   close(): void {
-    if (!this.persist || this.unsaved < KEYWORD_SAVE_AFTER || this.db.inTransaction) return;
+    if (!this.persist || !this.index || this.unsaved < KEYWORD_SAVE_AFTER || this.db.inTransaction) return;
+    if (this.dataVersion.get() !== this.version) return; // another connection committed: not the file's state
+    this.trySave(this.index);
+  }
+
+  /** A save that never fails the caller: the changes stay logged and the next load catches up from them. */
+  private trySave(index: KeywordIndex): void {
     try {
-      const index = this.load();
-      if (this.unsaved >= KEYWORD_SAVE_AFTER) this.save(index);
+      this.save(index);
     } catch {
-      // Best effort: the changes are logged, the next process catches up from them.
+      // e.g. SQLITE_FULL: nothing was written (the save is one transaction)
     }
   }
 
@@ -186,7 +193,7 @@ export class SqliteKeywordIndex {
       this.loadedInTransaction = true;
       index.begin();
     } else if (this.persist && reread >= KEYWORD_SAVE_AFTER) {
-      this.save(index);
+      this.trySave(index);
     }
     return index;
   }

@@ -18,6 +18,8 @@ function backend(path: string): SqliteBackend {
   return b;
 }
 const fresh = () => join(dir, `store-${n++}.db`);
+/** A keyword search: loads the connection's index. */
+const touch = (b: SqliteBackend) => b.search({ mode: 'keyword', text: 'apple', filter: { tenant: null }, k: 1 });
 
 const WORDS = 'apple pie crust ferry zanzibar paris train the of deploy deployed café'.split(' ');
 
@@ -79,10 +81,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('the keyword index kept in the file', () => {
   const records = randomRecords(KEYWORD_SAVE_AFTER + 500, 5);
 
-  it('is saved when a bulk write closes, and the next connection ranks from it exactly as the in-memory backend', async () => {
+  it('is saved when a bulk write to a loaded index closes, and the next connection ranks from it exactly as the in-memory backend', async () => {
     const path = fresh();
     const writer = backend(path);
     await writer.upsert(records.slice(0, 700));
+    await touch(writer);
     await writer.upsert(records.slice(700));
     await writer.close();
     const file = raw(path);
@@ -103,6 +106,7 @@ describe('the keyword index kept in the file', () => {
   it('catches up from the changes other connections logged after it: writes, patches, deletes', async () => {
     const path = fresh();
     const writer = backend(path);
+    await touch(writer);
     await writer.upsert(records);
     await writer.close();
     const current = new Map(records.map((r) => [r.id, r]));
@@ -131,6 +135,7 @@ describe('the keyword index kept in the file', () => {
   it('takes writes on a loaded snapshot: deleting most records compacts it, and it still ranks exactly', async () => {
     const path = fresh();
     const writer = backend(path);
+    await touch(writer);
     await writer.upsert(records);
     await writer.close();
     const reader = backend(path);
@@ -143,6 +148,20 @@ describe('the keyword index kept in the file', () => {
     await expectSameAsInMemory(reader, [...records.slice(0, 50), ...kept]);
     await reader.close();
     await expectSameAsInMemory(backend(path), [...records.slice(0, 50), ...kept]); // saved at close
+  });
+
+  it('is not built at close by a writer that never searched: the next search builds it once and saves it', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await writer.upsert(records);
+    await writer.close();
+    const file = raw(path);
+    expect(file.snapshots()).toBe(0);
+    expect(file.changes()).toBe(1);
+    await expectSameAsInMemory(backend(path), records);
+    expect(file.snapshots()).toBe(1);
+    expect(file.changes()).toBe(0);
+    file.db.close();
   });
 
   it('logs nothing for a write that rolls back', async () => {
