@@ -156,7 +156,10 @@ export function namer(seed: number): (text: string) => string {
   const names = people();
   const cdf: number[] = [];
   let total = 0;
-  for (let i = 0; i < names.length; i++) cdf.push((total += 1 / (i + 1)));
+  for (let i = 0; i < names.length; i++) {
+    total += 1 / (i + 1);
+    cdf.push(total);
+  }
   const pick = () =>
     names[
       Math.min(

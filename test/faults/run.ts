@@ -13,6 +13,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crashTrials } from './crash-trials';
 import { killPointTrials } from './kill-points'; // kill -9 at chosen points of a 6,000-memory decay and compact
+import { bulkIngestTrials } from './bulk-ingest'; // kill -9 during rememberMany batches and the close that saves the keyword index
 
 const short = process.argv.includes('--short');
 const scale = short ? 'short' : 'full';
@@ -31,7 +32,7 @@ interface Row {
 const rows: Row[] = [];
 
 const crash = await crashTrials(short ? 1 : 20, short ? 200 : 600, Number(process.env.FAULT_SEED ?? 1));
-for (const r of [...crash, ...(await killPointTrials(short))]) {
+for (const r of [...crash, ...(await killPointTrials(short)), await bulkIngestTrials(short)]) {
   rows.push({
     scenario: `kill -9 during ${r.operation}`,
     trials: r.trials,

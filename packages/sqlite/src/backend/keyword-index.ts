@@ -7,53 +7,90 @@ import {
   type RecordFilter,
 } from '@agentmem/core';
 import type Database from 'better-sqlite3';
+import { isSqliteError } from '../schema/open-database';
 
 /** The JSON paths of the attributes the index holds, read in one json_extract (a JSON array). */
 const COLUMN_PATHS = KEYWORD_INDEX_COLUMNS.map((key) => `'$."${key}"'`).join(', ');
+/** Records re-read (a rebuild, or the changes since the saved index) before the index is saved again. */
+export const KEYWORD_SAVE_AFTER = 1000;
+/** Ids per statement when the changes since the saved index are read back. */
+const READ_CHUNK = 500;
+
+type Row = [string, string, string, string, string, string];
 
 /**
  * The in-process keyword index of one SQLite connection (core's KeywordIndex:
- * BM25F, the same ranking as the in-memory backend), built from
- * the `records` table on first use. The file is the truth: this connection's
- * writes reach the index as they happen, journaled so that a rollback (of the
- * transaction or of a savepoint) takes them back; other connections' commits
- * (`PRAGMA data_version` changes) make it load again.
+ * BM25F, the same ranking as the in-memory backend). The file is the truth:
+ * the index is saved in it (`keyword_snapshot`, schema 9) as of a generation
+ * of `keyword_changes`, where every write logs the ids it changed (one row a
+ * write). A first search loads the saved index and re-reads only the records
+ * changed since; without a usable snapshot it is rebuilt from `records`, and
+ * saved when that (or the catching up) re-read many records, or at close after
+ * many writes to a loaded index. This connection's writes reach the loaded index as they happen,
+ * journaled so that a rollback (of the transaction or of a savepoint) takes
+ * them back; other connections' commits (`PRAGMA data_version` changes) make it
+ * load again.
  */
 export class SqliteKeywordIndex {
   private index: KeywordIndex | undefined;
   private version: number | undefined;
   /** Loaded inside the open transaction: it may hold rows a rollback takes back. */
   private loadedInTransaction = false;
+  /** Ids the current write changed, logged in one row when it ends (`flush`). */
+  private unlogged: string[] = [];
+  /** Ids logged since the index was loaded or saved: many make close() save it. */
+  private unsaved = 0;
 
   /** Prepared once: `db.pragma()` prepares its statement on every call, and every search asks. */
   private readonly dataVersion: Database.Statement;
 
-  /** `source()` names what to load from: records, or the view that merges pending logged changes in. */
+  /**
+   * `source()` names what to load from: records, or the view that merges pending logged changes in.
+   * `persist`: whether this connection may save the index into the file (not read-only, not `:memory:`).
+   */
   constructor(
     private readonly db: Database.Database,
     private readonly source: () => string = () => 'records',
+    private readonly persist = true,
   ) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
   /** Inside the caller's write transaction: these records were written (validated). */
   written(records: readonly BackendRecord[]): void {
+    for (const r of records) this.unlogged.push(r.id);
     if (!this.index) return;
     for (const r of records) this.index.set(r.id, r);
   }
 
   /** Inside the caller's write transaction: these attributes were merged into the record (undefined keys untouched). */
   patched(id: string, attributes: Readonly<Record<string, AttributeValue | undefined>> | undefined): void {
-    if (!this.index || !attributes) return;
+    if (!attributes) return;
     const defined: Record<string, AttributeValue> = {};
-    for (const [key, value] of Object.entries(attributes)) if (value !== undefined) defined[key] = value;
-    this.index.setAttributes(id, defined);
+    let held = false;
+    for (const [key, value] of Object.entries(attributes)) {
+      if (value === undefined) continue;
+      defined[key] = value;
+      held ||= KEYWORD_INDEX_COLUMNS.includes(key);
+    }
+    if (!held) return; // reinforcement and other keys the index does not hold: nothing to log
+    this.unlogged.push(id);
+    this.index?.setAttributes(id, defined);
   }
 
   /** Inside the caller's write transaction: these records are gone. */
   deleted(ids: readonly string[]): void {
+    for (const id of ids) this.unlogged.push(id);
     if (!this.index) return;
     for (const id of ids) this.index.remove(id);
+  }
+
+  /** Inside the caller's write transaction, at the end of each write: logs the ids it changed. */
+  flush(): void {
+    if (this.unlogged.length === 0) return;
+    this.db.prepare('INSERT INTO keyword_changes (ids) VALUES (?)').run(JSON.stringify(this.unlogged));
+    this.unsaved += this.unlogged.length;
+    this.unlogged = [];
   }
 
   /** A transaction or savepoint begins: the position to roll back to. */
@@ -62,6 +99,7 @@ export class SqliteKeywordIndex {
   }
 
   rollbackTo(mark: number): void {
+    this.unlogged = [];
     if (this.loadedInTransaction) this.index = undefined;
     else this.index?.rollback(mark);
   }
@@ -72,6 +110,7 @@ export class SqliteKeywordIndex {
   }
 
   rolledBack(): void {
+    this.unlogged = [];
     if (this.loadedInTransaction) this.index = undefined;
     this.loadedInTransaction = false;
     this.index?.rollback();
@@ -86,17 +125,106 @@ export class SqliteKeywordIndex {
     return this.load().search(text, filter, k, admit);
   }
 
+  /**
+   * Before the connection closes: saves the index, when it is loaded and this connection logged many
+   * changes since it was saved, so the next process does not re-read them. An index no search loaded
+   * is not built here: a bulk write (an import, a merge, a decay pass) would pay the whole rebuild at
+   * close; the next process that searches does it once and saves it.
+   */
+  close(): void {
+    if (!this.persist || !this.index || this.unsaved < KEYWORD_SAVE_AFTER || this.db.inTransaction) return;
+    if (this.dataVersion.get() !== this.version) return; // another connection committed: not the file's state
+    this.trySave(this.index);
+  }
+
+  /** A save that never fails the caller: the changes stay logged and the next load catches up from them. */
+  private trySave(index: KeywordIndex): void {
+    try {
+      this.save(index);
+    } catch {
+      // e.g. SQLITE_FULL: nothing was written (the save is one transaction)
+    }
+  }
+
   private load(): KeywordIndex {
     const version = this.dataVersion.get() as number;
     if (version !== this.version) this.index = undefined; // another connection committed
     if (this.index) return this.index;
-    const index = new KeywordIndex();
-    const rows = this.db
+    const outside = !this.db.inTransaction;
+    // One read transaction: the snapshot, the changes after it and the rows they name agree.
+    if (outside) this.db.prepare('BEGIN').run();
+    let index: KeywordIndex | undefined;
+    let reread = 0;
+    try {
+      const saved = this.db.prepare('SELECT generation, data FROM keyword_snapshot WHERE id = 1').get() as
+        | { generation: number; data: Buffer }
+        | undefined;
+      index = saved ? KeywordIndex.fromBytes(saved.data) : undefined;
+      if (index && saved) {
+        const changed = new Set<string>();
+        const logs = this.db
+          .prepare('SELECT ids FROM keyword_changes WHERE generation > ? ORDER BY generation')
+          .pluck()
+          .iterate(saved.generation) as Iterable<string>;
+        for (const ids of logs) for (const id of JSON.parse(ids) as string[]) changed.add(id);
+        // Most of the records changed since: reading them all in one pass is cheaper than by id.
+        if (changed.size > index.size / 2 + KEYWORD_SAVE_AFTER) index = undefined;
+        else reread = this.catchUp(index, [...changed]);
+      }
+      if (!index) {
+        index = new KeywordIndex();
+        reread = this.addRows(
+          index,
+          this.db
+            .prepare(
+              `SELECT id, tenant, namespace, text, context, json_extract(attributes, ${COLUMN_PATHS}) FROM ${this.source()} WHERE text <> '' OR context <> ''`,
+            )
+            .raw()
+            .iterate() as Iterable<Row>,
+        );
+      }
+    } finally {
+      if (outside) this.db.prepare('COMMIT').run();
+    }
+    this.index = index;
+    this.version = version;
+    this.unsaved = reread;
+    if (!outside) {
+      this.loadedInTransaction = true;
+      index.begin();
+    } else if (this.persist && reread >= KEYWORD_SAVE_AFTER) {
+      this.trySave(index);
+    }
+    return index;
+  }
+
+  /** Re-reads the records with these ids into the index (those gone or without text leave it). */
+  private catchUp(index: KeywordIndex, ids: readonly string[]): number {
+    const read = this.db
       .prepare(
-        `SELECT id, tenant, namespace, text, context, json_extract(attributes, ${COLUMN_PATHS}) FROM ${this.source()} WHERE text <> '' OR context <> ''`,
+        `SELECT id, tenant, namespace, text, context, json_extract(attributes, ${COLUMN_PATHS}) FROM ${this.source()} ` +
+          'WHERE id IN (SELECT value FROM json_each(?))',
       )
-      .raw()
-      .iterate() as Iterable<[string, string, string, string, string, string]>;
+      .raw();
+    for (let i = 0; i < ids.length; i += READ_CHUNK) {
+      const chunk = ids.slice(i, i + READ_CHUNK);
+      const found = new Set<string>();
+      this.addRows(
+        index,
+        (function* () {
+          for (const row of read.iterate(JSON.stringify(chunk)) as Iterable<Row>) {
+            found.add(row[0]);
+            yield row;
+          }
+        })(),
+      );
+      for (const id of chunk) if (!found.has(id)) index.remove(id);
+    }
+    return ids.length;
+  }
+
+  private addRows(index: KeywordIndex, rows: Iterable<Row>): number {
+    let n = 0;
     for (const [id, tenant, namespace, text, context, values] of rows) {
       const parsed = JSON.parse(values) as AttributeValue[];
       const attributes: Record<string, AttributeValue> = {};
@@ -104,13 +232,47 @@ export class SqliteKeywordIndex {
         attributes[key] = parsed[i] ?? null;
       });
       index.set(id, { tenant, namespace, text, context, attributes });
+      n++;
     }
-    this.index = index;
-    this.version = version;
-    if (this.db.inTransaction) {
-      this.loadedInTransaction = true;
-      index.begin();
+    return n;
+  }
+
+  /**
+   * Saves the index as of the latest generation, when it is the file's state: outside transactions,
+   * under the write lock, and no other connection committed since it was loaded. Skipped (the
+   * changes stay logged) when another process holds the lock: a search does not wait for a save.
+   */
+  private save(index: KeywordIndex): void {
+    if (this.db.inTransaction || this.loadedInTransaction) return;
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.db.prepare('BEGIN IMMEDIATE').run();
+    } catch (error) {
+      if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) return;
+      throw error;
+    } finally {
+      this.db.pragma(`busy_timeout = ${timeout}`);
     }
-    return index;
+    try {
+      if (this.dataVersion.get() !== this.version || index !== this.index) {
+        this.db.prepare('ROLLBACK').run();
+        return;
+      }
+      const bytes = index.toBytes();
+      const generation =
+        (this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'keyword_changes'").pluck().get() as
+          | number
+          | undefined) ?? 0;
+      this.db
+        .prepare('INSERT OR REPLACE INTO keyword_snapshot (id, generation, data) VALUES (1, ?, ?)')
+        .run(generation, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      this.db.prepare('DELETE FROM keyword_changes WHERE generation <= ?').run(generation);
+      this.db.prepare('COMMIT').run();
+      this.unsaved = 0;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.prepare('ROLLBACK').run();
+      throw error;
+    }
   }
 }

@@ -205,7 +205,7 @@ export class SqliteBackend implements MemoryBackend {
     this.gateKey = memory ? undefined : this.path;
     this.gate = acquireGate(this.gateKey);
     this.pendingChanges = this.db.prepare('SELECT EXISTS (SELECT 1 FROM logged_changes)').pluck();
-    this.keywords = new SqliteKeywordIndex(this.db, () => this.source(false));
+    this.keywords = new SqliteKeywordIndex(this.db, () => this.source(false), !this.readonly && !memory);
     this.links = new SqliteEntityLinks(this.db);
     this.dimension = this.readDimension();
   }
@@ -935,6 +935,7 @@ export class SqliteBackend implements MemoryBackend {
     if (this.closed) return;
     if (!this.insideFrame()) await this.gate.idle();
     if (this.closed) return;
+    if (!this.readonly) this.keywords.close();
     this.closed = true;
     this.statements.clear();
     releaseGate(this.gateKey);
@@ -994,6 +995,7 @@ export class SqliteBackend implements MemoryBackend {
     const keywordMark = this.keywords.mark();
     try {
       const result = fn();
+      this.keywords.flush();
       this.exec(commit);
       if (!inside) {
         this.codes?.committed();

@@ -297,6 +297,28 @@ export const MIGRATIONS: readonly Migration[] = [
           attr_content_hash, attr_memory_id, attr_occurred_at FROM logged_records;
     `,
   },
+  {
+    version: 9,
+    description: 'the keyword index kept in the file, with the ids each write changed since',
+    sql: `
+      -- The in-process BM25F index was rebuilt from every record's text on a process's first keyword
+      -- search (2-3 s at 100k memories, the whole cold start). It is now saved here (KeywordIndex.toBytes)
+      -- as of a generation of keyword_changes, and a process loads it and re-reads only the records
+      -- named by the changes after that generation. A missing or unreadable snapshot means a rebuild.
+      CREATE TABLE keyword_snapshot (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        generation INTEGER NOT NULL,
+        data BLOB NOT NULL
+      );
+      -- One row per write (a batch, not a record) that changed what the keyword index holds: the ids
+      -- (JSON array) it wrote, patched or deleted. AUTOINCREMENT: a generation is never reused once
+      -- the rows a snapshot covers are deleted.
+      CREATE TABLE keyword_changes (
+        generation INTEGER PRIMARY KEY AUTOINCREMENT,
+        ids TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** A float vector stored as a blob, as a Float32Array (copied when the blob is not 4-byte aligned). */

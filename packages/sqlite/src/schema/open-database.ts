@@ -121,12 +121,46 @@ function loadVectorExtension(db: Database.Database): void {
   }
 }
 
+/**
+ * True when `error` says better-sqlite3's native addon is absent or built for
+ * another Node: pnpm 10 and `--ignore-scripts` skip its install script, so
+ * `bindings` finds no `better_sqlite3.node`; a Node upgrade leaves one built
+ * for another NODE_MODULE_VERSION.
+ */
+function isMissingNativeBuild(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  return (
+    /Could not locate the bindings file|better_sqlite3\.node|NODE_MODULE_VERSION/.test(error.message) ||
+    code === 'ERR_DLOPEN_FAILED'
+  );
+}
+
+/**
+ * `new Database(...)`, where better-sqlite3 loads its native addon on first
+ * use: a missing build becomes MISSING_DEPENDENCY naming the fix for each
+ * package manager, as a missing sqlite-vec binary does.
+ */
+function connect(filename: string | Buffer, options?: Database.Options): Database.Database {
+  try {
+    return new Database(filename, options);
+  } catch (error) {
+    if (!isMissingNativeBuild(error)) throw error;
+    const first = (error as Error).message.split('\n')[0];
+    throw new AgentMemoryError(
+      'MISSING_DEPENDENCY',
+      `better-sqlite3's native build is missing or was built for another Node.js (${first}). Its install script must run: npm rebuild better-sqlite3 (npm with allowScripts: allow better-sqlite3); with pnpm 10, add better-sqlite3 to pnpm.onlyBuiltDependencies (or run pnpm approve-builds) and then pnpm rebuild better-sqlite3; with --ignore-scripts, run npm rebuild better-sqlite3 afterwards.`,
+      { cause: error },
+    );
+  }
+}
+
 let extensionAvailable = false;
 
 /** Fails before any file or directory is created when the extension cannot load (checked once per process). */
 function checkVectorExtension(): void {
   if (extensionAvailable) return;
-  const probe = new Database(':memory:');
+  const probe = connect(':memory:');
   try {
     loadVectorExtension(probe);
     extensionAvailable = true;
@@ -210,6 +244,8 @@ export function migrate(db: Database.Database, path: string): number {
       db.exec(m.sql);
       m.apply?.(db);
     }
+    // A later step may rewrite records: the saved keyword index is then rebuilt from them.
+    if (info.version >= 9 && info.version < SCHEMA_VERSION) db.exec('DELETE FROM keyword_snapshot');
     if (info.version < SCHEMA_VERSION || info.applicationId !== APPLICATION_ID) {
       db.pragma(`application_id = ${APPLICATION_ID | 0}`);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
@@ -245,12 +281,13 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   let db: Database.Database;
   try {
     const image = readonly && !memory ? quiescentWalImage(shown) : undefined;
-    db = new Database(image ?? (memory ? ':memory:' : shown), {
+    db = connect(image ?? (memory ? ':memory:' : shown), {
       readonly,
       fileMustExist: readonly,
       timeout: options.busyTimeoutMs ?? 5000,
     });
   } catch (error) {
+    if (AgentMemoryError.isInstance(error)) throw error;
     throw notADatabase(shown, `could not be opened (${(error as Error).message})`, error);
   }
   try {

@@ -116,6 +116,8 @@ export class KeywordIndex {
   private used = 0;
   private dead = 0;
   private journal: (() => void)[] | undefined;
+  /** Restored by fromBytes: slotOf and each slot's term list (only writes need them) are not built yet. */
+  private lazy = false;
   // Per-search scratch, reused.
   private admitted = new Uint8Array(0);
   private scores = new Float64Array(0);
@@ -136,11 +138,14 @@ export class KeywordIndex {
 
   /** Documents indexed (records with at least one term). */
   get size(): number {
-    return this.slotOf.size;
+    let n = 0; // the live slots: those in a class (one per id)
+    for (let c = 1; c < this.classN.length; c++) n += this.classN[c]!;
+    return n;
   }
 
   /** Indexes (or re-indexes) a record; one without terms is not a document, as in FTS5. */
   set(id: string, doc: KeywordDocument): void {
+    this.materialize();
     const terms = keywordTerms(doc.text);
     const contextTerms = doc.context ? keywordTerms(doc.context) : [];
     const before = this.slotOf.get(id);
@@ -176,6 +181,7 @@ export class KeywordIndex {
 
   /** Rewrites the filterable attributes of a document (a patch), merged key by key; a key set to undefined is missing. */
   setAttributes(id: string, attributes: Readonly<Record<string, AttributeValue | undefined>>): void {
+    this.materialize();
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
     const changed = this.columns.filter((c) => Object.hasOwn(attributes, c.key));
@@ -195,6 +201,7 @@ export class KeywordIndex {
   }
 
   remove(id: string): void {
+    this.materialize();
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
     this.kill(id, slot);
@@ -565,6 +572,7 @@ export class KeywordIndex {
 
   private maybeCompact(): void {
     if (this.journal || this.dead < 1024 || this.dead * 4 < this.used) return;
+    this.materialize();
     // Live slots move down in order; postings keep their order, so scores and ties are unchanged.
     const moved = new Int32Array(this.used).fill(-1);
     const docTerms = new Int32Array(this.docTerms.length);
@@ -606,6 +614,264 @@ export class KeywordIndex {
     this.classOf.fill(DEAD, live, this.used);
     this.used = live;
     this.dead = 0;
+  }
+
+  /**
+   * Builds what `fromBytes` leaves out until a write needs it: the slot of each id, and each slot's
+   * term ids (from the postings, which hold the same pairs), for the class counts of a write.
+   */
+  private materialize(): void {
+    if (!this.lazy) return;
+    this.lazy = false;
+    for (let s = 0; s < this.used; s++) if (this.classOf[s] !== DEAD) this.slotOf.set(this.ids[s]!, s);
+    const count = this.termCount;
+    count.fill(0);
+    let total = 0;
+    for (const p of this.postings) {
+      for (let i = 0; i < p.n; i++) count[p.slots[i]!]!++;
+      total += p.n;
+    }
+    let at = 0;
+    for (let s = 0; s < this.used; s++) {
+      this.termStart[s] = at;
+      at += count[s]!;
+    }
+    const fill = new Int32Array(this.used);
+    this.docTerms = new Int32Array(Math.max(8192, total));
+    this.postings.forEach((p, term) => {
+      for (let i = 0; i < p.n; i++) {
+        const s = p.slots[i]!;
+        this.docTerms[this.termStart[s]! + fill[s]!++] = term;
+      }
+    });
+    this.docTermsUsed = total;
+  }
+
+  /**
+   * The whole index as bytes (journal excluded: call between transactions), so a
+   * backend can keep it in its file and `fromBytes` it on open instead of
+   * tokenizing every record again. A JSON header (ids, terms, labels, scopes,
+   * classes) then the typed arrays, each 8-byte aligned.
+   */
+  toBytes(): Uint8Array {
+    const used = this.used;
+    const terms = [...this.termIds.keys()]; // in id order: ids are given in insertion order
+    const meta = new Int32Array(this.postings.length * 4);
+    let slotsTotal = 0;
+    let dfTotal = 0;
+    this.postings.forEach((p, i) => {
+      meta[i * 4] = p.n;
+      meta[i * 4 + 1] = p.maxText;
+      meta[i * 4 + 2] = p.maxContext;
+      meta[i * 4 + 3] = p.df.length;
+      slotsTotal += p.n;
+      dfTotal += p.df.length;
+    });
+    const slots = new Int32Array(slotsTotal);
+    const tfs = new Uint32Array(slotsTotal);
+    const df = new Int32Array(dfTotal);
+    let at = 0;
+    let dfAt = 0;
+    for (const p of this.postings) {
+      slots.set(p.slots.subarray(0, p.n), at);
+      tfs.set(p.tfs.subarray(0, p.n), at);
+      at += p.n;
+      df.set(p.df, dfAt);
+      dfAt += p.df.length;
+    }
+    // Frequencies of one byte each (nearly always) in two bytes instead of four.
+    let narrow = true;
+    for (let i = 0; i < tfs.length && narrow; i++) narrow = (tfs[i]! & 0xff00ff00) === 0;
+    let tfBytes: Uint32Array | Uint16Array = tfs;
+    if (narrow) {
+      tfBytes = new Uint16Array(tfs.length);
+      for (let i = 0; i < tfs.length; i++) tfBytes[i] = (tfs[i]! & 0xff) | ((tfs[i]! >>> 16) << 8);
+    }
+    // A column's labels only when some value is not a number, its numbers only when some is (else empty).
+    const columnParts = this.columns.flatMap((c) => {
+      let labelled = false;
+      let numeric = false;
+      for (let s = 0; s < used; s++) {
+        if (c.labels[s] === -1) numeric = true;
+        else labelled = true;
+      }
+      return [
+        labelled ? c.labels.subarray(0, used) : new Int32Array(0),
+        numeric ? c.numbers.subarray(0, used) : new Float64Array(0),
+      ];
+    });
+    // Ids one a line when none holds a line break (a split is much cheaper than JSON.parse), else JSON.
+    const idList = this.ids.slice(0, used).map((id) => id ?? '');
+    const lines = !idList.some((id) => id.includes('\n'));
+    const ids = new TextEncoder().encode(lines ? idList.join('\n') : JSON.stringify(idList));
+    const arrays: ArrayBufferView[] = [
+      this.scope.subarray(0, used),
+      this.textLength.subarray(0, used),
+      this.contextLength.subarray(0, used),
+      this.classOf.subarray(0, used),
+      ids,
+      ...columnParts,
+      meta,
+      slots,
+      tfBytes,
+      df,
+    ];
+    const header = new TextEncoder().encode(
+      JSON.stringify({
+        format: 3,
+        narrow,
+        columns: this.columns.map((c) => c.key),
+        used,
+        dead: this.dead,
+        lines,
+        terms,
+        labels: this.labels,
+        scopeTenants: this.scopeTenants,
+        scopeNamespaces: this.scopeNamespaces,
+        classScope: this.classScope,
+        classValues: this.classValues,
+        classN: this.classN,
+        classText: this.classText,
+        classContext: this.classContext,
+        lengths: arrays.map((a) => a.byteLength),
+      }),
+    );
+    const pad = (n: number) => (n + 7) & ~7;
+    let size = 8 + pad(header.length);
+    for (const a of arrays) size += pad(a.byteLength);
+    const out = new Uint8Array(size);
+    new DataView(out.buffer).setUint32(0, header.length, true);
+    out.set(header, 8);
+    let offset = 8 + pad(header.length);
+    for (const a of arrays) {
+      out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offset);
+      offset += pad(a.byteLength);
+    }
+    return out;
+  }
+
+  /**
+   * An index from `toBytes`' output; undefined when the bytes are of another
+   * format or other columns (the caller rebuilds from its records).
+   */
+  static fromBytes(bytes: Uint8Array, options: { columns?: readonly string[] } = {}): KeywordIndex | undefined {
+    // Typed arrays need aligned offsets: work on an aligned copy.
+    const data: Uint8Array<ArrayBuffer> =
+      bytes.byteOffset % 8 === 0 && bytes.buffer instanceof ArrayBuffer
+        ? (bytes as Uint8Array<ArrayBuffer>)
+        : new Uint8Array(bytes);
+    if (data.byteLength < 8) return undefined;
+    const headerLength = new DataView(data.buffer, data.byteOffset, 8).getUint32(0, true);
+    const h = JSON.parse(new TextDecoder().decode(data.subarray(8, 8 + headerLength))) as {
+      format: number;
+      columns: string[];
+      used: number;
+      dead: number;
+      lines: boolean;
+      narrow: boolean;
+      terms: string[];
+      labels: AttributeValue[];
+      scopeTenants: string[];
+      scopeNamespaces: string[];
+      classScope: number[];
+      classValues: AttributeValue[][];
+      classN: number[];
+      classText: number[];
+      classContext: number[];
+      lengths: number[];
+    };
+    const index = new KeywordIndex(options);
+    if (h.format !== 3 || JSON.stringify(h.columns) !== JSON.stringify(index.columns.map((c) => c.key)))
+      return undefined;
+    const pad = (n: number) => (n + 7) & ~7;
+    let offset = data.byteOffset + 8 + pad(headerLength);
+    let next = 0;
+    const take = <T>(make: (buffer: ArrayBuffer, offset: number, length: number) => T, width: number): T => {
+      const length = h.lengths[next++]!;
+      const view = make(data.buffer, offset, length / width);
+      offset += pad(length);
+      return view;
+    };
+    const i32 = () => take((b, o, n) => new Int32Array(b, o, n), 4);
+    const u32 = () => take((b, o, n) => new Uint32Array(b, o, n), 4);
+    const f64 = () => take((b, o, n) => new Float64Array(b, o, n), 8);
+    const used = h.used;
+    const capacity = Math.max(1024, used);
+    const sized = <T extends Int32Array | Uint32Array | Float64Array>(view: T, to: T): T => grown(view, to);
+    index.scope = sized(i32(), new Int32Array(capacity));
+    index.textLength = sized(u32(), new Uint32Array(capacity));
+    index.contextLength = sized(u32(), new Uint32Array(capacity));
+    index.classOf = sized(i32(), new Int32Array(capacity));
+    const idBytes = take((b, o, n) => new Uint8Array(b, o, n), 1);
+    const idText = new TextDecoder().decode(idBytes);
+    const ids: string[] = used === 0 ? [] : h.lines ? idText.split('\n') : JSON.parse(idText);
+    index.termStart = new Int32Array(capacity);
+    index.termCount = new Int32Array(capacity);
+    for (const c of index.columns) {
+      const labels = i32();
+      const numbers = f64();
+      c.labels =
+        labels.length > 0 ? sized(labels, new Int32Array(capacity)) : new Int32Array(capacity).fill(-1, 0, used);
+      c.numbers =
+        numbers.length > 0 ? sized(numbers, new Float64Array(capacity)) : new Float64Array(capacity).fill(Number.NaN);
+    }
+    const meta = i32();
+    const slots = i32();
+    let tfs: Uint32Array;
+    if (h.narrow) {
+      const packed = take((b, o, n) => new Uint16Array(b, o, n), 2);
+      tfs = new Uint32Array(packed.length);
+      for (let i = 0; i < packed.length; i++) tfs[i] = (packed[i]! & 0xff) | ((packed[i]! >>> 8) << 16);
+    } else {
+      tfs = u32();
+    }
+    const df = i32();
+    let at = 0;
+    let dfAt = 0;
+    h.terms.forEach((term, i) => {
+      const n = meta[i * 4]!;
+      const dfLength = meta[i * 4 + 3]!;
+      index.termIds.set(term, i);
+      // Views of the restored buffer: a posting that grows is copied out first (post), compaction
+      // rewrites only its own range.
+      index.postings.push({
+        slots: slots.subarray(at, at + n),
+        tfs: tfs.subarray(at, at + n),
+        n,
+        df: df.subarray(dfAt, dfAt + dfLength),
+        maxText: meta[i * 4 + 1]!,
+        maxContext: meta[i * 4 + 2]!,
+      });
+      at += n;
+      dfAt += dfLength;
+    });
+    index.ids = ids;
+    index.lazy = true;
+    h.labels.forEach((label, i) => {
+      index.labels.push(label);
+      index.labelIds.set(JSON.stringify(label), i);
+    });
+    h.scopeTenants.forEach((tenant, i) => {
+      index.scopeTenants.push(tenant);
+      index.scopeNamespaces.push(h.scopeNamespaces[i]!);
+      index.scopeIds.set(`${tenant}\u0000${h.scopeNamespaces[i]}`, i);
+    });
+    index.classScope.length = 0;
+    index.classValues.length = 0;
+    index.classN.length = 0;
+    index.classText.length = 0;
+    index.classContext.length = 0;
+    h.classScope.forEach((scope, c) => {
+      index.classScope.push(scope);
+      index.classValues.push(h.classValues[c]!);
+      index.classN.push(h.classN[c]!);
+      index.classText.push(h.classText[c]!);
+      index.classContext.push(h.classContext[c]!);
+      if (c !== DEAD) index.classIds.set(`${scope}\u0000${JSON.stringify(h.classValues[c])}`, c);
+    });
+    index.used = used;
+    index.dead = h.dead;
+    return index;
   }
 
   private grow(): void {

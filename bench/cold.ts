@@ -1,0 +1,166 @@
+/**
+ * Cold start on SQLite: what a new process pays before its first recall on a
+ * store built earlier (the file is in the OS page cache: process-cold, not
+ * disk-cold), against a warm recall of the same store in the same process.
+ * Goal: open + first recall at 100k <= 10x a warm recall p50; `agentmem recall`
+ * on the store <= 3x `agentmem --help`.
+ *
+ *   npm run bench -- cold [--size 100000] [--runs 3] [--db <file>]
+ *
+ * `--db`: keep the built store in that file and reuse it on the next run (it is
+ * built when missing). Each run is a fresh Node process: open (MemoryStore.open),
+ * the first recall, then 50 recalls after 10 warm-up (p50). The CLI rows run
+ * `agentmem` from its sources through tsx, `--help` and `recall` alike, so both
+ * carry the same TypeScript loading cost; the median of the runs is shown.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { HashingEmbedder, MemoryStore } from '@agentmem/core';
+import { SqliteBackend } from '@agentmem/sqlite';
+import { textGenerator } from './recall';
+
+const BATCH = 5000;
+const WARM_QUERIES = 50;
+const WARMUP = 10;
+const ROOT = resolve(import.meta.dirname, '..');
+
+interface ChildResult {
+  openMs: number;
+  firstMs: number;
+  warmP50: number;
+  /** The first query again, once warm: how much of the first recall is the query, not the start. */
+  firstWarmMs: number;
+  /** CPU time (user + system) of open + first recall, and the warm recalls' p50: robust to a busy machine. */
+  coldCpuMs: number;
+  warmCpuP50: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function child(path: string): Promise<void> {
+  const queries = Array.from({ length: WARMUP + WARM_QUERIES + 1 }, textGenerator(7).bind(null, 3, 6));
+  const recall = (store: MemoryStore, q: string) => store.recall(q, { k: 10, mode: 'hybrid', reinforce: false });
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const startCpu = cpu();
+  const start = performance.now();
+  const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder: new HashingEmbedder() });
+  const opened = performance.now();
+  await recall(store, queries[0]!);
+  const first = performance.now();
+  const coldCpuMs = cpu() - startCpu;
+  for (const q of queries.slice(1, 1 + WARMUP)) await recall(store, q);
+  const warm: number[] = [];
+  const warmCpu: number[] = [];
+  for (const q of queries.slice(1 + WARMUP)) {
+    const t = performance.now();
+    const c = cpu();
+    await recall(store, q);
+    warm.push(performance.now() - t);
+    warmCpu.push(cpu() - c);
+  }
+  const again = performance.now();
+  await recall(store, queries[0]!);
+  const firstWarmMs = performance.now() - again;
+  await store.close();
+  const result: ChildResult = {
+    openMs: opened - start,
+    firstMs: first - opened,
+    warmP50: median(warm),
+    firstWarmMs,
+    coldCpuMs,
+    warmCpuP50: median(warmCpu),
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+async function build(path: string, size: number): Promise<void> {
+  const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder: new HashingEmbedder() });
+  const next = textGenerator(42);
+  const start = performance.now();
+  for (let i = 0; i < size; i += BATCH) {
+    await store.rememberMany(
+      Array.from({ length: Math.min(BATCH, size - i) }, () => ({ content: next(8, 20), type: 'user' as const })),
+    );
+  }
+  // One recall loads the keyword index, so close saves it: the store at rest, as a process that wrote and
+  // recalled leaves it (a store no process searched since a bulk write pays one rebuild on its next recall).
+  await store.recall('service port', { k: 1, reinforce: false });
+  await store.close();
+  console.error(`built ${size} memories in ${((performance.now() - start) / 1000).toFixed(1)} s: ${path}`);
+}
+
+/** Wall time of a process, ms; throws with its stderr when it fails. */
+function timed(args: string[]): { ms: number; stdout: string } {
+  const start = performance.now();
+  const done = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const ms = performance.now() - start;
+  if (done.status !== 0) throw new Error(`${args.join(' ')} failed (${done.status}): ${done.stderr}`);
+  return { ms, stdout: done.stdout };
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      size: { type: 'string', default: '100000' },
+      runs: { type: 'string', default: '3' },
+      db: { type: 'string' },
+      child: { type: 'string' },
+    },
+  });
+  if (values.child) return child(values.child);
+  const size = Number(values.size);
+  const runs = Number(values.runs);
+  const dir = values.db ? undefined : mkdtempSync(join(tmpdir(), 'agentmem-cold-bench-'));
+  const path = values.db ? resolve(values.db) : join(dir!, 'memory.db');
+  try {
+    if (!existsSync(path)) await build(path, size);
+    const tsx = ['--import', 'tsx'];
+    const results: ChildResult[] = [];
+    // Each run prints its own row too: the median hides a first run that rebuilt the index.
+    const help: number[] = [];
+    const cli: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const { stdout } = timed([...tsx, 'bench/run.ts', 'cold', '--child', path]);
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as ChildResult;
+      console.error(`run ${r + 1}: ${JSON.stringify(result)}`);
+      results.push(result);
+      help.push(timed([...tsx, 'packages/cli/src/bin.ts', '--help']).ms);
+      cli.push(timed([...tsx, 'packages/cli/src/bin.ts', '--db', path, 'recall', 'zaiko brava tou']).ms);
+    }
+    const open = median(results.map((r) => r.openMs));
+    const first = median(results.map((r) => r.firstMs));
+    const warm = median(results.map((r) => r.warmP50));
+    const ratio = (open + first) / warm;
+    const coldCpu = median(results.map((r) => r.coldCpuMs));
+    const warmCpu = median(results.map((r) => r.warmCpuP50));
+    const cliRatio = median(cli) / median(help);
+    console.log(
+      `\ncold start, ${size.toLocaleString('en')} memories (hashing embedder, hybrid k = 10, reinforce off), median of ${runs} fresh processes; ` +
+        `${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.versions.node}, load average ${loadavg()[0]!.toFixed(1)}\n`,
+    );
+    console.log('| measure | ms |');
+    console.log('| --- | --- |');
+    console.log(`| open (MemoryStore.open) | ${open.toFixed(1)} |`);
+    console.log(`| first recall | ${first.toFixed(1)} |`);
+    console.log(`| open + first recall | ${(open + first).toFixed(1)} |`);
+    console.log(`| warm recall p50 (same process, after ${WARMUP}) | ${warm.toFixed(2)} |`);
+    console.log(`| CPU: open + first recall | ${coldCpu.toFixed(1)} |`);
+    console.log(`| CPU: warm recall p50 | ${warmCpu.toFixed(2)} |`);
+    console.log(`| the first query again, warm | ${median(results.map((r) => r.firstWarmMs)).toFixed(2)} |`);
+    console.log(`| \`agentmem --help\` (process, tsx) | ${median(help).toFixed(0)} |`);
+    console.log(`| \`agentmem recall\` (process, tsx) | ${median(cli).toFixed(0)} |`);
+    console.log(
+      `\nopen + first recall = ${ratio.toFixed(1)}x a warm recall in wall time, ${(coldCpu / warmCpu).toFixed(1)}x in CPU time (goal <= 10x: ${ratio <= 10 ? 'met' : 'NOT met'}); ` +
+        `agentmem recall = ${cliRatio.toFixed(2)}x agentmem --help (goal <= 3x: ${cliRatio <= 3 ? 'met' : 'NOT met'})`,
+    );
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,208 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BackendRecord, InMemoryBackend, type RecordFilter } from '@agentmem/core';
+import { seededRandom } from '@agentmem/core/testing';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../schema';
+import { KEYWORD_SAVE_AFTER } from './keyword-index';
+import { SqliteBackend } from './sqlite-backend';
+
+const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-keyword-snapshot-'));
+let n = 0;
+const open: SqliteBackend[] = [];
+function backend(path: string): SqliteBackend {
+  const b = new SqliteBackend({ path });
+  open.push(b);
+  return b;
+}
+const fresh = () => join(dir, `store-${n++}.db`);
+/** A keyword search: loads the connection's index. */
+const touch = (b: SqliteBackend) => b.search({ mode: 'keyword', text: 'apple', filter: { tenant: null }, k: 1 });
+
+const WORDS = 'apple pie crust ferry zanzibar paris train the of deploy deployed café'.split(' ');
+
+function randomRecords(count: number, seed: number): BackendRecord[] {
+  const random = seededRandom(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+  const text = () => Array.from({ length: Math.floor(random() * 8) }, () => pick(WORDS)).join(' ');
+  return Array.from({ length: count }, (_, i) => ({
+    id: `r${String(i).padStart(5, '0')}`,
+    tenant: pick(['a', 'b']),
+    namespace: pick(['n1', 'n2']),
+    text: i === 7 && seed === 5 ? 'ferry '.repeat(300) : text(), // one index with a frequency past a byte
+    ...(random() < 0.4 ? { context: text() } : {}),
+    attributes: {
+      kind: pick(['memory', 'history']),
+      status: pick(['active', 'superseded']),
+      // Numbers and labels in one column, and a text whose frequency does not fit a byte.
+      ...(i % 3 ? { occurredAt: Math.floor(random() * 100) } : { occurredAt: 'unknown' }),
+    },
+    payload: {},
+  }));
+}
+
+const FILTERS: RecordFilter[] = [
+  { tenant: 'a' },
+  { tenant: null },
+  { tenant: 'a', namespaces: ['n1', 'n2'], where: { kind: 'memory', status: 'active' } },
+  { tenant: 'b', where: { kind: 'memory', occurredAt: { gte: 20, lt: 70 } } },
+];
+const QUERIES = ['apple pie', 'the ferry to Zanzibar', 'deploying trains', 'cafe crust'];
+
+async function expectSameAsInMemory(sqlite: SqliteBackend, records: readonly BackendRecord[]) {
+  const memory = new InMemoryBackend();
+  await memory.upsert(records);
+  for (const filter of FILTERS) {
+    for (const text of QUERIES) {
+      const request = { mode: 'keyword' as const, text, filter, k: 20 };
+      const s = (await sqlite.search(request)).map((h) => [h.record.id, h.score.toFixed(9)]);
+      const m = (await memory.search(request)).map((h) => [h.record.id, h.score.toFixed(9)]);
+      expect(s).toEqual(m);
+    }
+  }
+}
+
+function raw(path: string) {
+  const db = new Database(path);
+  return {
+    snapshots: () => db.prepare('SELECT count(*) FROM keyword_snapshot').pluck().get() as number,
+    changes: () => db.prepare('SELECT count(*) FROM keyword_changes').pluck().get() as number,
+    db,
+  };
+}
+
+afterEach(async () => {
+  for (const b of open.splice(0)) await b.close();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the keyword index kept in the file', () => {
+  const records = randomRecords(KEYWORD_SAVE_AFTER + 500, 5);
+
+  it('is saved when a bulk write to a loaded index closes, and the next connection ranks from it exactly as the in-memory backend', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await writer.upsert(records.slice(0, 700));
+    await touch(writer);
+    await writer.upsert(records.slice(700));
+    await writer.close();
+    const file = raw(path);
+    expect(file.snapshots()).toBe(1);
+    expect(file.changes()).toBe(0); // the changes the snapshot covers are gone
+    await expectSameAsInMemory(backend(path), records);
+    // What a new connection loads is the saved index: an edit by raw SQL (which logs no change) is
+    // not seen by it until the snapshot is dropped, and the rebuild then sees it.
+    file.db.prepare("UPDATE records SET text = 'quokka' WHERE id = 'r00001'").run();
+    const top = async () =>
+      (await backend(path).search({ mode: 'keyword', text: 'quokka', filter: { tenant: null }, k: 1 }))[0]?.record.id;
+    expect(await top()).toBeUndefined();
+    file.db.exec('DELETE FROM keyword_snapshot');
+    expect(await top()).toBe('r00001');
+    file.db.close();
+  });
+
+  it('catches up from the changes other connections logged after it: writes, patches, deletes', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await touch(writer);
+    await writer.upsert(records);
+    await writer.close();
+    const current = new Map(records.map((r) => [r.id, r]));
+    const other = backend(path);
+    const changed = records.slice(0, 60).map((r, i) => ({ ...r, text: `${r.text} apple ferry ${i}`, tenant: 'a' }));
+    await other.upsert(changed);
+    for (const r of changed) current.set(r.id, r);
+    const patched = records.slice(60, 120).map((r) => r.id);
+    await other.patch(patched.map((id) => ({ id, attributes: { status: 'superseded' } })));
+    for (const id of patched) {
+      const r = current.get(id)!;
+      current.set(id, { ...r, attributes: { ...r.attributes, status: 'superseded' } });
+    }
+    // Reinforcement-like patches of attributes the index does not hold log nothing.
+    await other.patch(records.slice(0, 10).map((r) => ({ id: r.id, attributes: { accessCount: 3 } })));
+    const deleted = records.slice(120, 160).map((r) => r.id);
+    await other.delete(deleted);
+    for (const id of deleted) current.delete(id);
+    await other.close();
+    const file = raw(path);
+    expect(file.changes()).toBe(3); // one row per write, the snapshot left as it was (few changes)
+    file.db.close();
+    await expectSameAsInMemory(backend(path), [...current.values()]);
+  });
+
+  it('takes writes on a loaded snapshot: deleting most records compacts it, and it still ranks exactly', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await touch(writer);
+    await writer.upsert(records);
+    await writer.close();
+    const reader = backend(path);
+    await expectSameAsInMemory(reader, records); // loaded from the snapshot
+    const gone = records.slice(0, Math.ceil(records.length * 0.6)).map((r) => r.id);
+    await reader.delete(gone);
+    const kept = records.slice(gone.length);
+    await expectSameAsInMemory(reader, kept);
+    await reader.upsert(records.slice(0, 50));
+    await expectSameAsInMemory(reader, [...records.slice(0, 50), ...kept]);
+    await reader.close();
+    await expectSameAsInMemory(backend(path), [...records.slice(0, 50), ...kept]); // saved at close
+  });
+
+  it('is not built at close by a writer that never searched: the next search builds it once and saves it', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await writer.upsert(records);
+    await writer.close();
+    const file = raw(path);
+    expect(file.snapshots()).toBe(0);
+    expect(file.changes()).toBe(1);
+    await expectSameAsInMemory(backend(path), records);
+    expect(file.snapshots()).toBe(1);
+    expect(file.changes()).toBe(0);
+    file.db.close();
+  });
+
+  it('logs nothing for a write that rolls back', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await writer.upsert(records.slice(0, 10));
+    await expect(
+      writer.transaction(async () => {
+        await writer.upsert(records.slice(10, 20));
+        throw new Error('abandon');
+      }),
+    ).rejects.toThrow('abandon');
+    const file = raw(path);
+    expect(file.changes()).toBe(1);
+    file.db.close();
+  });
+});
+
+describe('schema version 9', () => {
+  it('upgrades a version-8 file once: the keyword index is built from its records, saved, and ranks as before', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await writer.upsert(records8());
+    await writer.close();
+    // The file as schema 8 left it: version 9 only added the two keyword tables.
+    const file = raw(path);
+    file.db.exec(
+      "DROP TABLE keyword_snapshot; DROP TABLE keyword_changes; DELETE FROM sqlite_sequence WHERE name = 'keyword_changes'",
+    );
+    file.db.pragma('user_version = 8');
+    file.db.close();
+    const upgraded = backend(path);
+    expect(upgraded.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    await expectSameAsInMemory(upgraded, records8());
+    const after = raw(path);
+    expect(after.snapshots()).toBe(1); // the rebuild read every record: saved for the next process
+    after.db.close();
+    await expectSameAsInMemory(backend(path), records8());
+  });
+});
+
+function records8() {
+  return randomRecords(KEYWORD_SAVE_AFTER + 200, 8);
+}

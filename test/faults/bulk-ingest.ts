@@ -1,0 +1,147 @@
+/**
+ * kill -9 during a bulk ingest (rememberMany in batches, then close, which
+ * saves the keyword index into the file): after each kill the file must pass
+ * SQLite's integrity check and open, every memory of an acknowledged batch
+ * must be there, no batch may be there in part, and keyword search from the
+ * saved index and its change log must rank exactly as an index rebuilt from
+ * the records.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HashingEmbedder, MemoryStore } from '@agentmem/core';
+import { SqliteBackend } from '@agentmem/sqlite';
+import Database from 'better-sqlite3';
+import { type CrashResult, integrity } from './crash-trials';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const child = fileURLToPath(new URL('./bulk-ingest-child.ts', import.meta.url));
+const QUERIES = ['service port', 'fact 7 uses', 'port 3100', 'service 3 fact'];
+
+/** The content of the i-th memory of the ingest (unique, so each is found again by it). */
+export function bulkContent(i: number): string {
+  return `bulk fact ${i}: service ${i % 17} listens on port ${3000 + i} in zone ${['north', 'south', 'east'][i % 3]}`;
+}
+
+/** Runs the child; kills it `afterMs` after it started (undefined: let it finish). Highest ack and time. */
+function runChild(
+  argv: string[],
+  afterMs: number | undefined,
+): Promise<{ closed: boolean; acked: number; ms: number; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', child, ...argv], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let stderr = '';
+    let started = 0;
+    let timer: NodeJS.Timeout | undefined;
+    p.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (!started && out.includes('started\n')) {
+        started = performance.now();
+        if (afterMs !== undefined) timer = setTimeout(() => p.kill('SIGKILL'), afterMs);
+      }
+    });
+    p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    p.on('close', () => {
+      clearTimeout(timer);
+      const acks = [...out.matchAll(/ack (\d+)/g)].map((m) => Number(m[1]));
+      resolve({
+        closed: out.includes('closed\n'),
+        acked: acks.length ? Math.max(...acks) : 0,
+        ms: started ? performance.now() - started : 0,
+        stderr,
+      });
+    });
+  });
+}
+
+/** Keyword hits of a few queries over every memory, as ids and scores. */
+async function keywordHits(path: string): Promise<string> {
+  const backend = new SqliteBackend({ path, readonly: true });
+  try {
+    const out: string[] = [];
+    for (const text of QUERIES) {
+      const hits = await backend.search({ mode: 'keyword', text, filter: { tenant: null }, k: 20 });
+      out.push(hits.map((h) => `${h.record.id}:${h.score.toFixed(9)}`).join(','));
+    }
+    return out.join('\n');
+  } finally {
+    await backend.close();
+  }
+}
+
+export async function bulkIngestTrials(short: boolean, seed = 1): Promise<CrashResult> {
+  const trials = short ? 3 : 12;
+  const count = short ? 2000 : 6000;
+  const batch = short ? 250 : 500;
+  const dir = mkdtempSync(join(tmpdir(), 'agentmem-faults-ingest-'));
+  let state = seed;
+  const random = () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+  const result: CrashResult = {
+    operation: `bulk ingest (rememberMany, ${count / batch} batches of ${batch}, then close)`,
+    trials: 0,
+    interrupted: 0,
+    failures: 0,
+    recordsLost: 0,
+    halfApplied: 0,
+    notes: [],
+  };
+  try {
+    const full = await runChild([join(dir, 'full.db'), String(count), String(batch)], undefined);
+    if (!full.closed) throw new Error(`the bulk ingest did not complete without a kill: ${full.stderr}`);
+    for (let t = 0; t < trials; t++) {
+      const db = join(dir, `trial-${t}.db`);
+      const run = await runChild([db, String(count), String(batch)], random() * full.ms * 1.1);
+      result.trials++;
+      if (!run.closed) result.interrupted++;
+      let failed = false;
+      const fail = (note: string) => {
+        failed = true;
+        result.notes.push(`trial ${t}: ${note}`);
+      };
+      try {
+        const check = integrity(db);
+        if (check !== 'ok') fail(`integrity_check ${check}`);
+        const store = await MemoryStore.open({
+          backend: new SqliteBackend({ path: db }),
+          embedder: new HashingEmbedder(),
+        });
+        const contents = new Set<string>();
+        for await (const m of store.memories({ includeInactive: true })) contents.add(m.content);
+        await store.close();
+        let lost = 0;
+        for (let i = 0; i < run.acked; i++) if (!contents.has(bulkContent(i))) lost++;
+        if (lost > 0) fail(`${lost} acknowledged memories missing`);
+        result.recordsLost += lost;
+        // Whole batches only: the memories present are the first n, n a multiple of the batch (or all).
+        const present = contents.size;
+        let whole = present % batch === 0 || present === count;
+        for (let i = 0; i < present; i++) whole &&= contents.has(bulkContent(i));
+        if (!whole) {
+          result.halfApplied++;
+          fail(`${present} memories: not whole batches`);
+        }
+        const saved = await keywordHits(db);
+        const raw = new Database(db);
+        raw.exec('DELETE FROM keyword_snapshot');
+        raw.close();
+        if (saved !== (await keywordHits(db))) fail('keyword search from the saved index differs from a rebuild');
+      } catch (error) {
+        fail(`does not open: ${(error as Error).message}`);
+      }
+      if (failed) result.failures++;
+      for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
+    }
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
