@@ -45,6 +45,7 @@ import {
   namespaceFor,
   recallNamespaces,
 } from '../scope';
+import { applyReplyEvidence, applySpeakerFocus } from '../recall-evidence';
 import { contentHash } from '../text';
 import { newId, stableId, toMillis } from '../util';
 import { historyToRecord, KIND, memoryToRecord, recordToHistory, recordToMemory } from './codec';
@@ -121,6 +122,18 @@ export interface MemoryStoreOptions {
    * capabilities say `links`.
    */
   entityEvidence?: boolean;
+  /**
+   * Speaker focus in recall: a query that names some of the speakers of the candidate turns
+   * (`metadata.speaker`, as `rememberConversation` writes it) lifts those speakers' own turns a
+   * little (docs/entities.md). Default true; memories without a speaker are not affected.
+   */
+  speakerFocus?: boolean;
+  /**
+   * Reply evidence in recall: the turn that follows a candidate turn ending in a question scores at
+   * least as high as the question (docs/entities.md). Default true; needs `metadata.sessionId` and
+   * `metadata.turn`, as `rememberConversation` writes them.
+   */
+  replyEvidence?: boolean;
   /** Longest content (and context), in characters. Default 32,000. */
   maxContentLength?: number;
   /** Bounds of metadata and tags (docs/core.md, "Limits"); raise one where your data needs more. */
@@ -162,6 +175,10 @@ export interface RecallOptions {
   turnPriors?: boolean;
   /** Override the store's `entityEvidence` for this call. */
   entityEvidence?: boolean;
+  /** Override the store's `speakerFocus` for this call. */
+  speakerFocus?: boolean;
+  /** Override the store's `replyEvidence` for this call. */
+  replyEvidence?: boolean;
 }
 
 export interface RecallResult {
@@ -493,8 +510,13 @@ export class MemoryStore {
     const entities = (options.entityEvidence ?? this.options.entityEvidence ?? true) && this.backend.capabilities.links;
     const dates = options.dateEvidence ?? this.options.dateEvidence ?? true;
     const keywordEvidence = { ...evidence, timeAnswer: dates ? timeAnswerIn(query) : undefined };
+    const speakerFocus = options.speakerFocus ?? this.options.speakerFocus ?? true;
+    const replyEvidence = options.replyEvidence ?? this.options.replyEvidence ?? true;
     const rescore = async (hits: SearchHit[]) => {
-      const rescored = applyKeywordEvidence(hits, keywordEvidence);
+      let rescored = applyKeywordEvidence(hits, keywordEvidence);
+      // Conversation evidence before the entity hop, so the hop follows the candidates it put first.
+      if (replyEvidence) rescored = applyReplyEvidence(rescored);
+      if (speakerFocus) rescored = applySpeakerFocus(rescored, query);
       return entities ? applyEntityEvidence(rescored, { backend: this.backend, query, filter, pool }) : rescored;
     };
     const hits = await this.searchRecords(query, { mode, filter, k: pool, rescoreKeyword: rescore });

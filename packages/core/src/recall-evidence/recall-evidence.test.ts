@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { InMemoryBackend } from '../backends';
+import type { BackendRecord, SearchHit } from '../contracts';
+import { HashingEmbedder } from '../embedding';
+import { MemoryStore } from '../store/memory-store';
+import { applyReplyEvidence, REPLY_EVIDENCE_WEIGHT } from './reply-evidence';
+import { applySpeakerFocus, SPEAKER_FOCUS_WEIGHT } from './speaker-focus';
+
+const turn = (id: string, text: string, metadata: Record<string, unknown>, score: number): SearchHit => ({
+  record: {
+    id,
+    namespace: 'user',
+    tenant: '',
+    text,
+    attributes: { kind: 'memory', status: 'active' },
+    payload: { metadata },
+  } as BackendRecord,
+  score,
+});
+const order = (hits: SearchHit[]) => hits.map((h) => h.record.id);
+
+describe('applySpeakerFocus', () => {
+  const hits = [
+    turn('caroline-strong', 'Caroline: I went swimming', { speaker: 'Caroline' }, 1),
+    turn('caroline-weak', 'Caroline: the kids', { speaker: 'Caroline' }, 0.5),
+    turn('melanie-weak', 'Melanie: the kids', { speaker: 'Melanie' }, 0.49),
+    turn('note', 'a note without a speaker', {}, 0.495),
+  ];
+
+  it("lifts the named speaker's own turns above other weak matches, by a share of the best score", () => {
+    const out = applySpeakerFocus(hits, "What do Melanie's kids like?");
+    expect(order(out)).toEqual(['caroline-strong', 'melanie-weak', 'caroline-weak', 'note']);
+    expect(out[1]!.score).toBeCloseTo(0.49 + SPEAKER_FOCUS_WEIGHT * 1);
+  });
+
+  it('leaves a strong match by someone else first (a question naming the wrong person still finds who did it)', () => {
+    expect(applySpeakerFocus(hits, 'Did Melanie go swimming?')[0]!.record.id).toBe('caroline-strong');
+  });
+
+  it('favours nobody when the query names every speaker, or none', () => {
+    expect(applySpeakerFocus(hits, 'What do Caroline and Melanie both like?')).toEqual(hits);
+    expect(applySpeakerFocus(hits, 'Who likes the kids?')).toEqual(hits);
+  });
+});
+
+describe('applyReplyEvidence', () => {
+  it('raises the turn after a question to the score of the question, in the same session only', () => {
+    const out = applyReplyEvidence([
+      turn('question', 'Maria: How often do you all work out together?', { sessionId: 's1', turn: 4 }, 1),
+      turn('other', 'Maria: We work out at the gym near the church.', { sessionId: 's1', turn: 9 }, 0.8),
+      turn('reply', 'John: Three times a week; it keeps us on track.', { sessionId: 's1', turn: 5 }, 0.3),
+      turn('elsewhere', 'John: Five, with the dog.', { sessionId: 's2', turn: 5 }, 0.2),
+    ]);
+    expect(order(out)).toEqual(['question', 'reply', 'other', 'elsewhere']);
+    expect(out[1]!.score).toBeCloseTo(REPLY_EVIDENCE_WEIGHT * 1);
+  });
+
+  it('moves nothing for memories that are not conversation turns, or a question that is not one', () => {
+    const hits = [
+      turn('a', 'How often?', {}, 1),
+      turn('statement', 'We work out.', { sessionId: 's', turn: 1 }, 0.9),
+      turn('b', 'Three times.', {}, 0.2),
+      turn('next', 'Nice.', { sessionId: 's', turn: 2 }, 0.1),
+    ];
+    expect(applyReplyEvidence(hits)).toEqual(hits);
+  });
+});
+
+describe('recall with conversation evidence', () => {
+  async function chat(options: { replyEvidence?: boolean; speakerFocus?: boolean } = {}) {
+    const store = await MemoryStore.open({ backend: new InMemoryBackend(), embedder: new HashingEmbedder(), ...options });
+    await store.rememberConversation(
+      [
+        { speaker: 'John', text: 'My family and I started going to the gym in January.' },
+        { speaker: 'Maria', text: 'Great news John! How often do you all work out together?' },
+        { speaker: 'John', text: 'Three times a week; it keeps us on track.' },
+        { speaker: 'Maria', text: 'I should get my sister to the gym too.' },
+        { speaker: 'John', text: 'The kids love the pool there.' },
+      ],
+      { sessionId: 's1', at: '2023-05-01T10:00:00Z', window: 0 },
+    );
+    await store.rememberConversation(
+      [
+        { speaker: 'Maria', text: 'My family and I work out together at the park sometimes.' },
+        { speaker: 'John', text: 'Sounds fun, how was the picnic?' },
+        { speaker: 'Maria', text: 'We work out, then eat. The park is lovely in May.' },
+      ],
+      { sessionId: 's2', at: '2023-05-20T10:00:00Z', window: 0 },
+    );
+    return store;
+  }
+  const contents = (results: { memory: { content: string } }[]) => results.map((r) => r.memory.content);
+
+  it('a question about how often John works out reaches the reply to the question he was asked', async () => {
+    const store = await chat();
+    const query = 'How often does John work out with his family?';
+    const on = contents(await store.recall(query, { k: 3, reinforce: false }));
+    expect(on).toContain('John: Three times a week; it keeps us on track.');
+    const off = contents(await store.recall(query, { k: 3, reinforce: false, replyEvidence: false, speakerFocus: false }));
+    expect(off).not.toContain('John: Three times a week; it keeps us on track.');
+    await store.close();
+  });
+
+  it('both are options of the store too: turned off there, recall ranks as with them off per call', async () => {
+    const store = await chat();
+    const plain = await chat({ replyEvidence: false, speakerFocus: false });
+    const query = 'How often does John work out with his family?';
+    const perCall = await store.recall(query, { k: 5, reinforce: false, replyEvidence: false, speakerFocus: false });
+    expect(contents(await plain.recall(query, { k: 5, reinforce: false }))).toEqual(contents(perCall));
+    await plain.close();
+    await store.close();
+  });
+});

@@ -1,0 +1,34 @@
+import type { SearchHit } from '../contracts';
+import { byScore, turnPlace } from './conversation-turn';
+
+/**
+ * The turn right after a candidate that ends in a question scores at least this times the question's
+ * score. Questions are rarely the answer (turn priors lower them), but the reply that follows one
+ * often is: "How often do you all work out together?" is answered by "Three times a week", which
+ * shares no word with it. Tuned by leave-one-conversation-out on LoCoMo dev (docs/benchmarks.md).
+ */
+export const REPLY_EVIDENCE_WEIGHT = 1;
+
+/**
+ * Reply evidence (docs/entities.md): among the candidates, a conversation turn
+ * (`metadata.sessionId` and `metadata.turn`) whose previous turn of the same
+ * session is a candidate ending in "?" scores at least `REPLY_EVIDENCE_WEIGHT`
+ * x that question's score. Only candidates move: no record is read. Returns
+ * the hits rescored, best first.
+ */
+export function applyReplyEvidence(hits: readonly SearchHit[]): SearchHit[] {
+  const at = new Map<string, number>();
+  hits.forEach((h, i) => {
+    const place = turnPlace(h);
+    if (place) at.set(`${place.session}\u0000${place.turn}`, i);
+  });
+  if (at.size === 0) return [...hits];
+  const scores = hits.map((h) => h.score);
+  hits.forEach((h, i) => {
+    const place = turnPlace(h);
+    if (!place || !/\?\s*$/.test(h.record.text)) return;
+    const next = at.get(`${place.session}\u0000${place.turn + 1}`);
+    if (next !== undefined) scores[next] = Math.max(scores[next]!, REPLY_EVIDENCE_WEIGHT * h.score);
+  });
+  return hits.map((h, i) => (scores[i] === h.score ? h : { ...h, score: scores[i]! })).sort(byScore);
+}
