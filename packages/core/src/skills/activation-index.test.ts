@@ -393,3 +393,66 @@ describe('activation parameters', () => {
     expect(refused({ scoreWeights: 1 })).toThrow(/parameters\.scoreWeights must be an object/);
   });
 });
+
+describe('small libraries (idfPriorSkills)', () => {
+  const PROCESS: SkillInput[] = [
+    {
+      name: 'receiving-code-review',
+      description: 'Use when receiving code review feedback, before implementing suggestions',
+      content:
+        '# Code Review Reception\nCheck each review comment against the code before changing anything. Push back on a suggestion that is technically wrong, with reasons.',
+    },
+    {
+      name: 'requesting-code-review',
+      description: 'Use when completing tasks or before merging, to have the work reviewed',
+      content: '# Requesting Code Review\nAsk a reviewer to check the diff before merge. Give the comment thread context.',
+    },
+    {
+      name: 'writing-plans',
+      description: 'Use when you have a spec for a multi-step task, before touching code',
+      content: '# Writing Plans\nWrite the plan as small tasks with exact files and commands.',
+    },
+    {
+      name: 'brainstorming',
+      description: 'Use before creative work: explore intent and design first',
+      content: '# Brainstorming\nAsk one question at a time and propose two or three approaches.',
+    },
+    {
+      name: 'systematic-debugging',
+      description: 'Use when encountering any bug or test failure, before proposing fixes',
+      content: '# Systematic Debugging\nFind the root cause before fixing: reproduce, read the error, trace the data.',
+    },
+    {
+      name: 'test-driven-development',
+      description: 'Use when implementing any feature or bugfix, before writing implementation code',
+      content: '# Test-Driven Development\nWrite a failing test first, watch it fail, then write the minimal code to pass.',
+    },
+  ];
+  const GADGETS: SkillInput[] = Array.from({ length: 40 }, (_, i) => ({
+    name: `gadget-${i}`,
+    description: `Conventions for gadget model ${i}: wiring and calibration`,
+    content: `# Gadget ${i}\nCalibrate the sensor before wiring unit ${i}.`,
+  }));
+  const message = 'my teammate left review comments on the diff, which ones should I push back on?';
+  const activated = async (skills: SkillInput[], parameters: ActivationParametersInput = {}) => {
+    const registry = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), { parameters });
+    await registry.registerMany(skills);
+    return names(await registry.activate(message));
+  };
+
+  it('six skills alone activate what they activate among 46: a word two of six share still counts', async () => {
+    const among = await activated([...PROCESS, ...GADGETS]);
+    expect(among).toEqual(['receiving-code-review', 'requesting-code-review']);
+    expect(await activated(PROCESS)).toEqual(among);
+    // Without the prior, `review` (in two of six) is worth half as much alone, and the second skill is cut by the gap.
+    expect(await activated(PROCESS, { idfPriorSkills: 0 })).toEqual(['receiving-code-review']);
+    expect(await activated([...PROCESS, ...GADGETS], { idfPriorSkills: 0 })).toEqual(among);
+  });
+
+  it('the prior makes no everyday message relevant to a small library', async () => {
+    const registry = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }));
+    await registry.registerMany(PROCESS);
+    for (const text of ['what should I cook for dinner tonight?', 'write me a poem about the sea'])
+      expect(await registry.activate(text)).toEqual([]);
+  });
+});
