@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
-import { americanSpelling, lexicalTerms, pathWords } from './activation-index';
+import { americanSpelling, lexicalTerms, pathWords, splitName } from './activation-index';
 import {
   type ActivationParametersInput,
   DEFAULT_ACTIVATION_PARAMETERS,
@@ -454,5 +454,29 @@ describe('small libraries (idfPriorSkills)', () => {
     await registry.registerMany(PROCESS);
     for (const text of ['what should I cook for dinner tonight?', 'write me a poem about the sea'])
       expect(await registry.activate(text)).toEqual([]);
+  });
+});
+
+describe('names in any naming style', () => {
+  it('splits kebab, snake, dotted, camel and Pascal case names into words', () => {
+    expect(splitName('django-rest-framework')).toBe('django rest framework');
+    expect(splitName('code_review.checklist')).toBe('code review checklist');
+    expect(splitName('testDrivenDevelopment')).toBe('test Driven Development');
+    expect(splitName('TDDWorkflow')).toBe('TDD Workflow');
+    expect(splitName('vue3')).toBe('vue3');
+  });
+
+  it('a camel-case name is found by the words it is made of, as the kebab-case one is', async () => {
+    const skill = (name: string): SkillInput => ({
+      name,
+      description: 'How we ship changes to the database',
+      content: '# Rules\n- One change per file.',
+    });
+    for (const name of ['postgres-migrations', 'postgresMigrations', 'PostgresMigrations']) {
+      const skills = await registry([skill(name), PRISMA, REACT_QUERY]);
+      const [first] = await skills.activate('how should I write postgres migrations?');
+      expect(first?.skill.name).toBe(name);
+      expect(first?.signals.keyword?.matched).toEqual([splitName(name)]);
+    }
   });
 });

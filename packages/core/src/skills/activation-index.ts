@@ -344,9 +344,17 @@ export class ActivationIndex {
   }
 }
 
-/** `django-rest-framework` → `django rest framework`: a name's parts as words. */
+/**
+ * A name's parts as words, whatever the library's naming style: kebab, snake
+ * and dotted (`django-rest-framework` → django rest framework) and camel or
+ * Pascal case (`testDrivenDevelopment`, `TDDWorkflow` → TDD Workflow), which
+ * the tokenizer would read as one word that no message says.
+ */
 export function splitName(name: string): string {
-  return name.replace(/[-_/.]+/g, ' ');
+  return name
+    .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(/[-_/.]+/g, ' ');
 }
 
 /**
