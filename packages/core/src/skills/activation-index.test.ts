@@ -405,7 +405,8 @@ describe('small libraries (idfPriorSkills)', () => {
     {
       name: 'requesting-code-review',
       description: 'Use when completing tasks or before merging, to have the work reviewed',
-      content: '# Requesting Code Review\nAsk a reviewer to check the diff before merge. Give the comment thread context.',
+      content:
+        '# Requesting Code Review\nAsk a reviewer to check the diff before merge. Give the comment thread context.',
     },
     {
       name: 'writing-plans',
@@ -425,7 +426,8 @@ describe('small libraries (idfPriorSkills)', () => {
     {
       name: 'test-driven-development',
       description: 'Use when implementing any feature or bugfix, before writing implementation code',
-      content: '# Test-Driven Development\nWrite a failing test first, watch it fail, then write the minimal code to pass.',
+      content:
+        '# Test-Driven Development\nWrite a failing test first, watch it fail, then write the minimal code to pass.',
     },
   ];
   const GADGETS: SkillInput[] = Array.from({ length: 40 }, (_, i) => ({
