@@ -17,8 +17,9 @@
  * value only helps one library shows up as a gap between the two.
  * `--styles` scores the same messages on the library rewritten the way other
  * libraries are written (each library alone, names that say nothing, no
- * descriptions, short bodies, no globs): what the engine leans on that
- * skills-dev happens to have.
+ * descriptions, short bodies, no globs, descriptions without their first
+ * sentence, headings as plain text, a small library of short skills): what
+ * the engine leans on that skills-dev happens to have.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -131,6 +132,14 @@ export async function run(args: string[]): Promise<void> {
       for (const [key, k] of Object.entries(skills.byCategory)) {
         if (key.startsWith('unrelated')) continue;
         console.log(`  top-1 ${key.padEnd(24)} ${pct(k.top1, k.messages)} (${k.messages})`);
+      }
+      // Per library: the figure a library unlike the other would show (top-1 / hit@3).
+      for (const library of ['agent-skill', 'cursor-rule']) {
+        const subset = evalCase!.messages.filter((m) => m.category!.startsWith(`${library}/`));
+        const share = (n: number) => (subset.length === 0 ? 0 : (100 * n) / subset.length);
+        console.log(
+          `  library ${library.padEnd(22)} top-1 ${pct(share(subset.filter((m) => m.top1).length))}  hit@3 ${pct(share(subset.filter((m) => m.hit).length))} (${subset.length})`,
+        );
       }
       if (values.misses) printMisses(report);
       rows.push(
@@ -302,6 +311,11 @@ async function leaveOneLibraryOut(queries: readonly Query[], skills: SkillInput[
 /** The first Markdown heading of a text (a file without a description gets it as one, as the loader does). */
 const firstHeading = (content: string) => (/^#+\s*(.+)$/m.exec(content)?.[1] ?? '').trim();
 
+/** A description less its first sentence (nothing when it has one only). */
+function withoutFirstSentence(description: string): string {
+  return description.replace(/^[^.!?]*(?:[.!?]+\s*|$)/, '').trim();
+}
+
 /**
  * The library rewritten as other libraries are written, with the names a query expects renamed alike.
  * Each keeps the content a message can be matched on, and changes one convention.
@@ -330,6 +344,21 @@ function styleVariants(rules: SkillInput[], agentSkills: SkillInput[]) {
       rename: same,
     },
     { style: 'no globs', skills: all.map((s) => ({ ...s, globPatterns: [] })), rename: same },
+    {
+      style: 'descriptions without their first sentence',
+      skills: all.map((s) => ({ ...s, description: withoutFirstSentence(s.description ?? '') })),
+      rename: same,
+    },
+    {
+      style: 'headings as plain text',
+      skills: all.map((s) => ({ ...s, content: s.content.replace(/^#{1,6}\s+/gm, '') })),
+      rename: same,
+    },
+    {
+      style: 'Agent Skills alone, bodies cut to 2,500',
+      skills: agentSkills.map((s) => ({ ...s, content: s.content.slice(0, 2500) })),
+      rename: same,
+    },
   ];
 }
 

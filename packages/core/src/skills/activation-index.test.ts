@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
-import { americanSpelling, lexicalTerms, pathWords } from './activation-index';
+import { americanSpelling, lexicalTerms, pathWords, splitName } from './activation-index';
 import {
   type ActivationParametersInput,
   DEFAULT_ACTIVATION_PARAMETERS,
@@ -391,5 +391,94 @@ describe('activation parameters', () => {
     expect(refused({ gapRatio: 2 })).toThrow(/gapRatio must be from 0 to 1/);
     expect(refused({ lexicalSemanticRange: { floor: 0.6, ceiling: 0.3 } })).toThrow(/ceiling > floor/);
     expect(refused({ scoreWeights: 1 })).toThrow(/parameters\.scoreWeights must be an object/);
+  });
+});
+
+describe('small libraries (idfPriorSkills)', () => {
+  const PROCESS: SkillInput[] = [
+    {
+      name: 'receiving-code-review',
+      description: 'Use when receiving code review feedback, before implementing suggestions',
+      content:
+        '# Code Review Reception\nCheck each review comment against the code before changing anything. Push back on a suggestion that is technically wrong, with reasons.',
+    },
+    {
+      name: 'requesting-code-review',
+      description: 'Use when completing tasks or before merging, to have the work reviewed',
+      content:
+        '# Requesting Code Review\nAsk a reviewer to check the diff before merge. Give the comment thread context.',
+    },
+    {
+      name: 'writing-plans',
+      description: 'Use when you have a spec for a multi-step task, before touching code',
+      content: '# Writing Plans\nWrite the plan as small tasks with exact files and commands.',
+    },
+    {
+      name: 'brainstorming',
+      description: 'Use before creative work: explore intent and design first',
+      content: '# Brainstorming\nAsk one question at a time and propose two or three approaches.',
+    },
+    {
+      name: 'systematic-debugging',
+      description: 'Use when encountering any bug or test failure, before proposing fixes',
+      content: '# Systematic Debugging\nFind the root cause before fixing: reproduce, read the error, trace the data.',
+    },
+    {
+      name: 'test-driven-development',
+      description: 'Use when implementing any feature or bugfix, before writing implementation code',
+      content:
+        '# Test-Driven Development\nWrite a failing test first, watch it fail, then write the minimal code to pass.',
+    },
+  ];
+  const GADGETS: SkillInput[] = Array.from({ length: 40 }, (_, i) => ({
+    name: `gadget-${i}`,
+    description: `Conventions for gadget model ${i}: wiring and calibration`,
+    content: `# Gadget ${i}\nCalibrate the sensor before wiring unit ${i}.`,
+  }));
+  const message = 'my teammate left review comments on the diff, which ones should I push back on?';
+  const activated = async (skills: SkillInput[], parameters: ActivationParametersInput = {}) => {
+    const registry = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), { parameters });
+    await registry.registerMany(skills);
+    return names(await registry.activate(message));
+  };
+
+  it('six skills alone activate what they activate among 46: a word two of six share still counts', async () => {
+    const among = await activated([...PROCESS, ...GADGETS]);
+    expect(among).toEqual(['receiving-code-review', 'requesting-code-review']);
+    expect(await activated(PROCESS)).toEqual(among);
+    // Without the prior, `review` (in two of six) is worth half as much alone, and the second skill is cut by the gap.
+    expect(await activated(PROCESS, { idfPriorSkills: 0 })).toEqual(['receiving-code-review']);
+    expect(await activated([...PROCESS, ...GADGETS], { idfPriorSkills: 0 })).toEqual(among);
+  });
+
+  it('the prior makes no everyday message relevant to a small library', async () => {
+    const registry = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }));
+    await registry.registerMany(PROCESS);
+    for (const text of ['what should I cook for dinner tonight?', 'write me a poem about the sea'])
+      expect(await registry.activate(text)).toEqual([]);
+  });
+});
+
+describe('names in any naming style', () => {
+  it('splits kebab, snake, dotted, camel and Pascal case names into words', () => {
+    expect(splitName('django-rest-framework')).toBe('django rest framework');
+    expect(splitName('code_review.checklist')).toBe('code review checklist');
+    expect(splitName('testDrivenDevelopment')).toBe('test Driven Development');
+    expect(splitName('TDDWorkflow')).toBe('TDD Workflow');
+    expect(splitName('vue3')).toBe('vue3');
+  });
+
+  it('a camel-case name is found by the words it is made of, as the kebab-case one is', async () => {
+    const skill = (name: string): SkillInput => ({
+      name,
+      description: 'How we ship changes to the database',
+      content: '# Rules\n- One change per file.',
+    });
+    for (const name of ['postgres-migrations', 'postgresMigrations', 'PostgresMigrations']) {
+      const skills = await registry([skill(name), PRISMA, REACT_QUERY]);
+      const [first] = await skills.activate('how should I write postgres migrations?');
+      expect(first?.skill.name).toBe(name);
+      expect(first?.signals.keyword?.matched).toEqual([splitName(name)]);
+    }
   });
 });

@@ -151,6 +151,17 @@ export class ActivationIndex {
   }
 
   /**
+   * The number of skills idf is computed over: the library's, or
+   * `idfPriorSkills` when the library is smaller. In 14 skills a word that 5
+   * share would count for less than half a distinctive word, though 5 of 14 is
+   * a small sample and the word may be specific in any other library; the
+   * prior counts the missing skills as ones without the word.
+   */
+  private get idfSkills(): number {
+    return Math.max(this.entries.length, this.params.idfPriorSkills);
+  }
+
+  /**
    * The signals of every skill for a message: the query vector (or none for
    * an empty message), its words, and the files in context. Skills where no
    * signal fired are left out.
@@ -169,7 +180,7 @@ export class ActivationIndex {
     const out: RawSignals[] = [];
     const { range, weights } = scoring;
     const maxWeight = Math.max(weights.dense, weights.keyword, Number.MIN_VALUE);
-    const idfMax = idf(n, 1);
+    const idfMax = idf(this.idfSkills, 1);
     for (let doc = 0; doc < n; doc++) {
       const entry = this.entries[doc]!;
       const signals: SkillSignals = {};
@@ -214,7 +225,7 @@ export class ActivationIndex {
   relevance(message: string, vector: Float32Array | undefined): Float64Array {
     const out = new Float64Array(this.entries.length);
     const dense = this.cosines(vector);
-    const idfMax = idf(this.entries.length, 1) || 1;
+    const idfMax = idf(this.idfSkills, 1) || 1;
     for (const [doc, score] of this.bm25(message)) out[doc] = score / idfMax;
     if (dense) for (let doc = 0; doc < out.length; doc++) out[doc]! += dense[doc]!;
     return out;
@@ -250,13 +261,12 @@ export class ActivationIndex {
 
   private bm25(text: string): Map<number, number> {
     const scores = new Map<number, number>();
-    const n = this.entries.length;
     const { k1, b } = this.params.bm25;
     const terms = lexicalTerms(text);
     for (const term of new Set([...terms, ...bigrams(terms)])) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const weight = idf(n, list.docs.length);
+      const weight = idf(this.idfSkills, list.docs.length);
       for (let i = 0; i < list.docs.length; i++) {
         const doc = list.docs[i]!;
         const tf = list.tf[i]!;
@@ -334,9 +344,17 @@ export class ActivationIndex {
   }
 }
 
-/** `django-rest-framework` → `django rest framework`: a name's parts as words. */
+/**
+ * A name's parts as words, whatever the library's naming style: kebab, snake
+ * and dotted (`django-rest-framework` → django rest framework) and camel or
+ * Pascal case (`testDrivenDevelopment`, `TDDWorkflow` → TDD Workflow), which
+ * the tokenizer would read as one word that no message says.
+ */
 export function splitName(name: string): string {
-  return name.replace(/[-_/.]+/g, ' ');
+  return name
+    .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .replace(/[-_/.]+/g, ' ');
 }
 
 /**
