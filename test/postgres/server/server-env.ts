@@ -1,4 +1,5 @@
-import { execSync } from 'node:child_process';
+import { exec } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe } from 'vitest';
 
 /**
@@ -8,6 +9,8 @@ import { describe } from 'vitest';
  */
 export const databaseUrl = process.env.DATABASE_URL;
 export const crashUrl = process.env.AGENTMEM_PG_CRASH_URL;
+
+const run = promisify(exec);
 
 const HOW = 'run `npm run test:postgres` (starts a throwaway server) or set DATABASE_URL, see docs/postgres.md';
 
@@ -20,17 +23,26 @@ export function describeServer(title: string, body: (url: () => string) => void)
 /** The same for the restart tests, which also need a server they may crash. */
 export function describeCrashServer(
   title: string,
-  body: (server: { url: () => string; down(): void; up(): void }) => void,
+  body: (server: { url: () => string; down(): Promise<void>; up(): Promise<void>; isDown(): boolean }) => void,
 ): void {
   const url = crashUrl;
   const down = process.env.AGENTMEM_PG_DOWN;
   const up = process.env.AGENTMEM_PG_UP;
   const ready = Boolean(url && down && up);
+  let isDown = false;
   describe.skipIf(!ready)(ready ? `${title} (real server, crashed and restarted)` : `${title} (skipped: ${HOW})`, () =>
     body({
       url: () => url!,
-      down: () => execSync(down!, { stdio: 'inherit' }),
-      up: () => execSync(up!, { stdio: 'inherit' }),
+      // Asynchronous: the client under test goes on running while the server goes down and comes back.
+      down: async () => {
+        isDown = true;
+        await run(down!);
+      },
+      up: async () => {
+        await run(up!);
+        isDown = false;
+      },
+      isDown: () => isDown,
     }),
   );
 }
