@@ -3,29 +3,22 @@
 //   node --import tsx store-worker.ts '<json: { role, url, schema, ... }>'
 import { AgentMemoryError, HashingEmbedder } from '@agentmem/core';
 import { createPostgresMemory, PostgresBackend } from '@agentmem/postgres';
-import { sqliteSnapshotFormat } from '@agentmem/sqlite';
 
 interface Job {
-  role: 'writer' | 'decay' | 'merge' | 'migrate';
+  role: 'writer' | 'migrate';
   url: string;
   schema: string;
   /** writer: its number (in every content it writes) and how many writes. */
   worker?: number;
   writes?: number;
-  /** decay: passes. */
-  rounds?: number;
-  /** merge: the snapshot file. */
-  file?: string;
 }
 
 const job = JSON.parse(process.argv[2]!) as Job;
-const t0 = Date.now();
-const say = (line: object) => process.stdout.write(`${JSON.stringify({ ...line, ms: Date.now() - t0 })}\n`);
+const say = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const memoryOptions = {
   connectionString: job.url,
   schema: job.schema,
   embedder: new HashingEmbedder({ dimension: 32 }),
-  snapshotFormat: sqliteSnapshotFormat,
   maxConnections: 3,
 };
 
@@ -57,18 +50,18 @@ try {
     await go();
     if (job.role === 'writer') {
       for (let i = 0; i < job.writes!; i++) {
-        // Its own memory (once in two writes, two), plus two memories every writer writes too, in an order that
-        // differs between writers: the same rows locked in opposite orders by concurrent transactions.
+        // Its own memory (once in two writes, two), plus four new memories every writer writes in its write i too,
+        // in an order that differs between writers: the same new rows, inserted in opposite orders at once.
         const own = Array.from({ length: 1 + (i % 2) }, (_, j) => ({
           content: `Worker ${job.worker} note ${i}.${j}: the ${['deploy', 'staging', 'database', 'review'][i % 4]} checklist item ${i * 7 + j}`,
           type: 'project' as const,
         }));
-        const shared = [i % 6, (i + 3) % 6].map((k) => ({
-          content: `Shared rule ${k}: Alice Meyer reviews every Berlin deploy with Tomasz`,
+        const shared = [0, 1, 2, 3].map((k) => ({
+          content: `Shared rule ${i}.${k}: Alice Meyer reviews every Berlin deploy with Tomasz`,
           type: 'project' as const,
         }));
         if (job.worker! % 2 === 1) shared.reverse();
-        const inputs = [...shared.slice(0, 1), ...own, ...shared.slice(1)];
+        const inputs = [...shared.slice(0, 2), ...own, ...shared.slice(2)];
         const written = await memory.rememberMany(inputs);
         say({ ack: written.map((m) => ({ id: m.id, content: m.content })) });
         if (i % 3 === 0) {
@@ -76,15 +69,6 @@ try {
           await memory.recall(`${['deploy', 'staging', 'database', 'review'][i % 4]} checklist`, { k: 5 });
         }
       }
-    } else if (job.role === 'decay') {
-      for (let r = 0; r < job.rounds!; r++) {
-        // A year ahead: old enough that memories fall below the prune threshold and get pruned.
-        const report = await memory.applyDecay({ now: Date.now() + 365 * 86_400_000 });
-        say({ decay: report.pruned });
-      }
-    } else if (job.role === 'merge') {
-      const merged = await memory.merge(job.file!);
-      say({ merged: merged.counts.imported });
     }
     say({ done: true });
     await memory.close();

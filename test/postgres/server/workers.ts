@@ -50,10 +50,17 @@ export function startWorker(job: Record<string, unknown>): Worker {
   return { ready, go: () => child.stdin!.write('go\n'), done, process: child };
 }
 
-/** Starts every worker, waits until all are connected, then lets them go at once; resolves when all exited. */
-export async function runTogether(jobs: Record<string, unknown>[]): Promise<WorkerRun[]> {
+/**
+ * Starts every worker, waits until all are connected, then lets them go at once while `alongside` runs in
+ * this process; resolves when all exited, with what `alongside` returned.
+ */
+export async function runTogether<T>(
+  jobs: Record<string, unknown>[],
+  alongside: () => Promise<T>,
+): Promise<{ runs: WorkerRun[]; alongside: T }> {
   const workers = jobs.map(startWorker);
   await Promise.all(workers.map((w) => w.ready));
   for (const w of workers) w.go();
-  return Promise.all(workers.map((w) => w.done));
+  const [runs, result] = await Promise.all([Promise.all(workers.map((w) => w.done)), alongside()]);
+  return { runs, alongside: result };
 }
