@@ -11,7 +11,7 @@ type StoreFactory = (
   options: Partial<MemoryStoreOptions> & Pick<MemoryStoreOptions, 'embedder'>,
 ) => Promise<MemoryStore>;
 
-/** `postgres` (BM25 in SQL) and `postgres-ts_rank_cd` factories, and how to stop the server. */
+/** `postgres` (BM25 in SQL), `postgres-ts_rank_cd` and, with DATABASE_URL, `postgres-server` factories, and how to stop PGlite. */
 export async function pgliteFactories(
   now: () => number,
 ): Promise<{ factories: Record<string, StoreFactory>; stop: () => Promise<void> }> {
@@ -19,11 +19,11 @@ export async function pgliteFactories(
   const url = `postgres://postgres@${server.host}:${server.port}/postgres`;
   let n = 0;
   const factory =
-    (keywordRanking: KeywordRanking): StoreFactory =>
+    (keywordRanking: KeywordRanking, on = url): StoreFactory =>
     async (o) =>
       MemoryStore.open({
         backend: new PostgresBackend({
-          connectionString: url,
+          connectionString: on,
           schema: `bench_${process.pid}_${++n}`,
           keywordRanking,
           maxConnections: 2,
@@ -32,7 +32,12 @@ export async function pgliteFactories(
         ...o,
       });
   return {
-    factories: { postgres: factory('bm25'), 'postgres-ts_rank_cd': factory('ts_rank_cd') },
+    factories: {
+      postgres: factory('bm25'),
+      'postgres-ts_rank_cd': factory('ts_rank_cd'),
+      // A real server (DATABASE_URL): `npm run bench -- postgres-server` sets it, or starts one.
+      ...(process.env.DATABASE_URL ? { 'postgres-server': factory('bm25', process.env.DATABASE_URL) } : {}),
+    },
     stop: server.stop,
   };
 }

@@ -10,6 +10,8 @@ const BENCHES: Record<string, string> = {
   inspector:
     'inspector on a 100k store: time to first paint of the overview in Chromium (goal < 1 s), per-view server cost',
   locomo: 'LoCoMo: evidence recall@5/10/25, keyword vs dense vs hybrid, per backend, turn vs conversation ingest',
+  'postgres-server':
+    'Postgres on a real server beside SQLite: ingest/s, recall p50/p95 at 10k and 100k (HNSW); --locomo: LoCoMo rows',
   'postgres-keyword': 'Postgres (PGlite) keyword search alone at 10k and 100k records: how BM25 in SQL scales',
   recall: 'recall latency p50/p95 at 10k and 100k memories: SQLite, in-memory, raw sqlite-vec + FTS5',
   skills: 'skill activation latency over 500 or 1,000 synthetic skills (goal: p50 <= 1 ms CPU), in-memory or SQLite',

@@ -209,7 +209,9 @@ export class PostgresBackend implements MemoryBackend {
       this.dimension = await this.run((q) => readDimension(q, this.names));
     }
     // Every record is checked before anything is written; the last of several with one id wins.
-    const rows = [...new Map(records.map((r) => [r?.id, this.encodeRecord(r)])).values()];
+    // In id order: concurrent writes of overlapping records then lock their rows in one order, never in
+    // opposite orders (a deadlock, which inside a caller's transaction cannot be retried).
+    const rows = [...new Map(records.map((r) => [r?.id, this.encodeRecord(r)])).values()].sort(byId);
     if (rows.length === 0) return;
     const sql = `INSERT INTO ${this.names.records} AS r (id, tenant, namespace, text, context, terms, term_count, context_term_count, occurred_at, embedding, attributes, payload)
       SELECT u.id, u.tenant, u.namespace, u.text, u.context, u.terms::tsvector, u.term_count, u.context_term_count,
@@ -261,7 +263,7 @@ export class PostgresBackend implements MemoryBackend {
     }
     if (merged.size === 0) return 0;
     await this.setup();
-    const entries = [...merged];
+    const entries = [...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)); // lock order, as in upsert
     // occurred_at follows the occurredAt attribute when a patch sets it.
     const sql = `UPDATE ${this.names.records} AS r SET attributes = r.attributes || u.attributes::jsonb, payload = coalesce(u.payload::json, r.payload),
         occurred_at = CASE WHEN u.attributes::jsonb ? 'occurredAt' THEN u.occurred_at::timestamptz ELSE r.occurred_at END
@@ -689,6 +691,10 @@ export class PostgresBackend implements MemoryBackend {
 }
 
 const guarded = new WeakSet<pg.PoolClient>();
+
+function byId(a: { id: string }, b: { id: string }): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
 
 /** The declared dimension of the embedding column (its typmod), or undefined while it has none. */
 async function readDimension(q: Query, n: TableNames): Promise<number | undefined> {
