@@ -1,5 +1,5 @@
 import type { SearchHit } from '../contracts';
-import { keywordTerms } from '../keyword-index/keyword-terms';
+import { keywordTerms } from '../text/keyword-terms';
 import { byScore, speakerOf } from './conversation-turn';
 
 /**
