@@ -1,3 +1,4 @@
+import type { BackendRecord } from '@agentmem/core';
 import { unitVector } from '@agentmem/core/testing';
 import { PostgresBackend, type PostgresBackendOptions } from '@agentmem/postgres';
 import pg from 'pg';
@@ -53,3 +54,8 @@ export async function waitForServer(url: string): Promise<void> {
 
 /** A unit vector: `unit(dim, 1, 0.5)`. */
 export const unit = unitVector;
+
+/** A bare backend record in namespace `n` of the default tenant, its text the id: for tests of the backend's own plumbing. */
+export function plainRecord(id: string): BackendRecord {
+  return { id, namespace: 'n', tenant: '', text: id, attributes: {}, payload: {} };
+}

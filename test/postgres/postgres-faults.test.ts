@@ -7,7 +7,7 @@ import { createPostgresMemory, type PostgresBackend } from '@agentmem/postgres';
 import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fullState } from '../teleport/helpers';
-import { postgresStores, waitForServer } from './helpers';
+import { plainRecord, postgresStores, waitForServer } from './helpers';
 import { TcpRelay } from './tcp-relay';
 
 const url = () => inject('pgliteUrl');
@@ -98,20 +98,12 @@ describe('Postgres faults: refused, dropped mid-transaction, statement timeout (
   it('statement timeout: a hung server gives a TIMEOUT error and the write is not half-done', async () => {
     const backend = viaRelay({ statementTimeoutMs: 200, retry: { retries: 0 } });
     await backend.init({ dimension: 4 });
-    const record = (id: string): BackendRecord => ({
-      id,
-      namespace: 'n',
-      tenant: '',
-      text: id,
-      attributes: {},
-      payload: {},
-    });
-    await backend.upsert([record('kept')]);
+    await backend.upsert([plainRecord('kept')]);
     const error = await backend
       .transaction(async () => {
-        await backend.upsert([record('first')]);
+        await backend.upsert([plainRecord('first')]);
         relay.stall();
-        await backend.upsert([record('second')]);
+        await backend.upsert([plainRecord('second')]);
       })
       .catch((e: unknown) => e);
     relay.stall(false);

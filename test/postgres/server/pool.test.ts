@@ -2,7 +2,7 @@ import { AgentMemoryError, type BackendRecord, HashingEmbedder } from '@agentmem
 import { createPostgresMemory, PostgresBackend } from '@agentmem/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { postgresStores, waitForServer } from '../helpers';
+import { plainRecord, postgresStores, waitForServer } from '../helpers';
 import { describeServer } from './server-env';
 
 describeServer('The connection pool under load, timeouts and shutdown', (url) => {
@@ -69,21 +69,13 @@ describeServer('The connection pool under load, timeouts and shutdown', (url) =>
   it('a transaction holding a connection of a pool of 2 does not stall 30 concurrent reads outside it, which do not see it', async () => {
     const backend = stores.backend({ maxConnections: 2 });
     await backend.init({ dimension: 4 });
-    const rec = (id: string): BackendRecord => ({
-      id,
-      namespace: 'n',
-      tenant: '',
-      text: id,
-      attributes: {},
-      payload: {},
-    });
-    await backend.upsert([rec('a'), rec('b')]);
+    await backend.upsert([plainRecord('a'), plainRecord('b')]);
     let entered!: () => void;
     let release!: () => void;
     const inside = new Promise<void>((r) => (entered = r));
     const held = new Promise<void>((r) => (release = r));
     const tx = backend.transaction(async () => {
-      await backend.upsert([rec('inside')]);
+      await backend.upsert([plainRecord('inside')]);
       entered();
       await held; // the transaction keeps its connection until the reads outside are done
       return backend.count({ tenant: null });
@@ -101,19 +93,11 @@ describeServer('The connection pool under load, timeouts and shutdown', (url) =>
   it('a pool of one connection runs a transaction with nested calls, savepoints and reads in it without waiting on itself', async () => {
     const backend = stores.backend({ maxConnections: 1 });
     await backend.init({ dimension: 4 });
-    const rec = (id: string): BackendRecord => ({
-      id,
-      namespace: 'n',
-      tenant: '',
-      text: id,
-      attributes: {},
-      payload: {},
-    });
     const seen = await backend.transaction(async () => {
-      await Promise.all([backend.upsert([rec('x')]), backend.upsert([rec('y')]), backend.count({ tenant: null })]);
+      await Promise.all([backend.upsert([plainRecord('x')]), backend.upsert([plainRecord('y')]), backend.count({ tenant: null })]);
       await backend
         .transaction(async () => {
-          await backend.upsert([rec('rolled-back')]);
+          await backend.upsert([plainRecord('rolled-back')]);
           throw new Error('undo this part');
         })
         .catch(() => {});

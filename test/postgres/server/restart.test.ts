@@ -6,7 +6,7 @@ import { createPostgresMemory, type PostgresBackend } from '@agentmem/postgres';
 import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { fullState } from '../../teleport/helpers';
-import { postgresStores, waitForServer } from '../helpers';
+import { plainRecord, postgresStores, waitForServer } from '../helpers';
 import { describeCrashServer } from './server-env';
 
 /**
@@ -114,20 +114,12 @@ describeCrashServer('The server crashes and comes back', (server) => {
   it('a crash inside a transaction: the committed write before it survives, nothing of the open transaction does', async () => {
     const backend = stores.backend({ connectionString: server.url(), retry: { retries: 0 } }) as PostgresBackend;
     await backend.init({ dimension: 4 });
-    const rec = (id: string): BackendRecord => ({
-      id,
-      namespace: 'n',
-      tenant: '',
-      text: id,
-      attributes: {},
-      payload: {},
-    });
-    await backend.upsert([rec('committed')]);
+    await backend.upsert([plainRecord('committed')]);
     const error = await backend
       .transaction(async () => {
-        await backend.upsert([rec('open-1')]);
+        await backend.upsert([plainRecord('open-1')]);
         await server.down();
-        await backend.upsert([rec('open-2')]);
+        await backend.upsert([plainRecord('open-2')]);
       })
       .catch((e: unknown) => e);
     expect(codeOf(error)).toBe('BACKEND_UNAVAILABLE');
@@ -135,7 +127,7 @@ describeCrashServer('The server crashes and comes back', (server) => {
     const after = stores.backend({ connectionString: server.url(), schema: backend.names.schema });
     expect((await after.scan({ filter: { tenant: null } })).records.map((r) => r.id)).toEqual(['committed']);
     // The backend that saw the crash works again without being reopened.
-    await backend.upsert([rec('later')]);
+    await backend.upsert([plainRecord('later')]);
     expect(await backend.count({ tenant: null })).toBe(2);
     await after.close();
     await backend.close();
