@@ -94,6 +94,19 @@ describe('MemoryStore.remember', () => {
     await expect(memory.remember({ content: 'hello world', type: 'user' })).rejects.toSatisfy(code('DIMENSION_MISMATCH'));
   });
 
+  it('opens a store whose embedder id is written and its dimension not yet (another process between the two writes)', async () => {
+    const backend = new InMemoryBackend();
+    const embedder = new HashingEmbedder({ dimension: 64 });
+    await backend.setMeta('embedder.id', embedder.id);
+    const memory = new AgentMemory({ backend, embedder });
+    await memory.remember({ content: 'The staging database is PostgreSQL 16', type: 'project' });
+    expect(await backend.getMeta('embedder.dimension')).toBe('64');
+    // Another embedder is still refused on such a store.
+    const other = new AgentMemory({ backend: new InMemoryBackend(), embedder });
+    await other.backend.setMeta('embedder.id', 'other-model');
+    expect(AgentMemoryError.hasCode(await other.recall('x').catch((e) => e), 'EMBEDDER_MISMATCH')).toBe(true);
+  });
+
   it('refuses to open a store built with another embedder, saying how to re-embed', async () => {
     const backend = new InMemoryBackend();
     await new AgentMemory({ backend, embedder: new HashingEmbedder({ dimension: 64 }) }).remember({

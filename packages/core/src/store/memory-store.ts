@@ -292,7 +292,10 @@ export class MemoryStore {
     const { id, dimension } = this.embedder;
     const storedId = await this.backend.getMeta(META_EMBEDDER_ID);
     const storedDim = await this.backend.getMeta(META_EMBEDDER_DIMENSION);
-    if (storedId !== undefined && (storedId !== id || Number(storedDim) !== dimension)) {
+    // No stored dimension beside a stored id: another process is between its two writes below (or a
+    // store from before they were ordered died there). The id alone decides; the dimension is written next.
+    const dimensionDiffers = storedDim !== undefined && Number(storedDim) !== dimension;
+    if (storedId !== undefined && (storedId !== id || dimensionDiffers)) {
       this.ready = undefined;
       throw new AgentMemoryError(
         'EMBEDDER_MISMATCH',
@@ -303,10 +306,9 @@ export class MemoryStore {
       );
     }
     await this.backend.init({ dimension });
-    if (storedId === undefined) {
-      await this.backend.setMeta(META_EMBEDDER_ID, id);
-      await this.backend.setMeta(META_EMBEDDER_DIMENSION, String(dimension));
-    }
+    // The dimension first: a process that reads the id (the check above) then finds the dimension too.
+    if (storedDim === undefined) await this.backend.setMeta(META_EMBEDDER_DIMENSION, String(dimension));
+    if (storedId === undefined) await this.backend.setMeta(META_EMBEDDER_ID, id);
   }
 
   // ---------------------------------------------------------------- writing
