@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -20,6 +21,9 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     // A PGlite server for the Postgres tests, started lazily on their first connection.
     globalSetup: ['test/postgres/global-setup.ts'],
+    // One test file per core (vitest's default leaves one core to itself: on CI's two, one file at a time).
+    // Many files wait on child processes and servers, so the second worker roughly halves the wall time.
+    maxWorkers: availableParallelism(),
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // The browser tests poll what a page shows after a server round trip: on a loaded 2-core CI
