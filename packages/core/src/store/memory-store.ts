@@ -1,5 +1,3 @@
-import { matchesFilter } from '../backends/match-filter';
-import { fusedRelevance, fuseKeywordFirst, fuseRrf, RRF_K } from '../backends/rrf';
 import type {
   AttributeRecord,
   BackendRecord,
@@ -19,23 +17,26 @@ import type {
   SignalMatch,
   Usage,
 } from '../contracts';
+import { fusedRelevance, fuseKeywordFirst, fuseRrf, RRF_K } from '../backends/rrf';
 import type { ConversationTurn, RememberConversationOptions } from '../conversation';
-import { cosineSimilarity, HashingEmbedder } from '../embedding';
+import { conversationInputs } from './conversation-inputs';
+import { applyKeywordEvidence, timeAnswerIn, timeSpansInQuery } from '../temporal';
 import {
   applyEntityEvidence,
-  batchEntities,
   type EntityNeighbour,
   type EntityRef,
   type EntityScope,
-  type EntitySource,
   type EntitySummary,
   entityMemories,
   entityNeighbours,
+  type EntitySource,
+  batchEntities,
   listEntities,
 } from '../entities';
-import { AgentMemoryError, invalidInput } from '../errors';
+import { matchesFilter } from '../backends/match-filter';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../importance';
-import { applyReplyEvidence, applySpeakerFocus } from '../recall-evidence';
+import { cosineSimilarity, HashingEmbedder } from '../embedding';
+import { AgentMemoryError, invalidInput } from '../errors';
 import {
   assertBranchName,
   assertMemoryType,
@@ -44,23 +45,22 @@ import {
   namespaceFor,
   recallNamespaces,
 } from '../scope';
-import { applyKeywordEvidence, timeAnswerIn, timeSpansInQuery } from '../temporal';
+import { applyReplyEvidence, applySpeakerFocus } from '../recall-evidence';
 import { contentHash } from '../text';
 import { newId, stableId, toMillis } from '../util';
 import { historyToRecord, KIND, memoryToRecord, recordToHistory, recordToMemory } from './codec';
-import { conversationInputs } from './conversation-inputs';
-import { resolveWriteLimits, type WriteLimits } from './limits';
 import { type PendingAccess, ReinforcementBuffer, type ReinforcementOptions } from './reinforcement-buffer';
+import { resolveWriteLimits, type WriteLimits } from './limits';
 import {
   validateAgentId,
   validateContent,
   validateContext,
+  validateQuery,
   validateId,
   validateImportance,
   validateInput,
   validateMetadata,
   validateOccurredAt,
-  validateQuery,
   validateTags,
   validateTenant,
 } from './validate';
