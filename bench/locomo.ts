@@ -10,15 +10,18 @@
  *   npm run bench -- locomo [--data FILE] [--backends memory,sqlite,fts5,postgres,postgres-ts_rank_cd] [--modes conversation,turn]
  *                           [--conversations conv-26,conv-30] [--window 2] [--signals keyword,hybrid]
  *                           [--by-category] [--dense-weight 0.1] [--min-dense 0.2] [--json]
+ *                           [--loco '[{"listFocus":0.03},{}]']
  *
  * `--json` prints an array of rows `{ backend, mode, signal, "R@5", "R@10", "R@25", byCategory }`.
+ * `--loco GRID` scores each set of recall options in GRID (a JSON array, the first the baseline)
+ * leave-one-conversation-out instead (bench/locomo-loco.ts), on the first backend asked for.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  type EvalConfiguration,
   type Embedder,
+  type EvalConfiguration,
   HashingEmbedder,
   InMemoryBackend,
   ingestCase,
@@ -224,6 +227,19 @@ export async function run(args: string[]): Promise<void> {
   if (minDense !== undefined) storeOptions.minDenseSimilarity = Number(minDense);
   const window = flag(args, 'window') === undefined ? undefined : Number(flag(args, 'window'));
   const json = args.includes('--json');
+  const grid = flag(args, 'loco');
+  if (grid !== undefined) {
+    const { runLoco } = await import('./locomo-loco');
+    await runLoco(conversations, {
+      grid: JSON.parse(grid),
+      modes,
+      backend: wanted[0] === 'fts5' || !wanted[0] ? 'memory' : wanted[0],
+      ...(window !== undefined ? { window } : {}),
+      json,
+      source: basename(path),
+    });
+    return;
+  }
   const signals = flag(args, 'signals')?.split(',') as Mode[] | undefined;
 
   // Postgres (PGlite on loopback) only when asked for: starting it costs seconds.

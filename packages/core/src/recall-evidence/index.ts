@@ -1,3 +1,9 @@
 export { byScore, speakerOf, turnPlace } from './conversation-turn';
+export { isListQuestion } from './list-question';
 export { applyReplyEvidence, REPLY_EVIDENCE_WEIGHT } from './reply-evidence';
-export { applySpeakerFocus, SPEAKER_FOCUS_WEIGHT } from './speaker-focus';
+export {
+  applySpeakerFocus,
+  LIST_FOCUS_WEIGHT,
+  SPEAKER_FOCUS_WEIGHT,
+  type SpeakerFocusOptions,
+} from './speaker-focus';

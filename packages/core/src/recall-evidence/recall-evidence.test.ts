@@ -3,8 +3,9 @@ import { InMemoryBackend } from '../backends';
 import type { BackendRecord, SearchHit } from '../contracts';
 import { HashingEmbedder } from '../embedding';
 import { MemoryStore } from '../store/memory-store';
+import { isListQuestion } from './list-question';
 import { applyReplyEvidence, REPLY_EVIDENCE_WEIGHT } from './reply-evidence';
-import { applySpeakerFocus, SPEAKER_FOCUS_WEIGHT } from './speaker-focus';
+import { applySpeakerFocus, LIST_FOCUS_WEIGHT, SPEAKER_FOCUS_WEIGHT } from './speaker-focus';
 
 const turn = (id: string, text: string, metadata: Record<string, unknown>, score: number): SearchHit => ({
   record: {
@@ -43,6 +44,44 @@ describe('applySpeakerFocus', () => {
   });
 });
 
+describe('list questions', () => {
+  it('reads a plural noun and its verb, "kinds of", "how many" and "what are some" as asking for a list', () => {
+    for (const q of [
+      'What activities does Melanie partake in?',
+      'Which cities has Jon visited?',
+      'What kinds of books does Nate enjoy?',
+      'How many tournaments has Nate won?',
+      'What are some changes Caroline has faced?',
+    ])
+      expect(isListQuestion(q), q).toBe(true);
+    for (const q of [
+      'What activity does Melanie enjoy most?',
+      'What is Caroline’s job?',
+      'What class does Maria take?',
+      'When did Jon visit Paris?',
+      'Does Gina have pets?',
+    ])
+      expect(isListQuestion(q), q).toBe(false);
+  });
+
+  it('gives the named speaker’s turns the larger list share, which the caller can set', () => {
+    const hits = [
+      turn('caroline-strong', 'Caroline: I went swimming and hiking', { speaker: 'Caroline' }, 1),
+      turn('caroline-other', 'Caroline: the kids loved the beach', { speaker: 'Caroline' }, 0.9),
+      turn('melanie-weak', 'Melanie: pottery is like therapy', { speaker: 'Melanie' }, 0.88),
+    ];
+    const list = applySpeakerFocus(hits, 'What activities does Melanie partake in?');
+    expect(order(list)).toEqual(['melanie-weak', 'caroline-strong', 'caroline-other']);
+    expect(list[0]!.score).toBeCloseTo(0.88 + LIST_FOCUS_WEIGHT * 1);
+    // A question about one thing keeps the small share: the strong match stays first.
+    expect(order(applySpeakerFocus(hits, 'What activity does Melanie enjoy?'))[0]).toBe('caroline-strong');
+    const off = applySpeakerFocus(hits, 'What activities does Melanie partake in?', {
+      listWeight: SPEAKER_FOCUS_WEIGHT,
+    });
+    expect(order(off)[0]).toBe('caroline-strong');
+  });
+});
+
 describe('applyReplyEvidence', () => {
   it('raises the turn after a question to the score of the question, in the same session only', () => {
     const out = applyReplyEvidence([
@@ -67,8 +106,12 @@ describe('applyReplyEvidence', () => {
 });
 
 describe('recall with conversation evidence', () => {
-  async function chat(options: { replyEvidence?: boolean; speakerFocus?: boolean } = {}) {
-    const store = await MemoryStore.open({ backend: new InMemoryBackend(), embedder: new HashingEmbedder(), ...options });
+  async function chat(options: { replyEvidence?: boolean; speakerFocus?: boolean; listFocus?: number } = {}) {
+    const store = await MemoryStore.open({
+      backend: new InMemoryBackend(),
+      embedder: new HashingEmbedder(),
+      ...options,
+    });
     await store.rememberConversation(
       [
         { speaker: 'John', text: 'My family and I started going to the gym in January.' },
@@ -96,8 +139,21 @@ describe('recall with conversation evidence', () => {
     const query = 'How often does John work out with his family?';
     const on = contents(await store.recall(query, { k: 3, reinforce: false }));
     expect(on).toContain('John: Three times a week; it keeps us on track.');
-    const off = contents(await store.recall(query, { k: 3, reinforce: false, replyEvidence: false, speakerFocus: false }));
+    const off = contents(
+      await store.recall(query, { k: 3, reinforce: false, replyEvidence: false, speakerFocus: false }),
+    );
     expect(off).not.toContain('John: Three times a week; it keeps us on track.');
+    await store.close();
+  });
+
+  it('listFocus is an option of the store and of the call, and a bad one is a clear error', async () => {
+    const store = await chat();
+    const query = 'How many times does John work out with his family?';
+    await expect(store.recall(query, { listFocus: -1 })).rejects.toThrow(/listFocus must be a number >= 0/);
+    const plain = await chat({ listFocus: 0.03 });
+    const perCall = await store.recall(query, { k: 5, reinforce: false, listFocus: 0.03 });
+    expect(contents(await plain.recall(query, { k: 5, reinforce: false }))).toEqual(contents(perCall));
+    await plain.close();
     await store.close();
   });
 

@@ -24,7 +24,7 @@ export function applyReplyEvidence(hits: readonly SearchHit[]): SearchHit[] {
   });
   if (at.size === 0) return [...hits];
   const scores = hits.map((h) => h.score);
-  hits.forEach((h, i) => {
+  hits.forEach((h) => {
     const place = turnPlace(h);
     if (!place || !/\?\s*$/.test(h.record.text)) return;
     const next = at.get(`${place.session}\u0000${place.turn + 1}`);

@@ -1,6 +1,7 @@
 import type { SearchHit } from '../contracts';
 import { keywordTerms } from '../text/keyword-terms';
 import { byScore, speakerOf } from './conversation-turn';
+import { isListQuestion } from './list-question';
 
 /**
  * What a turn of a speaker the query names gains, as a share of the best candidate's score. Added,
@@ -13,14 +14,34 @@ import { byScore, speakerOf } from './conversation-turn';
 export const SPEAKER_FOCUS_WEIGHT = 0.03;
 
 /**
+ * The share for a question that asks for a list (`isListQuestion`: "What books has John read?", "How
+ * many tournaments has Nate won?"): its answer is several turns of the person, in different sessions,
+ * that each match the question weakly, so the person's own turns gain more. Chosen by
+ * leave-one-conversation-out on LoCoMo dev (0.15 in four of five folds; docs/entities.md).
+ */
+export const LIST_FOCUS_WEIGHT = 0.15;
+
+export interface SpeakerFocusOptions {
+  /** Share of the best score a named speaker's turn gains; default `SPEAKER_FOCUS_WEIGHT`. */
+  weight?: number;
+  /** The share for a list question; default `LIST_FOCUS_WEIGHT`. */
+  listWeight?: number;
+}
+
+/**
  * Speaker focus (docs/entities.md): when the query names some but not all of the
  * speakers among the candidates (`metadata.speaker`, as `rememberConversation`
  * writes it; a name counts when all its keyword terms are in the query), the
- * turns those speakers said gain `SPEAKER_FOCUS_WEIGHT` x the best score. A
- * question naming every speaker ("What do Jon and Gina have in common?")
- * favours nobody. Returns the hits rescored, best first.
+ * turns those speakers said gain `weight` x the best score (`listWeight` x for
+ * a question that asks for a list). A question naming every speaker ("What do
+ * Jon and Gina have in common?") favours nobody. Returns the hits rescored,
+ * best first.
  */
-export function applySpeakerFocus(hits: readonly SearchHit[], query: string): SearchHit[] {
+export function applySpeakerFocus(
+  hits: readonly SearchHit[],
+  query: string,
+  options: SpeakerFocusOptions = {},
+): SearchHit[] {
   const speakers = new Set<string>();
   for (const h of hits) {
     const s = speakerOf(h);
@@ -37,7 +58,8 @@ export function applySpeakerFocus(hits: readonly SearchHit[], query: string): Se
   if (named.size === 0 || named.size === speakers.size) return [...hits];
   const best = Math.max(...hits.map((h) => h.score));
   if (!(best > 0)) return [...hits];
-  return hits
-    .map((h) => (named.has(speakerOf(h)!) ? { ...h, score: h.score + SPEAKER_FOCUS_WEIGHT * best } : h))
-    .sort(byScore);
+  const weight = isListQuestion(query)
+    ? (options.listWeight ?? LIST_FOCUS_WEIGHT)
+    : (options.weight ?? SPEAKER_FOCUS_WEIGHT);
+  return hits.map((h) => (named.has(speakerOf(h)!) ? { ...h, score: h.score + weight * best } : h)).sort(byScore);
 }

@@ -134,6 +134,13 @@ export interface MemoryStoreOptions {
    * `metadata.turn`, as `rememberConversation` writes them.
    */
   replyEvidence?: boolean;
+  /**
+   * Speaker focus for a question that asks for a list ("What books has John read?", "How many
+   * tournaments has Nate won?"): the share of the best score the named speaker's turns gain, in
+   * place of the 0.03 of other questions. Default `LIST_FOCUS_WEIGHT` (0.15; docs/entities.md);
+   * 0.03 treats list questions like any other.
+   */
+  listFocus?: number;
   /** Longest content (and context), in characters. Default 32,000. */
   maxContentLength?: number;
   /** Bounds of metadata and tags (docs/core.md, "Limits"); raise one where your data needs more. */
@@ -179,6 +186,8 @@ export interface RecallOptions {
   speakerFocus?: boolean;
   /** Override the store's `replyEvidence` for this call. */
   replyEvidence?: boolean;
+  /** Override the store's `listFocus` for this call. */
+  listFocus?: number;
 }
 
 export interface RecallResult {
@@ -514,11 +523,15 @@ export class MemoryStore {
     const keywordEvidence = { ...evidence, timeAnswer: dates ? timeAnswerIn(query) : undefined };
     const speakerFocus = options.speakerFocus ?? this.options.speakerFocus ?? true;
     const replyEvidence = options.replyEvidence ?? this.options.replyEvidence ?? true;
+    const listFocus = options.listFocus ?? this.options.listFocus;
+    if (listFocus !== undefined && !(Number.isFinite(listFocus) && listFocus >= 0))
+      throw invalidInput(`listFocus must be a number >= 0 (default 0.15), got ${listFocus}.`);
     const rescore = async (hits: SearchHit[]) => {
       let rescored = applyKeywordEvidence(hits, keywordEvidence);
       // Conversation evidence before the entity hop, so the hop follows the candidates it put first.
       if (replyEvidence) rescored = applyReplyEvidence(rescored);
-      if (speakerFocus) rescored = applySpeakerFocus(rescored, query);
+      if (speakerFocus)
+        rescored = applySpeakerFocus(rescored, query, listFocus !== undefined ? { listWeight: listFocus } : {});
       return entities ? applyEntityEvidence(rescored, { backend: this.backend, query, filter, pool }) : rescored;
     };
     const hits = await this.searchRecords(query, { mode, filter, k: pool, rescoreKeyword: rescore });
