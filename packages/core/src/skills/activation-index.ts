@@ -144,6 +144,31 @@ export class ActivationIndex {
       return { id: record.id, record, skill, keywords, globs };
     });
     this.averageLength = n > 0 ? totalLength / n : 0;
+    if (params.nameRarityFull > 0) this.weighNameKeywords();
+  }
+
+  /**
+   * A name used as a keyword says as much as its words are rare in the library: `stripe` or
+   * `fastapi` (a skill or two write it) is the topic itself, while `requests`, `click` or `express`
+   * are everyday words that a third of the library writes, and matching one is no sign that the
+   * message is about that library. The name's strength is its rarity (ln(N / df) / ln N, df the
+   * skills whose text has the word, or the rarest word pair of a longer name) over
+   * `nameRarityFull`, at most 1.
+   */
+  private weighNameKeywords(): void {
+    const n = this.idfSkills;
+    if (n <= 1) return;
+    for (const entry of this.entries) {
+      for (const kw of entry.keywords) {
+        if (kw.source !== 'name') continue;
+        const terms = lexicalTerms(splitName(entry.skill.name));
+        const keys = terms.length === 1 ? terms : bigrams(terms);
+        if (keys.length === 0) continue;
+        const df = Math.max(1, Math.min(...keys.map((key) => this.postings.get(key)?.docs.length ?? 1)));
+        const rarity = Math.log(n / df) / Math.log(n);
+        kw.strength = round(kw.strength * Math.min(1, Math.max(0, rarity / this.params.nameRarityFull)));
+      }
+    }
   }
 
   get size(): number {
