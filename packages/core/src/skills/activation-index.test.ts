@@ -295,6 +295,29 @@ describe('lexical relevance over skill text', () => {
     expect(explained.candidates.find((c) => c.name === 'project-layout')?.signals.semantic?.lexical ?? 0).toBe(0);
   });
 
+  it('a message word no skill writes meets the forms of its family that skills do write', async () => {
+    const library: SkillInput[] = [
+      {
+        name: 'fan-out',
+        description: 'Dispatch concurrent subagents for independent tasks',
+        content: '# Fan out\nGive each subagent one task and merge their results.',
+      },
+      ...Array.from({ length: 6 }, (_, i) => ({
+        name: `note-${i}`,
+        description: `Notes on topic ${i}`,
+        content: `# Topic ${i}\nKeep the notes short.`,
+      })),
+    ];
+    const lexical = async (parameters: ActivationParametersInput = {}) => {
+      const skills = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), { parameters });
+      await skills.registerMany(library);
+      const explained = await skills.explain('run the migrations concurrently, one subagent each');
+      return explained.candidates.find((c) => c.name === 'fan-out')?.signals.semantic?.lexical ?? 0;
+    };
+    // "concurrently" is in no skill; `concurrent` (the same Porter stem) is in fan-out's description.
+    expect(await lexical()).toBeGreaterThan(await lexical({ familyWeight: 0 }));
+  });
+
   it("a file's extension is the glob's evidence, not a word of the message", async () => {
     const scripts: SkillInput = {
       name: 'python-scripts',
