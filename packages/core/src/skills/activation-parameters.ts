@@ -92,9 +92,9 @@ export interface ActivationParameters {
   /**
    * Default share of the top score below which skills are dropped. 0.65 (was 0.75): on libraries of
    * short skills the right one is often a close second or third (bodies cut to 2,500 characters:
-   * hit@3 80.6 → 81.8; Agent Skills cut alike 69.0 → 71.4; Cursor rules cut to 1,200 79.7 →
-   * 80.5), top-1 and false activations cannot change (the filter only drops), skills-dev itself is
-   * unchanged and the mean number of skills activated there goes from 1.57 to 1.87 (0.6: 2.0).
+   * hit@3 80.6 → 81.8; Agent Skills cut alike 69.0 → 71.4, with names weighed by rarity), top-1
+   * and false activations cannot change (the filter only drops), skills-dev itself is unchanged and
+   * the mean number of skills activated there goes from 1.57 to 1.87 (0.6: 2.0).
    */
   gapRatio: number;
   /**
