@@ -118,7 +118,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--skill-k <list>', 'skills activated at most (default 3)', listOf(nonNegative))
     .option('--min-score <list>', 'minimum activation score (default 0.3)', listOf(parseNumber))
-    .option('--gap-ratio <list>', 'drop skills below this share of the top score (default 0.75)', listOf(fraction))
+    .option('--gap-ratio <list>', 'drop skills below this share of the top score (default 0.65)', listOf(fraction))
     .option('--min-recall <pct>', 'exit 1 when a configuration’s mean R@k is below this for any k', percent)
     .option('--min-hit <pct>', 'exit 1 when a configuration’s skill hit@k is below this', percent)
     .option(

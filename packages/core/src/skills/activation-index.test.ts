@@ -186,6 +186,34 @@ describe('keywords without declarations and library-aware relevance', () => {
     expect(prisma.lexical).toBeGreaterThan(guide);
     expect(await skills.activate('what is the best invalidation of a parking ticket?')).toEqual([]);
   });
+
+  it('a name that is an everyday word of the library is a weaker keyword than a name few skills write', async () => {
+    // `requests` (the Python library) is a word half of these skills write; `fastapi` is in one.
+    const library: SkillInput[] = [
+      {
+        name: 'requests',
+        description: 'HTTP for Python with the requests library',
+        content: '# Requests\n- Set timeouts.',
+      },
+      { name: 'fastapi', description: 'FastAPI routes and dependencies', content: '# FastAPI\n- Use Depends.' },
+      ...Array.from({ length: 20 }, (_, i) => ({
+        name: `service-${i}`,
+        description: `Service ${i} conventions`,
+        content: `# Service ${i}\n- ${i % 2 === 0 ? 'Retry failed requests with backoff.' : 'Log every step.'}`,
+      })),
+    ];
+    const keyword = async (message: string, name: string, parameters: ActivationParametersInput = {}) => {
+      const skills = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), { parameters });
+      await skills.registerMany(library);
+      return (await skills.explain(message)).candidates.find((c) => c.name === name)?.signals.keyword?.score;
+    };
+    const everyday = await keyword('two requests at the same time lose updates', 'requests');
+    expect(everyday).toBeGreaterThan(0);
+    expect(everyday).toBeLessThan(0.6);
+    expect(await keyword('a FastAPI route for uploads', 'fastapi')).toBe(1);
+    // nameRarityFull 0 turns the weighing off: every name keyword is worth derivedKeywordStrength.
+    expect(await keyword('two requests at the same time lose updates', 'requests', { nameRarityFull: 0 })).toBe(1);
+  });
 });
 
 describe('lexical relevance over skill text', () => {
@@ -265,6 +293,29 @@ describe('lexical relevance over skill text', () => {
     const explained = await skills.explain('which projection keeps this slow lookup light?');
     expect(explained.candidates[0]?.name).toBe('document-queries');
     expect(explained.candidates.find((c) => c.name === 'project-layout')?.signals.semantic?.lexical ?? 0).toBe(0);
+  });
+
+  it('a message word no skill writes meets the forms of its family that skills do write', async () => {
+    const library: SkillInput[] = [
+      {
+        name: 'fan-out',
+        description: 'Dispatch concurrent subagents for independent tasks',
+        content: '# Fan out\nGive each subagent one task and merge their results.',
+      },
+      ...Array.from({ length: 6 }, (_, i) => ({
+        name: `note-${i}`,
+        description: `Notes on topic ${i}`,
+        content: `# Topic ${i}\nKeep the notes short.`,
+      })),
+    ];
+    const lexical = async (parameters: ActivationParametersInput = {}) => {
+      const skills = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), { parameters });
+      await skills.registerMany(library);
+      const explained = await skills.explain('run the migrations concurrently, one subagent each');
+      return explained.candidates.find((c) => c.name === 'fan-out')?.signals.semantic?.lexical ?? 0;
+    };
+    // "concurrently" is in no skill; `concurrent` (the same Porter stem) is in fan-out's description.
+    expect(await lexical()).toBeGreaterThan(await lexical({ familyWeight: 0 }));
   });
 
   it("a file's extension is the glob's evidence, not a word of the message", async () => {
@@ -446,8 +497,9 @@ describe('small libraries (idfPriorSkills)', () => {
     const among = await activated([...PROCESS, ...GADGETS]);
     expect(among).toEqual(['receiving-code-review', 'requesting-code-review']);
     expect(await activated(PROCESS)).toEqual(among);
-    // Without the prior, `review` (in two of six) is worth half as much alone, and the second skill is cut by the gap.
-    expect(await activated(PROCESS, { idfPriorSkills: 0 })).toEqual(['receiving-code-review']);
+    // Without the prior, `review` (in two of six) is worth half as much alone, and the second skill is cut
+    // by a gap of 75% (it scores 0.69 of the first).
+    expect(await activated(PROCESS, { idfPriorSkills: 0, gapRatio: 0.75 })).toEqual(['receiving-code-review']);
     expect(await activated([...PROCESS, ...GADGETS], { idfPriorSkills: 0 })).toEqual(among);
   });
 

@@ -1,5 +1,5 @@
 import type { BackendRecord } from '../contracts';
-import { stemInflection, tokenize } from '../text';
+import { stem, stemInflection, tokenize } from '../text';
 import {
   type CompiledKeyword,
   compileKeywords,
@@ -53,6 +53,8 @@ export class ActivationIndex {
   private readonly vectors: Float32Array;
   private readonly norms: Float32Array;
   private readonly postings = new Map<string, { docs: number[]; tf: number[] }>();
+  /** The library's words by their Porter stem: the forms of one word family (`concurrent`, `concurrency`). */
+  private readonly families = new Map<string, string[]>();
   private readonly lengths: Float64Array;
   private readonly averageLength: number;
   /** Keywords by the stem of their first word; symbol keywords (C++) apart. */
@@ -144,6 +146,33 @@ export class ActivationIndex {
       return { id: record.id, record, skill, keywords, globs };
     });
     this.averageLength = n > 0 ? totalLength / n : 0;
+    if (params.familyWeight > 0)
+      for (const term of this.postings.keys()) if (!term.includes(' ')) listOf(this.families, stem(term)).push(term);
+    if (params.nameRarityFull > 0) this.weighNameKeywords();
+  }
+
+  /**
+   * A name used as a keyword says as much as its words are rare in the library: `stripe` or
+   * `fastapi` (a skill or two write it) is the topic itself, while `requests`, `click` or `express`
+   * are everyday words that a third of the library writes, and matching one is no sign that the
+   * message is about that library. The name's strength is its rarity (ln(N / df) / ln N, df the
+   * skills whose text has the word, or the rarest word pair of a longer name) over
+   * `nameRarityFull`, at most 1.
+   */
+  private weighNameKeywords(): void {
+    const n = this.idfSkills;
+    if (n <= 1) return;
+    for (const entry of this.entries) {
+      for (const kw of entry.keywords) {
+        if (kw.source !== 'name') continue;
+        const terms = lexicalTerms(splitName(entry.skill.name));
+        const keys = terms.length === 1 ? terms : bigrams(terms);
+        if (keys.length === 0) continue;
+        const df = Math.max(1, Math.min(...keys.map((key) => this.postings.get(key)?.docs.length ?? 1)));
+        const rarity = Math.log(n / df) / Math.log(n);
+        kw.strength = round(kw.strength * Math.min(1, Math.max(0, rarity / this.params.nameRarityFull)));
+      }
+    }
   }
 
   get size(): number {
@@ -263,10 +292,21 @@ export class ActivationIndex {
     const scores = new Map<number, number>();
     const { k1, b } = this.params.bm25;
     const terms = lexicalTerms(text);
-    for (const term of new Set([...terms, ...bigrams(terms)])) {
+    const query = new Map<string, number>();
+    for (const term of [...terms, ...bigrams(terms)]) query.set(term, 1);
+    // A message word no skill writes reaches the forms of its family the library does write, for part
+    // of a word: "concurrently" meets `concurrent`, "validator" meets `validate`, each with its own idf.
+    // Only such words: expanding every word let common families ("project") raise unrelated skills.
+    const family = this.params.familyWeight;
+    if (family > 0)
+      for (const term of terms) {
+        if (this.postings.has(term)) continue;
+        for (const form of this.families.get(stem(term)) ?? []) if (!query.has(form)) query.set(form, family);
+      }
+    for (const [term, share] of query) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const weight = idf(this.idfSkills, list.docs.length);
+      const weight = share * idf(this.idfSkills, list.docs.length);
       for (let i = 0; i < list.docs.length; i++) {
         const doc = list.docs[i]!;
         const tf = list.tf[i]!;

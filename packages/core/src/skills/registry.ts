@@ -81,7 +81,7 @@ export interface ActivateOptions {
   k?: number;
   /** Minimum score of a skill that only the semantic signal found; default 0.30. */
   minScore?: number;
-  /** Drop skills below this share of the top score; default 0.75 (0 turns the filter off). */
+  /** Drop skills below this share of the top score; default 0.65 (0 turns the filter off). */
   gapRatio?: number;
 }
 
