@@ -8,8 +8,8 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
 import { createSqliteMemory } from '../memory';
-import { isAgentmemDatabase } from './open-database';
-import { SCHEMA_VERSION } from './migrations';
+import { isAgentmemDatabase, readSchemaInfo } from './open-database';
+import { APPLICATION_ID, SCHEMA_VERSION } from './migrations';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -307,5 +307,43 @@ describe('mmapBytes', () => {
     await memory.close();
     for (const bad of [-1, 1.5, '64MB'])
       await expectCode(() => new SqliteBackend({ path, mmapBytes: bad as number }), 'INVALID_INPUT', 'mmapBytes');
+  });
+});
+
+describe('a file another process is creating', () => {
+  it('reads the schema as one snapshot: a first migration committed mid-read is seen whole or not at all', () => {
+    const path = join(dir, 'racing', 'memory.db');
+    mkdirSync(join(dir, 'racing'), { recursive: true });
+    const reader = new Database(path);
+    const creator = new Database(path);
+    let committed = false;
+    // The reader's first call returns, then the other process commits its first migration.
+    const racing = new Proxy(reader, {
+      get(target, key) {
+        const value = Reflect.get(target, key);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const result = value.apply(target, args);
+          if (!committed) {
+            committed = true;
+            creator.exec('BEGIN IMMEDIATE; CREATE TABLE records (id TEXT PRIMARY KEY);');
+            creator.pragma(`application_id = ${APPLICATION_ID | 0}`);
+            creator.exec('COMMIT');
+          }
+          return result;
+        };
+      },
+    });
+    try {
+      const info = readSchemaInfo(racing);
+      expect(committed).toBe(true);
+      // Before the commit (empty, no id) or after it (ours, with its table): never a mix.
+      const before = info.applicationId === 0 && info.tables.length === 0;
+      const after = info.applicationId === APPLICATION_ID >>> 0 && info.tables.includes('records');
+      expect(before || after, JSON.stringify(info)).toBe(true);
+    } finally {
+      reader.close();
+      creator.close();
+    }
   });
 });

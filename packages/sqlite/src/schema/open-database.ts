@@ -176,19 +176,18 @@ export interface SchemaInfo {
 }
 
 export function readSchemaInfo(db: Database.Database): SchemaInfo {
-  return {
-    applicationId: (db.pragma('application_id', { simple: true }) as number) >>> 0,
-    version: db.pragma('user_version', { simple: true }) as number,
-    tables: (
-      db
-        .prepare(
-          "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
-        )
-        .all() as {
-        name: string;
-      }[]
-    ).map((r) => r.name),
-  };
+  // One statement, so one read snapshot: read apart, another process's first migration could commit
+  // between them, and an id from before it beside tables from after it reads as another application's file.
+  const row = db
+    .prepare(
+      `SELECT (SELECT application_id FROM pragma_application_id) AS applicationId,
+              (SELECT user_version FROM pragma_user_version) AS version,
+              (SELECT json_group_array(name) FROM (
+                 SELECT name FROM sqlite_schema
+                 WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name)) AS tables`,
+    )
+    .get() as { applicationId: number; version: number; tables: string };
+  return { applicationId: row.applicationId >>> 0, version: row.version, tables: JSON.parse(row.tables) as string[] };
 }
 
 /** Refuses files that are not ours or too new for this build; says whether migrations are needed. */
