@@ -1,6 +1,5 @@
-export { SqliteBackend, type SqliteBackendOptions, TransactionGate, type TransactionFrame } from './backend';
+export { SqliteBackend, type SqliteBackendOptions, type TransactionFrame, TransactionGate } from './backend';
 export { createSqliteMemory, type SqliteMemoryOptions } from './memory';
-export { sqliteSnapshotFormat } from './snapshot';
 export { compileFilter, keywordMatchExpression, SqlBuilder, type SqlParams } from './query';
 export {
   APPLICATION_ID,
@@ -17,3 +16,4 @@ export {
   type SchemaInfo,
   VECTOR_TABLE,
 } from './schema';
+export { sqliteSnapshotFormat } from './snapshot';

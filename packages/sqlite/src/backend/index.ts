@@ -1,2 +1,2 @@
 export { SqliteBackend, type SqliteBackendOptions } from './sqlite-backend';
-export { acquireGate, releaseGate, TransactionGate, type TransactionFrame } from './transaction-gate';
+export { acquireGate, releaseGate, type TransactionFrame, TransactionGate } from './transaction-gate';

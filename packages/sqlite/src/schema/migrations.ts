@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import { encodeSigns } from '@agentmem/core';
+import type Database from 'better-sqlite3';
 
 /** One step of the schema, applied in order inside one write transaction. */
 export interface Migration {

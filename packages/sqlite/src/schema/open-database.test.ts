@@ -8,8 +8,8 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
 import { createSqliteMemory } from '../memory';
-import { isAgentmemDatabase, readSchemaInfo } from './open-database';
 import { APPLICATION_ID, SCHEMA_VERSION } from './migrations';
+import { isAgentmemDatabase, readSchemaInfo } from './open-database';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { BackendRecord, SearchHit } from '@agentmem/core';
 import { SemanticTestEmbedder, seededRandom } from '@agentmem/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteBackend } from './sqlite-backend';
+import { SqliteBackend } from '../backend';
 
 const embedder = new SemanticTestEmbedder();
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type BackendRecord, InMemoryBackend, type RecordFilter, type SearchRequest } from '@agentmem/core';
 import { seededRandom } from '@agentmem/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteBackend } from './sqlite-backend';
+import { SqliteBackend } from '../backend';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-keyword-'));
 let n = 0;

@@ -1,7 +1,7 @@
 import { type BackendRecord, InMemoryBackend, type MemoryBackend, type RecordPatch } from '@agentmem/core';
 import { seededRandom } from '@agentmem/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteBackend } from './sqlite-backend';
+import { SqliteBackend } from '../backend';
 
 /**
  * patch() writes runs of same-shaped patches with one statement; the outcome

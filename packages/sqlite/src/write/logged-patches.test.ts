@@ -20,8 +20,8 @@ import {
 } from '@agentmem/core';
 import { seededRandom, unitVector } from '@agentmem/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteBackend } from '../backend';
 import { createSqliteMemory } from '../memory';
-import { SqliteBackend } from './sqlite-backend';
 
 /**
  * `patchLogged` (decay's prune) as a user sees it: the same operations on the

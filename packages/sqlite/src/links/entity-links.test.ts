@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackendRecord } from '@agentmem/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteBackend } from './sqlite-backend';
+import { SqliteBackend } from '../backend';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-links-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import {
   type RecordFilter,
 } from '@agentmem/core';
 import type Database from 'better-sqlite3';
-import { isSqliteError } from '../schema/open-database';
+import { isSqliteError } from '../schema';
 
 /** The JSON paths of the attributes the index holds, read in one json_extract (a JSON array). */
 const COLUMN_PATHS = KEYWORD_INDEX_COLUMNS.map((key) => `'$."${key}"'`).join(', ');

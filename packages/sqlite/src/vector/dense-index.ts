@@ -1,7 +1,7 @@
 import { BinaryIndex, cosineSimilarity, encodeRescoring, isSparse } from '@agentmem/core';
 import type Database from 'better-sqlite3';
+import { chunks, multiRowInsert } from '../records';
 import { blobVector, CODES_TABLE, codeBlob } from '../schema';
-import { chunks, multiRowInsert } from './multi-row';
 
 const INSERT_CODES = multiRowInsert(
   `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)`,

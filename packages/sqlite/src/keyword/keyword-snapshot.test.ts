@@ -5,9 +5,9 @@ import { type BackendRecord, InMemoryBackend, type RecordFilter } from '@agentme
 import { seededRandom } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SqliteBackend } from '../backend';
 import { SCHEMA_VERSION } from '../schema';
 import { KEYWORD_SAVE_AFTER } from './keyword-index';
-import { SqliteBackend } from './sqlite-backend';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-keyword-snapshot-'));
 let n = 0;

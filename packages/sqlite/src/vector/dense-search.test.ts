@@ -1,6 +1,6 @@
 import type { BackendRecord } from '@agentmem/core';
 import { describe, expect, it } from 'vitest';
-import { SqliteBackend } from './sqlite-backend';
+import { SqliteBackend } from '../backend';
 
 describe('filtered dense search', () => {
   it('finds matches ranked beyond what one sqlite-vec query can return (k > 4096 candidates)', async () => {

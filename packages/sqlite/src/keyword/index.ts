@@ -1,0 +1,1 @@
+export { KEYWORD_SAVE_AFTER, SqliteKeywordIndex } from './keyword-index';

@@ -1,0 +1,1 @@
+export { SqliteEntityLinks } from './entity-links';

@@ -1,0 +1,1 @@
+export { count, decode, get, namespaces, scan, scanAttributes } from './read-records';

@@ -1,0 +1,26 @@
+export { encodeAttributes } from './jsonb';
+export { chunks, multiRowInsert } from './multi-row';
+export {
+  byCodePoint,
+  COLUMNS,
+  checkAttribute,
+  checkRecordShape,
+  columnValue,
+  decodeRow,
+  type EncodedRow,
+  encodePayload,
+  encodeRecord,
+  INDEXED_COLUMNS,
+  INDEXED_KEYS,
+  INDEXED_NAMES,
+  INDEXED_SETS,
+  INDEXED_SLOTS,
+  isObject,
+  jsonPath,
+  parseColumn,
+  pick,
+  type ReadSource,
+  type RecordRow,
+  ROW_VALUES,
+  vectorBlob,
+} from './record-codec';

@@ -1,0 +1,178 @@
+import {
+  AgentMemoryError,
+  type AttributeValue,
+  type BackendRecord,
+  checkAttributeValue,
+  invalidInput,
+  type JsonObject,
+} from '@agentmem/core';
+import { ATTRIBUTE_COLUMNS } from '../schema';
+import { encodeAttributes } from './jsonb';
+
+const INDEXED = Object.entries(ATTRIBUTE_COLUMNS);
+/** Attribute keys with a column of their own (copies of the JSONB attributes, for indexes), in column order. */
+export const INDEXED_KEYS = INDEXED.map(([key]) => key);
+/** `, attr_a, attr_b...`: the indexed columns, after a column list. */
+export const INDEXED_NAMES = INDEXED.map(([, column]) => `, ${column}`).join('');
+export const INDEXED_SLOTS = ', ?'.repeat(INDEXED.length);
+export const INDEXED_SETS = INDEXED.map(([, column]) => `, ${column} = ?`).join('');
+/** [key, column] of the indexed attributes. */
+export const INDEXED_COLUMNS: readonly (readonly [string, string])[] = INDEXED;
+/** Values per row of an insert into records: seven columns and the indexed attribute copies. */
+export const ROW_VALUES = 7 + INDEXED.length;
+
+/** What reads select of a record, `r` being the row source. */
+export const COLUMNS =
+  'r.rowid AS rowid, r.id AS id, r.namespace AS namespace, r.tenant AS tenant, r.text AS text, r.context AS context, json(r.attributes) AS attributes, r.payload AS payload';
+
+/**
+ * What reads select from (schema step 8): `records` while no logged change is pending, else the views
+ * that merge pending changes into their records (`records_now`) and also show their log records
+ * (`records_all`).
+ */
+export type ReadSource = 'records' | 'records_now' | 'records_all';
+
+/** A record as COLUMNS reads it. */
+export interface RecordRow {
+  rowid: number;
+  id: string;
+  namespace: string;
+  tenant: string;
+  text: string;
+  context: string;
+  attributes: string;
+  payload: string;
+}
+
+/** A record checked and encoded for the statements that write it: its columns, attributes as JSONB. */
+export interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
+  attributes: Buffer;
+  indexed: unknown[];
+  /** The vector's bytes (a view of `floats`). */
+  vector: Buffer | undefined;
+  floats: Float32Array | undefined;
+}
+
+/** A record whose shape and values upsert can write (the vector is the caller's to check). */
+export function checkRecordShape(r: BackendRecord): void {
+  if (!r || typeof r !== 'object') throw invalidInput('Every record must be an object.');
+  if (typeof r.id !== 'string' || r.id.length === 0) throw invalidInput('Every record needs a non-empty string id.');
+  for (const field of ['namespace', 'tenant', 'text'] as const) {
+    if (typeof r[field] !== 'string') throw invalidInput(`Record ${r.id}: ${field} must be a string.`, { id: r.id });
+  }
+  if (r.context !== undefined && typeof r.context !== 'string')
+    throw invalidInput(`Record ${r.id}: context must be a string when given.`, { id: r.id });
+  if (r.attributes === null || typeof r.attributes !== 'object')
+    throw invalidInput(`Record ${r.id}: attributes must be an object.`);
+  for (const k in r.attributes) if (Object.hasOwn(r.attributes, k)) checkAttribute(k, r.attributes[k]);
+  checkPayload(r.payload);
+}
+
+/** A record the write path accepted, as the statements write it. */
+export function encodeRecord(r: BackendRecord): EncodedRow {
+  return {
+    id: r.id,
+    namespace: r.namespace,
+    tenant: r.tenant,
+    text: r.text,
+    context: r.context ?? '',
+    // JSONB encoded here: jsonb() inside the INSERT (a function that may fail halfway through the
+    // statement) would bring the statement journal back (see jsonb.ts).
+    attributes: encodeAttributes(r.attributes),
+    indexed: INDEXED_KEYS.map((key) => columnValue(r.attributes[key])),
+    payload: JSON.stringify(r.payload), // checkRecordShape checked its shape
+    vector: r.vector && vectorBlob(r.vector),
+    floats: r.vector,
+  };
+}
+
+/** A stored row as a record, without its vector. */
+export function decodeRow(row: RecordRow): BackendRecord {
+  const record: BackendRecord = {
+    id: row.id,
+    namespace: row.namespace,
+    tenant: row.tenant,
+    text: row.text,
+    attributes: parseColumn(row, 'attributes'),
+    payload: parseColumn(row, 'payload'),
+  };
+  if (row.context) record.context = row.context;
+  return record;
+}
+
+/** A JSON column of a stored row; a damaged one is a one-line error naming the record, not a bare SyntaxError. */
+// biome-ignore lint/suspicious/noExplicitAny: the column is the JSON the backend itself wrote
+export function parseColumn(row: RecordRow, column: 'attributes' | 'payload'): any {
+  try {
+    return JSON.parse(row[column]);
+  } catch (error) {
+    throw new AgentMemoryError(
+      'BACKEND_ERROR',
+      `Record ${row.id} has a damaged ${column} column (not JSON). Restore the file from a snapshot, or forget the record (agentmem forget ${row.id}).`,
+      { cause: error, details: { id: row.id, namespace: row.namespace, column } },
+    );
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function checkAttribute(key: string, value: unknown): void {
+  if (key.includes('"')) throw invalidInput(`Attribute names cannot contain '"' (got ${JSON.stringify(key)}).`);
+  checkAttributeValue(key, value);
+}
+
+/** An attribute as its column holds it: what json_extract returns (booleans as 1/0, missing as NULL). */
+export function columnValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  return typeof value === 'boolean' ? Number(value) : value;
+}
+
+function checkPayload(payload: JsonObject): void {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+    throw invalidInput('A record payload must be a JSON object.');
+}
+
+export function encodePayload(payload: JsonObject): string {
+  checkPayload(payload);
+  return JSON.stringify(payload);
+}
+
+/**
+ * The JSON path of a top-level key as an SQL string literal. Names never hold
+ * '"' (refused on the way in); a "'" is doubled, so no name can end the
+ * literal and put SQL of its own into the statement.
+ */
+export function jsonPath(key: string): string {
+  return `'$."${key.replaceAll("'", "''")}"'`;
+}
+
+export function vectorBlob(v: Float32Array): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+/** Named attributes from their values in order; missing (null) ones left out. */
+export function pick(names: readonly string[], values: AttributeValue[]): Record<string, AttributeValue> {
+  const attributes: Record<string, AttributeValue> = {};
+  for (let i = 0; i < names.length; i++) if (values[i] !== null) attributes[names[i]!] = values[i]!;
+  return attributes;
+}
+
+/**
+ * Strings in the order of SQLite's BINARY collation (UTF-8 bytes, that is code points): JavaScript's `<`
+ * compares UTF-16 units, which puts supplementary characters (surrogate pairs) before U+E000..U+FFFF.
+ */
+export function byCodePoint(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const surrogateX = x >= 0xd800 && x <= 0xdfff;
+    const surrogateY = y >= 0xd800 && y <= 0xdfff;
+    if (surrogateX !== surrogateY) return surrogateX ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}

@@ -1,0 +1,135 @@
+import { approximateCandidates, cosineSimilarity, type RecordFilter, type SearchHit } from '@agentmem/core';
+import { compileFilter, namespaceList, SqlBuilder } from '../query';
+import { COLUMNS, decodeRow, type ReadSource, type RecordRow, vectorBlob } from '../records';
+import { VECTOR_TABLE } from '../schema';
+import type { StoreContext } from '../store';
+
+/** Rows read beyond k (at least; k / 4 for larger k) from the head of the int8 ranking for exact rescoring. */
+const RESCORE_MARGIN = 8;
+/** sqlite-vec's largest k; beyond it filtered dense search scans the matching records exactly. */
+const MAX_KNN = 4096;
+
+/**
+ * Candidates by Hamming distance of sign-bit codes (in process), ranked by
+ * the cosine of their int8 copies (in process), then the head of that
+ * ranking read by rowid with the filter and ranked by exact cosine of the
+ * float vectors; undefined when the binary index cannot serve or the filter
+ * leaves too few candidates, and the exact search runs instead.
+ */
+export function approximateDenseSearch(
+  ctx: StoreContext,
+  vector: Float32Array,
+  filter: RecordFilter,
+  k: number,
+): SearchHit[] | undefined {
+  const namespaces = filter.namespaces ? namespaceList(filter.namespaces) : undefined;
+  if (namespaces?.length === 0) return [];
+  const index = ctx.denseIndex();
+  if (!index) return undefined;
+  const b = new SqlBuilder();
+  const where = compileFilter(filter, b);
+  if (!where.satisfiable) return [];
+  const scope = { tenant: filter.tenant, namespaces };
+  const total = index.size(scope);
+  if (total === undefined) return undefined;
+  // The int8 ranking is near-exact (on the bench corpus 4 rows beyond k already give the exact top k):
+  // only its first passing rows are read, whole, with their floats.
+  const head = k + Math.max(RESCORE_MARGIN, Math.ceil(k / 4));
+  const rows = approximateCandidates(k, total, (m) => {
+    const ranked = index.candidates(vector, scope, m);
+    const passing: { row: RecordRow; vector: Float32Array }[] = [];
+    let examined = 0;
+    while (examined < ranked.length && passing.length < head) {
+      // Read about as many as still needed, more when the filter has been turning rows away.
+      const share = examined === 0 ? 1 : Math.max(passing.length / examined, 1 / 64);
+      const size = Math.ceil((head - passing.length) / share);
+      const chunk = ranked.slice(examined, examined + size);
+      passing.push(
+        ...ctx.snapshot(() =>
+          index.rows<RecordRow>(chunk, COLUMNS, { sql: where.sql, params: b.params }, ctx.source(false)),
+        ),
+      );
+      examined += chunk.length;
+    }
+    return { taken: ranked.length, examined, passing };
+  });
+  if (!rows) return undefined;
+  return rows
+    .map((r) => ({ row: r.row, score: cosineSimilarity(vector, r.vector) }))
+    .sort((x, y) => y.score - x.score || (x.row.id < y.row.id ? -1 : 1))
+    .slice(0, k)
+    .map((t) => ({ record: decodeRow(t.row), score: t.score }));
+}
+
+/**
+ * KNN inside sqlite-vec, limited to the (tenant, namespace) partitions the
+ * filter names; attribute conditions are applied by joining the candidates
+ * with `records`, and the candidate pool grows until k match or none are left.
+ */
+export function knnDenseSearch(ctx: StoreContext, vector: Float32Array, filter: RecordFilter, k: number): SearchHit[] {
+  const query = vectorBlob(vector);
+  const scope = new SqlBuilder();
+  const parts: string[] = [];
+  if (filter.tenant !== null) parts.push(`tenant = ${scope.param(filter.tenant)}`);
+  if (filter.namespaces) {
+    const ns = namespaceList(filter.namespaces);
+    if (ns.length === 0) return [];
+    parts.push(
+      ns.length === 1
+        ? `namespace = ${scope.param(ns[0])}`
+        : `namespace IN (SELECT value FROM json_each(${scope.param(JSON.stringify(ns))}))`,
+    );
+  }
+  const hasWhere = Object.values(filter.where ?? {}).some((c) => c !== undefined);
+  const knnSql =
+    `SELECT rowid, distance FROM ${VECTOR_TABLE} WHERE embedding MATCH @query AND k = @k` +
+    parts.map((p) => ` AND ${p}`).join('');
+  const fetch = new SqlBuilder();
+  const where = compileFilter(filter, fetch);
+  const fetchSql = (from: ReadSource) =>
+    `SELECT ${COLUMNS} FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
+  // Usually most candidates match (core filters on active memories): start a little above k.
+  let pool = Math.min(MAX_KNN, hasWhere ? k + Math.max(16, Math.ceil(k / 4)) : k);
+  for (;;) {
+    const candidates = ctx.stmt(knnSql).all({ ...scope.params, query, k: pool }) as {
+      rowid: number;
+      distance: number;
+    }[];
+    const distance = new Map(candidates.map((c) => [c.rowid, c.distance]));
+    const rows = ctx.snapshot(
+      () =>
+        ctx.stmt(fetchSql(ctx.source(false))).all({
+          ...fetch.params,
+          rowids: JSON.stringify(candidates.map((c) => c.rowid)),
+        }) as RecordRow[],
+    );
+    const exhausted = candidates.length < pool;
+    if (rows.length >= k || exhausted) {
+      return rows
+        .map((row) => ({ row, d: distance.get(row.rowid)! }))
+        .sort((a, b) => a.d - b.d || (a.row.id < b.row.id ? -1 : 1))
+        .slice(0, k)
+        .map(({ row, d }) => ({ record: decodeRow(row), score: 1 - d }));
+    }
+    if (pool >= MAX_KNN) return exactDenseSearch(ctx, query, filter, k);
+    // Grow by the observed share of matching candidates, at least doubling.
+    const share = Math.max(rows.length / candidates.length, 1 / 256);
+    pool = Math.min(MAX_KNN, Math.max(pool * 2, Math.ceil((k / share) * 1.25) + 16));
+  }
+}
+
+/** Exact search over the records that match the filter, for filters too selective for KNN pools. */
+function exactDenseSearch(ctx: StoreContext, query: Buffer, filter: RecordFilter, k: number): SearchHit[] {
+  const b = new SqlBuilder();
+  const where = compileFilter(filter, b);
+  const sql = (from: ReadSource) =>
+    `SELECT ${COLUMNS}, vec_distance_cosine(v.embedding, ${b.param(query)}) AS distance ` +
+    `FROM ${from} r JOIN ${VECTOR_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
+  const rows = ctx.snapshot(
+    () => ctx.stmt(sql(ctx.source(false))).all(b.params) as (RecordRow & { distance: number })[],
+  );
+  return rows.map((row) => ({
+    record: decodeRow(row),
+    score: 1 - row.distance,
+  }));
+}

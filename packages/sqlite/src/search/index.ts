@@ -1,0 +1,2 @@
+export { approximateDenseSearch, knnDenseSearch } from './dense-search';
+export { keywordSearch } from './keyword-search';

@@ -1,0 +1,1 @@
+export type { ScanMemo, StoreContext } from './store-context';

@@ -1,0 +1,1 @@
+export { SqliteDenseIndex, type WrittenVector } from './dense-index';

@@ -1,0 +1,249 @@
+import { AgentMemoryError, type BackendRecord, invalidInput, type RecordPatch } from '@agentmem/core';
+import {
+  checkAttribute,
+  checkRecordShape,
+  chunks,
+  columnValue,
+  type EncodedRow,
+  encodePayload,
+  encodeRecord,
+  INDEXED_NAMES,
+  INDEXED_SETS,
+  INDEXED_SLOTS,
+  multiRowInsert,
+  ROW_VALUES,
+} from '../records';
+import { ATTRIBUTE_COLUMNS, VECTOR_TABLE } from '../schema';
+import type { StoreContext } from '../store';
+import type { WrittenVector } from '../vector';
+import { foldChanges } from './fold-changes';
+import { shapeRuns } from './shape-runs';
+
+/** Records encoded at a time by upsert (see flush). */
+const ENCODE_SLICE = 512;
+/**
+ * Rows per vec0 insert: a write to a virtual table keeps a statement journal, which copies every
+ * page of the file the statement changes that existed when it began, such as the rest of a vector
+ * chunk an earlier statement allocated. A whole slice per statement (2,048 parameters) cut those
+ * copies by a third: 34.5k to 23.4k pages for 50k memories (docs/benchmarks.md, issue 16).
+ */
+export const VECTOR_CHUNK_SIZES = [ENCODE_SLICE, 128, 32, 8, 1];
+const INSERT_RECORDS = multiRowInsert(
+  `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES})`,
+  `(?, ?, ?, ?, ?, ?, ?${INDEXED_SLOTS})`,
+);
+const INSERT_VECTORS = multiRowInsert(
+  `INSERT INTO ${VECTOR_TABLE} (rowid, tenant, namespace, embedding)`,
+  '(?, ?, ?, ?)',
+);
+
+type VectorRow = EncodedRow & WrittenVector;
+
+/** Writes records: new ids inserted in multi-row statements, known ids updated in place, in the order given. */
+export async function upsert(ctx: StoreContext, records: readonly BackendRecord[]): Promise<void> {
+  if (!Array.isArray(records)) throw invalidInput('upsert() takes an array of records.');
+  for (const r of records) checkRecord(ctx, r); // all checked before anything is written
+  if (records.length === 0) return;
+  await ctx.write(() => {
+    foldChanges(
+      ctx,
+      records.map((r) => r.id),
+    );
+    // New rows go in with multi-row statements: every statement journals the pages it first changes,
+    // so one statement per row cost ~4x the CPU of the rows themselves.
+    const existing = new Map(
+      (
+        ctx
+          .stmt('SELECT id, rowid FROM records WHERE id IN (SELECT value FROM json_each(?))')
+          .all(JSON.stringify(records.map((r) => r.id))) as { id: string; rowid: number }[]
+      ).map((r) => [r.id, r.rowid]),
+    );
+    let fresh: BackendRecord[] = [];
+    const freshIds = new Set<string>();
+    const flush = () => {
+      // Encoded a slice at a time: a whole batch's encoded rows (JSON, JSONB, codes: ~3 KB a memory with
+      // its history row) outlived many young-generation collections, each copying them again.
+      for (let start = 0; start < fresh.length; start += ENCODE_SLICE) {
+        const slice = fresh.slice(start, start + ENCODE_SLICE).map((r) => encodeRecord(r));
+        const rowids = insertRows(ctx, slice);
+        writeVectors(ctx, slice, rowids);
+        for (let i = 0; i < slice.length; i++) existing.set(slice[i]!.id, rowids[i]!);
+      }
+      fresh = [];
+      freshIds.clear();
+    };
+    for (const record of records) {
+      if (!existing.has(record.id) && !freshIds.has(record.id)) {
+        fresh.push(record);
+        freshIds.add(record.id);
+        continue;
+      }
+      // An id written before (or earlier in this batch): update in place, in the order given.
+      flush();
+      const row = encodeRecord(record);
+      const rowid = existing.get(row.id)!;
+      ctx
+        .stmt(
+          `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = ?, payload = ?${INDEXED_SETS} WHERE rowid = ?`,
+        )
+        .run(row.namespace, row.tenant, row.text, row.context, row.attributes, row.payload, ...row.indexed, rowid);
+      if (ctx.hasVectorTable()) {
+        ctx.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
+        if (!row.vector) ctx.denseIndex()?.deleted(rowid);
+      }
+      writeVectors(ctx, [row], [rowid]);
+    }
+    flush();
+    ctx.keywords.written(records);
+    ctx.links.written(records);
+  });
+}
+
+/**
+ * Inserts rows whose ids are not in the file, in chunks of multi-row
+ * statements (no trigger, so they keep no statement journal; the caller's
+ * savepoint makes the whole batch atomic). Their rowids, in order.
+ */
+function insertRows(ctx: StoreContext, rows: readonly EncodedRow[]): number[] {
+  const ordered: number[] = new Array(rows.length);
+  for (const [offset, size] of chunks(rows.length)) {
+    const args: unknown[] = new Array(size * ROW_VALUES);
+    let at = 0;
+    for (let i = offset; i < offset + size; i++) {
+      const r = rows[i]!;
+      args[at++] = r.id;
+      args[at++] = r.namespace;
+      args[at++] = r.tenant;
+      args[at++] = r.text;
+      args[at++] = r.context;
+      args[at++] = r.attributes;
+      args[at++] = r.payload;
+      for (const value of r.indexed) args[at++] = value;
+    }
+    // No RETURNING (it buffered every row and built an object per row): a multi-row insert gives its rows
+    // consecutive rowids, one above the largest, in VALUES order; checked on the chunk's first row.
+    const last = Number(ctx.stmt(INSERT_RECORDS(size)).run(args).lastInsertRowid);
+    const first = last - size + 1;
+    if (ctx.stmt('SELECT id FROM records WHERE rowid = ?').pluck().get(first) !== rows[offset]!.id)
+      throw new AgentMemoryError('BACKEND_ERROR', `${ctx.path}: inserted rows did not get consecutive rowids.`);
+    for (let i = 0; i < size; i++) ordered[offset + i] = first + i;
+  }
+  return ordered;
+}
+
+/** The vec0 rows and codes of the rows (rowids[i] is rows[i]'s) with a vector, in multi-row statements. */
+function writeVectors(ctx: StoreContext, rows: readonly EncodedRow[], rowids: readonly number[]): void {
+  let withVector = rows as readonly VectorRow[];
+  let vectorRowids = rowids;
+  if (!rows.every((r) => r.vector)) {
+    withVector = rows.filter((r): r is VectorRow => r.vector !== undefined);
+    vectorRowids = rowids.filter((_, i) => rows[i]!.vector);
+  }
+  if (withVector.length === 0) return;
+  for (const [offset, size] of chunks(withVector.length, VECTOR_CHUNK_SIZES)) {
+    const args: unknown[] = new Array(size * 4);
+    for (let i = 0; i < size; i++) {
+      const row = withVector[offset + i]!;
+      args[i * 4] = BigInt(vectorRowids[offset + i]!);
+      args[i * 4 + 1] = row.tenant;
+      args[i * 4 + 2] = row.namespace;
+      args[i * 4 + 3] = row.vector;
+    }
+    ctx.stmt(INSERT_VECTORS(size)).run(args);
+  }
+  ctx.denseIndex()?.writtenMany(vectorRowids, withVector);
+}
+
+/** Rewrites attributes (merged key by key) and payload only; the text and vector indexes are not touched. */
+export async function patch(ctx: StoreContext, patches: readonly RecordPatch[]): Promise<number> {
+  if (!Array.isArray(patches)) throw invalidInput('patch() takes an array of { id, attributes?, payload? }.');
+  const encoded = patches.map((p) => {
+    if (!p || typeof p.id !== 'string') throw invalidInput('Every patch needs a string id.');
+    const keys = p.attributes ? Object.keys(p.attributes).filter((k) => p.attributes![k] !== undefined) : [];
+    for (const k of keys) checkAttribute(k, p.attributes![k]);
+    const values = keys.map((k) => JSON.stringify(p.attributes![k]));
+    // Only the indexed columns of keys the patch sets: the others' index entries stay untouched.
+    const columns: string[] = [];
+    const columnValues: unknown[] = [];
+    for (const k of keys) {
+      const column = Object.hasOwn(ATTRIBUTE_COLUMNS, k) ? ATTRIBUTE_COLUMNS[k] : undefined;
+      if (column === undefined) continue;
+      columns.push(column);
+      columnValues.push(columnValue(p.attributes![k]));
+    }
+    const payload = p.payload === undefined ? null : encodePayload(p.payload);
+    // Patches of one shape (same keys, payload or not) can share a statement.
+    const shape = `${keys.join('\u0000')}\u0001${payload === null ? '' : 'p'}`;
+    return { id: p.id, keys, values, columns, columnValues, payload, shape, attributes: p.attributes };
+  });
+  if (encoded.length === 0) return 0;
+  return ctx.write(() => {
+    foldChanges(
+      ctx,
+      encoded.map((p) => p.id),
+    );
+    let changed = 0;
+    // A run of patches of one shape: one UPDATE over json_each (a statement per record cost about as
+    // much as the row rewrite itself).
+    for (const run of shapeRuns(encoded)) {
+      const first = run[0]!;
+      const n = first.keys.length;
+      if (run.length === 1) {
+        const set = n === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(n)})`;
+        const sql = `UPDATE records SET attributes = ${set}${first.columns.map((c) => `, ${c} = ?`).join('')}, payload = coalesce(?, payload) WHERE id = ?`;
+        const args: unknown[] = [];
+        for (let j = 0; j < n; j++) args.push(`$."${first.keys[j]}"`, first.values[j]);
+        changed += ctx.stmt(sql).run(...args, ...first.columnValues, first.payload, first.id).changes;
+      } else {
+        // p.value = [id, attribute JSON texts..., column values..., payload]
+        const set =
+          n === 0
+            ? 'attributes'
+            : `jsonb_set(attributes${first.keys.map((_, j) => `, ?, json(p.value ->> ${j + 1})`).join('')})`;
+        const columns = first.columns.map((c, j) => `, ${c} = p.value ->> ${n + 1 + j}`).join('');
+        const payload = `p.value ->> ${n + 1 + first.columns.length}`;
+        const sql = `UPDATE records SET attributes = ${set}${columns}, payload = coalesce(${payload}, payload) FROM json_each(?) AS p WHERE records.id = p.value ->> 0`;
+        const rows = run.map((p) => [p.id, ...p.values, ...p.columnValues, p.payload]);
+        changed += ctx.stmt(sql).run(...first.keys.map((k) => `$."${k}"`), JSON.stringify(rows)).changes;
+      }
+      for (const p of run) ctx.keywords.patched(p.id, p.attributes);
+    }
+    return changed;
+  });
+}
+
+/** Deletes records with their vectors, codes, keyword postings and links; a pending change still becomes its log record. */
+export async function deleteRecords(ctx: StoreContext, ids: readonly string[]): Promise<number> {
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
+    throw invalidInput('delete() takes an array of string ids.');
+  if (ids.length === 0) return 0;
+  return ctx.write(() => {
+    // A deleted record's pending change still becomes its log record (history outlives the record).
+    foldChanges(ctx, ids, ids);
+    const deleted = ctx
+      .stmt('DELETE FROM records WHERE id IN (SELECT value FROM json_each(?)) RETURNING rowid')
+      .all(JSON.stringify([...new Set(ids)])) as { rowid: number }[];
+    ctx.keywords.deleted(ids);
+    ctx.links.deleted(ids);
+    if (ctx.hasVectorTable()) {
+      const del = ctx.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`);
+      const codes = ctx.denseIndex();
+      for (const { rowid } of deleted) {
+        del.run(BigInt(rowid));
+        codes?.deleted(rowid);
+      }
+    }
+    return deleted.length;
+  });
+}
+
+/** Throws on a record upsert cannot write; encodeRecord then encodes it. */
+export function checkRecord(ctx: StoreContext, r: BackendRecord): void {
+  checkRecordShape(r);
+  ctx.links.check(r);
+  if (r.vector !== undefined) {
+    if (!(r.vector instanceof Float32Array)) throw invalidInput(`Record ${r.id}: vector must be a Float32Array.`);
+    if (!ctx.hasVectorTable()) throw invalidInput('Call init({ dimension }) before writing vectors.');
+    ctx.checkDimension(r.vector);
+  }
+}
