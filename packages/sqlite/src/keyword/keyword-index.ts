@@ -159,7 +159,7 @@ export class SqliteKeywordIndex {
       const saved = this.db.prepare('SELECT generation, data FROM keyword_snapshot WHERE id = 1').get() as
         | { generation: number; data: Buffer }
         | undefined;
-      index = saved ? KeywordIndex.fromBytes(saved.data) : undefined;
+      index = saved ? readSnapshot(saved.data) : undefined;
       if (index && saved) {
         const changed = new Set<string>();
         const logs = this.db
@@ -274,5 +274,14 @@ export class SqliteKeywordIndex {
       if (this.db.inTransaction) this.db.prepare('ROLLBACK').run();
       throw error;
     }
+  }
+}
+
+/** The saved index, or undefined (a rebuild, saved again) when its bytes cannot be read: the records are the truth. */
+function readSnapshot(data: Buffer): KeywordIndex | undefined {
+  try {
+    return KeywordIndex.fromBytes(data);
+  } catch {
+    return undefined;
   }
 }

@@ -32,7 +32,12 @@ export function keywordSearch(ctx: StoreContext, text: string, filter: RecordFil
     ctx,
     matches.map((m) => m.id),
   );
-  return matches.map((m) => ({ record: decodeRow(rows.get(m.id)!), score: m.score }));
+  // A match whose row is gone (another process deleted it between the index search and this read)
+  // is not a result: the index learns of the delete on its next load.
+  return matches.flatMap((m) => {
+    const row = rows.get(m.id);
+    return row ? [{ record: decodeRow(row), score: m.score }] : [];
+  });
 }
 
 /** The rows with these ids, by id. */
