@@ -303,7 +303,12 @@ export class PostgresBackend implements MemoryBackend {
     if (ids.length === 0) return 0;
     await this.setup();
     const result = await this.run((q) =>
-      q(`DELETE FROM ${this.names.records} WHERE id = ANY($1::text[])`, [[...new Set(ids)]]),
+      // Rows locked in id order first, as upsert and patch lock them: a plain DELETE locks in scan order,
+      // and against an upsert of the same rows in id order that deadlocks.
+      q(
+        `DELETE FROM ${this.names.records} WHERE id IN (SELECT id FROM ${this.names.records} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE)`,
+        [[...new Set(ids)]],
+      ),
     );
     return result.rowCount ?? 0;
   }
