@@ -18,6 +18,8 @@ const slots = Math.max(1, Number(process.env.BUILD_CONCURRENCY) || availablePara
 
 const done = new Set();
 const running = new Set();
+/** The builds in flight, stopped when another fails (their output would be lost behind the failure). */
+const children = new Set();
 const pending = [...packages];
 const started = Date.now();
 
@@ -26,10 +28,12 @@ function build(pkg) {
     const t0 = Date.now();
     const chunks = [];
     const child = spawn('npm', ['run', 'build'], { cwd: pkg.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
     child.on('error', reject);
     child.on('exit', (code) => {
+      children.delete(child);
       // Each package's output printed whole, so two builds at once do not interleave their lines.
       const out = Buffer.concat(chunks).toString();
       if (code !== 0) {
@@ -64,6 +68,7 @@ await new Promise((resolve, reject) => {
   };
   next();
 }).catch((error) => {
+  for (const child of children) child.kill();
   console.error(error.message);
   process.exit(1);
 });

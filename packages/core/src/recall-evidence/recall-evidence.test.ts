@@ -103,6 +103,24 @@ describe('applyReplyEvidence', () => {
     ];
     expect(applyReplyEvidence(hits)).toEqual(hits);
   });
+
+  it('joins nothing at a place two candidates claim (two conversations both with session s1 turn 1)', () => {
+    const hits = [
+      turn('question', 'Ana: When is my flight?', { sessionId: 's1', turn: 0 }, 1),
+      turn('real reply', 'Bot: Your flight leaves on Friday.', { sessionId: 's1', turn: 1 }, 0.2),
+      turn('another call', 'Bot: Your flight is at 9.', { sessionId: 's1', turn: 1 }, 0.1),
+    ];
+    expect(applyReplyEvidence(hits)).toEqual(hits);
+  });
+
+  it('joins a question to its reply only within one tenant and namespace', () => {
+    const reply = turn('reply', 'Three times a week.', { sessionId: 's1', turn: 5 }, 0.3);
+    const hits = [
+      turn('question', 'How often do you work out?', { sessionId: 's1', turn: 4 }, 1),
+      { ...reply, record: { ...reply.record, tenant: 'someone-else' } },
+    ];
+    expect(applyReplyEvidence(hits)).toEqual(hits);
+  });
 });
 
 describe('recall with conversation evidence', () => {

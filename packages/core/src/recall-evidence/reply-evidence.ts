@@ -17,18 +17,27 @@ export const REPLY_EVIDENCE_WEIGHT = 1;
  * the hits rescored, best first.
  */
 export function applyReplyEvidence(hits: readonly SearchHit[]): SearchHit[] {
+  // A turn number counts within one `rememberConversation` call: two calls with the same session id
+  // (one exchange per call, or two conversations both saying "session_1") each have a turn 1. A place
+  // that two candidates claim is ambiguous, and neither side of it is joined to a question or reply.
+  const AMBIGUOUS = -1;
+  const key = (h: SearchHit, turn: number, session: string) =>
+    `${h.record.tenant}\u0000${h.record.namespace}\u0000${session}\u0000${turn}`;
   const at = new Map<string, number>();
   hits.forEach((h, i) => {
     const place = turnPlace(h);
-    if (place) at.set(`${place.session}\u0000${place.turn}`, i);
+    if (!place) return;
+    const k = key(h, place.turn, place.session);
+    at.set(k, at.has(k) ? AMBIGUOUS : i);
   });
   if (at.size === 0) return [...hits];
   const scores = hits.map((h) => h.score);
   hits.forEach((h) => {
     const place = turnPlace(h);
     if (!place || !/\?\s*$/.test(h.record.text)) return;
-    const next = at.get(`${place.session}\u0000${place.turn + 1}`);
-    if (next !== undefined) scores[next] = Math.max(scores[next]!, REPLY_EVIDENCE_WEIGHT * h.score);
+    if (at.get(key(h, place.turn, place.session)) === AMBIGUOUS) return;
+    const next = at.get(key(h, place.turn + 1, place.session));
+    if (next !== undefined && next !== AMBIGUOUS) scores[next] = Math.max(scores[next]!, REPLY_EVIDENCE_WEIGHT * h.score);
   });
   return hits.map((h, i) => (scores[i] === h.score ? h : { ...h, score: scores[i]! })).sort(byScore);
 }
