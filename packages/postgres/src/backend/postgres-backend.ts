@@ -1,3 +1,7 @@
+// The MemoryBackend contract on PostgreSQL, one method per contract call. The class holds the pool,
+// the transaction frames (AsyncLocalStorage) and the retry policy that every call runs through; the
+// SQL it sends is built in ../query, ../schema and ../links, rows are read in ./record-row.ts and
+// errors classified in ./faults.ts.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   AgentMemoryError,
@@ -22,18 +26,20 @@ import {
   searchRequestK,
 } from '@agentmem/core';
 import pg from 'pg';
+import { encodeLinks, linked, linkKeys, withLinks, writeLinks } from '../links';
 import {
+  RECORD_COLUMNS as COLUMNS,
   compileFilter,
   type KeywordRanking,
   keywordStatement,
   occurredAtColumn,
-  RECORD_COLUMNS as COLUMNS,
   SqlBuilder,
   termsVector,
 } from '../query';
-import { encodeLinks, linked, linkKeys, withLinks, writeLinks } from '../links';
 import { migrate, type TableNames, tableNames } from '../schema';
+import { describeTarget, locationParams } from './connection-target';
 import { backoffMs, classify, connectionBroken, DEFAULT_RETRY, type RetryPolicy, toAgentMemoryError } from './faults';
+import { checkPayload, decode, type RecordRow, vectorLiteral } from './record-row';
 
 export interface PostgresBackendOptions {
   /** `postgres://user:password@host:5432/database`; the backend owns (and ends) the pool it creates. */
@@ -62,17 +68,6 @@ const DEFAULT_PAGE = 500;
 const MAX_PAGE = 10_000;
 const WRITE_BATCH = 500;
 const DEFAULT_EF_SEARCH = 40;
-
-interface RecordRow {
-  id: string;
-  tenant: string;
-  namespace: string;
-  text: string;
-  context: string;
-  attributes: Record<string, BackendRecord['attributes'][string]>;
-  payload: JsonObject;
-  embedding?: string | null;
-}
 
 interface Frame {
   owner: PostgresBackend;
@@ -711,81 +706,14 @@ async function readDimension(q: Query, n: TableNames): Promise<number | undefine
   return typeof typmod === 'number' && typmod > 0 ? typmod : undefined;
 }
 
-function decode(row: RecordRow): BackendRecord {
-  const record: BackendRecord = {
-    id: row.id,
-    namespace: row.namespace,
-    tenant: row.tenant,
-    text: row.text,
-    attributes: row.attributes,
-    payload: row.payload,
-  };
-  if (row.context) record.context = row.context;
-  if (typeof row.embedding === 'string') record.vector = parseVector(row.embedding);
-  return record;
-}
-
-/** pgvector's text form; JavaScript prints each float32 (as a double) exactly, so values round-trip. */
-function vectorLiteral(v: Float32Array): string {
-  return `[${Array.from(v).join(',')}]`;
-}
-
-function parseVector(text: string): Float32Array {
-  const body = text.slice(1, -1);
-  return body === '' ? new Float32Array(0) : Float32Array.from(body.split(','), Number);
-}
-
 function checkIds(ids: unknown, op: string): asserts ids is readonly string[] {
   if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
     throw invalidInput(`${op}() takes an array of string ids.`);
 }
 
-function checkPayload(payload: JsonObject): JsonObject {
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
-    throw invalidInput('A record payload must be a JSON object.');
-  return payload;
-}
-
 function positiveInt(value: number, name: string): number {
   if (!Number.isInteger(value) || value < 1) throw invalidInput(`${name} must be a positive integer.`);
   return value;
-}
-
-function describeTarget(connectionString: string | undefined, pool: pg.Pool): string {
-  if (connectionString) {
-    try {
-      const url = new URL(connectionString);
-      return `${url.hostname}:${url.port || '5432'}${url.pathname}`;
-    } catch {
-      return 'the configured server';
-    }
-  }
-  const o = pool.options as { host?: string; port?: number; database?: string };
-  return `${o.host ?? 'localhost'}:${o.port ?? 5432}/${o.database ?? ''}`;
-}
-
-/**
- * `?schema=…&table=…` on a connection string choose the store's tables (so a
- * CLI flag or an environment variable can name them); they are not sent to the server.
- */
-function locationParams(connectionString: string | undefined): {
-  connectionString?: string;
-  schema?: string;
-  table?: string;
-} {
-  if (!connectionString) return {};
-  let url: URL;
-  try {
-    url = new URL(connectionString);
-  } catch {
-    return { connectionString };
-  }
-  const schema = url.searchParams.get('schema') ?? undefined;
-  const table = url.searchParams.get('table') ?? undefined;
-  if (schema === undefined && table === undefined) return { connectionString };
-  url.searchParams.delete('schema');
-  url.searchParams.delete('table');
-  return { connectionString: url.toString(), schema, table };
 }
 
 /** Whether a version such as `0.8.1` is at least `min`. */
