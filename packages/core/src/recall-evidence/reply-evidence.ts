@@ -19,25 +19,24 @@ export const REPLY_EVIDENCE_WEIGHT = 1;
 export function applyReplyEvidence(hits: readonly SearchHit[]): SearchHit[] {
   // A turn number counts within one `rememberConversation` call: two calls with the same session id
   // (one exchange per call, or two conversations both saying "session_1") each have a turn 1. A place
-  // that two candidates claim is ambiguous, and neither side of it is joined to a question or reply.
-  const AMBIGUOUS = -1;
-  const key = (h: SearchHit, turn: number, session: string) =>
-    `${h.record.tenant}\u0000${h.record.namespace}\u0000${session}\u0000${turn}`;
-  const at = new Map<string, number>();
-  hits.forEach((h, i) => {
+  // that two candidates claim is ambiguous (-1), and neither side of it is joined to a question or reply.
+  const places = hits.map((h) => {
     const place = turnPlace(h);
-    if (!place) return;
-    const k = key(h, place.turn, place.session);
-    at.set(k, at.has(k) ? AMBIGUOUS : i);
+    return place && { scope: `${h.record.tenant}\u0000${h.record.namespace}\u0000${place.session}`, turn: place.turn };
+  });
+  const at = new Map<string, number>();
+  places.forEach((p, i) => {
+    if (!p) return;
+    const key = `${p.scope}\u0000${p.turn}`;
+    at.set(key, at.has(key) ? -1 : i);
   });
   if (at.size === 0) return [...hits];
   const scores = hits.map((h) => h.score);
-  hits.forEach((h) => {
-    const place = turnPlace(h);
-    if (!place || !/\?\s*$/.test(h.record.text)) return;
-    if (at.get(key(h, place.turn, place.session)) === AMBIGUOUS) return;
-    const next = at.get(key(h, place.turn + 1, place.session));
-    if (next !== undefined && next !== AMBIGUOUS) scores[next] = Math.max(scores[next]!, REPLY_EVIDENCE_WEIGHT * h.score);
+  hits.forEach((h, i) => {
+    const p = places[i];
+    if (!p || !/\?\s*$/.test(h.record.text) || at.get(`${p.scope}\u0000${p.turn}`) === -1) return;
+    const next = at.get(`${p.scope}\u0000${p.turn + 1}`) ?? -1;
+    if (next >= 0) scores[next] = Math.max(scores[next]!, REPLY_EVIDENCE_WEIGHT * h.score);
   });
   return hits.map((h, i) => (scores[i] === h.score ? h : { ...h, score: scores[i]! })).sort(byScore);
 }

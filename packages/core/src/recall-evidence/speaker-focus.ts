@@ -22,9 +22,7 @@ export const SPEAKER_FOCUS_WEIGHT = 0.03;
 export const LIST_FOCUS_WEIGHT = 0.15;
 
 export interface SpeakerFocusOptions {
-  /** Share of the best score a named speaker's turn gains; default `SPEAKER_FOCUS_WEIGHT`. */
-  weight?: number;
-  /** The share for a list question; default `LIST_FOCUS_WEIGHT`. */
+  /** The share for a list question; default `LIST_FOCUS_WEIGHT` (the store's `listFocus`). */
   listWeight?: number;
 }
 
@@ -32,8 +30,8 @@ export interface SpeakerFocusOptions {
  * Speaker focus (docs/entities.md): when the query names some but not all of the
  * speakers among the candidates (`metadata.speaker`, as `rememberConversation`
  * writes it; a name counts when all its keyword terms are in the query), the
- * turns those speakers said gain `weight` x the best score (`listWeight` x for
- * a question that asks for a list). A question naming every speaker ("What do
+ * turns those speakers said gain `SPEAKER_FOCUS_WEIGHT` x the best score
+ * (`listWeight` x for a question that asks for a list). A question naming every speaker ("What do
  * Jon and Gina have in common?") favours nobody. Returns the hits rescored,
  * best first.
  */
@@ -58,8 +56,6 @@ export function applySpeakerFocus(
   if (named.size === 0 || named.size === speakers.size) return [...hits];
   const best = Math.max(...hits.map((h) => h.score));
   if (!(best > 0)) return [...hits];
-  const weight = isListQuestion(query)
-    ? (options.listWeight ?? LIST_FOCUS_WEIGHT)
-    : (options.weight ?? SPEAKER_FOCUS_WEIGHT);
+  const weight = isListQuestion(query) ? (options.listWeight ?? LIST_FOCUS_WEIGHT) : SPEAKER_FOCUS_WEIGHT;
   return hits.map((h) => (named.has(speakerOf(h)!) ? { ...h, score: h.score + weight * best } : h)).sort(byScore);
 }

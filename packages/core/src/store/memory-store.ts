@@ -1,3 +1,8 @@
+// MemoryStore is one class past ~700 lines on purpose: it is the object every public method and every
+// engine (decay, merge, skills, sessions) goes through, and its methods share private state (the init
+// promise, the reinforcement buffer shared with scoped views, the clock, the write limits). What can
+// stand alone already does, in its own folder: recall evidence, entities, temporal, importance, codec,
+// limits and validation. What is left here is the order in which they are called.
 import type {
   AttributeRecord,
   BackendRecord,
@@ -45,7 +50,7 @@ import {
   namespaceFor,
   recallNamespaces,
 } from '../scope';
-import { applyReplyEvidence, applySpeakerFocus } from '../recall-evidence';
+import { applyReplyEvidence, applySpeakerFocus, LIST_FOCUS_WEIGHT } from '../recall-evidence';
 import { contentHash } from '../text';
 import { newId, stableId, toMillis } from '../util';
 import { historyToRecord, KIND, memoryToRecord, recordToHistory, recordToMemory } from './codec';
@@ -525,13 +530,12 @@ export class MemoryStore {
     const replyEvidence = options.replyEvidence ?? this.options.replyEvidence ?? true;
     const listFocus = options.listFocus ?? this.options.listFocus;
     if (listFocus !== undefined && !(Number.isFinite(listFocus) && listFocus >= 0))
-      throw invalidInput(`listFocus must be a number >= 0 (default 0.15), got ${listFocus}.`);
+      throw invalidInput(`listFocus must be a number >= 0 (default ${LIST_FOCUS_WEIGHT}), got ${listFocus}.`);
     const rescore = async (hits: SearchHit[]) => {
       let rescored = applyKeywordEvidence(hits, keywordEvidence);
       // Conversation evidence before the entity hop, so the hop follows the candidates it put first.
       if (replyEvidence) rescored = applyReplyEvidence(rescored);
-      if (speakerFocus)
-        rescored = applySpeakerFocus(rescored, query, listFocus !== undefined ? { listWeight: listFocus } : {});
+      if (speakerFocus) rescored = applySpeakerFocus(rescored, query, { listWeight: listFocus });
       return entities ? applyEntityEvidence(rescored, { backend: this.backend, query, filter, pool }) : rescored;
     };
     const hits = await this.searchRecords(query, { mode, filter, k: pool, rescoreKeyword: rescore });
