@@ -1,6 +1,7 @@
 // `npm run build`: every workspace package's own `build` script, each started as soon as the
 // @agentmem packages it depends on are built (their declarations are read from dist/), as many at
 // once as there are cores. Sequential `npm run build --workspaces` left one of CI's two cores idle.
+// BUILD_CONCURRENCY=N sets how many at once; BUILD_VERBOSE=1 prints each package's tsup output.
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { workspaces } from './workspaces.mjs';

@@ -35,10 +35,20 @@ describeServer('Writers of the same rows lock them in one order', (url) => {
     try {
       await holder.query('BEGIN');
       await holder.query(`SELECT 1 FROM "${schema}".agentmem_records WHERE id = 'a' FOR UPDATE`);
+      // Each writer is let go only once the server shows it waiting on a row lock: the upsert holding
+      // b and waiting for a, then the delete, so both hold what they took before the holder commits.
+      const waiting = async (n: number) => {
+        for (let i = 0; i < 400; i++) {
+          const { rows } = await holder.query('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted');
+          if (rows[0].n >= n) return;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        throw new Error(`fewer than ${n} sessions ever waited on a lock`);
+      };
       const upsert = writer.transaction(() => writer.upsert([record('b', 'bee 2'), record('a', 'ay 2')]));
-      await new Promise((r) => setTimeout(r, 300));
+      await waiting(1);
       const deletion = deleter.transaction(() => deleter.delete(['a', 'b']));
-      await new Promise((r) => setTimeout(r, 300));
+      await waiting(2);
       await holder.query('COMMIT');
       const outcomes = await Promise.allSettled([upsert, deletion]);
       expect(outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))).toEqual(['ok', 'ok']);

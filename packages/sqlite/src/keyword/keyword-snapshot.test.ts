@@ -73,6 +73,16 @@ function raw(path: string) {
   };
 }
 
+/** A new file holding `records`, its keyword index saved (a search loaded it, the close saved it). */
+async function savedStore(records: readonly BackendRecord[]): Promise<string> {
+  const path = fresh();
+  const writer = backend(path);
+  await writer.upsert(records);
+  await touch(writer);
+  await writer.close();
+  return path;
+}
+
 afterEach(async () => {
   for (const b of open.splice(0)) await b.close();
 });
@@ -104,11 +114,7 @@ describe('the keyword index kept in the file', () => {
   });
 
   it('a row deleted behind the saved index is not a result, and the search does not fail', async () => {
-    const path = fresh();
-    const writer = backend(path);
-    await writer.upsert(records);
-    await touch(writer);
-    await writer.close();
+    const path = await savedStore(records);
     const file = raw(path);
     expect(file.snapshots()).toBe(1);
     // As another process's delete landing between the index search and the row read does.
@@ -120,11 +126,7 @@ describe('the keyword index kept in the file', () => {
   });
 
   it('an unreadable saved index is rebuilt from the records (and saved again), never an error', async () => {
-    const path = fresh();
-    const writer = backend(path);
-    await writer.upsert(records);
-    await touch(writer);
-    await writer.close();
+    const path = await savedStore(records);
     const file = raw(path);
     file.db.prepare('UPDATE keyword_snapshot SET data = substr(data, 1, 40)').run(); // cut short
     file.db.close();
