@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { DemoContext } from './index';
+import type { DemoContext } from './demo-context';
 import { DEMO_MEMORIES } from './memories';
 
 /**

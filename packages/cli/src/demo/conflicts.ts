@@ -1,6 +1,6 @@
 import type { ConflictCheckResult } from '@agentmem/core';
 import { HISTORY_COLUMNS, historyRows } from '../output';
-import type { DemoContext } from './index';
+import type { DemoContext } from './demo-context';
 
 const OLD_FACT = 'The database is PostgreSQL 14';
 const NEW_FACT = 'The database is PostgreSQL 16';

@@ -1,6 +1,6 @@
 import { effectiveImportance, halfLifeFor, type Memory } from '@agentmem/core';
 import { HISTORY_COLUMNS, historyRows } from '../output';
-import type { DemoContext } from './index';
+import type { DemoContext } from './demo-context';
 
 const DAY_MS = 24 * 3_600_000;
 /** Between the thresholds of importance 0.6 (3.6 half-lives) and 0.7 (3.8): prunes the less important, keeps the rest. */

@@ -1,6 +1,6 @@
 import type { MemoryInput } from '@agentmem/core';
 import { HISTORY_COLUMNS, historyRows, RECALL_COLUMNS, recallJson, recallRows } from '../output';
-import type { DemoContext } from './index';
+import type { DemoContext } from './demo-context';
 
 /** A dozen memories an assistant might have gathered while helping on a checkout service. */
 export const DEMO_MEMORIES: MemoryInput[] = [

@@ -10,7 +10,7 @@ import {
   SKILL_COLUMNS,
   skillRows,
 } from '../commands/skills';
-import type { DemoContext } from './index';
+import type { DemoContext } from './demo-context';
 
 export const DEMO_SKILL_MESSAGES = [
   'deploy the containers to staging',

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { DemoContext } from './index';
+import type { DemoContext } from './demo-context';
 
 /**
  * The two-agent round trip: agent A snapshots its store, agent B opens the

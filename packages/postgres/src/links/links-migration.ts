@@ -1,4 +1,4 @@
-import type { Migration } from '../schema/migrations';
+import type { Migration } from '../schema/migration';
 import type { TableNames } from '../schema/names';
 
 /** `"schema"."<table>_links"`: the memory <-> entity links of one store. */

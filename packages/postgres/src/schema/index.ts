@@ -1,2 +1,3 @@
-export { MIGRATIONS, type Migration, migrate, readSchemaVersion, SCHEMA_VERSION } from './migrations';
+export type { Migration } from './migration';
+export { MIGRATIONS, migrate, readSchemaVersion, SCHEMA_VERSION } from './migrations';
 export { DEFAULT_SCHEMA, DEFAULT_TABLE, type TableNames, tableNames } from './names';

@@ -1,15 +1,9 @@
 import { AgentMemoryError } from '@agentmem/core';
 import type { PoolClient } from 'pg';
-import { MAX_OCCURRED_AT_MS, MIN_OCCURRED_AT_MS } from '../query/occurred-at';
 import { LINKS_MIGRATION } from '../links/links-migration';
+import { MAX_OCCURRED_AT_MS, MIN_OCCURRED_AT_MS } from '../query/occurred-at';
+import type { Migration } from './migration';
 import type { TableNames } from './names';
-
-export interface Migration {
-  version: number;
-  description: string;
-  /** Statements run in order inside the migration transaction. */
-  up: (n: TableNames) => string[];
-}
 
 /**
  * The schema, one step per version. A store is one records table plus its
