@@ -1,4 +1,5 @@
 import type { SearchHit } from '../contracts';
+import { endsInQuestion } from '../recall-evidence/conversation-turn';
 import { countTerms } from '../text';
 import { inTimeSpans } from './query-time-spans';
 import { statesDuration, type TimeAnswer } from './time-answer';
@@ -17,7 +18,10 @@ export const TIME_ANSWER_BOOST = 0.5;
 export const SESSION_EVIDENCE_WEIGHT = 0.2;
 /** Exponent of the content-length prior: longer turns carry more facts. */
 export const LENGTH_PRIOR = 0.2;
-/** Score kept by a memory whose content is a question ("...?"): questions are rarely the answer. */
+/**
+ * Score lost by a memory whose content ends by asking (`endsInQuestion`: "...?", also before a chat's
+ * "[shares a photo: ...]" or emoji): questions are rarely the answer.
+ */
 export const QUESTION_PENALTY = 0.2;
 
 export interface KeywordEvidenceOptions {
@@ -61,7 +65,7 @@ function overlaps(mention: { start: number; end: number }, spans: readonly TimeS
  *    mention a time when the query asks when (`timeAnswer`);
  * 2. session evidence: scores scaled to the best hit, plus 0.2 x the best scaled score of the
  *    memory's session (`metadata.sessionId`; a memory without one is its own session);
- * 3. turn priors: x(content terms)^0.2, and x0.8 for content that is a question.
+ * 3. turn priors: x(content terms)^0.2, and x0.8 for content that ends by asking (`endsInQuestion`).
  * Returns the hits rescored, best first.
  */
 export function applyKeywordEvidence(hits: readonly SearchHit[], options: KeywordEvidenceOptions): SearchHit[] {
@@ -98,7 +102,7 @@ export function applyKeywordEvidence(hits: readonly SearchHit[], options: Keywor
       const text = hits[i]!.record.text;
       // Only the count of content terms matters: no word is stemmed (stemming cost ~0.4 ms a recall).
       const length = Math.max(1, countTerms(text));
-      return s * length ** LENGTH_PRIOR * (/\?\s*$/.test(text) ? 1 - QUESTION_PENALTY : 1);
+      return s * length ** LENGTH_PRIOR * (endsInQuestion(text) ? 1 - QUESTION_PENALTY : 1);
     });
   }
   return hits
