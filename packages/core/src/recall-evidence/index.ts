@@ -1,4 +1,4 @@
-export { byScore, speakerOf, turnPlace } from './conversation-turn';
+export { byScore, endsInQuestion, speakerOf, turnPlace } from './conversation-turn';
 export { isListQuestion } from './list-question';
 export { applyReplyEvidence, REPLY_EVIDENCE_WEIGHT } from './reply-evidence';
 export {

@@ -3,6 +3,7 @@ import { InMemoryBackend } from '../backends';
 import type { BackendRecord, SearchHit } from '../contracts';
 import { HashingEmbedder } from '../embedding';
 import { MemoryStore } from '../store/memory-store';
+import { endsInQuestion } from './conversation-turn';
 import { isListQuestion } from './list-question';
 import { applyReplyEvidence, REPLY_EVIDENCE_WEIGHT } from './reply-evidence';
 import { applySpeakerFocus, LIST_FOCUS_WEIGHT, SPEAKER_FOCUS_WEIGHT } from './speaker-focus';
@@ -82,6 +83,18 @@ describe('list questions', () => {
   });
 });
 
+describe('endsInQuestion', () => {
+  it('sets aside the notes a chat appends after what was said: attachments, emoji', () => {
+    expect(endsInQuestion('How often do you work out?')).toBe(true);
+    expect(endsInQuestion('How often do you work out? [shares a photo: a gym]')).toBe(true);
+    expect(endsInQuestion('Want to come along? 😊')).toBe(true);
+    expect(endsInQuestion('Did you see it? (edited) [image: a cat] 👍🏽')).toBe(true);
+    expect(endsInQuestion('We work out [shares a photo: who is that?]')).toBe(false);
+    expect(endsInQuestion('Is it far? I can drive.')).toBe(false);
+    expect(endsInQuestion('Three times a week.')).toBe(false);
+  });
+});
+
 describe('applyReplyEvidence', () => {
   it('raises the turn after a question to the score of the question, in the same session only', () => {
     const out = applyReplyEvidence([
@@ -92,6 +105,20 @@ describe('applyReplyEvidence', () => {
     ]);
     expect(order(out)).toEqual(['question', 'reply', 'other', 'elsewhere']);
     expect(out[1]!.score).toBeCloseTo(REPLY_EVIDENCE_WEIGHT * 1);
+  });
+
+  it('reads a question the chat appended a photo note or emoji to as a question, and lifts its reply', () => {
+    const out = applyReplyEvidence([
+      turn(
+        'question',
+        'Maria: Great news John! How often do you all work out? [shares a photo: a group of people at a table]',
+        { sessionId: 's1', turn: 4 },
+        1,
+      ),
+      turn('other', 'Maria: We work out at the gym near the church.', { sessionId: 's1', turn: 9 }, 0.8),
+      turn('reply', 'John: Three times a week; it keeps us on track.', { sessionId: 's1', turn: 5 }, 0.3),
+    ]);
+    expect(order(out)).toEqual(['question', 'reply', 'other']);
   });
 
   it('moves nothing for memories that are not conversation turns, or a question that is not one', () => {

@@ -1,5 +1,5 @@
 import type { SearchHit } from '../contracts';
-import { byScore, turnPlace } from './conversation-turn';
+import { byScore, endsInQuestion, turnPlace } from './conversation-turn';
 
 /**
  * The turn right after a candidate that ends in a question scores at least this times the question's
@@ -12,7 +12,7 @@ export const REPLY_EVIDENCE_WEIGHT = 1;
 /**
  * Reply evidence (docs/entities.md): among the candidates, a conversation turn
  * (`metadata.sessionId` and `metadata.turn`) whose previous turn of the same
- * session is a candidate ending in "?" scores at least `REPLY_EVIDENCE_WEIGHT`
+ * session is a candidate that ends by asking (`endsInQuestion`) scores at least `REPLY_EVIDENCE_WEIGHT`
  * x that question's score. Only candidates move: no record is read. Returns
  * the hits rescored, best first.
  */
@@ -34,7 +34,7 @@ export function applyReplyEvidence(hits: readonly SearchHit[]): SearchHit[] {
   const scores = hits.map((h) => h.score);
   hits.forEach((h, i) => {
     const p = places[i];
-    if (!p || !/\?\s*$/.test(h.record.text) || at.get(`${p.scope}\u0000${p.turn}`) === -1) return;
+    if (!p || !endsInQuestion(h.record.text) || at.get(`${p.scope}\u0000${p.turn}`) === -1) return;
     const next = at.get(`${p.scope}\u0000${p.turn + 1}`) ?? -1;
     if (next >= 0) scores[next] = Math.max(scores[next]!, REPLY_EVIDENCE_WEIGHT * h.score);
   });

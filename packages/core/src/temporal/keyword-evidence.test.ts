@@ -50,4 +50,14 @@ describe('applyKeywordEvidence', () => {
     expect(ids(out)).toEqual(['may', 'other']);
     expect(out[0]!.score).toBeCloseTo(1.5);
   });
+
+  it('time answers: a stated duration answers "when" as well as "how long"', () => {
+    const hits = [
+      hit('plain', 1.2, 'Nate: my turtles love the sun'),
+      hit('duration', 1, "Nate: I've had them for 3 years now"),
+    ];
+    for (const timeAnswer of ['date', 'duration'] as const)
+      expect(ids(applyKeywordEvidence(hits, { ...none, timeAnswer }))).toEqual(['duration', 'plain']);
+    expect(ids(applyKeywordEvidence(hits, none))).toEqual(['plain', 'duration']);
+  });
 });

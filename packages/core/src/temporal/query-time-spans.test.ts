@@ -20,6 +20,19 @@ describe('timeSpansInQuery', () => {
     expect(matches('What did he buy in June?', '2021-07-20T00:00:00Z')).toBe(false);
   });
 
+  it('reads a range of days, with the month and year written once', () => {
+    const q = 'Where was John between August 11 and August 15 2023?';
+    expect(matches(q, '2023-08-11T13:08:00Z')).toBe(true);
+    expect(matches(q, '2023-08-13T09:00:00Z')).toBe(true);
+    expect(matches(q, '2023-08-15T20:00:00Z')).toBe(true);
+    expect(matches(q, '2023-08-20T00:00:00Z')).toBe(false);
+    expect(matches('what happened from 3 to 7 May 2023', '2023-05-05T00:00:00Z')).toBe(true);
+    expect(matches('what happened from 3 to 7 May 2023', '2023-05-12T00:00:00Z')).toBe(false);
+    expect(matches('between May 30 and June 2, 2023', '2023-05-31T12:00:00Z')).toBe(true);
+    expect(matches('between December 28 and January 3, 2023', '2022-12-31T12:00:00Z')).toBe(true);
+    expect(matches('between December 28 and January 3, 2023', '2023-12-31T12:00:00Z')).toBe(false);
+  });
+
   it('reads times relative to now', () => {
     expect(matches('what did I say yesterday', '2026-03-14T09:00:00Z')).toBe(true);
     expect(matches('what did I say yesterday', '2026-03-10T09:00:00Z')).toBe(false);

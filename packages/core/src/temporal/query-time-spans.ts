@@ -7,7 +7,7 @@ const UNIT_DAYS: Record<string, number> = { day: 1, week: 7, month: 30, year: 36
 
 const startOfDay = (ms: number) => Math.floor(ms / DAY) * DAY;
 /** A day, one day either side: a question's date and the event's may sit on either side of midnight or a time zone. */
-const aroundDay = (ms: number): TimeSpan => ({
+const aroundDay = (ms: number): Extract<TimeSpan, { kind: 'range' }> => ({
   kind: 'range',
   start: startOfDay(ms) - DAY,
   end: startOfDay(ms) + 2 * DAY,
@@ -15,7 +15,7 @@ const aroundDay = (ms: number): TimeSpan => ({
 
 /**
  * The times a query names, absolute ("8 May 2023", "May 8, 2023",
- * "2023-05-08", "May 2023", "in June") or relative to `now` ("yesterday",
+ * "2023-05-08", "May 2023", "in June", "between August 11 and August 15 2023") or relative to `now` ("yesterday",
  * "last week", "three months ago", "this year"). Empty when it names none.
  */
 export function timeSpansInQuery(query: string, now: number): TimeSpan[] {
@@ -37,6 +37,27 @@ export function timeSpansInQuery(query: string, now: number): TimeSpan[] {
     const ms = Date.UTC(Number(y), mo, Number(d));
     return mo >= 0 && Number(d) >= 1 && Number(d) <= 31 && Number.isFinite(ms) ? aroundDay(ms) : undefined;
   };
+  // A range of days ("between August 11 and August 15 2023", "from 3 to 7 May 2023"): the year (and the
+  // month) may be written once, after the second day. Read first, so its days are not read alone.
+  const dayOf = `(?:${MONTH}\\s+(\\d{1,2})${ORDINAL}|(\\d{1,2})${ORDINAL}(?:\\s+(?:of\\s+)?${MONTH})?)`;
+  scan(
+    new RegExp(
+      `\\b(?:between|from)\\s+${dayOf}(?:,?\\s+(\\d{4}))?,?\\s+(?:and|to|until|till|through|-)\\s+${dayOf},?\\s+(\\d{4})\\b`,
+    ),
+    (m) => {
+      // Groups: first day (month 1 or 4, day 2 or 3, year 5), second day (month 6 or 9, day 7 or 8, year 10).
+      const endMonth = monthIndex(m[6] ?? m[9] ?? '');
+      const startMonth = (m[1] ?? m[4]) !== undefined ? monthIndex((m[1] ?? m[4])!) : endMonth;
+      const last = day(m[10]!, endMonth, (m[7] ?? m[8])!);
+      // "between December 28 and January 3, 2023": a first day written without a year, after the last, is the year before.
+      let first = day(m[5] ?? m[10]!, startMonth, (m[2] ?? m[3])!);
+      if (first && last && m[5] === undefined && first.start > last.start)
+        first = day(String(Number(m[10]) - 1), startMonth, (m[2] ?? m[3])!);
+      return first && last && first.start <= last.start
+        ? { kind: 'range', start: first.start, end: last.end }
+        : undefined;
+    },
+  );
   scan(/\b(\d{4})-(\d{2})-(\d{2})\b/, (m) => day(m[1]!, Number(m[2]) - 1, m[3]!));
   scan(new RegExp(`\\b(\\d{1,2})${ORDINAL}\\s+(?:of\\s+)?${MONTH},?\\s+(\\d{4})\\b`), (m) =>
     day(m[3]!, monthIndex(m[2]!), m[1]!),
