@@ -1,7 +1,13 @@
 /**
- * Ingest on SQLite: `rememberMany` of generated memories (the recall bench's
- * sentences) in batches of 5,000 into a new file, the rate per second of CPU
- * with the embedding's CPU time subtracted (goal: 20,000/s).
+ * Ingest: `rememberMany` of generated memories (the recall bench's sentences)
+ * in batches of 5,000 into a new SQLite file and into the in-memory backend,
+ * beside a reference row: the same records and vectors in a hand-built
+ * better-sqlite3 + sqlite-vec + FTS5 file, one transaction per batch. One table:
+ * CPU per memory with the embedding's CPU subtracted, wall time without the
+ * embedding, the file's bytes per memory, and each as a ratio to the reference
+ * of the same run (the machine is shared: only same-run ratios compare).
+ * Goals (issue 30): rememberMany ≥ 0.5× the reference's rate, the in-memory
+ * backend at least as fast as SQLite, bytes ≤ 2× the reference's.
  *
  *   npm run bench -- ingest [--count 50000] [--floors] [--entities]
  *
