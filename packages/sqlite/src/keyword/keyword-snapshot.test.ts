@@ -219,10 +219,10 @@ describe('schema version 9', () => {
     const writer = backend(path);
     await writer.upsert(records8());
     await writer.close();
-    // The file as schema 8 left it: version 9 only added the two keyword tables.
+    // The file as schema 8 left it: versions 9 and 10 only added the keyword tables.
     const file = raw(path);
     file.db.exec(
-      "DROP TABLE keyword_snapshot; DROP TABLE keyword_changes; DELETE FROM sqlite_sequence WHERE name = 'keyword_changes'",
+      "DROP TABLE keyword_snapshot; DROP TABLE keyword_parts; DROP TABLE keyword_changes; DELETE FROM sqlite_sequence WHERE name = 'keyword_changes'",
     );
     file.db.pragma('user_version = 8');
     file.db.close();
