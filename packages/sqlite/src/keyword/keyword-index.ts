@@ -331,7 +331,7 @@ export class SqliteKeywordIndex {
       const save = Math.floor(Math.random() * 2 ** 52);
       this.db.prepare('DELETE FROM keyword_parts').run();
       const insert = this.db.prepare('INSERT INTO keyword_parts (part, save, data) VALUES (?, ?, ?)');
-      parts.forEach((bytes, n) => insert.run(n, save, asBuffer(bytes)));
+      for (const [n, bytes] of parts.entries()) insert.run(n, save, asBuffer(bytes));
       this.db
         .prepare('INSERT OR REPLACE INTO keyword_snapshot (id, generation, save, data) VALUES (1, ?, ?, ?)')
         .run(generation, save, asBuffer(header));

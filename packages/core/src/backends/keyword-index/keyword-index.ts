@@ -303,7 +303,8 @@ export class KeywordIndex {
       throw new Error('KeywordIndex.search: this filter tests attributes the index does not hold; pass admit.');
     const { classOk, rest } = this.compile(filter);
     if (rest.length > 0) this.loadAttributes();
-    if (!holds) for (let b = 0; b < this.idLoaded.length; b++) if (this.idLoaded[b] === 0 && this.reader) this.loadIds(b);
+    if (!holds)
+      for (let b = 0; b < this.idLoaded.length; b++) if (this.idLoaded[b] === 0 && this.reader) this.loadIds(b);
     let n = 0;
     let totalText = 0;
     let totalContext = 0;
@@ -720,8 +721,12 @@ export class KeywordIndex {
     for (const p of this.postings) postingBytes += p.n * 6 + 16;
     const buckets = Math.min(1 << 16, Math.max(1, Math.ceil(postingBytes / BUCKET_BYTES)));
     const members: number[][] = Array.from({ length: buckets }, () => []);
-    const terms = [...this.termIds.keys()]; // in id order: ids are given in insertion order
-    terms.forEach((term, id) => members[bucketOf(term, buckets)]!.push(id));
+    // By id (a restored index learns its terms in the order its parts were read).
+    const terms: string[] = new Array(this.postings.length);
+    for (const [term, id] of this.termIds) terms[id] = term;
+    terms.forEach((term, id) => {
+      members[bucketOf(term, buckets)]!.push(id);
+    });
     const idParts = Math.ceil(used / ID_BLOCK);
     const header = new TextEncoder().encode(
       JSON.stringify({
