@@ -34,11 +34,16 @@ const CLASS_COLUMNS = 2;
 const DEAD = 0;
 
 /** The saved format `toParts` writes and `fromParts` reads (another: a rebuild). */
-const PARTS_FORMAT = 4;
+const PARTS_FORMAT = 5;
 /** Postings bytes per saved part, about: a query reads the parts of its terms only. */
 const BUCKET_BYTES = 8192;
 /** Ids per saved part: a search reads the parts of the slots it returns. */
-const ID_BLOCK = 256;
+const ID_BLOCK = 64;
+/** Parts: the documents' lengths and classes (read at once), their scopes and attribute columns, the order of their ids, then the id blocks, then the postings buckets. */
+const DOCS_PART = 0;
+const ATTRIBUTES_PART = 1;
+const RANK_PART = 2;
+const FIRST_ID_PART = 3;
 
 /** The header of a saved index: what a search needs besides postings, and how many parts of each kind follow. */
 interface PartsHeader {
@@ -164,7 +169,7 @@ export class KeywordIndex {
   private bucketLoaded = new Uint8Array(0);
   private attributesLoaded = false;
   /** A restored index's order of its slots' ids (rank by slot): ties go by it without reading ids. Dropped at the first write. */
-  private idRank: Int32Array | Uint32Array | Uint16Array | undefined;
+  private idRank: PackedArray | undefined;
   // Per-search scratch, reused.
   private admitted = new Uint8Array(0);
   private scores = new Float64Array(0);
@@ -406,12 +411,8 @@ export class KeywordIndex {
       if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
       return (t.idf * f * (k1 + 1)) / (f + k1);
     };
-    const rank = this.idRank;
-    const ids = this.ids;
-    const heap = new TopK(
-      k,
-      this.scores.length < this.used ? this.growScores() : this.scores,
-      rank ? (a, b) => rank[a]! > rank[b]! : (a, b) => ids[a]! > ids[b]!,
+    const heap = new TopK(k, this.scores.length < this.used ? this.growScores() : this.scores, (a, b) =>
+      this.after(a, b),
     );
     // Terms [0, essential) are non-essential: together they cannot lift a document above the k-th.
     let essential = 0;
@@ -681,7 +682,7 @@ export class KeywordIndex {
     if (!this.lazy) return;
     this.loadAll();
     this.lazy = false;
-    this.idRank = undefined; // a write's new slot has no rank
+    this.idRank = undefined; // a write's new slot has no rank: ties go by the ids (all read now)
     for (let s = 0; s < this.used; s++) if (this.classOf[s] !== DEAD) this.slotOf.set(this.ids[s]!, s);
     const count = this.termCount;
     count.fill(0);
@@ -762,7 +763,6 @@ export class KeywordIndex {
         narrowed(this.classOf.subarray(0, used)),
         narrowed(this.textLength.subarray(0, used)),
         narrowed(this.contextLength.subarray(0, used)),
-        narrowed(rank),
       ]),
     );
     // A column's labels only when some value is not a number, its numbers only when some is (else empty).
@@ -779,6 +779,7 @@ export class KeywordIndex {
       ];
     });
     parts.push(pack(null, [narrowed(this.scope.subarray(0, used)), ...columnArrays]));
+    parts.push(pack(null, [narrowed(rank)]));
     for (let b = 0; b < idParts; b++) parts.push(packStrings(this.ids.slice(b * ID_BLOCK, (b + 1) * ID_BLOCK)));
     for (const ids of members) {
       const meta = new Int32Array(ids.length * 4);
@@ -837,16 +838,9 @@ export class KeywordIndex {
     index.reader = read;
     index.parts = h;
     index.lazy = true;
-    const [classOf, textLength, contextLength, rank] = index.part(0, (bytes) => unpack(bytes).arrays);
-    if (
-      classOf?.length !== used ||
-      textLength?.length !== used ||
-      contextLength?.length !== used ||
-      rank?.length !== used ||
-      rank instanceof Float64Array
-    )
+    const [classOf, textLength, contextLength] = index.part(DOCS_PART, (bytes) => unpack(bytes).arrays);
+    if (classOf?.length !== used || textLength?.length !== used || contextLength?.length !== used)
       throw new KeywordPartError('keyword index part 0: not the documents of the header');
-    index.idRank = rank as Int32Array | Uint16Array;
     index.classOf = new Int32Array(capacity);
     index.classOf.set(classOf);
     index.textLength = new Uint32Array(capacity);
@@ -909,7 +903,7 @@ export class KeywordIndex {
 
   private loadBucket(bucket: number): void {
     const h = this.parts!;
-    const loaded = this.part(2 + h.idParts + bucket, (bytes) => {
+    const loaded = this.part(FIRST_ID_PART + h.idParts + bucket, (bytes) => {
       const { meta, arrays } = unpack<{ terms: string[] }>(bytes);
       const [ids, counts, slots, tfBytes, df] = arrays as [Int32Array, Int32Array, Int32Array, PackedArray, Int32Array];
       const tfs = tfBytes instanceof Uint16Array ? widenTfs(tfBytes) : (tfBytes as Uint32Array);
@@ -943,6 +937,18 @@ export class KeywordIndex {
     this.bucketLoaded[bucket] = 1;
   }
 
+  /** Whether slot a's id sorts after slot b's: by the saved order of a restored index (no id read), else by the ids. */
+  private after(a: number, b: number): boolean {
+    if (!this.reader) return this.ids[a]! > this.ids[b]!;
+    if (!this.idRank) {
+      const [rank] = this.part(RANK_PART, (bytes) => unpack(bytes).arrays);
+      if (rank?.length !== this.used || rank instanceof Float64Array)
+        throw new KeywordPartError(`keyword index part ${RANK_PART}: not the id order of the header`);
+      this.idRank = rank;
+    }
+    return this.idRank[a]! > this.idRank[b]!;
+  }
+
   /** The id of a live or dead slot, reading its part first when the index was restored and it is not read yet. */
   private idAt(slot: number): string {
     if (this.reader && this.idLoaded[Math.floor(slot / ID_BLOCK)] === 0) this.loadIds(Math.floor(slot / ID_BLOCK));
@@ -950,10 +956,10 @@ export class KeywordIndex {
   }
 
   private loadIds(block: number): void {
-    const ids = this.part(2 + block, unpackStrings);
+    const ids = this.part(FIRST_ID_PART + block, unpackStrings);
     const from = block * ID_BLOCK;
     if (ids.length !== Math.min(ID_BLOCK, this.used - from))
-      throw new KeywordPartError(`keyword index part ${2 + block}: not the ids of the header`);
+      throw new KeywordPartError(`keyword index part ${FIRST_ID_PART + block}: not the ids of the header`);
     for (let i = 0; i < ids.length; i++) this.ids[from + i] = ids[i];
     this.idLoaded[block] = 1;
   }
@@ -963,7 +969,7 @@ export class KeywordIndex {
     if (!this.reader || this.attributesLoaded) return;
     const used = this.used;
     const capacity = this.classOf.length;
-    const [scope, ...columns] = this.part(1, (bytes) => unpack(bytes).arrays);
+    const [scope, ...columns] = this.part(ATTRIBUTES_PART, (bytes) => unpack(bytes).arrays);
     if (scope?.length !== used || columns.length !== this.columns.length * 2)
       throw new KeywordPartError('keyword index part 1: not the attributes of the header');
     this.scope = new Int32Array(capacity);

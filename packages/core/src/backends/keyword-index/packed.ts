@@ -59,10 +59,15 @@ export function unpack<M>(bytes: Uint8Array): { meta: M; arrays: PackedArray[] }
   return { meta: h.meta, arrays };
 }
 
-/** The values as Uint16 when they all fit (lengths, class ids: nearly always), else as they are. */
+/** The values in one or two bytes each when they all fit (lengths, class ids: nearly always), else as they are. */
 export function narrowed(values: Int32Array | Uint32Array): PackedArray {
-  for (let i = 0; i < values.length; i++) if (values[i]! < 0 || values[i]! > 0xffff) return values;
-  return Uint16Array.from(values);
+  let max = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (values[i]! < 0) return values;
+    if (values[i]! > max) max = values[i]!;
+  }
+  if (max <= 0xff) return Uint8Array.from(values);
+  return max <= 0xffff ? Uint16Array.from(values) : values;
 }
 
 /** FNV-1a of a term's UTF-16 code units: which part holds its postings. Part of the saved format. */
