@@ -322,6 +322,17 @@ describe('KeywordIndex saved in parts', () => {
     // Each part holds what it says: a bucket part names its terms.
     const { meta } = unpack<{ terms: string[] }>(restored(index).parts[3 + idParts + bucketOf('w1', buckets)]!);
     expect(meta.terms).toContain('w1');
+    // Read ahead to the end: every part read once, then searches read none and rank the same.
+    const { copy: ahead, read: aheadRead, parts: all } = restored(index);
+    search(ahead, records, 'w1 w2 w2999', filter, 5);
+    let rounds = 0;
+    while (ahead.readAhead(50)) rounds++;
+    expect(rounds).toBeGreaterThan(1);
+    expect(aheadRead.length).toBe(all.length);
+    expect(new Set(aheadRead).size).toBe(all.length);
+    for (const q of ['w1 w2 w2999', 'w5 w77', 'w1500'])
+      expect(search(ahead, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
+    expect(aheadRead.length).toBe(all.length);
     // Written and saved again after reading its parts in another order than their terms' ids: the same ranking.
     apply(copy, records, { op: 'remove', id: 'd00007' });
     const { copy: again } = restored(copy);

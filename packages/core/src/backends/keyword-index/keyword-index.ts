@@ -168,6 +168,9 @@ export class KeywordIndex {
   private idLoaded = new Uint8Array(0);
   private bucketLoaded = new Uint8Array(0);
   private attributesLoaded = false;
+  /** Where `readAhead` goes on in the id blocks and postings buckets. */
+  private idCursor = 0;
+  private bucketCursor = 0;
   /** A restored index's order of its slots' ids (rank by slot): ties go by it without reading ids. Dropped at the first write. */
   private idRank: PackedArray | undefined;
   // Per-search scratch, reused.
@@ -940,13 +943,49 @@ export class KeywordIndex {
   /** Whether slot a's id sorts after slot b's: by the saved order of a restored index (no id read), else by the ids. */
   private after(a: number, b: number): boolean {
     if (!this.reader) return this.ids[a]! > this.ids[b]!;
-    if (!this.idRank) {
-      const [rank] = this.part(RANK_PART, (bytes) => unpack(bytes).arrays);
-      if (rank?.length !== this.used || rank instanceof Float64Array)
-        throw new KeywordPartError(`keyword index part ${RANK_PART}: not the id order of the header`);
-      this.idRank = rank;
+    const rank = this.idRank ?? this.loadRank();
+    return rank[a]! > rank[b]!;
+  }
+
+  private loadRank(): PackedArray {
+    const [rank] = this.part(RANK_PART, (bytes) => unpack(bytes).arrays);
+    if (rank?.length !== this.used || rank instanceof Float64Array)
+      throw new KeywordPartError(`keyword index part ${RANK_PART}: not the id order of the header`);
+    this.idRank = rank;
+    return rank;
+  }
+
+  /**
+   * Reads up to `parts` of a restored index's saved parts not read yet (in the order they were
+   * written, which is the file's), so that it finishes loading over a few searches instead of
+   * reading a part on every search that meets a new term or returns a new slot. True while some
+   * part is left. Throws a `KeywordPartError` as the searches' reads do.
+   */
+  readAhead(parts: number): boolean {
+    if (!this.reader) return false;
+    let budget = parts;
+    if (!this.attributesLoaded && budget-- > 0) this.loadAttributes();
+    if (!this.idRank && budget-- > 0) this.loadRank();
+    for (; this.idCursor < this.idLoaded.length && budget > 0; this.idCursor++)
+      if (this.idLoaded[this.idCursor] === 0) {
+        this.loadIds(this.idCursor);
+        budget--;
+      }
+    for (; this.bucketCursor < this.bucketLoaded.length && budget > 0; this.bucketCursor++)
+      if (this.bucketLoaded[this.bucketCursor] === 0) {
+        this.loadBucket(this.bucketCursor);
+        budget--;
+      }
+    const left =
+      !this.attributesLoaded ||
+      !this.idRank ||
+      this.idCursor < this.idLoaded.length ||
+      this.bucketCursor < this.bucketLoaded.length;
+    if (!left) {
+      this.reader = undefined;
+      this.parts = undefined;
     }
-    return this.idRank[a]! > this.idRank[b]!;
+    return left;
   }
 
   /** The id of a live or dead slot, reading its part first when the index was restored and it is not read yet. */
