@@ -1,6 +1,9 @@
 // The in-process BM25F index every embedded backend keeps beside its records. It is rebuilt from the
-// records when a store opens, or read back from `toBytes()` (SQLite keeps that snapshot so a cold open
-// with many memories does not re-tokenise every one of them before the first recall).
+// records when a store opens, or restored from `toParts()` (SQLite keeps those parts so a cold open
+// with many memories does not re-tokenise every one of them before the first recall, and reads only
+// the parts its searches need). Past ~700 lines because the writes, the search, the compaction and
+// the saved parts all work on the same private typed arrays; the byte layout of a part is in
+// packed.ts.
 import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
 import { matchesCondition } from '../match-filter';
 import type { AttributeCondition, AttributeValue, RecordFilter } from '../../contracts';
