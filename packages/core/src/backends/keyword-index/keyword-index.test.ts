@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Bm25Index } from '../bm25';
-import { matchesFilter } from '../match-filter';
 import type { AttributeValue, BackendRecord, RecordFilter } from '../../contracts';
 import { seededRandom } from '../../testing';
 import { tokenize } from '../../text';
+import { keywordTerms } from '../../text/keyword-terms';
+import { Bm25Index } from '../bm25';
+import { matchesFilter } from '../match-filter';
 import { KeywordIndex, KeywordPartError } from './keyword-index';
 import { bucketOf, unpack } from './packed';
-import { keywordTerms } from '../../text/keyword-terms';
 
 const WORDS = [
   'apple',

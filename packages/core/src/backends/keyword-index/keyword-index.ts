@@ -4,11 +4,23 @@
 // the parts its searches need). Past ~700 lines because the writes, the search, the compaction and
 // the saved parts all work on the same private typed arrays; the byte layout of a part is in
 // packed.ts.
-import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
-import { matchesCondition } from '../match-filter';
+
 import type { AttributeCondition, AttributeValue, RecordFilter } from '../../contracts';
 import { keywordTerms } from '../../text/keyword-terms';
-import { bucketOf, narrowed, type PackedArray, pack, unpack } from './packed';
+import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
+import { matchesCondition } from '../match-filter';
+import {
+  bucketOf,
+  narrowed,
+  type PackedArray,
+  type Posting,
+  pack,
+  packPostings,
+  packStrings,
+  unpack,
+  unpackPostings,
+  unpackStrings,
+} from './packed';
 
 /** What the keyword index needs of a record: its scope, its two text fields, the attributes filters test. */
 export interface KeywordDocument {
@@ -77,17 +89,6 @@ export class KeywordPartError extends Error {
 
 /** Term frequencies are kept in 16 bits per field; BM25 saturation makes anything above indistinguishable. */
 const MAX_TF = 0xffff;
-
-/** A term's postings: slots and packed (text tf | context tf << 16), `n` used; its document count per class. */
-interface Posting {
-  slots: Int32Array;
-  tfs: Uint32Array;
-  n: number;
-  df: Int32Array;
-  /** The largest text and context frequencies ever posted (bounds of a term's score; never lowered). */
-  maxText: number;
-  maxContext: number;
-}
 
 /** A query term during a search: its postings, cursor, idf, score bound and place in the query. */
 interface Cursor {
@@ -787,39 +788,14 @@ export class KeywordIndex {
     parts.push(pack(null, [narrowed(this.scope.subarray(0, used)), ...columnArrays]));
     parts.push(pack(null, [narrowed(rank)]));
     for (let b = 0; b < idParts; b++) parts.push(packStrings(this.ids.slice(b * ID_BLOCK, (b + 1) * ID_BLOCK)));
-    for (const ids of members) {
-      const meta = new Int32Array(ids.length * 4);
-      let n = 0;
-      let dfn = 0;
-      ids.forEach((id, i) => {
-        const p = this.postings[id]!;
-        meta.set([p.n, p.maxText, p.maxContext, p.df.length], i * 4);
-        n += p.n;
-        dfn += p.df.length;
-      });
-      const slots = new Int32Array(n);
-      const tfs = new Uint32Array(n);
-      const df = new Int32Array(dfn);
-      let at = 0;
-      let dfAt = 0;
-      for (const id of ids) {
-        const p = this.postings[id]!;
-        slots.set(p.slots.subarray(0, p.n), at);
-        tfs.set(p.tfs.subarray(0, p.n), at);
-        at += p.n;
-        df.set(p.df, dfAt);
-        dfAt += p.df.length;
-      }
-      // Frequencies of one byte each (nearly always) in two bytes instead of four.
-      let narrow = true;
-      for (let i = 0; i < tfs.length && narrow; i++) narrow = (tfs[i]! & 0xff00ff00) === 0;
-      let tfBytes: Uint32Array | Uint16Array = tfs;
-      if (narrow) {
-        tfBytes = new Uint16Array(tfs.length);
-        for (let i = 0; i < tfs.length; i++) tfBytes[i] = (tfs[i]! & 0xff) | ((tfs[i]! >>> 16) << 8);
-      }
-      parts.push(pack({ terms: ids.map((id) => terms[id]!) }, [Int32Array.from(ids), meta, slots, tfBytes, df]));
-    }
+    for (const ids of members)
+      parts.push(
+        packPostings(
+          ids.map((id) => terms[id]!),
+          ids,
+          ids.map((id) => this.postings[id]!),
+        ),
+      );
     return { header, parts };
   }
 
@@ -909,33 +885,7 @@ export class KeywordIndex {
 
   private loadBucket(bucket: number): void {
     const h = this.parts!;
-    const loaded = this.part(FIRST_ID_PART + h.idParts + bucket, (bytes) => {
-      const { meta, arrays } = unpack<{ terms: string[] }>(bytes);
-      const [ids, counts, slots, tfBytes, df] = arrays as [Int32Array, Int32Array, Int32Array, PackedArray, Int32Array];
-      const tfs = tfBytes instanceof Uint16Array ? widenTfs(tfBytes) : (tfBytes as Uint32Array);
-      const postings: Posting[] = [];
-      let at = 0;
-      let dfAt = 0;
-      meta.terms.forEach((_, i) => {
-        const n = counts[i * 4]!;
-        const dfLength = counts[i * 4 + 3]!;
-        if (ids[i]! < 0 || ids[i]! >= h.terms || at + n > slots.length || dfAt + dfLength > df.length)
-          throw new RangeError('postings past the part');
-        // Views of the part: a posting that grows is copied out first (post), compaction rewrites
-        // only its own range.
-        postings.push({
-          slots: slots.subarray(at, at + n),
-          tfs: tfs.subarray(at, at + n),
-          n,
-          df: df.subarray(dfAt, dfAt + dfLength),
-          maxText: counts[i * 4 + 1]!,
-          maxContext: counts[i * 4 + 2]!,
-        });
-        at += n;
-        dfAt += dfLength;
-      });
-      return { terms: meta.terms, ids, postings };
-    });
+    const loaded = this.part(FIRST_ID_PART + h.idParts + bucket, (bytes) => unpackPostings(bytes, h.terms));
     loaded.terms.forEach((term, i) => {
       this.termIds.set(term, loaded.ids[i]!);
       this.postings[loaded.ids[i]!] = loaded.postings[i]!;
@@ -1169,25 +1119,4 @@ function numberTest(condition: AttributeCondition): (x: number) => boolean {
     (gte === undefined || x >= gte) &&
     (lt === undefined || x < lt) &&
     (lte === undefined || x <= lte);
-}
-
-/** Frequencies saved in two bytes (text | context << 8) as the packed (text | context << 16) the postings hold. */
-function widenTfs(packed: Uint16Array): Uint32Array {
-  const tfs = new Uint32Array(packed.length);
-  for (let i = 0; i < packed.length; i++) tfs[i] = (packed[i]! & 0xff) | ((packed[i]! >>> 8) << 16);
-  return tfs;
-}
-
-/** Strings one a line when none holds a line break (a split is much cheaper than JSON.parse), else JSON. */
-function packStrings(values: readonly (string | undefined)[]): Uint8Array {
-  const list = values.map((v) => v ?? '');
-  const lines = !list.some((v) => v.includes('\n'));
-  return pack({ lines }, [new TextEncoder().encode(lines ? list.join('\n') : JSON.stringify(list))]);
-}
-
-function unpackStrings(bytes: Uint8Array): string[] {
-  const { meta, arrays } = unpack<{ lines: boolean }>(bytes);
-  const text = new TextDecoder().decode(arrays[0]);
-  if (text.length === 0 && meta.lines) return [''];
-  return meta.lines ? text.split('\n') : (JSON.parse(text) as string[]);
 }

@@ -1,5 +1,6 @@
 // The byte layout of the keyword index's saved parts: a JSON header naming the typed arrays that
-// follow, each 8-byte aligned, so a reader takes views of the bytes instead of decoding them.
+// follow, each 8-byte aligned, so a reader takes views of the bytes instead of decoding them; and
+// the codecs of its postings buckets and id blocks.
 
 /** The typed arrays a part holds. */
 export type PackedArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;
@@ -75,4 +76,105 @@ export function bucketOf(term: string, buckets: number): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 0x01000193);
   return (h >>> 0) % buckets;
+}
+
+/** A term's postings: slots and packed (text tf | context tf << 16), `n` used; its document count per class. */
+export interface Posting {
+  slots: Int32Array;
+  tfs: Uint32Array;
+  n: number;
+  df: Int32Array;
+  /** The largest text and context frequencies ever posted (bounds of a term's score; never lowered). */
+  maxText: number;
+  maxContext: number;
+}
+
+/** One bucket of postings: its terms, their ids, and their postings, frequencies in two bytes when they fit. */
+export function packPostings(
+  terms: readonly string[],
+  ids: readonly number[],
+  postings: readonly Posting[],
+): Uint8Array {
+  const meta = new Int32Array(ids.length * 4);
+  let n = 0;
+  let dfn = 0;
+  postings.forEach((p, i) => {
+    meta.set([p.n, p.maxText, p.maxContext, p.df.length], i * 4);
+    n += p.n;
+    dfn += p.df.length;
+  });
+  const slots = new Int32Array(n);
+  const tfs = new Uint32Array(n);
+  const df = new Int32Array(dfn);
+  let at = 0;
+  let dfAt = 0;
+  for (const p of postings) {
+    slots.set(p.slots.subarray(0, p.n), at);
+    tfs.set(p.tfs.subarray(0, p.n), at);
+    at += p.n;
+    df.set(p.df, dfAt);
+    dfAt += p.df.length;
+  }
+  // Frequencies of one byte each (nearly always) in two bytes instead of four.
+  let narrow = true;
+  for (let i = 0; i < tfs.length && narrow; i++) narrow = (tfs[i]! & 0xff00ff00) === 0;
+  let tfBytes: Uint32Array | Uint16Array = tfs;
+  if (narrow) {
+    tfBytes = new Uint16Array(tfs.length);
+    for (let i = 0; i < tfs.length; i++) tfBytes[i] = (tfs[i]! & 0xff) | ((tfs[i]! >>> 16) << 8);
+  }
+  return pack({ terms }, [Int32Array.from(ids), meta, slots, tfBytes, df]);
+}
+
+/** What `packPostings` took, the postings as views of the bytes; throws on ids at or past `terms` or postings past the part. */
+export function unpackPostings(
+  bytes: Uint8Array,
+  terms: number,
+): { terms: string[]; ids: Int32Array; postings: Posting[] } {
+  const { meta, arrays } = unpack<{ terms: string[] }>(bytes);
+  const [ids, counts, slots, tfBytes, df] = arrays as [Int32Array, Int32Array, Int32Array, PackedArray, Int32Array];
+  const tfs = tfBytes instanceof Uint16Array ? widenTfs(tfBytes) : (tfBytes as Uint32Array);
+  const postings: Posting[] = [];
+  let at = 0;
+  let dfAt = 0;
+  meta.terms.forEach((_, i) => {
+    const n = counts[i * 4]!;
+    const dfLength = counts[i * 4 + 3]!;
+    if (ids[i]! < 0 || ids[i]! >= terms || at + n > slots.length || dfAt + dfLength > df.length)
+      throw new RangeError('postings past the part');
+    // Views of the part: a posting that grows is copied out first (post), compaction rewrites
+    // only its own range.
+    postings.push({
+      slots: slots.subarray(at, at + n),
+      tfs: tfs.subarray(at, at + n),
+      n,
+      df: df.subarray(dfAt, dfAt + dfLength),
+      maxText: counts[i * 4 + 1]!,
+      maxContext: counts[i * 4 + 2]!,
+    });
+    at += n;
+    dfAt += dfLength;
+  });
+  return { terms: meta.terms, ids, postings };
+}
+
+/** Frequencies saved in two bytes (text | context << 8) as the packed (text | context << 16) the postings hold. */
+function widenTfs(packed: Uint16Array): Uint32Array {
+  const tfs = new Uint32Array(packed.length);
+  for (let i = 0; i < packed.length; i++) tfs[i] = (packed[i]! & 0xff) | ((packed[i]! >>> 8) << 16);
+  return tfs;
+}
+
+/** Strings one a line when none holds a line break (a split is much cheaper than JSON.parse), else JSON. */
+export function packStrings(values: readonly (string | undefined)[]): Uint8Array {
+  const list = values.map((v) => v ?? '');
+  const lines = !list.some((v) => v.includes('\n'));
+  return pack({ lines }, [new TextEncoder().encode(lines ? list.join('\n') : JSON.stringify(list))]);
+}
+
+export function unpackStrings(bytes: Uint8Array): string[] {
+  const { meta, arrays } = unpack<{ lines: boolean }>(bytes);
+  const text = new TextDecoder().decode(arrays[0]);
+  if (text.length === 0 && meta.lines) return [''];
+  return meta.lines ? text.split('\n') : (JSON.parse(text) as string[]);
 }
