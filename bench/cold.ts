@@ -5,8 +5,12 @@
  * Goal: open + first recall at 100k <= 10x a warm recall p50; `agentmem recall`
  * on the store <= 3x `agentmem --help`.
  *
- *   npm run bench -- cold [--size 100000] [--runs 3] [--db <file>]
+ *   npm run bench -- cold [--size 100000] [--runs 3] [--db <file>] [--embedder hashing|semantic]
  *
+ * `--embedder semantic`: the store is built and recalled with `SemanticTestEmbedder` (dense vectors,
+ * as a real embedding model or given vectors give): then the first recall also loads the binary
+ * codes of the dense index, which the hashing embedder's sparse vectors do not use. A store is
+ * built for one embedder: give each its own `--db`.
  * `--db`: keep the built store in that file and reuse it on the next run (it is
  * built when missing). Each run is a fresh Node process: open (MemoryStore.open),
  * the first recall, then 50 recalls after 10 warm-up (p50). The CLI rows run
@@ -18,7 +22,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { HashingEmbedder, MemoryStore } from '@agentmem/core';
+import { type Embedder, HashingEmbedder, MemoryStore } from '@agentmem/core';
+import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import { SqliteBackend } from '@agentmem/sqlite';
 import { textGenerator } from './recall';
 
@@ -40,7 +45,13 @@ interface ChildResult {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function child(path: string): Promise<void> {
+function embedderFor(kind: string): Embedder {
+  if (kind === 'semantic') return new SemanticTestEmbedder();
+  if (kind === 'hashing') return new HashingEmbedder();
+  throw new Error(`--embedder is hashing or semantic, got ${kind}`);
+}
+
+async function child(path: string, embedder: Embedder): Promise<void> {
   const queries = Array.from({ length: WARMUP + WARM_QUERIES + 1 }, textGenerator(7).bind(null, 3, 6));
   const recall = (store: MemoryStore, q: string) => store.recall(q, { k: 10, mode: 'hybrid', reinforce: false });
   const cpu = () => {
@@ -49,7 +60,7 @@ async function child(path: string): Promise<void> {
   };
   const startCpu = cpu();
   const start = performance.now();
-  const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder: new HashingEmbedder() });
+  const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder });
   const opened = performance.now();
   await recall(store, queries[0]!);
   const first = performance.now();
@@ -79,8 +90,8 @@ async function child(path: string): Promise<void> {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-async function build(path: string, size: number): Promise<void> {
-  const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder: new HashingEmbedder() });
+async function build(path: string, size: number, embedder: Embedder): Promise<void> {
+  const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder });
   const next = textGenerator(42);
   const start = performance.now();
   for (let i = 0; i < size; i += BATCH) {
@@ -112,25 +123,28 @@ export async function run(args: string[]): Promise<void> {
       runs: { type: 'string', default: '3' },
       db: { type: 'string' },
       child: { type: 'string' },
+      embedder: { type: 'string', default: 'hashing' },
     },
   });
-  if (values.child) return child(values.child);
+  if (values.child) return child(values.child, embedderFor(values.embedder));
   const size = Number(values.size);
   const runs = Number(values.runs);
   const dir = values.db ? undefined : mkdtempSync(join(tmpdir(), 'agentmem-cold-bench-'));
   const path = values.db ? resolve(values.db) : join(dir!, 'memory.db');
   try {
-    if (!existsSync(path)) await build(path, size);
+    if (!existsSync(path)) await build(path, size, embedderFor(values.embedder));
     const tsx = ['--import', 'tsx'];
     const results: ChildResult[] = [];
     // Each run prints its own row too: the median hides a first run that rebuilt the index.
     const help: number[] = [];
     const cli: number[] = [];
     for (let r = 0; r < runs; r++) {
-      const { stdout } = timed([...tsx, 'bench/run.ts', 'cold', '--child', path]);
+      const { stdout } = timed([...tsx, 'bench/run.ts', 'cold', '--child', path, '--embedder', values.embedder]);
       const result = JSON.parse(stdout.trim().split('\n').pop()!) as ChildResult;
       console.error(`run ${r + 1}: ${JSON.stringify(result)}`);
       results.push(result);
+      // The CLI opens stores with the embedders it can name: the test embedder is not one of them.
+      if (values.embedder !== 'hashing') continue;
       help.push(timed([...tsx, 'packages/cli/src/bin.ts', '--help']).ms);
       cli.push(timed([...tsx, 'packages/cli/src/bin.ts', '--db', path, 'recall', 'zaiko brava tou']).ms);
     }
@@ -140,9 +154,9 @@ export async function run(args: string[]): Promise<void> {
     const ratio = (open + first) / warm;
     const coldCpu = median(results.map((r) => r.coldCpuMs));
     const warmCpu = median(results.map((r) => r.warmCpuP50));
-    const cliRatio = median(cli) / median(help);
+    const cliRatio = cli.length > 0 ? median(cli) / median(help) : Number.NaN;
     console.log(
-      `\ncold start, ${size.toLocaleString('en')} memories (hashing embedder, hybrid k = 10, reinforce off), median of ${runs} fresh processes; ` +
+      `\ncold start, ${size.toLocaleString('en')} memories (${values.embedder} embedder, hybrid k = 10, reinforce off), median of ${runs} fresh processes; ` +
         `${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.versions.node}, load average ${loadavg()[0]!.toFixed(1)}\n`,
     );
     console.log('| measure | ms |');
@@ -154,11 +168,15 @@ export async function run(args: string[]): Promise<void> {
     console.log(`| CPU: open + first recall | ${coldCpu.toFixed(1)} |`);
     console.log(`| CPU: warm recall p50 | ${warmCpu.toFixed(2)} |`);
     console.log(`| the first query again, warm | ${median(results.map((r) => r.firstWarmMs)).toFixed(2)} |`);
-    console.log(`| \`agentmem --help\` (process, tsx) | ${median(help).toFixed(0)} |`);
-    console.log(`| \`agentmem recall\` (process, tsx) | ${median(cli).toFixed(0)} |`);
+    if (cli.length > 0) {
+      console.log(`| \`agentmem --help\` (process, tsx) | ${median(help).toFixed(0)} |`);
+      console.log(`| \`agentmem recall\` (process, tsx) | ${median(cli).toFixed(0)} |`);
+    }
     console.log(
       `\nopen + first recall = ${ratio.toFixed(1)}x a warm recall in wall time, ${(coldCpu / warmCpu).toFixed(1)}x in CPU time (goal <= 10x: ${ratio <= 10 ? 'met' : 'NOT met'}); ` +
-        `agentmem recall = ${cliRatio.toFixed(2)}x agentmem --help (goal <= 3x: ${cliRatio <= 3 ? 'met' : 'NOT met'})`,
+        (cli.length > 0
+          ? `agentmem recall = ${cliRatio.toFixed(2)}x agentmem --help (goal <= 3x: ${cliRatio <= 3 ? 'met' : 'NOT met'})`
+          : 'CLI rows: hashing embedder only'),
     );
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });

@@ -8,7 +8,13 @@ export {
 } from './binary-index';
 export { BM25_B, BM25_B_CONTEXT, BM25_K1, Bm25Index, CONTEXT_WEIGHT } from './bm25';
 export { InMemoryBackend, type InMemoryBackendOptions } from './in-memory';
-export { KEYWORD_INDEX_COLUMNS, type KeywordDocument, KeywordIndex, type KeywordMatch } from './keyword-index';
+export {
+  KEYWORD_INDEX_COLUMNS,
+  type KeywordDocument,
+  KeywordIndex,
+  type KeywordMatch,
+  KeywordPartError,
+} from './keyword-index';
 export { LinkIndex } from './link-index';
 export { matchesCondition, matchesFilter } from './match-filter';
 export { fusedRelevance, fuseKeywordFirst, fuseRrf, RRF_K } from './rrf';

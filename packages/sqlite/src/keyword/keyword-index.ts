@@ -4,6 +4,7 @@ import {
   KEYWORD_INDEX_COLUMNS,
   KeywordIndex,
   type KeywordMatch,
+  KeywordPartError,
   type RecordFilter,
 } from '@agentmem/core';
 import type Database from 'better-sqlite3';
@@ -13,6 +14,12 @@ import { isSqliteError } from '../schema';
 const COLUMN_PATHS = KEYWORD_INDEX_COLUMNS.map((key) => `'$."${key}"'`).join(', ');
 /** Records re-read (a rebuild, or the changes since the saved index) before the index is saved again. */
 export const KEYWORD_SAVE_AFTER = 1000;
+/**
+ * Saved parts a search after a connection's first reads ahead (~0.5 MB: 64-id blocks of ~2.4 KB,
+ * postings buckets of ~8 KB): at 100k memories the index is read whole after ~20 searches, instead
+ * of each later search reading the parts of its new terms and results one at a time.
+ */
+const READ_AHEAD_PARTS = 128;
 /** Ids per statement when the changes since the saved index are read back. */
 const READ_CHUNK = 500;
 
@@ -21,10 +28,13 @@ type Row = [string, string, string, string, string, string];
 /**
  * The in-process keyword index of one SQLite connection (core's KeywordIndex:
  * BM25F, the same ranking as the in-memory backend). The file is the truth:
- * the index is saved in it (`keyword_snapshot`, schema 9) as of a generation
- * of `keyword_changes`, where every write logs the ids it changed (one row a
- * write). A first search loads the saved index and re-reads only the records
- * changed since; without a usable snapshot it is rebuilt from `records`, and
+ * the index is saved in it (`keyword_snapshot` and `keyword_parts`, schema 10)
+ * as of a generation of `keyword_changes`, where every write logs the ids it
+ * changed (one row a write). A first search loads the saved index's header and
+ * document part, reads the parts of its query terms and results as it needs
+ * them, and re-reads only the records changed since; a part gone with another
+ * connection's newer save makes it load again, one that does not decode makes
+ * it rebuild. Without a usable snapshot it is rebuilt from `records`, and
  * saved when that (or the catching up) re-read many records, or at close after
  * many writes to a loaded index. This connection's writes reach the loaded index as they happen,
  * journaled so that a rollback (of the transaction or of a savepoint) takes
@@ -34,6 +44,11 @@ type Row = [string, string, string, string, string, string];
 export class SqliteKeywordIndex {
   private index: KeywordIndex | undefined;
   private version: number | undefined;
+  /** The save the loaded index was read from, and one whose parts failed (not loaded again: a rebuild). */
+  private loadedSave: number | undefined;
+  /** Searches since the index was loaded: the first one reads no part ahead. */
+  private searches = 0;
+  private failedSave: number | undefined;
   /** Loaded inside the open transaction: it may hold rows a rollback takes back. */
   private loadedInTransaction = false;
   /** Ids the current write changed, logged in one row when it ends (`flush`). */
@@ -59,8 +74,9 @@ export class SqliteKeywordIndex {
   /** Inside the caller's write transaction: these records were written (validated). */
   written(records: readonly BackendRecord[]): void {
     for (const r of records) this.unlogged.push(r.id);
-    if (!this.index) return;
-    for (const r of records) this.index.set(r.id, r);
+    this.update((index) => {
+      for (const r of records) index.set(r.id, r);
+    });
   }
 
   /** Inside the caller's write transaction: these attributes were merged into the record (undefined keys untouched). */
@@ -75,14 +91,49 @@ export class SqliteKeywordIndex {
     }
     if (!held) return; // reinforcement and other keys the index does not hold: nothing to log
     this.unlogged.push(id);
-    this.index?.setAttributes(id, defined);
+    this.update((index) => index.setAttributes(id, defined));
   }
 
   /** Inside the caller's write transaction: these records are gone. */
   deleted(ids: readonly string[]): void {
     for (const id of ids) this.unlogged.push(id);
+    this.update((index) => {
+      for (const id of ids) index.remove(id);
+    });
+  }
+
+  /**
+   * A write reaching the loaded index. A restored index reads its remaining parts at its first write
+   * (before it changes anything): when they are gone (another connection saved since) it is dropped,
+   * and the next search loads the file's state, this write included (it is logged).
+   */
+  private update(write: (index: KeywordIndex) => void): void {
     if (!this.index) return;
-    for (const id of ids) this.index.remove(id);
+    try {
+      write(this.index);
+    } catch (error) {
+      if (!(error instanceof KeywordPartError)) throw error;
+      this.dropFailed();
+    }
+  }
+
+  private dropFailed(): void {
+    this.failedSave = this.loadedSave;
+    this.index = undefined;
+    this.loadedInTransaction = false;
+  }
+
+  /** `use` on the loaded index; a saved part it could not read means loading again (at last a rebuild, which reads none). */
+  private withIndex<T>(use: (index: KeywordIndex) => T): T {
+    for (;;) {
+      const index = this.load();
+      try {
+        return use(index);
+      } catch (error) {
+        if (!(error instanceof KeywordPartError) || this.loadedSave === undefined) throw error;
+        this.dropFailed();
+      }
+    }
   }
 
   /** Inside the caller's write transaction, at the end of each write: logs the ids it changed. */
@@ -118,11 +169,16 @@ export class SqliteKeywordIndex {
 
   /** Whether a search with this filter needs the caller's admitted ids (attributes the index does not hold). */
   holds(filter: RecordFilter): boolean {
-    return this.load().holds(filter);
+    return this.withIndex((index) => index.holds(filter));
   }
 
   search(text: string, filter: RecordFilter, k: number, admit?: (id: string) => boolean): KeywordMatch[] {
-    return this.load().search(text, filter, k, admit);
+    return this.withIndex((index) => {
+      const matches = index.search(text, filter, k, admit);
+      // A restored index reads its other parts over the next searches (never the first: the cold start).
+      if (this.searches++ > 0) index.readAhead(READ_AHEAD_PARTS);
+      return matches;
+    });
   }
 
   /**
@@ -155,11 +211,20 @@ export class SqliteKeywordIndex {
     if (outside) this.db.prepare('BEGIN').run();
     let index: KeywordIndex | undefined;
     let reread = 0;
+    let loadedSave: number | undefined;
     try {
-      const saved = this.db.prepare('SELECT generation, data FROM keyword_snapshot WHERE id = 1').get() as
-        | { generation: number; data: Buffer }
+      const saved = this.db.prepare('SELECT generation, save, data FROM keyword_snapshot WHERE id = 1').get() as
+        | { generation: number; save: number; data: Buffer }
         | undefined;
-      index = saved ? readSnapshot(saved.data) : undefined;
+      if (saved && saved.save !== this.failedSave) {
+        const part = this.db.prepare('SELECT data FROM keyword_parts WHERE part = ? AND save = ?').pluck();
+        index = readSnapshot(saved.data, (n) => {
+          const data = part.get(n, saved.save) as Buffer | undefined;
+          if (!data) throw new Error('gone: the file holds another save');
+          return data;
+        });
+        loadedSave = index ? saved.save : undefined;
+      }
       if (index && saved) {
         const changed = new Set<string>();
         const logs = this.db
@@ -169,9 +234,19 @@ export class SqliteKeywordIndex {
         for (const ids of logs) for (const id of JSON.parse(ids) as string[]) changed.add(id);
         // Most of the records changed since: reading them all in one pass is cheaper than by id.
         if (changed.size > index.size / 2 + KEYWORD_SAVE_AFTER) index = undefined;
-        else reread = this.catchUp(index, [...changed]);
+        else {
+          try {
+            reread = this.catchUp(index, [...changed]);
+          } catch (error) {
+            // A part that does not decode (the header and parts were read in this transaction): a rebuild.
+            if (!(error instanceof KeywordPartError)) throw error;
+            this.failedSave = saved.save;
+            index = undefined;
+          }
+        }
       }
       if (!index) {
+        loadedSave = undefined;
         index = new KeywordIndex();
         reread = this.addRows(
           index,
@@ -188,6 +263,8 @@ export class SqliteKeywordIndex {
     }
     this.index = index;
     this.version = version;
+    this.loadedSave = loadedSave;
+    this.searches = 0;
     this.unsaved = reread;
     if (!outside) {
       this.loadedInTransaction = true;
@@ -259,17 +336,23 @@ export class SqliteKeywordIndex {
         this.db.prepare('ROLLBACK').run();
         return;
       }
-      const bytes = index.toBytes();
+      const { header, parts } = index.toParts();
       const generation =
         (this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'keyword_changes'").pluck().get() as
           | number
           | undefined) ?? 0;
+      // A new id for every save: a process holding another save's header finds none of these parts.
+      const save = Math.floor(Math.random() * 2 ** 52);
+      this.db.prepare('DELETE FROM keyword_parts').run();
+      const insert = this.db.prepare('INSERT INTO keyword_parts (part, save, data) VALUES (?, ?, ?)');
+      for (const [n, bytes] of parts.entries()) insert.run(n, save, asBuffer(bytes));
       this.db
-        .prepare('INSERT OR REPLACE INTO keyword_snapshot (id, generation, data) VALUES (1, ?, ?)')
-        .run(generation, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        .prepare('INSERT OR REPLACE INTO keyword_snapshot (id, generation, save, data) VALUES (1, ?, ?, ?)')
+        .run(generation, save, asBuffer(header));
       this.db.prepare('DELETE FROM keyword_changes WHERE generation <= ?').run(generation);
       this.db.prepare('COMMIT').run();
       this.unsaved = 0;
+      this.loadedSave = undefined; // the index read all its parts to save them: it reads none again
     } catch (error) {
       if (this.db.inTransaction) this.db.prepare('ROLLBACK').run();
       throw error;
@@ -277,11 +360,15 @@ export class SqliteKeywordIndex {
   }
 }
 
-/** The saved index, or undefined (a rebuild, saved again) when its bytes cannot be read: the records are the truth. */
-function readSnapshot(data: Buffer): KeywordIndex | undefined {
+/** The saved index, or undefined (a rebuild, saved again) when its header or first part cannot be read: the records are the truth. */
+function readSnapshot(header: Buffer, read: (part: number) => Uint8Array): KeywordIndex | undefined {
   try {
-    return KeywordIndex.fromBytes(data);
+    return KeywordIndex.fromParts(header, read);
   } catch {
     return undefined;
   }
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -213,16 +213,89 @@ describe('the keyword index kept in the file', () => {
   });
 });
 
+describe('the keyword index saved in parts (schema 10)', () => {
+  const records = randomRecords(KEYWORD_SAVE_AFTER + 500, 5);
+  const saveId = (file: ReturnType<typeof raw>) =>
+    file.db.prepare('SELECT save FROM keyword_snapshot').pluck().get() as number;
+
+  it('is kept as a small header and parts of one save', async () => {
+    const path = await savedStore(records);
+    const file = raw(path);
+    const header = file.db.prepare('SELECT length(data) FROM keyword_snapshot').pluck().get() as number;
+    const parts = file.db.prepare('SELECT count(*) AS n, count(DISTINCT save) AS saves FROM keyword_parts').get();
+    expect(parts).toEqual({ n: expect.any(Number), saves: 1 });
+    expect((parts as { n: number }).n).toBeGreaterThan(3);
+    expect(header).toBeLessThan(4096);
+    expect(file.db.prepare('SELECT DISTINCT save FROM keyword_parts').pluck().get()).toBe(saveId(file));
+    file.db.close();
+    await expectSameAsInMemory(backend(path), records);
+  });
+
+  it('a connection whose saved parts another connection replaced loads again: its write lands and its searches rank exactly', async () => {
+    // A word of its own in each record: many postings parts, most of which a search does not read.
+    const many = randomRecords(2 * KEYWORD_SAVE_AFTER + 200, 9).map((r, i) => ({ ...r, text: `${r.text} word${i}` }));
+    const path = await savedStore(many.slice(0, KEYWORD_SAVE_AFTER + 100));
+    const a = backend(path);
+    await touch(a); // a holds the first save's header, few of its parts read
+    const b = backend(path);
+    await touch(b);
+    await b.upsert(many.slice(KEYWORD_SAVE_AFTER + 100)); // enough for b's close to save anew
+    await b.close();
+    const file = raw(path);
+    expect(file.db.prepare('SELECT count(DISTINCT save) FROM keyword_parts').pluck().get()).toBe(1);
+    file.db.close();
+    // a's write reaches its index, which must read the parts it has not read: they are gone.
+    const extra = { ...many[0]!, id: 'extra', text: 'apple ferry extra' };
+    await a.upsert([extra]);
+    await expectSameAsInMemory(a, [...many, extra]);
+  });
+
+  it('a part that does not decode means a rebuild, saved under a new save id', async () => {
+    const path = await savedStore(records);
+    const file = raw(path);
+    const before = saveId(file);
+    file.db.prepare("UPDATE keyword_parts SET data = x'0100000000000000' WHERE part >= 2").run();
+    await expectSameAsInMemory(backend(path), records);
+    expect(saveId(file)).not.toBe(before);
+    file.db.close();
+    await expectSameAsInMemory(backend(path), records);
+  });
+
+  it('upgrades a version-9 file once: its one-blob index is dropped, rebuilt, saved in parts, and ranks as before', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await writer.upsert(records);
+    await writer.close();
+    // The file as schema 9 left it: keyword_snapshot without a save id, holding one blob; no keyword_parts.
+    const file = raw(path);
+    file.db.exec(`
+      DROP TABLE keyword_parts; DROP TABLE keyword_snapshot;
+      CREATE TABLE keyword_snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, data BLOB NOT NULL);
+      INSERT INTO keyword_snapshot (id, generation, data) VALUES (1, 0, randomblob(5000));
+    `);
+    file.db.pragma('user_version = 9');
+    file.db.close();
+    const upgraded = backend(path);
+    expect(upgraded.database.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    await expectSameAsInMemory(upgraded, records);
+    const after = raw(path);
+    expect(after.snapshots()).toBe(1);
+    expect(after.db.prepare('SELECT count(*) FROM keyword_parts').pluck().get()).toBeGreaterThan(3);
+    after.db.close();
+    await expectSameAsInMemory(backend(path), records);
+  });
+});
+
 describe('schema version 9', () => {
   it('upgrades a version-8 file once: the keyword index is built from its records, saved, and ranks as before', async () => {
     const path = fresh();
     const writer = backend(path);
     await writer.upsert(records8());
     await writer.close();
-    // The file as schema 8 left it: version 9 only added the two keyword tables.
+    // The file as schema 8 left it: versions 9 and 10 only added the keyword tables.
     const file = raw(path);
     file.db.exec(
-      "DROP TABLE keyword_snapshot; DROP TABLE keyword_changes; DELETE FROM sqlite_sequence WHERE name = 'keyword_changes'",
+      "DROP TABLE keyword_snapshot; DROP TABLE keyword_parts; DROP TABLE keyword_changes; DELETE FROM sqlite_sequence WHERE name = 'keyword_changes'",
     );
     file.db.pragma('user_version = 8');
     file.db.close();

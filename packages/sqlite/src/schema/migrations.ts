@@ -319,6 +319,31 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    description: 'the saved keyword index in parts a process reads as its searches need them',
+    sql: `
+      -- Loading the saved index read one blob (12.7 MB at 100k memories) and decoded every term: most
+      -- of a cold start. Now keyword_snapshot holds a small header (KeywordIndex.toParts) and the parts
+      -- (document lengths and classes, attribute columns, ids by slot range, postings by term hash)
+      -- are rows here, read when a search needs them. A save replaces all of them under a new random
+      -- save id, so a process that read the header of one save never mixes in a part of another:
+      -- such a part is missing, and the process loads again. The old one-blob snapshot is dropped
+      -- (the next search rebuilds and saves it in parts).
+      DROP TABLE keyword_snapshot;
+      CREATE TABLE keyword_snapshot (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        generation INTEGER NOT NULL,
+        save INTEGER NOT NULL,
+        data BLOB NOT NULL
+      );
+      CREATE TABLE keyword_parts (
+        part INTEGER PRIMARY KEY,
+        save INTEGER NOT NULL,
+        data BLOB NOT NULL
+      );
+    `,
+  },
 ];
 
 /** A float vector stored as a blob, as a Float32Array (copied when the blob is not 4-byte aligned). */

@@ -1,1 +1,7 @@
-export { KEYWORD_INDEX_COLUMNS, type KeywordDocument, KeywordIndex, type KeywordMatch } from './keyword-index';
+export {
+  KEYWORD_INDEX_COLUMNS,
+  type KeywordDocument,
+  KeywordIndex,
+  type KeywordMatch,
+  KeywordPartError,
+} from './keyword-index';

@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Bm25Index } from '../bm25';
-import { matchesFilter } from '../match-filter';
 import type { AttributeValue, BackendRecord, RecordFilter } from '../../contracts';
 import { seededRandom } from '../../testing';
 import { tokenize } from '../../text';
-import { KeywordIndex } from './keyword-index';
 import { keywordTerms } from '../../text/keyword-terms';
+import { Bm25Index } from '../bm25';
+import { matchesFilter } from '../match-filter';
+import { KeywordIndex, KeywordPartError } from './keyword-index';
+import { bucketOf, unpack } from './packed';
 
 const WORDS = [
   'apple',
@@ -248,5 +249,114 @@ describe('keywordTerms', () => {
     expect(keywordTerms('हिंदी がっこう')).toEqual(tokenize('हिंदी がっこう'));
     // The cache of stems gives what stem gives, the second time too.
     expect(keywordTerms('deploying deploying')).toEqual(['deploi', 'deploi']);
+  });
+});
+
+/** A restored copy of `index` whose reads are counted (and fail while `broken` says so). */
+function restored(index: KeywordIndex, broken: (part: number) => boolean = () => false) {
+  const { header, parts } = index.toParts();
+  const read: number[] = [];
+  const copy = KeywordIndex.fromParts(header, (n) => {
+    if (broken(n)) throw new Error(`part ${n} unreadable`);
+    read.push(n);
+    return parts[n]!;
+  })!;
+  const h = JSON.parse(new TextDecoder().decode(header)) as { buckets: number; idParts: number };
+  return { copy, read, parts, buckets: h.buckets, idParts: h.idParts };
+}
+
+describe('KeywordIndex saved in parts', () => {
+  it('restored, ranks as the exhaustive BM25F ranking, before and after writes, on random corpora and filters', () => {
+    fc.assert(
+      fc.property(
+        fc.array(opArb, { maxLength: 60 }),
+        fc.array(opArb, { maxLength: 20 }),
+        fc.array(fc.tuple(textArb, filterArb, fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 5 }),
+        (before, after, queries) => {
+          const index = new KeywordIndex();
+          const records = new Map<string, BackendRecord>();
+          for (const op of before) apply(index, records, op as Op);
+          const { copy } = restored(index);
+          for (const [query, filter, k] of queries)
+            expect(search(copy, records, query, filter, k)).toEqual(bruteForce(records, query, filter, k));
+          for (const op of after) apply(copy, records, op as Op);
+          for (const [query, filter, k] of queries)
+            expect(search(copy, records, query, filter, k)).toEqual(bruteForce(records, query, filter, k));
+          // Saved again after its writes, and restored: the same.
+          const { copy: again } = restored(copy);
+          for (const [query, filter, k] of queries)
+            expect(search(again, records, query, filter, k)).toEqual(bruteForce(records, query, filter, k));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a search reads the documents part, then only the postings parts of its terms and the id parts of its results', () => {
+    const random = seededRandom(3);
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    const vocabulary = Array.from({ length: 3000 }, (_, i) => `w${i}`);
+    for (let i = 0; i < 5000; i++) {
+      const text = Array.from({ length: 8 }, () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]).join(' ');
+      apply(index, records, {
+        op: 'set',
+        r: { id: `d${String(i).padStart(5, '0')}`, tenant: 't', namespace: 'a', text, attributes: { kind: 'memory' } },
+      });
+    }
+    const { copy, read, buckets, idParts } = restored(index);
+    expect(read).toEqual([0]); // fromParts: the header and the documents' lengths, classes and id order
+    expect(buckets).toBeGreaterThan(4);
+    expect(idParts).toBeGreaterThan(4);
+    const filter = { tenant: 't', where: { kind: 'memory' } };
+    const hits = search(copy, records, 'w1 w2 w2999', filter, 5);
+    expect(hits).toEqual(bruteForce(records, 'w1 w2 w2999', filter, 5));
+    // Parts: 0 documents, 1 attributes, 2 id order (on a tie), then ids by 64 slots, then postings buckets.
+    const idPart = (id: string) => 3 + Math.floor(Number(id.slice(1)) / 64); // ids in slot order here
+    const expected = new Set([
+      0,
+      ...['w1', 'w2', 'w2999'].map((t) => 3 + idParts + bucketOf(t, buckets)),
+      ...hits.map((h) => idPart(h.id)),
+    ]);
+    expect(new Set(read.filter((n) => n !== 2))).toEqual(expected);
+    // Each part holds what it says: a bucket part names its terms.
+    const { meta } = unpack<{ terms: string[] }>(restored(index).parts[3 + idParts + bucketOf('w1', buckets)]!);
+    expect(meta.terms).toContain('w1');
+    // Read ahead to the end: every part read once, then searches read none and rank the same.
+    const { copy: ahead, read: aheadRead, parts: all } = restored(index);
+    search(ahead, records, 'w1 w2 w2999', filter, 5);
+    let rounds = 0;
+    while (ahead.readAhead(50)) rounds++;
+    expect(rounds).toBeGreaterThan(1);
+    expect(aheadRead.length).toBe(all.length);
+    expect(new Set(aheadRead).size).toBe(all.length);
+    for (const q of ['w1 w2 w2999', 'w5 w77', 'w1500'])
+      expect(search(ahead, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
+    expect(aheadRead.length).toBe(all.length);
+    // Written and saved again after reading its parts in another order than their terms' ids: the same ranking.
+    apply(copy, records, { op: 'remove', id: 'd00007' });
+    const { copy: again } = restored(copy);
+    for (const q of ['w1 w2 w2999', 'w5 w77', 'w1500'])
+      expect(search(again, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
+  });
+
+  it('a part that cannot be read throws KeywordPartError and leaves the index as it was', () => {
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    for (let i = 0; i < 300; i++)
+      apply(index, records, {
+        op: 'set',
+        r: { id: `d${i}`, tenant: 't', namespace: 'a', text: `apple pie w${i % 17}`, attributes: { kind: 'memory' } },
+      });
+    let broken = true;
+    const { copy } = restored(index, (n) => broken && n > 0);
+    const filter = { tenant: 't' };
+    expect(() => copy.search('apple w3', filter, 5)).toThrow(KeywordPartError);
+    expect(() => copy.set('d1', { tenant: 't', namespace: 'a', text: 'ferry', attributes: {} })).toThrow(
+      KeywordPartError,
+    );
+    broken = false;
+    expect(copy.search('apple w3', filter, 5)).toEqual(bruteForce(records, 'apple w3', filter, 5));
+    expect(KeywordIndex.fromParts(new TextEncoder().encode('{"format":3}'), () => new Uint8Array())).toBeUndefined();
   });
 });

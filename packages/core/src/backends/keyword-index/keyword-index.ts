@@ -1,10 +1,26 @@
 // The in-process BM25F index every embedded backend keeps beside its records. It is rebuilt from the
-// records when a store opens, or read back from `toBytes()` (SQLite keeps that snapshot so a cold open
-// with many memories does not re-tokenise every one of them before the first recall).
-import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
-import { matchesCondition } from '../match-filter';
+// records when a store opens, or restored from `toParts()` (SQLite keeps those parts so a cold open
+// with many memories does not re-tokenise every one of them before the first recall, and reads only
+// the parts its searches need). Past ~700 lines because the writes, the search, the compaction and
+// the saved parts all work on the same private typed arrays; the byte layout of a part is in
+// packed.ts.
+
 import type { AttributeCondition, AttributeValue, RecordFilter } from '../../contracts';
 import { keywordTerms } from '../../text/keyword-terms';
+import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
+import { matchesCondition } from '../match-filter';
+import {
+  bucketOf,
+  narrowed,
+  type PackedArray,
+  type Posting,
+  pack,
+  packPostings,
+  packStrings,
+  unpack,
+  unpackPostings,
+  unpackStrings,
+} from './packed';
 
 /** What the keyword index needs of a record: its scope, its two text fields, the attributes filters test. */
 export interface KeywordDocument {
@@ -32,19 +48,47 @@ const CLASS_COLUMNS = 2;
 /** Class 0 holds no document: the class of dead slots. */
 const DEAD = 0;
 
+/** The saved format `toParts` writes and `fromParts` reads (another: a rebuild). */
+const PARTS_FORMAT = 5;
+/** Postings bytes per saved part, about: a query reads the parts of its terms only. */
+const BUCKET_BYTES = 8192;
+/** Ids per saved part: a search reads the parts of the slots it returns. */
+const ID_BLOCK = 64;
+/** Parts: the documents' lengths and classes (read at once), their scopes and attribute columns, the order of their ids, then the id blocks, then the postings buckets. */
+const DOCS_PART = 0;
+const ATTRIBUTES_PART = 1;
+const RANK_PART = 2;
+const FIRST_ID_PART = 3;
+
+/** The header of a saved index: what a search needs besides postings, and how many parts of each kind follow. */
+interface PartsHeader {
+  format: number;
+  columns: string[];
+  used: number;
+  dead: number;
+  terms: number;
+  buckets: number;
+  idParts: number;
+  labels: AttributeValue[];
+  scopeTenants: string[];
+  scopeNamespaces: string[];
+  classScope: number[];
+  classValues: AttributeValue[][];
+  classN: number[];
+  classText: number[];
+  classContext: number[];
+}
+
+/**
+ * A saved part of a restored index could not be read (gone with a newer save) or decoded: the
+ * caller drops the index and loads again (or rebuilds from its records).
+ */
+export class KeywordPartError extends Error {
+  override readonly name = 'KeywordPartError';
+}
+
 /** Term frequencies are kept in 16 bits per field; BM25 saturation makes anything above indistinguishable. */
 const MAX_TF = 0xffff;
-
-/** A term's postings: slots and packed (text tf | context tf << 16), `n` used; its document count per class. */
-interface Posting {
-  slots: Int32Array;
-  tfs: Uint32Array;
-  n: number;
-  df: Int32Array;
-  /** The largest text and context frequencies ever posted (bounds of a term's score; never lowered). */
-  maxText: number;
-  maxContext: number;
-}
 
 /** A query term during a search: its postings, cursor, idf, score bound and place in the query. */
 interface Cursor {
@@ -119,8 +163,22 @@ export class KeywordIndex {
   private used = 0;
   private dead = 0;
   private journal: (() => void)[] | undefined;
-  /** Restored by fromBytes: slotOf and each slot's term list (only writes need them) are not built yet. */
+  /** Restored by fromParts: slotOf and each slot's term list (only writes need them) are not built yet. */
   private lazy = false;
+  /** A restored index's saved parts not read yet come from here (undefined once all are read). */
+  private reader: ((part: number) => Uint8Array) | undefined;
+  private parts: PartsHeader | undefined;
+  /** Which id blocks and postings buckets of a restored index are read, and its attribute columns. */
+  /** A restored index's id blocks read so far, and its terms' postings (arrays are built whole once all are read: a sized holey array costs ~5 ms at 100k). */
+  private idBlocks: (string[] | undefined)[] = [];
+  private lazyPostings = new Map<number, Posting>();
+  private bucketLoaded = new Uint8Array(0);
+  private attributesLoaded = false;
+  /** Where `readAhead` goes on in the id blocks and postings buckets. */
+  private idCursor = 0;
+  private bucketCursor = 0;
+  /** A restored index's order of its slots' ids (rank by slot): ties go by it without reading ids. Dropped at the first write. */
+  private idRank: PackedArray | undefined;
   // Per-search scratch, reused.
   private admitted = new Uint8Array(0);
   private scores = new Float64Array(0);
@@ -249,8 +307,8 @@ export class KeywordIndex {
     if (k <= 0) return [];
     const postings: Posting[] = [];
     for (const term of new Set(keywordTerms(query))) {
-      const id = this.termIds.get(term);
-      if (id !== undefined) postings.push(this.postings[id]!);
+      const id = this.termId(term);
+      if (id !== undefined) postings.push(this.reader ? this.lazyPostings.get(id)! : this.postings[id]!);
     }
     if (postings.length === 0) return [];
     if (filter.namespaces && filter.namespaces.length === 0) return [];
@@ -258,6 +316,8 @@ export class KeywordIndex {
     if (!holds && !admit)
       throw new Error('KeywordIndex.search: this filter tests attributes the index does not hold; pass admit.');
     const { classOk, rest } = this.compile(filter);
+    if (rest.length > 0) this.loadAttributes();
+    if (!holds) for (let b = 0; this.reader && b < this.idBlocks.length; b++) if (!this.idBlocks[b]) this.loadIds(b);
     let n = 0;
     let totalText = 0;
     let totalContext = 0;
@@ -290,7 +350,7 @@ export class KeywordIndex {
         admitted[s] = 0;
         if (classOk[classOf[s]!] === 0) continue;
         if (rest.length > 0 && !passes(rest, s)) continue;
-        if (!holds && !admit!(this.ids[s]!)) continue;
+        if (!holds && !admit!(this.idAt(s))) continue;
         admitted[s] = 1;
         n++;
         totalText += this.textLength[s]!;
@@ -359,7 +419,9 @@ export class KeywordIndex {
       if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
       return (t.idf * f * (k1 + 1)) / (f + k1);
     };
-    const heap = new TopK(k, this.scores.length < this.used ? this.growScores() : this.scores, this.ids);
+    const heap = new TopK(k, this.scores.length < this.used ? this.growScores() : this.scores, (a, b) =>
+      this.after(a, b),
+    );
     // Terms [0, essential) are non-essential: together they cannot lift a document above the k-th.
     let essential = 0;
     for (;;) {
@@ -406,7 +468,7 @@ export class KeywordIndex {
       }
       has.fill(0);
     }
-    return heap.sorted().map((slot) => ({ id: this.ids[slot]!, score: this.scores[slot]! }));
+    return heap.sorted().map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
   }
 
   private growScores(): Float64Array {
@@ -620,12 +682,15 @@ export class KeywordIndex {
   }
 
   /**
-   * Builds what `fromBytes` leaves out until a write needs it: the slot of each id, and each slot's
-   * term ids (from the postings, which hold the same pairs), for the class counts of a write.
+   * Builds what a restored index leaves out until a write needs it: every part not read yet, the
+   * slot of each id, and each slot's term ids (from the postings, which hold the same pairs), for the
+   * class counts of a write.
    */
   private materialize(): void {
     if (!this.lazy) return;
+    this.loadAll();
     this.lazy = false;
+    this.idRank = undefined; // a write's new slot has no rank: ties go by the ids (all read now)
     for (let s = 0; s < this.used; s++) if (this.classOf[s] !== DEAD) this.slotOf.set(this.ids[s]!, s);
     const count = this.termCount;
     count.fill(0);
@@ -651,47 +716,65 @@ export class KeywordIndex {
   }
 
   /**
-   * The whole index as bytes (journal excluded: call between transactions), so a
-   * backend can keep it in its file and `fromBytes` it on open instead of
-   * tokenizing every record again. A JSON header (ids, terms, labels, scopes,
-   * classes) then the typed arrays, each 8-byte aligned.
+   * The whole index (journal excluded: call between transactions) as a small header and numbered
+   * parts, so a backend can keep it in its file and `fromParts` it on open instead of tokenizing
+   * every record again. A restored index reads a part only when it needs it: the documents' lengths
+   * and classes at once, the postings of a query's terms, the ids of the slots it returns, the
+   * attribute columns when a filter tests them; everything before its first write.
    */
-  toBytes(): Uint8Array {
+  toParts(): { header: Uint8Array; parts: Uint8Array[] } {
+    this.loadAll();
     const used = this.used;
-    const terms = [...this.termIds.keys()]; // in id order: ids are given in insertion order
-    const meta = new Int32Array(this.postings.length * 4);
-    let slotsTotal = 0;
-    let dfTotal = 0;
-    this.postings.forEach((p, i) => {
-      meta[i * 4] = p.n;
-      meta[i * 4 + 1] = p.maxText;
-      meta[i * 4 + 2] = p.maxContext;
-      meta[i * 4 + 3] = p.df.length;
-      slotsTotal += p.n;
-      dfTotal += p.df.length;
+    // Postings in buckets of about BUCKET_BYTES, found by a hash of the term.
+    let postingBytes = 0;
+    for (const p of this.postings) postingBytes += p.n * 6 + 16;
+    const buckets = Math.min(1 << 16, Math.max(1, Math.ceil(postingBytes / BUCKET_BYTES)));
+    const members: number[][] = Array.from({ length: buckets }, () => []);
+    // By id (a restored index learns its terms in the order its parts were read).
+    const terms: string[] = new Array(this.postings.length);
+    for (const [term, id] of this.termIds) terms[id] = term;
+    terms.forEach((term, id) => {
+      members[bucketOf(term, buckets)]!.push(id);
     });
-    const slots = new Int32Array(slotsTotal);
-    const tfs = new Uint32Array(slotsTotal);
-    const df = new Int32Array(dfTotal);
-    let at = 0;
-    let dfAt = 0;
-    for (const p of this.postings) {
-      slots.set(p.slots.subarray(0, p.n), at);
-      tfs.set(p.tfs.subarray(0, p.n), at);
-      at += p.n;
-      df.set(p.df, dfAt);
-      dfAt += p.df.length;
-    }
-    // Frequencies of one byte each (nearly always) in two bytes instead of four.
-    let narrow = true;
-    for (let i = 0; i < tfs.length && narrow; i++) narrow = (tfs[i]! & 0xff00ff00) === 0;
-    let tfBytes: Uint32Array | Uint16Array = tfs;
-    if (narrow) {
-      tfBytes = new Uint16Array(tfs.length);
-      for (let i = 0; i < tfs.length; i++) tfBytes[i] = (tfs[i]! & 0xff) | ((tfs[i]! >>> 16) << 8);
-    }
+    const idParts = Math.ceil(used / ID_BLOCK);
+    const header = new TextEncoder().encode(
+      JSON.stringify({
+        format: PARTS_FORMAT,
+        columns: this.columns.map((c) => c.key),
+        used,
+        dead: this.dead,
+        terms: terms.length,
+        buckets,
+        idParts,
+        labels: this.labels,
+        scopeTenants: this.scopeTenants,
+        scopeNamespaces: this.scopeNamespaces,
+        classScope: this.classScope,
+        classValues: this.classValues,
+        classN: this.classN,
+        classText: this.classText,
+        classContext: this.classContext,
+      }),
+    );
+    const parts: Uint8Array[] = [];
+    const bySlot = Int32Array.from({ length: used }, (_, s) => s).sort((a, b) => {
+      const x = this.ids[a] ?? '';
+      const y = this.ids[b] ?? '';
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    const rank = new Int32Array(used);
+    bySlot.forEach((slot, r) => {
+      rank[slot] = r;
+    });
+    parts.push(
+      pack(null, [
+        narrowed(this.classOf.subarray(0, used)),
+        narrowed(this.textLength.subarray(0, used)),
+        narrowed(this.contextLength.subarray(0, used)),
+      ]),
+    );
     // A column's labels only when some value is not a number, its numbers only when some is (else empty).
-    const columnParts = this.columns.flatMap((c) => {
+    const columnArrays = this.columns.flatMap((c) => {
       let labelled = false;
       let numeric = false;
       for (let s = 0; s < used; s++) {
@@ -703,153 +786,54 @@ export class KeywordIndex {
         numeric ? c.numbers.subarray(0, used) : new Float64Array(0),
       ];
     });
-    // Ids one a line when none holds a line break (a split is much cheaper than JSON.parse), else JSON.
-    const idList = this.ids.slice(0, used).map((id) => id ?? '');
-    const lines = !idList.some((id) => id.includes('\n'));
-    const ids = new TextEncoder().encode(lines ? idList.join('\n') : JSON.stringify(idList));
-    const arrays: ArrayBufferView[] = [
-      this.scope.subarray(0, used),
-      this.textLength.subarray(0, used),
-      this.contextLength.subarray(0, used),
-      this.classOf.subarray(0, used),
-      ids,
-      ...columnParts,
-      meta,
-      slots,
-      tfBytes,
-      df,
-    ];
-    const header = new TextEncoder().encode(
-      JSON.stringify({
-        format: 3,
-        narrow,
-        columns: this.columns.map((c) => c.key),
-        used,
-        dead: this.dead,
-        lines,
-        terms,
-        labels: this.labels,
-        scopeTenants: this.scopeTenants,
-        scopeNamespaces: this.scopeNamespaces,
-        classScope: this.classScope,
-        classValues: this.classValues,
-        classN: this.classN,
-        classText: this.classText,
-        classContext: this.classContext,
-        lengths: arrays.map((a) => a.byteLength),
-      }),
-    );
-    const pad = (n: number) => (n + 7) & ~7;
-    let size = 8 + pad(header.length);
-    for (const a of arrays) size += pad(a.byteLength);
-    const out = new Uint8Array(size);
-    new DataView(out.buffer).setUint32(0, header.length, true);
-    out.set(header, 8);
-    let offset = 8 + pad(header.length);
-    for (const a of arrays) {
-      out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offset);
-      offset += pad(a.byteLength);
-    }
-    return out;
+    parts.push(pack(null, [narrowed(this.scope.subarray(0, used)), ...columnArrays]));
+    parts.push(pack(null, [narrowed(rank)]));
+    for (let b = 0; b < idParts; b++) parts.push(packStrings(this.ids.slice(b * ID_BLOCK, (b + 1) * ID_BLOCK)));
+    for (const ids of members)
+      parts.push(
+        packPostings(
+          ids.map((id) => terms[id]!),
+          ids,
+          ids.map((id) => this.postings[id]!),
+        ),
+      );
+    return { header, parts };
   }
 
   /**
-   * An index from `toBytes`' output; undefined when the bytes are of another
-   * format or other columns (the caller rebuilds from its records).
+   * An index from `toParts`' header, reading part `n` with `read(n)` (the first one at once, the
+   * others when a search or a write needs them: `read` must give the parts of the same save for as
+   * long as the index lives, or throw); undefined when the header is of another format or other
+   * columns (the caller rebuilds from its records). A part that cannot be read or decoded later
+   * throws a `KeywordPartError` and leaves the index as it was: the caller drops it.
    */
-  static fromBytes(bytes: Uint8Array, options: { columns?: readonly string[] } = {}): KeywordIndex | undefined {
-    // Typed arrays need aligned offsets: work on an aligned copy.
-    const data: Uint8Array<ArrayBuffer> =
-      bytes.byteOffset % 8 === 0 && bytes.buffer instanceof ArrayBuffer
-        ? (bytes as Uint8Array<ArrayBuffer>)
-        : new Uint8Array(bytes);
-    if (data.byteLength < 8) return undefined;
-    const headerLength = new DataView(data.buffer, data.byteOffset, 8).getUint32(0, true);
-    const h = JSON.parse(new TextDecoder().decode(data.subarray(8, 8 + headerLength))) as {
-      format: number;
-      columns: string[];
-      used: number;
-      dead: number;
-      lines: boolean;
-      narrow: boolean;
-      terms: string[];
-      labels: AttributeValue[];
-      scopeTenants: string[];
-      scopeNamespaces: string[];
-      classScope: number[];
-      classValues: AttributeValue[][];
-      classN: number[];
-      classText: number[];
-      classContext: number[];
-      lengths: number[];
-    };
+  static fromParts(
+    header: Uint8Array,
+    read: (part: number) => Uint8Array,
+    options: { columns?: readonly string[] } = {},
+  ): KeywordIndex | undefined {
+    const h = JSON.parse(new TextDecoder().decode(header)) as PartsHeader;
     const index = new KeywordIndex(options);
-    if (h.format !== 3 || JSON.stringify(h.columns) !== JSON.stringify(index.columns.map((c) => c.key)))
+    if (h.format !== PARTS_FORMAT || JSON.stringify(h.columns) !== JSON.stringify(index.columns.map((c) => c.key)))
       return undefined;
-    const pad = (n: number) => (n + 7) & ~7;
-    let offset = data.byteOffset + 8 + pad(headerLength);
-    let next = 0;
-    const take = <T>(make: (buffer: ArrayBuffer, offset: number, length: number) => T, width: number): T => {
-      const length = h.lengths[next++]!;
-      const view = make(data.buffer, offset, length / width);
-      offset += pad(length);
-      return view;
-    };
-    const i32 = () => take((b, o, n) => new Int32Array(b, o, n), 4);
-    const u32 = () => take((b, o, n) => new Uint32Array(b, o, n), 4);
-    const f64 = () => take((b, o, n) => new Float64Array(b, o, n), 8);
     const used = h.used;
     const capacity = Math.max(1024, used);
-    const sized = <T extends Int32Array | Uint32Array | Float64Array>(view: T, to: T): T => grown(view, to);
-    index.scope = sized(i32(), new Int32Array(capacity));
-    index.textLength = sized(u32(), new Uint32Array(capacity));
-    index.contextLength = sized(u32(), new Uint32Array(capacity));
-    index.classOf = sized(i32(), new Int32Array(capacity));
-    const idBytes = take((b, o, n) => new Uint8Array(b, o, n), 1);
-    const idText = new TextDecoder().decode(idBytes);
-    const ids: string[] = used === 0 ? [] : h.lines ? idText.split('\n') : JSON.parse(idText);
+    index.reader = read;
+    index.parts = h;
+    index.lazy = true;
+    const [classOf, textLength, contextLength] = index.part(DOCS_PART, (bytes) => unpack(bytes).arrays);
+    if (classOf?.length !== used || textLength?.length !== used || contextLength?.length !== used)
+      throw new KeywordPartError('keyword index part 0: not the documents of the header');
+    index.classOf = new Int32Array(capacity);
+    index.classOf.set(classOf);
+    index.textLength = new Uint32Array(capacity);
+    index.textLength.set(textLength);
+    index.contextLength = new Uint32Array(capacity);
+    index.contextLength.set(contextLength);
     index.termStart = new Int32Array(capacity);
     index.termCount = new Int32Array(capacity);
-    for (const c of index.columns) {
-      const labels = i32();
-      const numbers = f64();
-      c.labels =
-        labels.length > 0 ? sized(labels, new Int32Array(capacity)) : new Int32Array(capacity).fill(-1, 0, used);
-      c.numbers =
-        numbers.length > 0 ? sized(numbers, new Float64Array(capacity)) : new Float64Array(capacity).fill(Number.NaN);
-    }
-    const meta = i32();
-    const slots = i32();
-    let tfs: Uint32Array;
-    if (h.narrow) {
-      const packed = take((b, o, n) => new Uint16Array(b, o, n), 2);
-      tfs = new Uint32Array(packed.length);
-      for (let i = 0; i < packed.length; i++) tfs[i] = (packed[i]! & 0xff) | ((packed[i]! >>> 8) << 16);
-    } else {
-      tfs = u32();
-    }
-    const df = i32();
-    let at = 0;
-    let dfAt = 0;
-    h.terms.forEach((term, i) => {
-      const n = meta[i * 4]!;
-      const dfLength = meta[i * 4 + 3]!;
-      index.termIds.set(term, i);
-      // Views of the restored buffer: a posting that grows is copied out first (post), compaction
-      // rewrites only its own range.
-      index.postings.push({
-        slots: slots.subarray(at, at + n),
-        tfs: tfs.subarray(at, at + n),
-        n,
-        df: df.subarray(dfAt, dfAt + dfLength),
-        maxText: meta[i * 4 + 1]!,
-        maxContext: meta[i * 4 + 2]!,
-      });
-      at += n;
-      dfAt += dfLength;
-    });
-    index.ids = ids;
-    index.lazy = true;
+    index.idBlocks = Array.from({ length: h.idParts }, () => undefined);
+    index.bucketLoaded = new Uint8Array(h.buckets);
     h.labels.forEach((label, i) => {
       index.labels.push(label);
       index.labelIds.set(JSON.stringify(label), i);
@@ -877,6 +861,142 @@ export class KeywordIndex {
     return index;
   }
 
+  /** Part `n` decoded; any failure (a part gone with a newer save, bytes that do not decode) as a KeywordPartError. */
+  private part<T>(n: number, decode: (bytes: Uint8Array) => T): T {
+    try {
+      return decode(this.reader!(n));
+    } catch (error) {
+      throw new KeywordPartError(`keyword index part ${n}: ${error instanceof Error ? error.message : error}`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** The term's id, reading its postings' part first when the index was restored and it is not read yet. */
+  private termId(term: string): number | undefined {
+    const id = this.termIds.get(term);
+    if (id !== undefined || !this.reader) return id;
+    const bucket = bucketOf(term, this.parts!.buckets);
+    if (this.bucketLoaded[bucket] === 1) return undefined;
+    this.loadBucket(bucket);
+    return this.termIds.get(term);
+  }
+
+  private loadBucket(bucket: number): void {
+    const h = this.parts!;
+    const loaded = this.part(FIRST_ID_PART + h.idParts + bucket, (bytes) => unpackPostings(bytes, h.terms));
+    loaded.terms.forEach((term, i) => {
+      this.termIds.set(term, loaded.ids[i]!);
+      this.lazyPostings.set(loaded.ids[i]!, loaded.postings[i]!);
+    });
+    this.bucketLoaded[bucket] = 1;
+  }
+
+  /** Whether slot a's id sorts after slot b's: by the saved order of a restored index (no id read), else by the ids. */
+  private after(a: number, b: number): boolean {
+    if (!this.reader) return this.ids[a]! > this.ids[b]!;
+    const rank = this.idRank ?? this.loadRank();
+    return rank[a]! > rank[b]!;
+  }
+
+  private loadRank(): PackedArray {
+    const [rank] = this.part(RANK_PART, (bytes) => unpack(bytes).arrays);
+    if (rank?.length !== this.used || rank instanceof Float64Array)
+      throw new KeywordPartError(`keyword index part ${RANK_PART}: not the id order of the header`);
+    this.idRank = rank;
+    return rank;
+  }
+
+  /**
+   * Reads up to `parts` of a restored index's saved parts not read yet (in the order they were
+   * written, which is the file's), so that it finishes loading over a few searches instead of
+   * reading a part on every search that meets a new term or returns a new slot. True while some
+   * part is left. Throws a `KeywordPartError` as the searches' reads do.
+   */
+  readAhead(parts: number): boolean {
+    if (!this.reader) return false;
+    let budget = parts;
+    if (!this.attributesLoaded && budget-- > 0) this.loadAttributes();
+    if (!this.idRank && budget-- > 0) this.loadRank();
+    for (; this.idCursor < this.idBlocks.length && budget > 0; this.idCursor++)
+      if (!this.idBlocks[this.idCursor]) {
+        this.loadIds(this.idCursor);
+        budget--;
+      }
+    for (; this.bucketCursor < this.bucketLoaded.length && budget > 0; this.bucketCursor++)
+      if (this.bucketLoaded[this.bucketCursor] === 0) {
+        this.loadBucket(this.bucketCursor);
+        budget--;
+      }
+    const left =
+      !this.attributesLoaded ||
+      !this.idRank ||
+      this.idCursor < this.idBlocks.length ||
+      this.bucketCursor < this.bucketLoaded.length;
+    if (!left) this.loaded();
+    return left;
+  }
+
+  /** The id of a live or dead slot, reading its part first when the index was restored and it is not read yet. */
+  private idAt(slot: number): string {
+    if (!this.reader) return this.ids[slot]!;
+    const block = Math.floor(slot / ID_BLOCK);
+    return (this.idBlocks[block] ?? this.loadIds(block))[slot - block * ID_BLOCK]!;
+  }
+
+  private loadIds(block: number): string[] {
+    const ids = this.part(FIRST_ID_PART + block, unpackStrings);
+    if (ids.length !== Math.min(ID_BLOCK, this.used - block * ID_BLOCK))
+      throw new KeywordPartError(`keyword index part ${FIRST_ID_PART + block}: not the ids of the header`);
+    this.idBlocks[block] = ids;
+    return ids;
+  }
+
+  /** The scopes and attribute columns of a restored index (a filter on them, or a write, needs them). */
+  private loadAttributes(): void {
+    if (!this.reader || this.attributesLoaded) return;
+    const used = this.used;
+    const capacity = this.classOf.length;
+    const [scope, ...columns] = this.part(ATTRIBUTES_PART, (bytes) => unpack(bytes).arrays);
+    if (scope?.length !== used || columns.length !== this.columns.length * 2)
+      throw new KeywordPartError('keyword index part 1: not the attributes of the header');
+    this.scope = new Int32Array(capacity);
+    this.scope.set(scope);
+    this.columns.forEach((c, i) => {
+      const labels = columns[i * 2]!;
+      const numbers = columns[i * 2 + 1]!;
+      c.labels = new Int32Array(capacity);
+      if (labels.length > 0) c.labels.set(labels);
+      else c.labels.fill(-1, 0, used);
+      c.numbers = new Float64Array(capacity);
+      if (numbers.length > 0) c.numbers.set(numbers);
+      else c.numbers.fill(Number.NaN);
+    });
+    this.attributesLoaded = true;
+  }
+
+  /** Every part of a restored index; then it no longer reads. */
+  private loadAll(): void {
+    if (!this.reader) return;
+    this.loadAttributes();
+    for (let b = 0; b < this.idBlocks.length; b++) if (!this.idBlocks[b]) this.loadIds(b);
+    for (let b = 0; b < this.bucketLoaded.length; b++) if (this.bucketLoaded[b] === 0) this.loadBucket(b);
+    this.loaded();
+  }
+
+  /** Every part is read: the ids and postings as the arrays an index built here holds; no more reading. */
+  private loaded(): void {
+    const terms = this.parts!.terms;
+    for (let id = 0; id < terms; id++)
+      if (!this.lazyPostings.has(id)) throw new KeywordPartError(`keyword index parts: no postings for term ${id}`);
+    for (let id = 0; id < terms; id++) this.postings.push(this.lazyPostings.get(id)!);
+    this.ids = this.idBlocks.flat();
+    this.idBlocks = [];
+    this.lazyPostings = new Map();
+    this.reader = undefined;
+    this.parts = undefined;
+  }
+
   private grow(): void {
     const size = this.scope.length * 2;
     this.scope = grown(this.scope, new Int32Array(size));
@@ -900,7 +1020,8 @@ class TopK {
     private readonly k: number,
     /** Scores by slot, written here for the slots offered. */
     private readonly scores: Float64Array,
-    private readonly ids: readonly (string | undefined)[],
+    /** Whether slot a's id sorts after slot b's (ties go by id). */
+    private readonly after: (a: number, b: number) => boolean,
   ) {}
 
   get full(): boolean {
@@ -918,7 +1039,7 @@ class TopK {
     if (heap.length === this.k) {
       const root = heap[0]!;
       const worst = this.scores[root]!;
-      if (score < worst || (score === worst && this.ids[slot]! > this.ids[root]!)) return false;
+      if (score < worst || (score === worst && this.after(slot, root))) return false;
       this.scores[slot] = score;
       heap[0] = slot;
       this.down(0);
@@ -944,7 +1065,7 @@ class TopK {
   private worse(a: number, b: number): boolean {
     const sa = this.scores[a]!;
     const sb = this.scores[b]!;
-    return sa < sb || (sa === sb && this.ids[a]! > this.ids[b]!);
+    return sa < sb || (sa === sb && this.after(a, b));
   }
 
   private down(i: number): void {

@@ -1,0 +1,180 @@
+// The byte layout of the keyword index's saved parts: a JSON header naming the typed arrays that
+// follow, each 8-byte aligned, so a reader takes views of the bytes instead of decoding them; and
+// the codecs of its postings buckets and id blocks.
+
+/** The typed arrays a part holds. */
+export type PackedArray = Int32Array | Uint32Array | Uint16Array | Uint8Array | Float64Array;
+
+const MAKERS = {
+  Int32Array: (b: ArrayBuffer, o: number, n: number) => new Int32Array(b, o, n),
+  Uint32Array: (b: ArrayBuffer, o: number, n: number) => new Uint32Array(b, o, n),
+  Uint16Array: (b: ArrayBuffer, o: number, n: number) => new Uint16Array(b, o, n),
+  Uint8Array: (b: ArrayBuffer, o: number, n: number) => new Uint8Array(b, o, n),
+  Float64Array: (b: ArrayBuffer, o: number, n: number) => new Float64Array(b, o, n),
+} as const;
+type Kind = keyof typeof MAKERS;
+
+const pad = (n: number) => (n + 7) & ~7;
+
+/** `meta` (JSON) and the arrays, as one byte string. */
+export function pack(meta: unknown, arrays: readonly PackedArray[]): Uint8Array {
+  const header = new TextEncoder().encode(
+    JSON.stringify({ meta, arrays: arrays.map((a) => [a.constructor.name, a.length]) }),
+  );
+  let size = 8 + pad(header.length);
+  for (const a of arrays) size += pad(a.byteLength);
+  const out = new Uint8Array(size);
+  new DataView(out.buffer).setUint32(0, header.length, true);
+  out.set(header, 8);
+  let offset = 8 + pad(header.length);
+  for (const a of arrays) {
+    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offset);
+    offset += pad(a.byteLength);
+  }
+  return out;
+}
+
+/** What `pack` took: views of `bytes` (of an aligned copy when they are not 8-byte aligned). Throws on bytes it did not write. */
+export function unpack<M>(bytes: Uint8Array): { meta: M; arrays: PackedArray[] } {
+  const data: Uint8Array<ArrayBuffer> =
+    bytes.byteOffset % 8 === 0 && bytes.buffer instanceof ArrayBuffer
+      ? (bytes as Uint8Array<ArrayBuffer>)
+      : new Uint8Array(bytes);
+  if (data.byteLength < 8) throw new RangeError('packed bytes: too short');
+  const headerLength = new DataView(data.buffer, data.byteOffset, 8).getUint32(0, true);
+  if (8 + headerLength > data.byteLength) throw new RangeError('packed bytes: header past the end');
+  const h = JSON.parse(new TextDecoder().decode(data.subarray(8, 8 + headerLength))) as {
+    meta: M;
+    arrays: [Kind, number][];
+  };
+  let offset = data.byteOffset + 8 + pad(headerLength);
+  const arrays = h.arrays.map(([kind, length]) => {
+    const make = MAKERS[kind];
+    if (!make) throw new RangeError(`packed bytes: unknown array kind ${kind}`);
+    // Out of the buffer's bounds the constructor throws a RangeError.
+    const view = make(data.buffer, offset, length);
+    if (offset + view.byteLength > data.byteOffset + data.byteLength) throw new RangeError('packed bytes: cut short');
+    offset += pad(view.byteLength);
+    return view;
+  });
+  return { meta: h.meta, arrays };
+}
+
+/** The values in one or two bytes each when they all fit (lengths, class ids: nearly always), else as they are. */
+export function narrowed(values: Int32Array | Uint32Array): PackedArray {
+  let max = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (values[i]! < 0) return values;
+    if (values[i]! > max) max = values[i]!;
+  }
+  if (max <= 0xff) return Uint8Array.from(values);
+  return max <= 0xffff ? Uint16Array.from(values) : values;
+}
+
+/** FNV-1a of a term's UTF-16 code units: which part holds its postings. Part of the saved format. */
+export function bucketOf(term: string, buckets: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < term.length; i++) h = Math.imul(h ^ term.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % buckets;
+}
+
+/** A term's postings: slots and packed (text tf | context tf << 16), `n` used; its document count per class. */
+export interface Posting {
+  slots: Int32Array;
+  tfs: Uint32Array;
+  n: number;
+  df: Int32Array;
+  /** The largest text and context frequencies ever posted (bounds of a term's score; never lowered). */
+  maxText: number;
+  maxContext: number;
+}
+
+/** One bucket of postings: its terms, their ids, and their postings, frequencies in two bytes when they fit. */
+export function packPostings(
+  terms: readonly string[],
+  ids: readonly number[],
+  postings: readonly Posting[],
+): Uint8Array {
+  const meta = new Int32Array(ids.length * 4);
+  let n = 0;
+  let dfn = 0;
+  postings.forEach((p, i) => {
+    meta.set([p.n, p.maxText, p.maxContext, p.df.length], i * 4);
+    n += p.n;
+    dfn += p.df.length;
+  });
+  const slots = new Int32Array(n);
+  const tfs = new Uint32Array(n);
+  const df = new Int32Array(dfn);
+  let at = 0;
+  let dfAt = 0;
+  for (const p of postings) {
+    slots.set(p.slots.subarray(0, p.n), at);
+    tfs.set(p.tfs.subarray(0, p.n), at);
+    at += p.n;
+    df.set(p.df, dfAt);
+    dfAt += p.df.length;
+  }
+  // Frequencies of one byte each (nearly always) in two bytes instead of four.
+  let narrow = true;
+  for (let i = 0; i < tfs.length && narrow; i++) narrow = (tfs[i]! & 0xff00ff00) === 0;
+  let tfBytes: Uint32Array | Uint16Array = tfs;
+  if (narrow) {
+    tfBytes = new Uint16Array(tfs.length);
+    for (let i = 0; i < tfs.length; i++) tfBytes[i] = (tfs[i]! & 0xff) | ((tfs[i]! >>> 16) << 8);
+  }
+  return pack({ terms }, [Int32Array.from(ids), meta, slots, tfBytes, df]);
+}
+
+/** What `packPostings` took, the postings as views of the bytes; throws on ids at or past `terms` or postings past the part. */
+export function unpackPostings(
+  bytes: Uint8Array,
+  terms: number,
+): { terms: string[]; ids: Int32Array; postings: Posting[] } {
+  const { meta, arrays } = unpack<{ terms: string[] }>(bytes);
+  const [ids, counts, slots, tfBytes, df] = arrays as [Int32Array, Int32Array, Int32Array, PackedArray, Int32Array];
+  const tfs = tfBytes instanceof Uint16Array ? widenTfs(tfBytes) : (tfBytes as Uint32Array);
+  const postings: Posting[] = [];
+  let at = 0;
+  let dfAt = 0;
+  meta.terms.forEach((_, i) => {
+    const n = counts[i * 4]!;
+    const dfLength = counts[i * 4 + 3]!;
+    if (ids[i]! < 0 || ids[i]! >= terms || at + n > slots.length || dfAt + dfLength > df.length)
+      throw new RangeError('postings past the part');
+    // Views of the part: a posting that grows is copied out first (post), compaction rewrites
+    // only its own range.
+    postings.push({
+      slots: slots.subarray(at, at + n),
+      tfs: tfs.subarray(at, at + n),
+      n,
+      df: df.subarray(dfAt, dfAt + dfLength),
+      maxText: counts[i * 4 + 1]!,
+      maxContext: counts[i * 4 + 2]!,
+    });
+    at += n;
+    dfAt += dfLength;
+  });
+  return { terms: meta.terms, ids, postings };
+}
+
+/** Frequencies saved in two bytes (text | context << 8) as the packed (text | context << 16) the postings hold. */
+function widenTfs(packed: Uint16Array): Uint32Array {
+  const tfs = new Uint32Array(packed.length);
+  for (let i = 0; i < packed.length; i++) tfs[i] = (packed[i]! & 0xff) | ((packed[i]! >>> 8) << 16);
+  return tfs;
+}
+
+/** Strings one a line when none holds a line break (a split is much cheaper than JSON.parse), else JSON. */
+export function packStrings(values: readonly (string | undefined)[]): Uint8Array {
+  const list = values.map((v) => v ?? '');
+  const lines = !list.some((v) => v.includes('\n'));
+  return pack({ lines }, [new TextEncoder().encode(lines ? list.join('\n') : JSON.stringify(list))]);
+}
+
+export function unpackStrings(bytes: Uint8Array): string[] {
+  const { meta, arrays } = unpack<{ lines: boolean }>(bytes);
+  const text = new TextDecoder().decode(arrays[0]);
+  if (text.length === 0 && meta.lines) return [''];
+  return meta.lines ? text.split('\n') : (JSON.parse(text) as string[]);
+}
