@@ -43,6 +43,8 @@ const NAME_RUN =
   /\p{Lu}[\p{L}\p{M}\p{N}'’&-]*(?:\s+(?:(?:of|the|de|du|da|la|le|van|von|der|den|del)\s+)*\p{Lu}[\p{L}\p{M}\p{N}'’&-]*)*/gu;
 /** Quoted titles: "Charlotte's Web", “Little Women”, 'Embracing Identity'. */
 const QUOTED = /["“]([^"”\n]{2,80})["”]|(?<=^|[\s(])['‘]([^'’\n]{2,80})['’](?=$|[\s.,!?;:)])/gu;
+/** Every QUOTED match opens with one of these: a text without any skips that regex (most texts). */
+const QUOTE_OPENER = /["“'‘]/;
 
 const isWord = (w: string) => /[\p{L}\p{N}]/u.test(w);
 const bare = (w: string) => w.replace(/['’]s$/u, '').replace(/[-'’]+$/u, '');
@@ -95,7 +97,7 @@ export function scanEntities(
     if (text.startsWith(`${speaker}:`)) text = text.slice(speaker.length + 1);
   }
   const quoted: [number, number][] = [];
-  for (const m of text.matchAll(QUOTED)) {
+  for (const m of QUOTE_OPENER.test(text) ? text.matchAll(QUOTED) : []) {
     const title = (m[1] ?? m[2] ?? '').trim();
     if (!/\p{Lu}/u.test(title) || !isWord(title)) continue; // a quoted phrase in lower case is speech, not a title
     quoted.push([m.index ?? 0, (m.index ?? 0) + m[0].length]);

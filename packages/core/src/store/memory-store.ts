@@ -388,6 +388,8 @@ export class MemoryStore {
         );
       }
       if (taken) id = newId('mem'); // the derived id is taken by a memory whose content has since changed
+      // Optional keys assigned in place (not spread from temporary objects): the same keys in the same
+      // order, so the stored JSON is unchanged.
       const memory: Memory = {
         specificationVersion: 'v1',
         id,
@@ -404,11 +406,11 @@ export class MemoryStore {
         occurredAt: v.occurredAt ?? now,
         accessCount: 0,
         contentHash: hash,
-        ...(this.agentId ? { agentId: this.agentId } : {}),
-        ...(namespace !== v.type ? { branch: this.branchName } : {}),
-        metadata: v.metadata,
-        ...(v.context ? { context: v.context } : {}),
-      };
+      } as Memory;
+      if (this.agentId) memory.agentId = this.agentId;
+      if (namespace !== v.type) memory.branch = this.branchName;
+      memory.metadata = v.metadata;
+      if (v.context) memory.context = v.context;
       results[i] = memory;
       seen.set(key, memory);
       freshIds.add(id);
@@ -848,15 +850,17 @@ export class MemoryStore {
   /** Builds history entries stamped with one instant of the store's clock (keys in recordHistory's order). */
   private historyEntries(nowMs = this.clock()) {
     const at = new Date(nowMs).toISOString();
-    return (memoryId: string, action: HistoryAction, detail: string | undefined, memory?: Memory) => ({
-      id: newId('hist', nowMs),
-      memoryId,
-      action,
-      at,
-      ...(memory ? { memory } : {}),
-      ...(this.agentId ? { agentId: this.agentId } : {}),
-      ...(detail ? { detail } : {}),
-    });
+    const agentId = this.agentId;
+    return (memoryId: string, action: HistoryAction, detail: string | undefined, memory?: Memory) => {
+      // Optional keys assigned in place, in the order the stored JSON has them.
+      const entry: { id: string; memoryId: string; action: HistoryAction; at: string } & Partial<
+        Pick<HistoryEntry, 'memory' | 'agentId' | 'detail'>
+      > = { id: newId('hist', nowMs), memoryId, action, at };
+      if (memory) entry.memory = memory;
+      if (agentId) entry.agentId = agentId;
+      if (detail) entry.detail = detail;
+      return entry;
+    };
   }
 
   /** Runs `fn` all-or-nothing when the backend supports it. */

@@ -18,6 +18,7 @@ export {
   isObject,
   jsonPath,
   parseColumn,
+  type PayloadTexts,
   pick,
   type ReadSource,
   type RecordRow,

@@ -68,8 +68,12 @@ export function checkRecordShape(r: BackendRecord): void {
   checkPayload(r.payload);
 }
 
-/** A record the write path accepted, as the statements write it. */
-export function encodeRecord(r: BackendRecord): EncodedRow {
+/**
+ * A record the write path accepted, as the statements write it. `payloads`: the JSON of payloads
+ * encoded before in the same write, so a payload that holds one of them (a history entry's copy of
+ * the memory written beside it) reuses its text instead of encoding it again.
+ */
+export function encodeRecord(r: BackendRecord, payloads?: PayloadTexts): EncodedRow {
   return {
     id: r.id,
     namespace: r.namespace,
@@ -80,10 +84,55 @@ export function encodeRecord(r: BackendRecord): EncodedRow {
     // statement) would bring the statement journal back (see jsonb.ts).
     attributes: encodeAttributes(r.attributes),
     indexed: INDEXED_KEYS.map((key) => columnValue(r.attributes[key])),
-    payload: JSON.stringify(r.payload), // checkRecordShape checked its shape
+    payload: payloads ? payloadText(r.payload, payloads) : JSON.stringify(r.payload), // checkRecordShape checked its shape
     vector: r.vector && vectorBlob(r.vector),
     floats: r.vector,
   };
+}
+
+/** The JSON texts of plain payload objects one write has encoded, by object (none changes during the write). */
+export type PayloadTexts = Map<object, string>;
+
+/**
+ * `JSON.stringify(payload)`, with the text of a value already encoded in this write put in as it
+ * is: the same text, since a plain object without `toJSON` encodes the same wherever it sits.
+ * Only payloads whose other values are primitives are composed (nothing else could differ).
+ */
+function payloadText(payload: JsonObject, payloads: PayloadTexts): string {
+  if (!isPlainJsonObject(payload)) return JSON.stringify(payload);
+  const same = payloads.get(payload);
+  if (same !== undefined) return same;
+  let composed: string | undefined;
+  let known = false;
+  const values = payload as Record<string, unknown>;
+  for (const key of Object.keys(values)) {
+    const value = values[key];
+    if (value !== null && typeof value === 'object') {
+      const text = payloads.get(value);
+      if (text === undefined) {
+        composed = undefined;
+        known = false;
+        break;
+      }
+      known = true;
+      composed = `${composed === undefined ? '{' : `${composed},`}${JSON.stringify(key)}:${text}`;
+    } else if (value !== undefined && typeof value !== 'function' && typeof value !== 'symbol') {
+      if (typeof value === 'bigint') {
+        known = false;
+        break; // JSON.stringify's own error
+      }
+      composed = `${composed === undefined ? '{' : `${composed},`}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    }
+  }
+  if (known) return `${composed}}`;
+  const text = JSON.stringify(payload);
+  payloads.set(payload, text);
+  return text;
+}
+
+function isPlainJsonObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && !('toJSON' in value);
 }
 
 /** A stored row as a record, without its vector. */

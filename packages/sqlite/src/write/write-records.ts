@@ -11,6 +11,7 @@ import {
   INDEXED_SETS,
   INDEXED_SLOTS,
   multiRowInsert,
+  type PayloadTexts,
   ROW_VALUES,
 } from '../records';
 import { ATTRIBUTE_COLUMNS, VECTOR_TABLE } from '../schema';
@@ -60,11 +61,13 @@ export async function upsert(ctx: StoreContext, records: readonly BackendRecord[
     );
     let fresh: BackendRecord[] = [];
     const freshIds = new Set<string>();
+    // A history entry holds a copy of the memory written beside it: its JSON is encoded once.
+    const payloads: PayloadTexts = new Map();
     const flush = () => {
       // Encoded a slice at a time: a whole batch's encoded rows (JSON, JSONB, codes: ~3 KB a memory with
       // its history row) outlived many young-generation collections, each copying them again.
       for (let start = 0; start < fresh.length; start += ENCODE_SLICE) {
-        const slice = fresh.slice(start, start + ENCODE_SLICE).map((r) => encodeRecord(r));
+        const slice = fresh.slice(start, start + ENCODE_SLICE).map((r) => encodeRecord(r, payloads));
         const rowids = insertRows(ctx, slice);
         writeVectors(ctx, slice, rowids);
         for (let i = 0; i < slice.length; i++) existing.set(slice[i]!.id, rowids[i]!);
@@ -80,7 +83,7 @@ export async function upsert(ctx: StoreContext, records: readonly BackendRecord[
       }
       // An id written before (or earlier in this batch): update in place, in the order given.
       flush();
-      const row = encodeRecord(record);
+      const row = encodeRecord(record, payloads);
       const rowid = existing.get(row.id)!;
       ctx
         .stmt(

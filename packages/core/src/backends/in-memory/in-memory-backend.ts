@@ -27,7 +27,8 @@ import { RecordOrder } from './record-order';
 const DEFAULT_PAGE = 500;
 
 interface UndoLog {
-  records: Map<string, BackendRecord | undefined>;
+  /** Where this transaction's changes begin in the journal. */
+  start: number;
   meta: Map<string, string | undefined>;
 }
 
@@ -67,6 +68,12 @@ export class InMemoryBackend implements MemoryBackend {
   private readonly order = new RecordOrder();
   /** Undo logs of the open transactions. Stored records are never mutated in place, so a log keeps references. */
   private readonly logs = new Set<UndoLog>();
+  /**
+   * While a transaction is open, every record change as `id, record before` (flat pairs; a map per
+   * open transaction cost two lookups a record, per transaction, nested ones included). A
+   * transaction's undo is the first entry of each id from its start on; emptied when none is open.
+   */
+  private readonly journal: (string | BackendRecord | undefined)[] = [];
   private dimension: number | undefined;
   private closed = false;
   private readonly denseMode: 'approximate' | 'exact';
@@ -96,8 +103,13 @@ export class InMemoryBackend implements MemoryBackend {
   async upsert(records: readonly BackendRecord[]): Promise<void> {
     this.assertOpen();
     for (const r of records) this.checkRecord(r);
+    // One copy of a payload object that several records of the call share (a history entry's copy
+    // of the memory written beside it): stored records are never changed in place, so they can share it.
+    const copies = new Map<object, unknown>();
+    const vectors = new VectorSlab(this.dimension ?? 0);
     for (const r of records) {
-      const copy = cloneRecord(r, true);
+      const copy = cloneRecord(r, false, copies);
+      if (r.vector) copy.vector = vectors.copy(r.vector);
       this.logChange(r.id);
       this.put(copy);
     }
@@ -105,15 +117,16 @@ export class InMemoryBackend implements MemoryBackend {
 
   /** Stores a record with its keyword and binary index entries. */
   private put(record: BackendRecord): void {
-    this.order.put(record, this.records.get(record.id));
+    const before = this.records.get(record.id);
+    this.order.put(record, before);
     this.records.set(record.id, record);
     this.keyword.set(record.id, record);
     this.links.set(record.id, record.tenant, record.namespace, record.links);
     if (record.vector) {
       this.codes?.set(record.id, record.tenant, record.namespace, record.vector);
       if (isSparse(record.vector)) this.sparse.add(record.id);
-      else this.sparse.delete(record.id);
-    } else this.unindexVector(record.id);
+      else if (before) this.sparse.delete(record.id);
+    } else if (before) this.unindexVector(record.id); // a new id has no vector entries to drop
   }
 
   private drop(id: string): boolean {
@@ -289,13 +302,18 @@ export class InMemoryBackend implements MemoryBackend {
    */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     this.assertOpen();
-    const log: UndoLog = { records: new Map(), meta: new Map() };
+    const log: UndoLog = { start: this.journal.length, meta: new Map() };
     this.logs.add(log);
     try {
       return await fn();
     } catch (error) {
       this.logs.delete(log);
-      for (const [id, before] of log.records) {
+      const records = new Map<string, BackendRecord | undefined>();
+      for (let i = log.start, end = this.journal.length; i < end; i += 2) {
+        const id = this.journal[i] as string;
+        if (!records.has(id)) records.set(id, this.journal[i + 1] as BackendRecord | undefined);
+      }
+      for (const [id, before] of records) {
         this.logChange(id); // an enclosing transaction must still be able to undo this
         if (before) this.put(before);
         else this.drop(id);
@@ -307,12 +325,13 @@ export class InMemoryBackend implements MemoryBackend {
       throw error;
     } finally {
       this.logs.delete(log);
+      if (this.logs.size === 0) this.journal.length = 0;
     }
   }
 
-  /** Remembers, in every open transaction that has not seen it yet, how a record was before this change. */
+  /** Remembers, for the open transactions, how a record was before this change. */
   private logChange(id: string): void {
-    for (const log of this.logs) if (!log.records.has(id)) log.records.set(id, this.records.get(id));
+    if (this.logs.size > 0) this.journal.push(id, this.records.get(id));
   }
 
   async close(): Promise<void> {
@@ -350,14 +369,14 @@ function topK(hits: SearchHit[], k: number): SearchHit[] {
   return hits.slice(0, k).map((h) => ({ ...h, record: cloneRecord(h.record, false) }));
 }
 
-function cloneRecord(r: BackendRecord, withVector: boolean): BackendRecord {
+function cloneRecord(r: BackendRecord, withVector: boolean, copies?: Map<object, unknown>): BackendRecord {
   const copy: BackendRecord = {
     id: r.id,
     namespace: r.namespace,
     tenant: r.tenant,
     text: r.text,
     attributes: { ...r.attributes },
-    payload: cloneJson(r.payload),
+    payload: cloneJson(r.payload, copies),
   };
   if (r.context !== undefined) copy.context = r.context;
   if (r.links !== undefined) copy.links = [...r.links];
@@ -369,18 +388,48 @@ function cloneRecord(r: BackendRecord, withVector: boolean): BackendRecord {
  * A deep copy of a payload (JSON by the contract): plain objects and arrays are copied directly,
  * several times faster than structuredClone, which still copies anything else (a Date, say).
  */
-function cloneJson<T>(value: T): T {
+function cloneJson<T>(value: T, copies?: Map<object, unknown>, depth = 0): T {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(cloneJson) as T;
+  if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as T;
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  // Payloads are remembered, and looked up at the top and one level below (a history entry's copy of
+  // the memory written beside it); deeper objects are copied each time (they would only fill the map).
+  const known = copies?.get(value);
+  if (known !== undefined) return known as T;
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const item = cloneJson((value as Record<string, unknown>)[key]);
+    const item = cloneJson((value as Record<string, unknown>)[key], depth === 0 ? copies : undefined, depth + 1);
     // An own "__proto__" key (JSON.parse makes one) stays a key; assigning it would set the prototype.
     if (key === '__proto__')
       Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
     else copy[key] = item;
   }
+  if (depth === 0) copies?.set(value, copy);
   return copy as T;
 }
+
+/**
+ * Copies of vectors in shared blocks: a Float32Array of its own per record cost an ArrayBuffer
+ * allocation each (most of a record's copy). Blocks are small, so a block kept alive by one record
+ * after the others are gone holds little.
+ */
+class VectorSlab {
+  private block: Float32Array | undefined;
+  private used = 0;
+  constructor(private readonly dimension: number) {}
+
+  copy(vector: Float32Array): Float32Array {
+    if (vector.length !== this.dimension) return new Float32Array(vector);
+    if (!this.block || this.used === VECTORS_PER_BLOCK) {
+      this.block = new Float32Array(this.dimension * VECTORS_PER_BLOCK);
+      this.used = 0;
+    }
+    const view = this.block.subarray(this.used * this.dimension, (this.used + 1) * this.dimension);
+    this.used++;
+    view.set(vector);
+    return view;
+  }
+}
+
+const VECTORS_PER_BLOCK = 32;

@@ -1,0 +1,100 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InMemoryBackend, type MemoryBackend, type MemoryInput, MemoryStore } from '@agentmem/core';
+import { FakeEmbedder } from '@agentmem/core/testing';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteBackend } from '../backend';
+import { encodeRecord, type PayloadTexts } from '../records';
+
+const dir = mkdtempSync(join(tmpdir(), 'agentmem-remember-many-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+const inputs: MemoryInput[] = [
+  { content: 'Alice moved to Lisbon in May 2023', type: 'user', tags: ['move'], metadata: { speaker: 'Bob', n: 1 } },
+  { content: 'The API runs on port 8080', type: 'project', importance: 0.9, context: 'deploy notes' },
+  { content: 'the api runs on PORT 8080  ', type: 'project' }, // the same memory as the one before
+  {
+    content: 'Prefers "short" answers\\nalways',
+    type: 'feedback',
+    id: 'mem_given',
+    occurredAt: '2024-02-03T04:05:06Z',
+  },
+  { content: 'Meeting with Carol about the Q3 budget', type: 'reference', metadata: { nested: { a: [1, 'x'] } } },
+];
+
+const backends: [string, () => MemoryBackend][] = [
+  ['in-memory', () => new InMemoryBackend()],
+  ['SQLite', () => new SqliteBackend({ path: join(dir, `store-${n++}.db`) })],
+];
+
+describe.each(backends)('rememberMany on %s', (_, backend) => {
+  it('stores the same memories and history as one remember() per input', async () => {
+    const now = () => Date.parse('2026-03-04T05:06:07.089Z');
+    const batch = new MemoryStore({ backend: backend(), embedder: new FakeEmbedder(), now, agentId: 'a1' });
+    const single = new MemoryStore({ backend: backend(), embedder: new FakeEmbedder(), now, agentId: 'a1' });
+    try {
+      const many = await batch.rememberMany(inputs);
+      const one = [];
+      for (const input of inputs) one.push(await single.remember(input));
+      expect(many).toEqual(one);
+      expect(many[2]).toBe(many[1]);
+      for (const m of many) {
+        expect(await batch.get(m.id)).toEqual(await single.get(m.id));
+        const withoutIds = async (store: MemoryStore) =>
+          (await store.history(m.id)).map(({ id, ...entry }) => ({ hasId: id.startsWith('hist_'), ...entry }));
+        const history = await withoutIds(batch);
+        expect(history).toHaveLength(1);
+        expect(history).toEqual(await withoutIds(single));
+        expect(history[0]).toMatchObject({ action: 'create', memory: await batch.get(m.id), hasId: true });
+      }
+      // What the caller gets back is its own: changing it changes nothing stored.
+      many[0]!.metadata.speaker = 'changed';
+      many[0]!.tags.push('changed');
+      expect((await batch.get(many[0]!.id))?.metadata.speaker).toBe('Bob');
+      expect((await batch.history(many[0]!.id))[0]?.memory?.tags).toEqual(['move']);
+      if (batch.backend instanceof SqliteBackend) {
+        // The history row's JSON, written from the memory's text, is what JSON.stringify writes.
+        const rows = batch.backend.database
+          .prepare("SELECT payload FROM records WHERE attr_kind = 'history'")
+          .all() as {
+          payload: string;
+        }[];
+        expect(rows).toHaveLength(4);
+        for (const { payload } of rows) expect(payload).toBe(JSON.stringify(JSON.parse(payload)));
+      }
+    } finally {
+      await batch.close();
+      await single.close();
+    }
+  });
+});
+
+describe('encodeRecord with the payloads of a write', () => {
+  it('writes the text JSON.stringify writes, whatever the payload holds', () => {
+    const memory = { id: 'm', content: 'x "quoted"\n', tags: ['a'], metadata: { __proto__: 1 } };
+    const record = (payload: object) => ({
+      id: 'r',
+      namespace: 'n',
+      tenant: '',
+      text: '',
+      attributes: {},
+      payload: payload as never,
+    });
+    const payloads: PayloadTexts = new Map();
+    const cases: object[] = [
+      memory,
+      { id: 'h', at: 'now', memory, detail: undefined, n: 1.5, ok: true, none: null },
+      { memory, other: { y: 1 } },
+      { memory, list: [memory] },
+      { memory, when: new Date(0) },
+      { memory, own: { toJSON: (key: string) => key } },
+      Object.assign(Object.create(null), { memory, s: 'x' }),
+      { toJSON: () => ({ memory }) },
+      memory,
+    ];
+    for (const payload of cases) expect(encodeRecord(record(payload), payloads).payload).toBe(JSON.stringify(payload));
+    expect(() => encodeRecord(record({ memory, big: 1n }), payloads)).toThrow(TypeError);
+  });
+});
