@@ -52,7 +52,8 @@ export class ActivationIndex {
   private readonly dimension: number;
   private readonly vectors: Float32Array;
   private readonly norms: Float32Array;
-  private readonly postings = new Map<string, { docs: number[]; tf: number[] }>();
+  /** Per term: the skills (with a weighted count) and the document frequency idf reads, which mentions do not raise. */
+  private readonly postings = new Map<string, { docs: number[]; tf: number[]; df: number }>();
   /** The library's words by their Porter stem: the forms of one word family (`concurrent`, `concurrency`). */
   private readonly families = new Map<string, string[]>();
   private readonly lengths: Float64Array;
@@ -79,6 +80,18 @@ export class ActivationIndex {
 
     let totalLength = 0;
     const kinds = new Map<string, GlobSpecificity>();
+    // Every field's terms, once: the postings and the mentions of one skill in another's text both read them.
+    const fields = skills.map((skill) => ({
+      name: lexicalTerms(splitName(skill.name)),
+      keywords: lexicalTerms((skill.triggerKeywords ?? []).join(' ')),
+      description: lexicalTerms(skill.description ?? ''),
+      headings: lexicalTerms(headings(skill.content ?? '')),
+      body: lexicalTerms(body(skill.content ?? '')),
+    }));
+    const mentioned =
+      params.fieldWeights.mentions > 0 && params.mentionWindow > 0
+        ? mentionContexts(fields, Math.max(n, params.idfPriorSkills), params.mentionWindow)
+        : undefined;
     this.entries = records.map((record, doc) => {
       const skill = skills[doc]!;
       const vector = record.vector;
@@ -93,27 +106,36 @@ export class ActivationIndex {
       // BM25 postings, weighted per field.
       const tf = new Map<string, number>();
       const pairs = new Map<string, number>();
-      const add = (text: string, weight: number) => {
-        const terms = lexicalTerms(text);
+      const add = (terms: readonly string[], weight: number) => {
         for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + weight);
         for (const p of bigrams(terms)) pairs.set(p, (pairs.get(p) ?? 0) + weight * params.bigramWeight);
       };
-      add(splitName(skill.name), params.fieldWeights.name);
-      add((skill.triggerKeywords ?? []).join(' '), params.fieldWeights.keywords);
-      add(skill.description ?? '', params.fieldWeights.description);
-      add(headings(skill.content ?? ''), params.fieldWeights.headings);
-      add(body(skill.content ?? ''), params.fieldWeights.body);
+      const text = fields[doc]!;
+      add(text.name, params.fieldWeights.name);
+      add(text.keywords, params.fieldWeights.keywords);
+      add(text.description, params.fieldWeights.description);
+      add(text.headings, params.fieldWeights.headings);
+      add(text.body, params.fieldWeights.body);
       let length = 0;
       for (const count of tf.values()) length += count;
+      // The words around this skill's name in other skills' text: postings, but neither length nor
+      // document frequency (other authors wrote them, and their words are counted where they wrote them).
+      const around = new Map<string, number>();
+      for (const [t, count] of mentioned?.[doc] ?? []) {
+        const own = tf.get(t);
+        if (own === undefined) around.set(t, count * params.fieldWeights.mentions);
+        else tf.set(t, own + count * params.fieldWeights.mentions);
+      }
       // Word pairs are postings too, but not length: the length is the words'.
-      for (const [term, count] of [...tf, ...pairs]) {
+      for (const [term, count] of [...tf, ...pairs, ...around]) {
         let list = this.postings.get(term);
         if (!list) {
-          list = { docs: [], tf: [] };
+          list = { docs: [], tf: [], df: 0 };
           this.postings.set(term, list);
         }
         list.docs.push(doc);
         list.tf.push(count);
+        if (!around.has(term)) list.df++;
       }
       this.lengths[doc] = length;
       totalLength += length;
@@ -168,7 +190,7 @@ export class ActivationIndex {
         const terms = lexicalTerms(splitName(entry.skill.name));
         const keys = terms.length === 1 ? terms : bigrams(terms);
         if (keys.length === 0) continue;
-        const df = Math.max(1, Math.min(...keys.map((key) => this.postings.get(key)?.docs.length ?? 1)));
+        const df = Math.max(1, Math.min(...keys.map((key) => this.postings.get(key)?.df ?? 1)));
         const rarity = Math.log(n / df) / Math.log(n);
         kw.strength = round(kw.strength * Math.min(1, Math.max(0, rarity / this.params.nameRarityFull)));
       }
@@ -306,7 +328,8 @@ export class ActivationIndex {
     for (const [term, share] of query) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const weight = share * idf(this.idfSkills, list.docs.length);
+      if (list.df === 0) continue;
+      const weight = share * idf(this.idfSkills, list.df);
       for (let i = 0; i < list.docs.length; i++) {
         const doc = list.docs[i]!;
         const tf = list.tf[i]!;
@@ -382,6 +405,66 @@ export class ActivationIndex {
     for (const glob of hits.values()) glob.score = round(glob.score * (glob.score >= 1 ? 1 : rarity));
     return hits;
   }
+}
+
+/**
+ * For every skill, the words other skills write around its name: the library's own
+ * "anchor text". A Cursor rule for FastAPI that says "use SQLAlchemy's selectinload
+ * to avoid lazy loads" tells, in its author's words, what the `sqlalchemy` rule is
+ * for; an Agent Skill's "REQUIRED SUB-SKILL: use superpowers:finishing-a-development-branch
+ * when all tasks are done" says when that skill applies. Each mention (the longest name
+ * that matches at a place, a skill's own text left out) brings the `window` terms either
+ * side, weighed by how rare the name is in the library (ln(N / df) / ln N, df the skills
+ * whose text mentions it, itself included): `react` or `python`, mentioned by a large part
+ * of a code library, bring next to nothing.
+ */
+export function mentionContexts(
+  fields: readonly {
+    name: readonly string[];
+    description: readonly string[];
+    headings: readonly string[];
+    body: readonly string[];
+  }[],
+  librarySize: number,
+  window: number,
+): Map<string, number>[] {
+  const byFirst = new Map<string, number[]>();
+  for (const [doc, f] of fields.entries()) if (f.name.length > 0) listOf(byFirst, f.name[0]!).push(doc);
+  const found: { target: number; stream: readonly string[]; start: number; end: number }[] = [];
+  const mentioners = fields.map(() => new Set<number>());
+  for (const [doc, f] of fields.entries()) {
+    const stream = [...f.description, ...f.headings, ...f.body];
+    for (let i = 0; i < stream.length; i++) {
+      let best = -1;
+      for (const candidate of byFirst.get(stream[i]!) ?? []) {
+        const name = fields[candidate]!.name;
+        if (best >= 0 && name.length <= fields[best]!.name.length) continue;
+        let j = 1;
+        while (j < name.length && stream[i + j] === name[j]) j++;
+        if (j === name.length) best = candidate;
+      }
+      if (best < 0) continue;
+      const end = i + fields[best]!.name.length;
+      if (best !== doc) {
+        found.push({ target: best, stream, start: i, end });
+        mentioners[best]!.add(doc);
+      }
+      i = end - 1;
+    }
+  }
+  const out = fields.map(() => new Map<string, number>());
+  const n = Math.max(librarySize, 2);
+  for (const { target, stream, start, end } of found) {
+    const rarity = Math.max(0, Math.log(n / (mentioners[target]!.size + 1)) / Math.log(n));
+    if (rarity === 0) continue;
+    const context = out[target]!;
+    for (let k = Math.max(0, start - window); k < Math.min(stream.length, end + window); k++) {
+      if (k >= start && k < end) continue;
+      const t = stream[k]!;
+      context.set(t, (context.get(t) ?? 0) + rarity);
+    }
+  }
+  return out;
 }
 
 /**

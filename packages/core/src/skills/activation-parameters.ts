@@ -22,7 +22,17 @@ export interface ActivationParameters {
    * on skills-dev went from 66% / 70% to 82% / 79% on the two halves; 0.5 kept
    * unrelated messages quietest of those tried.
    */
-  fieldWeights: { name: number; keywords: number; description: number; headings: number; body: number };
+  fieldWeights: {
+    name: number;
+    keywords: number;
+    description: number;
+    headings: number;
+    body: number;
+    /** The words other skills of the library write around this skill's name (`mentionWindow`). 0 turns it off. */
+    mentions: number;
+  };
+  /** How many terms either side of a mention of a skill's name count as words about that skill. */
+  mentionWindow: number;
   /**
    * Lexical relevance is 1 - exp(-(x - lexicalFloor) / lexicalScale), x the
    * BM25 score divided by the idf of a word found in one skill only (so the
@@ -122,7 +132,8 @@ export type ActivationParametersInput = {
  */
 export const DEFAULT_ACTIVATION_PARAMETERS: ActivationParameters = Object.freeze({
   bm25: Object.freeze({ k1: 1.2, b: 1 }),
-  fieldWeights: Object.freeze({ name: 3, keywords: 2, description: 2, headings: 1, body: 0.5 }),
+  fieldWeights: Object.freeze({ name: 3, keywords: 2, description: 2, headings: 1, body: 0.5, mentions: 0.25 }),
+  mentionWindow: 4,
   lexicalFloor: 1.25,
   lexicalScale: 1.5,
   bigramWeight: 0.5,
