@@ -207,6 +207,9 @@ const GRID: Record<string, number[]> = {
   nameRarityFull: [0, 0.5, 1],
   'fieldWeights.mentions': [0, 0.25, 0.5],
   mentionWindow: [2, 4, 8],
+  associationWeight: [0, 0.5, 1],
+  associationWindow: [2, 4, 8],
+  associationCount: [5, 10, 20],
 };
 
 type Flat = Record<string, number>;

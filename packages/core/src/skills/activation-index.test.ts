@@ -375,6 +375,60 @@ describe('lexical relevance over skill text', () => {
     expect(mentionContexts(everywhere, everywhere.length, 2)[0]!.size).toBe(0);
   });
 
+  it('a message word reaches a skill that says it otherwise, through the words the library writes near it', async () => {
+    // Three service rules write "fails" next to what to do about it; the debugging skill never says it.
+    const services = ['node-service', 'python-service', 'go-service'].map(
+      (name): SkillInput => ({
+        name,
+        description: `Running the ${name.split('-')[0]} service`,
+        content: `# Operations\nWhen the worker fails, read the stack trace and find the root cause before restarting.\n# Deploys\nShip small changes.`,
+      }),
+    );
+    const debugging: SkillInput = {
+      name: 'debugging',
+      description: 'Systematic debugging',
+      content: '# Method\nRead the stack trace first. Find the root cause, then fix it once.',
+    };
+    const explain = async (parameters: ActivationParametersInput = {}) => {
+      const skills = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), { parameters });
+      await skills.registerMany([...services, debugging, ...filler]);
+      return skills.explain('the nightly import fails');
+    };
+    const lexical = (e: Awaited<ReturnType<typeof explain>>, name: string) =>
+      e.candidates.find((c) => c.name === name)?.signals.semantic?.lexical ?? 0;
+    // The floor at 0 shows the relevance itself (one bridge word of a short library is below the default floor).
+    const on = await explain({ lexicalFloor: 0 });
+    const off = await explain({ lexicalFloor: 0, associationWeight: 0 });
+    expect(lexical(off, 'debugging')).toBe(0);
+    expect(lexical(on, 'debugging')).toBeGreaterThan(0);
+    // A skill that has the word itself is not counted twice for it.
+    expect(lexical(on, 'node-service')).toBe(lexical(off, 'node-service'));
+  });
+
+  it('words only one skill writes near a message word bring nothing (one author is not the library)', async () => {
+    const only: SkillInput = {
+      name: 'ops',
+      description: 'Operations',
+      content: '# Crashes\nWhen the worker fails, read the stack trace and find the root cause.',
+    };
+    const debugging: SkillInput = {
+      name: 'debugging',
+      description: 'Systematic debugging',
+      content: '# Method\nRead the stack trace first. Find the root cause, then fix it once.',
+    };
+    const skills = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), {
+      parameters: { lexicalFloor: 0 },
+    });
+    const release: SkillInput = {
+      name: 'release',
+      description: 'Releases',
+      content: '# Rollback\nIf a release fails, roll it back.',
+    };
+    await skills.registerMany([only, release, debugging, ...filler]);
+    const explained = await skills.explain('the nightly import fails');
+    expect(explained.candidates.find((c) => c.name === 'debugging')).toBeUndefined();
+  });
+
   it("a file's extension is the glob's evidence, not a word of the message", async () => {
     const scripts: SkillInput = {
       name: 'python-scripts',

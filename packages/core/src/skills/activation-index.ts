@@ -16,6 +16,9 @@ import {
 import { type ActivationParameters, DEFAULT_ACTIVATION_PARAMETERS } from './activation-parameters';
 import type { Skill, SkillSignals } from './skill';
 
+/** Terms whose associates (`ActivationIndex.associates`) are kept between messages. */
+const ASSOCIATE_CACHE = 4096;
+
 export interface IndexedSkill {
   id: string;
   record: BackendRecord;
@@ -65,6 +68,10 @@ export class ActivationIndex {
   /** Skills by their name as a file type name (`bash`, `pdf`, `csharp`). */
   private readonly typeDocs = new Map<string, number[]>();
   private readonly matcher = new GlobMatcher();
+  /** Each skill's description, headings and body as terms, and where each term occurs (skill, place): for `associates`. */
+  private streams: string[][] = [];
+  private readonly occurrences = new Map<string, number[]>();
+  private readonly associateCache = new Map<string, [string, number][]>();
 
   constructor(
     records: readonly BackendRecord[],
@@ -168,6 +175,11 @@ export class ActivationIndex {
       return { id: record.id, record, skill, keywords, globs };
     });
     this.averageLength = n > 0 ? totalLength / n : 0;
+    if (params.associationWeight > 0 && params.associationCount > 0) {
+      this.streams = fields.map((f) => [...f.description, ...f.headings, ...f.body]);
+      for (const [doc, stream] of this.streams.entries())
+        for (let i = 0; i < stream.length; i++) listOf(this.occurrences, stream[i]!).push(doc, i);
+    }
     if (params.familyWeight > 0)
       for (const term of this.postings.keys()) if (!term.includes(' ')) listOf(this.families, stem(term)).push(term);
     if (params.nameRarityFull > 0) this.weighNameKeywords();
@@ -195,6 +207,50 @@ export class ActivationIndex {
         kw.strength = round(kw.strength * Math.min(1, Math.max(0, rarity / this.params.nameRarityFull)));
       }
     }
+  }
+
+  /**
+   * The words the library writes near `term`: within `associationWindow` terms of it, in at least
+   * two skills (one skill's idiom is not the library's), at least `associationLift` times as often
+   * as the word's share of skills, the `associationCount` most frequent, each with P(word near term).
+   * Computed on first use and kept (at most ASSOCIATE_CACHE terms; the cache starts over when full).
+   */
+  private associates(term: string): [string, number][] {
+    const known = this.associateCache.get(term);
+    if (known) return known;
+    const occurrences = this.occurrences.get(term) ?? [];
+    const window = this.params.associationWindow;
+    const near = new Map<string, { count: number; docs: Set<number> }>();
+    for (let j = 0; j < occurrences.length; j += 2) {
+      const doc = occurrences[j]!;
+      const at = occurrences[j + 1]!;
+      const stream = this.streams[doc]!;
+      const seen = new Set<string>();
+      for (let k = Math.max(0, at - window); k < Math.min(stream.length, at + window + 1); k++) {
+        const word = stream[k]!;
+        if (word === term || seen.has(word)) continue;
+        seen.add(word);
+        let entry = near.get(word);
+        if (!entry) near.set(word, (entry = { count: 0, docs: new Set() }));
+        entry.count++;
+        entry.docs.add(doc);
+      }
+    }
+    const total = occurrences.length / 2;
+    const out: [string, number][] = [];
+    for (const [word, { count, docs }] of near) {
+      if (docs.size < 2) continue;
+      const df = this.postings.get(word)?.df ?? 0;
+      if (df === 0) continue;
+      const p = count / total;
+      if (p / (df / this.entries.length) < this.params.associationLift) continue;
+      out.push([word, p]);
+    }
+    out.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const top = out.slice(0, this.params.associationCount);
+    if (this.associateCache.size >= ASSOCIATE_CACHE) this.associateCache.clear();
+    this.associateCache.set(term, top);
+    return top;
   }
 
   get size(): number {
@@ -325,13 +381,36 @@ export class ActivationIndex {
         if (this.postings.has(term)) continue;
         for (const form of this.families.get(stem(term)) ?? []) if (!query.has(form)) query.set(form, family);
       }
-    for (const [term, share] of query) {
+    // A message word the library writes brings the words the library writes near it, for the skills
+    // without the word itself: a bridge to a skill that says it otherwise, not a second count for the
+    // skills that have it (counted twice, a stray "temperature" made an LLM rule relevant to boiling water).
+    const bridges = new Map<string, { share: number; from: Set<number>[] }>();
+    const association = this.params.associationWeight;
+    if (association > 0 && this.streams.length > 0)
+      for (const term of terms) {
+        const list = this.postings.get(term);
+        if (!list || list.df < 2) continue;
+        let has: Set<number> | undefined;
+        for (const [word, p] of this.associates(term)) {
+          if (query.has(word)) continue;
+          has ??= new Set(list.docs);
+          const bridge = bridges.get(word) ?? { share: 0, from: [] };
+          bridge.share = Math.max(bridge.share, association * p);
+          bridge.from.push(has);
+          bridges.set(word, bridge);
+        }
+      }
+    for (const [term, share, from] of [
+      ...[...query].map(([t, s]) => [t, s, undefined] as const),
+      ...[...bridges].map(([t, b]) => [t, b.share, b.from] as const),
+    ]) {
       const list = this.postings.get(term);
       if (!list) continue;
       if (list.df === 0) continue;
       const weight = share * idf(this.idfSkills, list.df);
       for (let i = 0; i < list.docs.length; i++) {
         const doc = list.docs[i]!;
+        if (from?.some((has) => has.has(doc))) continue;
         const tf = list.tf[i]!;
         const norm = k1 * (1 - b + (b * this.lengths[doc]!) / (this.averageLength || 1));
         scores.set(doc, (scores.get(doc) ?? 0) + (weight * tf * (k1 + 1)) / (tf + norm));

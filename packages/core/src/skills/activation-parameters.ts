@@ -74,6 +74,17 @@ export interface ActivationParameters {
    */
   familyWeight: number;
   /**
+   * A message word the library writes brings, at this share of a word times P(word near it), the
+   * words the library writes near it (co-occurrence inside the library: within `associationWindow`
+   * terms, in at least two skills, at least `associationLift` times as often as chance, the
+   * `associationCount` most frequent), for the skills that do not have the message word: a skill
+   * that says it otherwise is reached, one that has it is not counted twice. 0 turns it off.
+   */
+  associationWeight: number;
+  associationWindow: number;
+  associationCount: number;
+  associationLift: number;
+  /**
    * Strength of the keyword a skill did not declare: its whole name as a phrase
    * (`react query` for react-query). Single parts of a name (`next`, `three`,
    * `plans`) are everyday words too often: as keywords they lowered top-1 and
@@ -138,6 +149,10 @@ export const DEFAULT_ACTIVATION_PARAMETERS: ActivationParameters = Object.freeze
   lexicalScale: 1.5,
   bigramWeight: 0.5,
   familyWeight: 0.5,
+  associationWeight: 0.5,
+  associationWindow: 4,
+  associationCount: 10,
+  associationLift: 2,
   idfPriorSkills: 20,
   derivedKeywordStrength: 1,
   nameRarityFull: 1,
