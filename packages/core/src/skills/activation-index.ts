@@ -231,7 +231,10 @@ export class ActivationIndex {
         if (word === term || seen.has(word)) continue;
         seen.add(word);
         let entry = near.get(word);
-        if (!entry) near.set(word, (entry = { count: 0, docs: new Set() }));
+        if (!entry) {
+          entry = { count: 0, docs: new Set() };
+          near.set(word, entry);
+        }
         entry.count++;
         entry.docs.add(doc);
       }
