@@ -392,7 +392,9 @@ export class ActivationIndex {
     if (association > 0 && this.streams.length > 0)
       for (const term of terms) {
         const list = this.postings.get(term);
-        if (!list || list.df < 2) continue;
+        // A word a large share of the library writes is everyday there: its neighbours are everything, and it
+        // can bridge to few skills (not to the ones that have it). Skipping it saves most of the cost.
+        if (!list || list.df < 2 || list.df > this.entries.length * this.params.associationMaxShare) continue;
         let has: Set<number> | undefined;
         for (const [word, p] of this.associates(term)) {
           if (query.has(word)) continue;
