@@ -6,7 +6,8 @@
  * hit@3, false activations on the unrelated group, mean number activated and
  * latency (wall p50/p95 and CPU time per message), per backend.
  *
- *   npm run bench -- skills-quality [--backend memory|sqlite|all] [--misses] [--half 0|1] [--lolo] [--rounds 2] [--styles]
+ *   npm run bench -- skills-quality [--backend memory|sqlite|all] [--misses] [--half 0|1] [--lolo] [--rounds 2]
+ *                                   [--styles [--style <part of a style's name>] [--misses]] [--params '<json>']
  *
  * `--half` scores only the even (0) or odd (1) skill targets' queries.
  * `--lolo` is leave-one-library-out: the activation parameters are tuned
@@ -93,9 +94,14 @@ export async function run(args: string[]): Promise<void> {
       lolo: { type: 'boolean', default: false },
       styles: { type: 'boolean', default: false },
       rounds: { type: 'string', default: '2' },
+      style: { type: 'string' },
+      params: { type: 'string' },
     },
   });
   const data = values.data!;
+  // `--params '{"lexicalFloor":1.5}'`: measure parameters other than the defaults (the JSON of ActivationParametersInput).
+  const parameters = values.params === undefined ? undefined : (JSON.parse(values.params) as ActivationParametersInput);
+  const configurations = parameters === undefined ? undefined : [{ skillActivation: { parameters } }];
   if (!existsSync(join(data, 'queries.json'))) {
     console.log(`skills-dev not found at ${data}: nothing to measure (pass --data <dir>).`);
     return;
@@ -108,7 +114,7 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   if (values.styles) {
-    await styles(queries, rules, agentSkills);
+    await styles(queries, rules, agentSkills, { only: values.style, misses: values.misses, configurations });
     return;
   }
   if (values.half !== undefined) queries = queries.filter((q) => halfOf(q) === Number(values.half));
@@ -124,7 +130,7 @@ export async function run(args: string[]): Promise<void> {
         return { store, close: () => store.close() };
       };
       // One untimed pass warms the JIT, so the figures are the steady state of a running agent.
-      const report = await runEval(suite, { open, warmUp: true });
+      const report = await runEval(suite, { open, warmUp: true, configurations });
       const result = report.configurations[0]!;
       const [evalCase] = result.cases;
       const skills = result.summary.skills!;
@@ -199,6 +205,11 @@ const GRID: Record<string, number[]> = {
   'lexicalSemanticRange.floor': [0.25, 0.3, 0.35],
   'lexicalFusionWeights.dense': [0.25, 0.5, 1],
   nameRarityFull: [0, 0.5, 1],
+  'fieldWeights.mentions': [0, 0.25, 0.5],
+  mentionWindow: [2, 4, 8],
+  associationWeight: [0, 0.5, 1],
+  associationWindow: [2, 4, 8],
+  associationCount: [5, 10, 20],
 };
 
 type Flat = Record<string, number>;
@@ -387,7 +398,17 @@ const messageVariants: { style: string; rewrite: (q: Query) => Query }[] = [
   { style: 'messages cut to their first sentence', rewrite: (q) => ({ ...q, message: firstSentence(q.message) }) },
 ];
 
-async function styles(queries: readonly Query[], rules: SkillInput[], agentSkills: SkillInput[]): Promise<void> {
+async function styles(
+  queries: readonly Query[],
+  rules: SkillInput[],
+  agentSkills: SkillInput[],
+  options: {
+    only?: string;
+    misses: boolean;
+    configurations?: { skillActivation: { parameters: ActivationParametersInput } }[];
+  },
+): Promise<void> {
+  const { only, misses, configurations } = options;
   console.log(
     '\n| library style | Cursor-rule msgs top-1 / hit@3 | Agent-Skill msgs top-1 / hit@3 | false | nothing activated |',
   );
@@ -397,6 +418,7 @@ async function styles(queries: readonly Query[], rules: SkillInput[], agentSkill
     ...messageVariants.map((v) => ({ ...v, skills: [...rules, ...agentSkills], rename: (name: string) => name })),
   ];
   for (const { style, skills, rename, rewrite } of variants) {
+    if (only !== undefined && !style.includes(only)) continue;
     const names = new Set(skills.map((s) => s.name));
     // A message whose target is not in this library is left out; its other accepted names stay.
     const kept = queries
@@ -406,7 +428,8 @@ async function styles(queries: readonly Query[], rules: SkillInput[], agentSkill
       const store = await MemoryStore.open({ backend: new InMemoryBackend() });
       return { store, close: () => store.close() };
     };
-    const report = await runEval(suiteOf(style, skills, kept), { open });
+    const report = await runEval(suiteOf(style, skills, kept), { open, configurations });
+    if (misses) printMisses(report);
     const messages = report.configurations[0]!.cases[0]!.messages;
     const rates = (group: string) => {
       const subset = messages.filter((m) => m.category!.startsWith(group));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
-import { americanSpelling, lexicalTerms, pathWords, splitName } from './activation-index';
+import { americanSpelling, lexicalTerms, mentionContexts, pathWords, splitName } from './activation-index';
 import {
   type ActivationParametersInput,
   DEFAULT_ACTIVATION_PARAMETERS,
@@ -316,6 +316,117 @@ describe('lexical relevance over skill text', () => {
     };
     // "concurrently" is in no skill; `concurrent` (the same Porter stem) is in fan-out's description.
     expect(await lexical()).toBeGreaterThan(await lexical({ familyWeight: 0 }));
+  });
+
+  it("the words other skills write around a skill's name find it, though its own text lacks them", async () => {
+    const celery: SkillInput = {
+      name: 'celery',
+      description: 'Celery conventions',
+      content: '# Celery\nName tasks after what they do.',
+    };
+    // Three web frameworks' rules say what Celery is for; celery's own rule never does.
+    const [django, flask, fastapi] = ['django', 'flask', 'fastapi'].map(
+      (name): SkillInput => ({
+        name,
+        description: `${name} web applications`,
+        content: `# ${name}\n## Views\nKeep views thin.\n## Background work\nHand slow work to Celery: retries with exponential backoff survive a restart.\n## Models\nIndex the fields you filter on.`,
+      }),
+    ) as [SkillInput, SkillInput, SkillInput];
+    const explain = async (parameters: ActivationParametersInput = {}) => {
+      const skills = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), { parameters });
+      await skills.registerMany([celery, django, flask, fastapi, ...filler]);
+      return skills.explain('the emails should be sent again with exponential backoff after a failure');
+    };
+    const lexical = (e: Awaited<ReturnType<typeof explain>>, name: string) =>
+      e.candidates.find((c) => c.name === name)?.signals.semantic?.lexical ?? 0;
+    const withMentions = await explain();
+    const without = await explain({ fieldWeights: { mentions: 0 } });
+    expect(lexical(without, 'celery')).toBe(0);
+    expect(lexical(withMentions, 'celery')).toBeGreaterThan(0);
+    // The mentioning skill keeps what it had: the words count for celery without counting against django.
+    expect(lexical(withMentions, 'django')).toBe(lexical(without, 'django'));
+  });
+
+  it("a name's context: the longest name at a place, the window either side, none from its own text, less for a name every skill writes", () => {
+    const field = (name: string, body: string) => ({
+      name: lexicalTerms(name),
+      description: [],
+      headings: [],
+      body: lexicalTerms(body),
+    });
+    const fields = [
+      field('react', 'react hooks'),
+      field('react native', 'native lists'),
+      field('guide', 'one two three react native scroll lists smoothly four five six'),
+      field('other', 'alpha react components beta'),
+      ...Array.from({ length: 16 }, (_, i) => field(`filler ${i}`, `filler words ${i}`)),
+    ];
+    const contexts = mentionContexts(fields, fields.length, 2);
+    // "react native" in the guide is a mention of react-native only, and brings two terms either side.
+    expect([...contexts[1]!.keys()].sort()).toEqual(
+      ['lists', 'scroll', 'three', 'two'].map((w) => lexicalTerms(w)[0]!).sort(),
+    );
+    expect([...contexts[0]!.keys()]).toEqual(lexicalTerms('alpha components beta'));
+    // Not from the skill's own text ("react hooks" in react's body).
+    expect(contexts[0]!.has(lexicalTerms('hooks')[0]!)).toBe(false);
+    expect(contexts[2]!.size).toBe(0);
+    // A name that every skill's text mentions says nothing about the contexts it is in.
+    const everywhere = [field('log', 'log'), ...Array.from({ length: 5 }, (_, i) => field(`s ${i}`, `x log y ${i}`))];
+    expect(mentionContexts(everywhere, everywhere.length, 2)[0]!.size).toBe(0);
+  });
+
+  it('a message word reaches a skill that says it otherwise, through the words the library writes near it', async () => {
+    // Three service rules write "fails" next to what to do about it; the debugging skill never says it.
+    const services = ['node-service', 'python-service', 'go-service'].map(
+      (name): SkillInput => ({
+        name,
+        description: `Running the ${name.split('-')[0]} service`,
+        content: `# Operations\nWhen the worker fails, read the stack trace and find the root cause before restarting.\n# Deploys\nShip small changes.`,
+      }),
+    );
+    const debugging: SkillInput = {
+      name: 'debugging',
+      description: 'Systematic debugging',
+      content: '# Method\nRead the stack trace first. Find the root cause, then fix it once.',
+    };
+    const explain = async (parameters: ActivationParametersInput = {}) => {
+      const skills = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), { parameters });
+      await skills.registerMany([...services, debugging, ...filler]);
+      return skills.explain('the nightly import fails');
+    };
+    const lexical = (e: Awaited<ReturnType<typeof explain>>, name: string) =>
+      e.candidates.find((c) => c.name === name)?.signals.semantic?.lexical ?? 0;
+    // The floor at 0 shows the relevance itself (one bridge word of a short library is below the default floor).
+    const on = await explain({ lexicalFloor: 0 });
+    const off = await explain({ lexicalFloor: 0, associationWeight: 0 });
+    expect(lexical(off, 'debugging')).toBe(0);
+    expect(lexical(on, 'debugging')).toBeGreaterThan(0);
+    // A skill that has the word itself is not counted twice for it.
+    expect(lexical(on, 'node-service')).toBe(lexical(off, 'node-service'));
+  });
+
+  it('words only one skill writes near a message word bring nothing (one author is not the library)', async () => {
+    const only: SkillInput = {
+      name: 'ops',
+      description: 'Operations',
+      content: '# Crashes\nWhen the worker fails, read the stack trace and find the root cause.',
+    };
+    const debugging: SkillInput = {
+      name: 'debugging',
+      description: 'Systematic debugging',
+      content: '# Method\nRead the stack trace first. Find the root cause, then fix it once.',
+    };
+    const skills = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), {
+      parameters: { lexicalFloor: 0 },
+    });
+    const release: SkillInput = {
+      name: 'release',
+      description: 'Releases',
+      content: '# Rollback\nIf a release fails, roll it back.',
+    };
+    await skills.registerMany([only, release, debugging, ...filler]);
+    const explained = await skills.explain('the nightly import fails');
+    expect(explained.candidates.find((c) => c.name === 'debugging')).toBeUndefined();
   });
 
   it("a file's extension is the glob's evidence, not a word of the message", async () => {

@@ -16,6 +16,9 @@ import {
 import { type ActivationParameters, DEFAULT_ACTIVATION_PARAMETERS } from './activation-parameters';
 import type { Skill, SkillSignals } from './skill';
 
+/** Terms whose associates (`ActivationIndex.associates`) are kept between messages. */
+const ASSOCIATE_CACHE = 4096;
+
 export interface IndexedSkill {
   id: string;
   record: BackendRecord;
@@ -52,7 +55,8 @@ export class ActivationIndex {
   private readonly dimension: number;
   private readonly vectors: Float32Array;
   private readonly norms: Float32Array;
-  private readonly postings = new Map<string, { docs: number[]; tf: number[] }>();
+  /** Per term: the skills (with a weighted count) and the document frequency idf reads, which mentions do not raise. */
+  private readonly postings = new Map<string, { docs: number[]; tf: number[]; df: number }>();
   /** The library's words by their Porter stem: the forms of one word family (`concurrent`, `concurrency`). */
   private readonly families = new Map<string, string[]>();
   private readonly lengths: Float64Array;
@@ -64,6 +68,10 @@ export class ActivationIndex {
   /** Skills by their name as a file type name (`bash`, `pdf`, `csharp`). */
   private readonly typeDocs = new Map<string, number[]>();
   private readonly matcher = new GlobMatcher();
+  /** Each skill's description, headings and body as terms, and where each term occurs (skill, place): for `associates`. */
+  private streams: string[][] = [];
+  private readonly occurrences = new Map<string, number[]>();
+  private readonly associateCache = new Map<string, [string, number][]>();
 
   constructor(
     records: readonly BackendRecord[],
@@ -79,6 +87,18 @@ export class ActivationIndex {
 
     let totalLength = 0;
     const kinds = new Map<string, GlobSpecificity>();
+    // Every field's terms, once: the postings and the mentions of one skill in another's text both read them.
+    const fields = skills.map((skill) => ({
+      name: lexicalTerms(splitName(skill.name)),
+      keywords: lexicalTerms((skill.triggerKeywords ?? []).join(' ')),
+      description: lexicalTerms(skill.description ?? ''),
+      headings: lexicalTerms(headings(skill.content ?? '')),
+      body: lexicalTerms(body(skill.content ?? '')),
+    }));
+    const mentioned =
+      params.fieldWeights.mentions > 0 && params.mentionWindow > 0
+        ? mentionContexts(fields, Math.max(n, params.idfPriorSkills), params.mentionWindow)
+        : undefined;
     this.entries = records.map((record, doc) => {
       const skill = skills[doc]!;
       const vector = record.vector;
@@ -93,27 +113,36 @@ export class ActivationIndex {
       // BM25 postings, weighted per field.
       const tf = new Map<string, number>();
       const pairs = new Map<string, number>();
-      const add = (text: string, weight: number) => {
-        const terms = lexicalTerms(text);
+      const add = (terms: readonly string[], weight: number) => {
         for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + weight);
         for (const p of bigrams(terms)) pairs.set(p, (pairs.get(p) ?? 0) + weight * params.bigramWeight);
       };
-      add(splitName(skill.name), params.fieldWeights.name);
-      add((skill.triggerKeywords ?? []).join(' '), params.fieldWeights.keywords);
-      add(skill.description ?? '', params.fieldWeights.description);
-      add(headings(skill.content ?? ''), params.fieldWeights.headings);
-      add(body(skill.content ?? ''), params.fieldWeights.body);
+      const text = fields[doc]!;
+      add(text.name, params.fieldWeights.name);
+      add(text.keywords, params.fieldWeights.keywords);
+      add(text.description, params.fieldWeights.description);
+      add(text.headings, params.fieldWeights.headings);
+      add(text.body, params.fieldWeights.body);
       let length = 0;
       for (const count of tf.values()) length += count;
+      // The words around this skill's name in other skills' text: postings, but neither length nor
+      // document frequency (other authors wrote them, and their words are counted where they wrote them).
+      const around = new Map<string, number>();
+      for (const [t, count] of mentioned?.[doc] ?? []) {
+        const own = tf.get(t);
+        if (own === undefined) around.set(t, count * params.fieldWeights.mentions);
+        else tf.set(t, own + count * params.fieldWeights.mentions);
+      }
       // Word pairs are postings too, but not length: the length is the words'.
-      for (const [term, count] of [...tf, ...pairs]) {
+      for (const [term, count] of [...tf, ...pairs, ...around]) {
         let list = this.postings.get(term);
         if (!list) {
-          list = { docs: [], tf: [] };
+          list = { docs: [], tf: [], df: 0 };
           this.postings.set(term, list);
         }
         list.docs.push(doc);
         list.tf.push(count);
+        if (!around.has(term)) list.df++;
       }
       this.lengths[doc] = length;
       totalLength += length;
@@ -146,6 +175,11 @@ export class ActivationIndex {
       return { id: record.id, record, skill, keywords, globs };
     });
     this.averageLength = n > 0 ? totalLength / n : 0;
+    if (params.associationWeight > 0 && params.associationCount > 0) {
+      this.streams = fields.map((f) => [...f.description, ...f.headings, ...f.body]);
+      for (const [doc, stream] of this.streams.entries())
+        for (let i = 0; i < stream.length; i++) listOf(this.occurrences, stream[i]!).push(doc, i);
+    }
     if (params.familyWeight > 0)
       for (const term of this.postings.keys()) if (!term.includes(' ')) listOf(this.families, stem(term)).push(term);
     if (params.nameRarityFull > 0) this.weighNameKeywords();
@@ -168,11 +202,58 @@ export class ActivationIndex {
         const terms = lexicalTerms(splitName(entry.skill.name));
         const keys = terms.length === 1 ? terms : bigrams(terms);
         if (keys.length === 0) continue;
-        const df = Math.max(1, Math.min(...keys.map((key) => this.postings.get(key)?.docs.length ?? 1)));
+        const df = Math.max(1, Math.min(...keys.map((key) => this.postings.get(key)?.df ?? 1)));
         const rarity = Math.log(n / df) / Math.log(n);
         kw.strength = round(kw.strength * Math.min(1, Math.max(0, rarity / this.params.nameRarityFull)));
       }
     }
+  }
+
+  /**
+   * The words the library writes near `term`: within `associationWindow` terms of it, in at least
+   * two skills (one skill's idiom is not the library's), at least `associationLift` times as often
+   * as the word's share of skills, the `associationCount` most frequent, each with P(word near term).
+   * Computed on first use and kept (at most ASSOCIATE_CACHE terms; the cache starts over when full).
+   */
+  private associates(term: string): [string, number][] {
+    const known = this.associateCache.get(term);
+    if (known) return known;
+    const occurrences = this.occurrences.get(term) ?? [];
+    const window = this.params.associationWindow;
+    const near = new Map<string, { count: number; docs: Set<number> }>();
+    for (let j = 0; j < occurrences.length; j += 2) {
+      const doc = occurrences[j]!;
+      const at = occurrences[j + 1]!;
+      const stream = this.streams[doc]!;
+      const seen = new Set<string>();
+      for (let k = Math.max(0, at - window); k < Math.min(stream.length, at + window + 1); k++) {
+        const word = stream[k]!;
+        if (word === term || seen.has(word)) continue;
+        seen.add(word);
+        let entry = near.get(word);
+        if (!entry) {
+          entry = { count: 0, docs: new Set() };
+          near.set(word, entry);
+        }
+        entry.count++;
+        entry.docs.add(doc);
+      }
+    }
+    const total = occurrences.length / 2;
+    const out: [string, number][] = [];
+    for (const [word, { count, docs }] of near) {
+      if (docs.size < 2) continue;
+      const df = this.postings.get(word)?.df ?? 0;
+      if (df === 0) continue;
+      const p = count / total;
+      if (p / (df / this.entries.length) < this.params.associationLift) continue;
+      out.push([word, p]);
+    }
+    out.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const top = out.slice(0, this.params.associationCount);
+    if (this.associateCache.size >= ASSOCIATE_CACHE) this.associateCache.clear();
+    this.associateCache.set(term, top);
+    return top;
   }
 
   get size(): number {
@@ -303,12 +384,38 @@ export class ActivationIndex {
         if (this.postings.has(term)) continue;
         for (const form of this.families.get(stem(term)) ?? []) if (!query.has(form)) query.set(form, family);
       }
-    for (const [term, share] of query) {
+    // A message word the library writes brings the words the library writes near it, for the skills
+    // without the word itself: a bridge to a skill that says it otherwise, not a second count for the
+    // skills that have it (counted twice, a stray "temperature" made an LLM rule relevant to boiling water).
+    const bridges = new Map<string, { share: number; from: Set<number>[] }>();
+    const association = this.params.associationWeight;
+    if (association > 0 && this.streams.length > 0)
+      for (const term of terms) {
+        const list = this.postings.get(term);
+        // A word a large share of the library writes is everyday there: its neighbours are everything, and it
+        // can bridge to few skills (not to the ones that have it). Skipping it saves most of the cost.
+        if (!list || list.df < 2 || list.df > this.entries.length * this.params.associationMaxShare) continue;
+        let has: Set<number> | undefined;
+        for (const [word, p] of this.associates(term)) {
+          if (query.has(word)) continue;
+          has ??= new Set(list.docs);
+          const bridge = bridges.get(word) ?? { share: 0, from: [] };
+          bridge.share = Math.max(bridge.share, association * p);
+          bridge.from.push(has);
+          bridges.set(word, bridge);
+        }
+      }
+    for (const [term, share, from] of [
+      ...[...query].map(([t, s]) => [t, s, undefined] as const),
+      ...[...bridges].map(([t, b]) => [t, b.share, b.from] as const),
+    ]) {
       const list = this.postings.get(term);
       if (!list) continue;
-      const weight = share * idf(this.idfSkills, list.docs.length);
+      if (list.df === 0) continue;
+      const weight = share * idf(this.idfSkills, list.df);
       for (let i = 0; i < list.docs.length; i++) {
         const doc = list.docs[i]!;
+        if (from?.some((has) => has.has(doc))) continue;
         const tf = list.tf[i]!;
         const norm = k1 * (1 - b + (b * this.lengths[doc]!) / (this.averageLength || 1));
         scores.set(doc, (scores.get(doc) ?? 0) + (weight * tf * (k1 + 1)) / (tf + norm));
@@ -382,6 +489,66 @@ export class ActivationIndex {
     for (const glob of hits.values()) glob.score = round(glob.score * (glob.score >= 1 ? 1 : rarity));
     return hits;
   }
+}
+
+/**
+ * For every skill, the words other skills write around its name: the library's own
+ * "anchor text". A Cursor rule for FastAPI that says "use SQLAlchemy's selectinload
+ * to avoid lazy loads" tells, in its author's words, what the `sqlalchemy` rule is
+ * for; an Agent Skill's "REQUIRED SUB-SKILL: use superpowers:finishing-a-development-branch
+ * when all tasks are done" says when that skill applies. Each mention (the longest name
+ * that matches at a place, a skill's own text left out) brings the `window` terms either
+ * side, weighed by how rare the name is in the library (ln(N / df) / ln N, df the skills
+ * whose text mentions it, itself included): `react` or `python`, mentioned by a large part
+ * of a code library, bring next to nothing.
+ */
+export function mentionContexts(
+  fields: readonly {
+    name: readonly string[];
+    description: readonly string[];
+    headings: readonly string[];
+    body: readonly string[];
+  }[],
+  librarySize: number,
+  window: number,
+): Map<string, number>[] {
+  const byFirst = new Map<string, number[]>();
+  for (const [doc, f] of fields.entries()) if (f.name.length > 0) listOf(byFirst, f.name[0]!).push(doc);
+  const found: { target: number; stream: readonly string[]; start: number; end: number }[] = [];
+  const mentioners = fields.map(() => new Set<number>());
+  for (const [doc, f] of fields.entries()) {
+    const stream = [...f.description, ...f.headings, ...f.body];
+    for (let i = 0; i < stream.length; i++) {
+      let best = -1;
+      for (const candidate of byFirst.get(stream[i]!) ?? []) {
+        const name = fields[candidate]!.name;
+        if (best >= 0 && name.length <= fields[best]!.name.length) continue;
+        let j = 1;
+        while (j < name.length && stream[i + j] === name[j]) j++;
+        if (j === name.length) best = candidate;
+      }
+      if (best < 0) continue;
+      const end = i + fields[best]!.name.length;
+      if (best !== doc) {
+        found.push({ target: best, stream, start: i, end });
+        mentioners[best]!.add(doc);
+      }
+      i = end - 1;
+    }
+  }
+  const out = fields.map(() => new Map<string, number>());
+  const n = Math.max(librarySize, 2);
+  for (const { target, stream, start, end } of found) {
+    const rarity = Math.max(0, Math.log(n / (mentioners[target]!.size + 1)) / Math.log(n));
+    if (rarity === 0) continue;
+    const context = out[target]!;
+    for (let k = Math.max(0, start - window); k < Math.min(stream.length, end + window); k++) {
+      if (k >= start && k < end) continue;
+      const t = stream[k]!;
+      context.set(t, (context.get(t) ?? 0) + rarity);
+    }
+  }
+  return out;
 }
 
 /**
