@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentMemory } from '@agentmem/core';
 import { type CliContext, noStoreAt } from '../context';
 import { CliError } from '../errors';
-import { type Column, type Row, renderTable, toJson } from '../output';
+import { renderTable, toJson } from '../output';
 import { branchesSection } from './branches';
 import { conflictsSection } from './conflicts';
 import { decaySection } from './decay';
