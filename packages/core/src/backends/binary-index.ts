@@ -1,4 +1,8 @@
+// Past 700 lines on purpose: one class over one heap layout (chunks of codes, factors, int8 copies),
+// and its saved form (toParts/fromParts, lazily read rescoring parts) reads and writes that layout
+// directly; split, each half would have to expose the other's internals.
 import { CodeHeap } from './kernels/code-heap';
+import { hammingScan, within } from './kernels/js-loops';
 
 /**
  * Sign-bit (binary-quantized) codes of vectors, grouped by (tenant,
@@ -24,7 +28,10 @@ export class BinaryIndex<K> {
   private heap: CodeHeap;
   private readonly simd: boolean | undefined;
   private readonly partitions = new Map<string, Partition<K>>();
-  private readonly slots = new Map<K, { partition: Partition<K>; slot: number }>();
+  /** Built on first use: an index restored from saved parts answers searches without it. */
+  private slotMap: Map<K, { partition: Partition<K>; slot: number }> | undefined;
+  /** Where a restored index reads what it has not read yet (its rescoring parts, single codes). */
+  private source: SavedCodes<K> | undefined;
   /** Scratch blocks in the heap for a scan: the query's code and int16 copy, the histogram, the distances. */
   private scratch:
     | { query: number; query16: number; histogram: number; distances: number; picked: number; room: number }
@@ -48,7 +55,20 @@ export class BinaryIndex<K> {
   }
 
   get size(): number {
-    return this.slots.size;
+    if (this.slotMap) return this.slotMap.size;
+    let n = 0;
+    for (const p of this.partitions.values()) n += p.keys.length;
+    return n;
+  }
+
+  private get slots(): Map<K, { partition: Partition<K>; slot: number }> {
+    if (!this.slotMap) {
+      const map = new Map<K, { partition: Partition<K>; slot: number }>();
+      for (const partition of this.partitions.values())
+        for (let slot = 0; slot < partition.keys.length; slot++) map.set(partition.keys[slot]!, { partition, slot });
+      this.slotMap = map;
+    }
+    return this.slotMap;
   }
 
   /** Whether scans run in the WebAssembly SIMD kernels (false: the JS loops). */
@@ -67,6 +87,7 @@ export class BinaryIndex<K> {
     const heap = this.heap;
     this.writeCode(vector, (chunk.at >>> 2) + at * this.stride);
     if (!this.rescoring) return;
+    if (chunk.lazy) chunk.lazy.filled[at] = 1;
     const quantized = this.quantizedAt(chunk, at);
     quantize(vector, heap.i8, quantized, heap.f32, this.factorAt(chunk, at));
     heap.i8.fill(0, quantized + this.dimension, quantized + this.blocks * 16);
@@ -83,6 +104,7 @@ export class BinaryIndex<K> {
     if (!this.rescoring || encoded.length !== this.encodedBytes)
       throw new Error(`BinaryIndex.setEncoded takes encodeRescoring's ${this.encodedBytes} bytes.`);
     const { chunk, at } = this.placed(key, tenant, namespace);
+    if (chunk.lazy) chunk.lazy.filled[at] = 1;
     const u8 = this.heap.u8;
     // Little-endian words as stored: the bytes copy as they are (typed arrays are little-endian everywhere Node runs).
     const code = chunk.at + at * this.codeBytes;
@@ -141,6 +163,7 @@ export class BinaryIndex<K> {
 
   /** A first chunk doubles up to CHUNK codes (small scopes stay small); later chunks are born full size. */
   private grown(chunk: Chunk): Chunk {
+    if (chunk.lazy) this.loadRescoring(chunk);
     const bigger = this.chunk(Math.min(CHUNK, chunk.capacity * 2));
     const u8 = this.heap.u8;
     const n = chunk.capacity;
@@ -158,17 +181,21 @@ export class BinaryIndex<K> {
   remove(key: K): void {
     const at = this.slots.get(key);
     if (!at) return;
-    this.slots.delete(key);
     const { partition, slot } = at;
     const last = partition.keys.length - 1;
+    const from = partition.chunks[last >>> CHUNK_BITS]!;
+    // The code that moves into the hole, read before anything changes (a part that cannot be read leaves the index as it was).
+    if (slot !== last && from.lazy && !from.lazy.filled[last & CHUNK_MASK])
+      this.fill([{ chunk: from, at: last & CHUNK_MASK, key: partition.keys[last]! }]);
+    this.slots.delete(key);
     if (slot !== last) {
       // Swap the last code into the hole: removal stays O(1).
       const moved = partition.keys[last]!;
       partition.keys[slot] = moved;
       const to = partition.chunks[slot >>> CHUNK_BITS]!;
-      const from = partition.chunks[last >>> CHUNK_BITS]!;
       const t = slot & CHUNK_MASK;
       const f = last & CHUNK_MASK;
+      if (to.lazy) to.lazy.filled[t] = 1;
       const { u8, f32 } = this.heap;
       const code = from.at + f * this.codeBytes;
       u8.copyWithin(to.at + t * this.codeBytes, code, code + this.codeBytes);
@@ -194,9 +221,169 @@ export class BinaryIndex<K> {
 
   clear(): void {
     this.partitions.clear();
-    this.slots.clear();
+    this.slotMap = new Map();
+    this.source = undefined;
     this.heap = new CodeHeap({ simd: this.simd });
     this.scratch = undefined;
+  }
+
+  /**
+   * The index as a small header and parts (needs number keys, e.g. SQLite rowids): per chunk of a
+   * scope, a part of its keys and sign codes (all a Hamming scan reads), then a part of its factors
+   * and int8 copies (what ranking the pool reads). `fromParts` reads them back.
+   */
+  toParts(): { header: Uint8Array; parts: Uint8Array[] } {
+    if (!this.rescoring) throw new Error('BinaryIndex.toParts needs an index made with { rescoring: true }.');
+    this.readAhead(Number.POSITIVE_INFINITY);
+    const parts: Uint8Array[] = [];
+    const scopes: SavedScope[] = [];
+    const u8 = this.heap.u8;
+    const rescoringBytes = 4 + this.blocks * 16;
+    for (const p of this.partitions.values()) {
+      scopes.push({ tenant: p.tenant, namespace: p.namespace, count: p.keys.length });
+      for (let c = 0; c < p.chunks.length; c++) {
+        const chunk = p.chunks[c]!;
+        const n = Math.min(CHUNK, p.keys.length - c * CHUNK);
+        const signs = new Uint8Array(n * (8 + this.codeBytes));
+        const keys = new Float64Array(signs.buffer, 0, n);
+        for (let i = 0; i < n; i++) {
+          const key = p.keys[c * CHUNK + i];
+          if (typeof key !== 'number') throw new Error('BinaryIndex.toParts needs number keys.');
+          keys[i] = key;
+        }
+        signs.set(u8.subarray(chunk.at, chunk.at + n * this.codeBytes), n * 8);
+        const rescoring = new Uint8Array(n * rescoringBytes);
+        const factors = this.factorAt(chunk, 0) * 4;
+        rescoring.set(u8.subarray(factors, factors + n * 4), 0);
+        const quantized = this.quantizedAt(chunk, 0);
+        rescoring.set(u8.subarray(quantized, quantized + n * this.blocks * 16), n * 4);
+        parts.push(signs, rescoring);
+      }
+    }
+    const header: SavedHeader = { format: PARTS_FORMAT, dimension: this.dimension, scopes };
+    return { header: new TextEncoder().encode(JSON.stringify(header)), parts };
+  }
+
+  /**
+   * An index from `toParts`' header: the key and sign-code parts of every scope are read now (`read(n)`
+   * gives part n, or throws), the rescoring parts when a search or a change first needs them, or
+   * `readAhead` reads them; until then `codes(keys)` gives single codes (as `encodeRescoring` encodes
+   * them; undefined: gone). A header or part that does not decode throws; a part that cannot be read
+   * later throws BinaryPartError and leaves the index as it was.
+   */
+  static fromParts(header: Uint8Array, source: SavedCodes<number>): BinaryIndex<number> {
+    const saved = JSON.parse(new TextDecoder().decode(header)) as SavedHeader;
+    if (saved?.format !== PARTS_FORMAT || !Array.isArray(saved.scopes) || !(saved.dimension > 0))
+      throw new Error('Not a saved BinaryIndex header.');
+    const index = new BinaryIndex<number>(saved.dimension, { rescoring: true });
+    const codeBytes = index.codeBytes;
+    let part = 0;
+    for (const scope of saved.scopes) {
+      const { tenant, namespace, count } = scope;
+      if (typeof tenant !== 'string' || typeof namespace !== 'string' || !(count > 0)) throw new Error('Bad scope.');
+      const partition: Partition<number> = {
+        scope: `${tenant}\u0000${namespace}`,
+        tenant,
+        namespace,
+        chunks: [],
+        keys: new Array(count),
+      };
+      for (let c = 0; c * CHUNK < count; c++, part += 2) {
+        const n = Math.min(CHUNK, count - c * CHUNK);
+        const bytes = source.part(part);
+        if (bytes.length !== n * (8 + codeBytes)) throw new Error(`Saved part ${part} has the wrong size.`);
+        const keys =
+          bytes.byteOffset % 8 === 0
+            ? new Float64Array(bytes.buffer, bytes.byteOffset, n)
+            : new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + n * 8));
+        for (let i = 0; i < n; i++) partition.keys[c * CHUNK + i] = keys[i]!;
+        // A full chunk is born full size, as place() makes them; a last one has room to grow in place.
+        const chunk = index.chunk(n === CHUNK ? CHUNK : Math.max(64, n));
+        index.heap.u8.set(bytes.subarray(n * 8), chunk.at);
+        chunk.lazy = { part: part + 1, count: n, filled: new Uint8Array(chunk.capacity) };
+        partition.chunks.push(chunk);
+      }
+      index.partitions.set(partition.scope, partition);
+    }
+    index.source = source;
+    index.slotMap = undefined;
+    return index;
+  }
+
+  /** Rescoring parts not read yet. */
+  get unreadParts(): number {
+    let n = 0;
+    for (const p of this.partitions.values()) for (const c of p.chunks) if (c.lazy) n++;
+    return n;
+  }
+
+  /** Reads up to `parts` rescoring parts a restored index has not read yet; returns how many are left. */
+  readAhead(parts: number): number {
+    let left = 0;
+    for (const p of this.partitions.values())
+      for (const chunk of p.chunks) {
+        if (!chunk.lazy) continue;
+        if (parts-- > 0) this.loadRescoring(chunk);
+        else left++;
+      }
+    return left;
+  }
+
+  /** A chunk's rescoring part, over the slots not written since the index was restored. */
+  private loadRescoring(chunk: Chunk): void {
+    const lazy = chunk.lazy!;
+    const bytes = this.readPart(lazy.part);
+    const n = lazy.count;
+    const q = this.blocks * 16;
+    if (bytes.length !== n * (4 + q)) throw new BinaryPartError(`Saved part ${lazy.part} has the wrong size.`);
+    const u8 = this.heap.u8;
+    const factors = this.factorAt(chunk, 0) * 4;
+    const quantized = this.quantizedAt(chunk, 0);
+    for (let i = 0; i < n; i++) {
+      if (lazy.filled[i]) continue;
+      // Runs of slots not written since: one copy each.
+      let j = i + 1;
+      while (j < n && !lazy.filled[j]) j++;
+      u8.set(bytes.subarray(i * 4, j * 4), factors + i * 4);
+      u8.set(bytes.subarray(n * 4 + i * q, n * 4 + j * q), quantized + i * q);
+      i = j - 1;
+    }
+    chunk.lazy = undefined;
+  }
+
+  private readPart(part: number): Uint8Array {
+    try {
+      return this.source!.part(part);
+    } catch (error) {
+      throw error instanceof BinaryPartError ? error : new BinaryPartError(`Saved part ${part}: ${String(error)}`);
+    }
+  }
+
+  /** Single codes into slots whose rescoring part was not read (a gone key scores 0: its row is re-read anyway). */
+  private fill(slots: { chunk: Chunk; at: number; key: K }[]): void {
+    let codes: (Uint8Array | undefined)[];
+    try {
+      codes = this.source!.codes(slots.map((s) => s.key));
+    } catch (error) {
+      throw error instanceof BinaryPartError ? error : new BinaryPartError(`Saved codes: ${String(error)}`);
+    }
+    const words = this.words;
+    const d = this.dimension;
+    const u8 = this.heap.u8;
+    for (let i = 0; i < slots.length; i++) {
+      const { chunk, at } = slots[i]!;
+      const code = codes[i];
+      const quantized = this.quantizedAt(chunk, at);
+      if (code && code.length === this.encodedBytes) {
+        for (let b = 0; b < 4; b++) scratch.factorBytes[b] = code[words * 4 + b]!;
+        this.heap.f32[this.factorAt(chunk, at)] = scratch.factor[0]!;
+        u8.set(code.subarray(words * 4 + 4, words * 4 + 4 + d), quantized);
+      } else {
+        this.heap.f32[this.factorAt(chunk, at)] = 0;
+        u8.fill(0, quantized, quantized + d);
+      }
+      chunk.lazy!.filled[at] = 1;
+    }
   }
 
   /** How many codes the scope holds (tenant `null`: every tenant; no namespaces: all of them). */
@@ -234,6 +421,18 @@ export class BinaryIndex<K> {
     const n = this.choose(query, partitions, m);
     // Nothing chosen (an empty scope, m <= 0): choose() returned before any scratch block existed.
     if (n === 0) return { keys: [], scores: new Float64Array(0) };
+    if (this.source) {
+      // A restored index: candidates in chunks whose rescoring part was not read yet get their codes one by one.
+      const missing: { chunk: Chunk; at: number; key: K }[] = [];
+      for (let i = 0; i < n; i++) {
+        const slot = this.chosenSlot[i]!;
+        const partition = partitions[this.chosenPartition[i]!]!;
+        const chunk = partition.chunks[slot >>> CHUNK_BITS]!;
+        if (chunk.lazy && !chunk.lazy.filled[slot & CHUNK_MASK])
+          missing.push({ chunk, at: slot & CHUNK_MASK, key: partition.keys[slot]! });
+      }
+      if (missing.length > 0) this.fill(missing);
+    }
     const d = this.dimension;
     const heap = this.heap;
     const scores = new Float64Array(n);
@@ -460,6 +659,40 @@ interface Chunk {
   capacity: number;
   /** Byte offset in the heap. */
   at: number;
+  /**
+   * Restored from saved parts, its factors and int8 copies not read yet: the part that holds them
+   * (for its first `count` slots), and the slots written since (from a single code or a change), which
+   * reading the part leaves alone.
+   */
+  lazy?: { part: number; count: number; filled: Uint8Array };
+}
+
+/** Version of the saved layout (`toParts`): another version is not read (the caller rebuilds). */
+const PARTS_FORMAT = 1;
+
+interface SavedScope {
+  tenant: string;
+  namespace: string;
+  count: number;
+}
+
+interface SavedHeader {
+  format: number;
+  dimension: number;
+  /** In part order: scope i's chunks take parts 2j (keys, signs) and 2j + 1 (factors, int8), j counting chunks. */
+  scopes: SavedScope[];
+}
+
+/** What a restored index reads later: a part by number, single codes by key. */
+export interface SavedCodes<K> {
+  part(n: number): Uint8Array;
+  /** Codes as `encodeRescoring` encodes them, in the order of `keys` (undefined: the key is gone). */
+  codes(keys: readonly K[]): (Uint8Array | undefined)[];
+}
+
+/** A saved part or code a restored BinaryIndex needed could not be read (e.g. replaced by a newer save). */
+export class BinaryPartError extends Error {
+  override readonly name = 'BinaryPartError';
 }
 
 /**
@@ -573,91 +806,4 @@ function writeSigns(vector: Float32Array, out: Uint32Array, offset: number, word
     for (let i = w * 32, b = 0; i < end; i++, b++) bits |= +(vector[i]! > 0) << b;
     out[offset + w] = bits;
   }
-}
-
-/** The sum of the four bytes (a multiply would wrap once the sum passed 255). */
-function addBytes(bytes: number): number {
-  const halves = (bytes & 0x00ff00ff) + ((bytes >>> 8) & 0x00ff00ff);
-  return (halves & 0xffff) + (halves >>> 16);
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-}
-
-/** The JS loop of the `within` kernel: positions i < n whose distance (at `distances + i`) is <= threshold. */
-function within(
-  distances: Uint16Array,
-  from: number,
-  n: number,
-  threshold: number,
-  out: Uint32Array,
-  at: number,
-): number {
-  let found = 0;
-  for (let i = 0; i < n; i++) if (distances[from + i]! <= threshold) out[at + found++] = i;
-  return found;
-}
-
-/**
- * The JS loop, where the SIMD kernels cannot run. Hamming distances of n
- * codes (from word `codes` of `mem`, `stride` words apart) to the query (at
- * word `q`), into out from `at`, counted in the histogram (at word
- * `histogram` of `mem`): three words at a time, then word by word.
- */
-function hammingScan(
-  mem: Uint32Array,
-  codes: number,
-  n: number,
-  q: number,
-  words: number,
-  stride: number,
-  out: Uint16Array,
-  at: number,
-  histogram: number,
-): void {
-  for (let i = 0, o = codes; i < n; i++, o += stride) {
-    let d = 0;
-    let bytes = 0;
-    let groups = 0;
-    let j = 0;
-    for (; j + 3 <= words; j += 3) {
-      bytes += bytesSum(
-        mem[o + j]! ^ mem[q + j]!,
-        mem[o + j + 1]! ^ mem[q + j + 1]!,
-        mem[o + j + 2]! ^ mem[q + j + 2]!,
-      );
-      if (++groups === 10) {
-        d += addBytes(bytes);
-        bytes = 0;
-        groups = 0;
-      }
-    }
-    d += addBytes(bytes);
-    for (; j < words; j++) d += popcount(mem[o + j]! ^ mem[q + j]!);
-    out[at++] = d;
-    mem[histogram + d]!++;
-  }
-}
-
-/**
- * The set bits of three words, as four byte counts in one number: their 2-bit
- * counts summed per nibble (at most 12, no carry), folded into bytes (at most
- * 24). Up to ten such sums can be added before a byte could pass 255.
- */
-function bytesSum(x: number, y: number, z: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  y -= (y >>> 1) & 0x55555555;
-  z -= (z >>> 1) & 0x55555555;
-  const s =
-    (x & 0x33333333) +
-    ((x >>> 2) & 0x33333333) +
-    (y & 0x33333333) +
-    ((y >>> 2) & 0x33333333) +
-    (z & 0x33333333) +
-    ((z >>> 2) & 0x33333333);
-  return (s & 0x0f0f0f0f) + ((s >>> 4) & 0x0f0f0f0f);
 }

@@ -2,9 +2,11 @@ export {
   APPROXIMATE_POOL,
   approximateCandidates,
   BinaryIndex,
+  BinaryPartError,
   encodeRescoring,
   encodeSigns,
   isSparse,
+  type SavedCodes,
 } from './binary-index';
 export { BM25_B, BM25_B_CONTEXT, BM25_K1, Bm25Index, CONTEXT_WEIGHT } from './bm25';
 export { InMemoryBackend, type InMemoryBackendOptions } from './in-memory';

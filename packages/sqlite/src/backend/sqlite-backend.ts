@@ -359,7 +359,10 @@ export class SqliteBackend implements MemoryBackend {
     if (this.closed) return;
     if (!this.insideFrame()) await this.gate.idle();
     if (this.closed) return;
-    if (!this.readonly) this.keywords.close();
+    if (!this.readonly) {
+      this.keywords.close();
+      this.codes?.close();
+    }
     this.closed = true;
     this.statements.clear();
     releaseGate(this.gateKey);
@@ -420,6 +423,7 @@ export class SqliteBackend implements MemoryBackend {
     try {
       const result = fn();
       this.keywords.flush();
+      this.codes?.flush();
       this.exec(commit);
       if (!inside) {
         this.codes?.committed();
@@ -489,7 +493,8 @@ export class SqliteBackend implements MemoryBackend {
 
   /** The binary index of this connection, once the file has vectors. */
   private denseIndex(): SqliteDenseIndex | undefined {
-    if (this.codes === undefined && this.hasVectorTable()) this.codes = new SqliteDenseIndex(this.db, this.dimension!);
+    if (this.codes === undefined && this.hasVectorTable())
+      this.codes = new SqliteDenseIndex(this.db, this.dimension!, !this.readonly && this.path !== ':memory:');
     return this.codes;
   }
 

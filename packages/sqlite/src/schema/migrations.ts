@@ -344,6 +344,36 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    description: 'the binary index of dense search kept in the file, with the rowids each write changed since',
+    sql: `
+      -- A process's first dense search loaded every row of ${CODES_TABLE} into its in-process binary
+      -- index (~1.3 s of CPU at 100k vectors, nearly all of a cold start with dense vectors). The index
+      -- is now saved here (BinaryIndex.toParts: per chunk of a scope, a part of rowids and sign codes
+      -- and a part of int8 copies) as of a generation of dense_changes, the way the keyword index is
+      -- saved: a process reads the sign codes, re-reads only the rows named by the changes after that
+      -- generation, and the int8 copies later. A save replaces all parts under a new random save id.
+      CREATE TABLE dense_snapshot (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        generation INTEGER NOT NULL,
+        save INTEGER NOT NULL,
+        data BLOB NOT NULL
+      );
+      CREATE TABLE dense_parts (
+        part INTEGER PRIMARY KEY,
+        save INTEGER NOT NULL,
+        data BLOB NOT NULL
+      );
+      -- One row per write that changed vectors, while a save exists: the rowids (JSON array) it wrote
+      -- or deleted. Its own log, not keyword_changes: that one names records by id (a deleted record's
+      -- rowid is gone with it) and is cut back by the keyword index's saves.
+      CREATE TABLE dense_changes (
+        generation INTEGER PRIMARY KEY AUTOINCREMENT,
+        rowids TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** A float vector stored as a blob, as a Float32Array (copied when the blob is not 4-byte aligned). */

@@ -1,7 +1,25 @@
-import { BinaryIndex, cosineSimilarity, encodeRescoring, isSparse } from '@agentmem/core';
+import {
+  BinaryIndex,
+  BinaryPartError,
+  cosineSimilarity,
+  encodeRescoring,
+  isSparse,
+  type SavedCodes,
+} from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import { chunks, multiRowInsert } from '../records';
-import { blobVector, CODES_TABLE, codeBlob } from '../schema';
+import { blobVector, CODES_TABLE, codeBlob, isSqliteError } from '../schema';
+
+/** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
+export const DENSE_SAVE_AFTER = 1000;
+/**
+ * Rescoring parts (factors and int8 copies of 4096 vectors: ~1.6 MB at 384 dims) each search after a
+ * connection's first reads ahead: at 100k vectors the index is read whole after ~13 searches, while
+ * the first search reads only the keys and sign codes (~5.6 MB) and the codes of its pool one by one.
+ */
+const READ_AHEAD_PARTS = 2;
+/** Rowids per statement when the changes since the saved index are read back. */
+const READ_CHUNK = 500;
 
 const INSERT_CODES = multiRowInsert(
   `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)`,
@@ -32,7 +50,17 @@ interface PendingCode {
  * scores), so it may hold more than the file but never miss a committed row:
  * this connection's writes reach it when their transaction commits (a search
  * inside a transaction also looks at the rows that transaction wrote), other
- * connections' commits (`PRAGMA data_version` changes) make it reload.
+ * connections' commits (`PRAGMA data_version` changes) make it load again.
+ *
+ * The index is saved in the file (`dense_snapshot` and `dense_parts`, schema 11,
+ * BinaryIndex.toParts) as of a generation of `dense_changes`, where every write
+ * logs the rowids whose vectors it changed (one row a write, once a save exists).
+ * A load reads the saved keys and sign codes, re-reads only the rows changed
+ * since, and reads the int8 copies later: single codes for the pool of its first
+ * search, whole parts ahead of the next searches. A part gone with another
+ * connection's newer save makes it load again; a save that does not decode, or
+ * none, means a load from the codes table (saved when it read many rows, or at
+ * close after many writes to a loaded index).
  */
 export class SqliteDenseIndex {
   private index: BinaryIndex<number> | undefined;
@@ -41,25 +69,46 @@ export class SqliteDenseIndex {
   private version: number | undefined;
   private pending: PendingCode[] = [];
   private readonly statements = new Map<string, Database.Statement>();
+  /** The save the loaded index was read from, and one whose parts failed (not restored again). */
+  private loadedSave: number | undefined;
+  private failedSave: number | undefined;
+  /** Searches since the index was loaded: the first one reads no part ahead. */
+  private searches = 0;
+  /** Rowids the current write changed, logged in one row when it ends (`flush`). */
+  private unlogged: number[] = [];
+  /** Rowids written since the index was loaded or saved: many make close() save it. */
+  private unsaved = 0;
+  /** Whether the file has the tables of the saved index (schema 11; a read-only older file has not). */
+  private readonly saves: boolean;
 
   /** Prepared once: `db.pragma()` prepares its statement on every call, and every search asks. */
   private readonly dataVersion: Database.Statement;
 
+  /** `persist`: whether this connection may save the index into the file (not read-only, not `:memory:`). */
   constructor(
     private readonly db: Database.Database,
     private readonly dimension: number,
+    private readonly persist = true,
   ) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.saves =
+      db
+        .prepare(
+          "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('dense_snapshot', 'dense_parts', 'dense_changes')",
+        )
+        .pluck()
+        .get() === 3;
   }
 
   /** Inside the caller's write transaction: the vectors of these rowids (rows[i] is rowids[i]'s) were written. */
   writtenMany(rowids: readonly number[], rows: readonly WrittenVector[]): void {
-    // The code column holds the sign bits and, for dense vectors, the int8 copy after them
-    // (encodeRescoring), so loading the index copies bytes instead of quantizing every vector.
+    // The in-process index takes the sign bits and the int8 copy (encodeRescoring); the table keeps
+    // the sign bits only (the saved index holds the int8 copies; a load from the table derives them).
     const encoded = rows.map((r) => {
       const code = isSparse(r.floats) ? codeBlob(r.floats) : encodeRescoring(r.floats);
       return Buffer.from(code.buffer, code.byteOffset, code.byteLength);
     });
+    const signBytes = Math.ceil(this.dimension / 32) * 4;
     for (const [offset, size] of chunks(rows.length)) {
       const args: unknown[] = new Array(size * 5);
       for (let i = 0; i < size; i++) {
@@ -67,7 +116,7 @@ export class SqliteDenseIndex {
         args[i * 5] = rowids[offset + i];
         args[i * 5 + 1] = row.tenant;
         args[i * 5 + 2] = row.namespace;
-        args[i * 5 + 3] = encoded[offset + i];
+        args[i * 5 + 3] = encoded[offset + i]!.subarray(0, signBytes);
         args[i * 5 + 4] = row.vector;
       }
       this.stmt(INSERT_CODES(size)).run(args);
@@ -75,6 +124,7 @@ export class SqliteDenseIndex {
     for (let i = 0; i < rows.length; i++) {
       const { tenant, namespace, floats } = rows[i]!;
       this.pending.push({ rowid: rowids[i]!, code: { tenant, namespace, vector: floats, encoded: encoded[i]! } });
+      this.unlogged.push(rowids[i]!);
     }
   }
 
@@ -82,6 +132,19 @@ export class SqliteDenseIndex {
   deleted(rowid: number): void {
     this.stmt(`DELETE FROM ${CODES_TABLE} WHERE rowid = ?`).run(rowid);
     this.pending.push({ rowid });
+    this.unlogged.push(rowid);
+  }
+
+  /**
+   * Inside the caller's write transaction, at the end of each write: logs the rowids it changed, when
+   * the file holds a saved index (without one, the next load reads the table whole anyway).
+   */
+  flush(): void {
+    if (this.unlogged.length === 0) return;
+    if (this.saves && this.stmt('SELECT 1 FROM dense_snapshot WHERE id = 1').get())
+      this.stmt('INSERT INTO dense_changes (rowids) VALUES (?)').run(JSON.stringify(this.unlogged));
+    this.unsaved += this.unlogged.length;
+    this.unlogged = [];
   }
 
   /** Position to roll back to when a savepoint is undone. */
@@ -91,6 +154,7 @@ export class SqliteDenseIndex {
 
   rollbackTo(mark: number): void {
     this.pending.length = Math.min(this.pending.length, mark);
+    this.unlogged = [];
   }
 
   /** The outermost transaction committed: its codes join the in-process index. */
@@ -98,9 +162,15 @@ export class SqliteDenseIndex {
     // Loaded from an empty table, the sample said nothing about the vectors: load again with these.
     if (this.index?.size === 0 && this.pending.length > 0) this.index = undefined;
     if (this.index) {
-      for (const p of this.pending) {
-        if (p.code) this.addCode(this.index, p.rowid, p.code.tenant, p.code.namespace, p.code.encoded, p.code.vector);
-        else this.index.remove(p.rowid);
+      try {
+        for (const p of this.pending) {
+          if (p.code) this.addCode(this.index, p.rowid, p.code.tenant, p.code.namespace, p.code.encoded, p.code.vector);
+          else this.index.remove(p.rowid);
+        }
+      } catch (error) {
+        // A saved part the change needed is gone (another connection saved): the next search loads again.
+        if (!(error instanceof BinaryPartError)) throw error;
+        this.dropFailed();
       }
     }
     this.pending = [];
@@ -108,6 +178,7 @@ export class SqliteDenseIndex {
 
   rolledBack(): void {
     this.pending = [];
+    this.unlogged = [];
   }
 
   /**
@@ -130,7 +201,7 @@ export class SqliteDenseIndex {
     scope: { tenant: string | null; namespaces?: readonly string[] },
     m: number,
   ): number[] {
-    const { keys, scores } = this.index ? this.index.ranked(query, scope, m) : { keys: [], scores: [] };
+    const { keys, scores } = this.index ? this.ranked(this.index, query, scope, m) : { keys: [], scores: [] };
     if (this.pending.length === 0) return keys;
     // The open transaction's rows: the last write of a rowid wins over the index and earlier writes.
     const latest = new Map<number, PendingCode>();
@@ -146,6 +217,25 @@ export class SqliteDenseIndex {
       ranked.push({ rowid: p.rowid, score: cosineSimilarity(query, c.vector) });
     }
     return ranked.sort((x, y) => y.score - x.score || x.rowid - y.rowid).map((r) => r.rowid);
+  }
+
+  /** The index's ranking; a restored index then reads a few of its saved parts ahead (not on its first search). */
+  private ranked(
+    index: BinaryIndex<number>,
+    query: Float32Array,
+    scope: { tenant: string | null; namespaces?: readonly string[] },
+    m: number,
+  ): { keys: number[]; scores: ArrayLike<number> } {
+    const ranked = index.ranked(query, scope, m);
+    if (this.searches++ > 0 && this.loadedSave !== undefined && !this.db.inTransaction) {
+      try {
+        if (this.withoutMmap(() => index.readAhead(READ_AHEAD_PARTS)) === 0) this.loadedSave = undefined;
+      } catch (error) {
+        if (!(error instanceof BinaryPartError)) throw error;
+        this.dropFailed(); // the next search loads the file's newer save
+      }
+    }
+    return ranked;
   }
 
   /**
@@ -166,6 +256,23 @@ export class SqliteDenseIndex {
     return rows.map((row) => ({ row, vector: blobVector(row.embedding) }));
   }
 
+  /**
+   * Before the connection closes: saves the index, when it is loaded and this connection wrote many
+   * vectors since it was loaded or saved, so the next process does not re-read them. An index no
+   * search loaded is not built here (a bulk write would pay a whole load at close).
+   */
+  close(): void {
+    if (!this.persist || !this.index || !this.usable || this.unsaved < DENSE_SAVE_AFTER || this.db.inTransaction)
+      return;
+    if (this.dataVersion.get() !== this.version) return; // another connection committed: not the file's state
+    this.trySave(this.index);
+  }
+
+  private dropFailed(): void {
+    this.failedSave = this.loadedSave;
+    this.index = undefined;
+  }
+
   private load(): BinaryIndex<number> | undefined {
     const version = this.dataVersion.get() as number;
     if (version !== this.version) this.index = undefined; // another connection committed
@@ -174,34 +281,206 @@ export class SqliteDenseIndex {
     if (this.db.inTransaction) return undefined;
     const table = this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(CODES_TABLE);
     if (!table) return undefined; // a read-only file from before schema step 4: exact search
+    let loaded: { index: BinaryIndex<number>; save?: number; reread: number } | undefined;
+    // One read transaction: the saved index, the changes after it and the rows they name agree.
+    this.withoutMmap(() => {
+      this.db.prepare('BEGIN').run();
+      try {
+        loaded = this.restore() ?? this.loadTable();
+      } finally {
+        this.db.prepare('COMMIT').run();
+      }
+    });
+    const { index, save, reread } = loaded!;
+    this.index = index;
+    this.version = version;
+    this.loadedSave = save;
+    this.searches = 0;
+    this.unsaved = reread;
+    if (this.persist && this.usable && reread >= DENSE_SAVE_AFTER) this.trySave(index);
+    return this.usable ? index : undefined;
+  }
+
+  /**
+   * Reads through the page cache, not the memory map: mapped, every page of the codes table or of
+   * the saved parts read once here would stay in the process's resident memory (~200 MB at 100k
+   * vectors for the table) though searches then read only a few rows each.
+   */
+  private withoutMmap<T>(read: () => T): T {
+    const mmap = this.db.pragma('mmap_size', { simple: true }) as number;
+    if (mmap > 0) this.db.pragma('mmap_size = 0');
+    try {
+      return read();
+    } finally {
+      if (mmap > 0) this.db.pragma(`mmap_size = ${mmap}`);
+    }
+  }
+
+  /** The saved index caught up with the changes logged since, or undefined (then the table is read). */
+  private restore(): { index: BinaryIndex<number>; save: number; reread: number } | undefined {
+    if (!this.saves) return undefined;
+    const saved = this.db.prepare('SELECT generation, save, data FROM dense_snapshot WHERE id = 1').get() as
+      | { generation: number; save: number; data: Buffer }
+      | undefined;
+    if (!saved || saved.save === this.failedSave) return undefined;
+    const part = this.db.prepare('SELECT data FROM dense_parts WHERE part = ? AND save = ?').pluck();
+    const source: SavedCodes<number> = {
+      part: (n) => {
+        const data = part.get(n, saved.save) as Buffer | undefined;
+        if (!data) throw new BinaryPartError('gone: the file holds another save');
+        return data;
+      },
+      codes: (rowids) => this.codes(rowids),
+    };
+    let index: BinaryIndex<number>;
+    try {
+      index = BinaryIndex.fromParts(saved.data, source);
+      if (index.dimension !== this.dimension) throw new Error('saved with another dimension');
+    } catch {
+      this.failedSave = saved.save; // does not decode: the table is read, and saved again
+      return undefined;
+    }
+    const changed = new Set<number>();
+    const logs = this.db
+      .prepare('SELECT rowids FROM dense_changes WHERE generation > ? ORDER BY generation')
+      .pluck()
+      .iterate(saved.generation) as Iterable<string>;
+    for (const rowids of logs) for (const rowid of JSON.parse(rowids) as number[]) changed.add(rowid);
+    // Most of the vectors changed since: reading the table in one pass is cheaper than by rowid.
+    if (changed.size > index.size / 2 + DENSE_SAVE_AFTER) return undefined;
+    try {
+      this.catchUp(index, [...changed]);
+    } catch (error) {
+      if (!(error instanceof BinaryPartError)) throw error;
+      this.failedSave = saved.save;
+      return undefined;
+    }
+    this.usable = true; // only an index of dense vectors is saved
+    return { index, save: saved.save, reread: changed.size };
+  }
+
+  /** Re-reads the codes of these rowids into the index (those gone leave it). */
+  private catchUp(index: BinaryIndex<number>, rowids: readonly number[]): void {
+    const read = this.db
+      .prepare(
+        `SELECT rowid, tenant, namespace, code, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE} ` +
+          'WHERE rowid IN (SELECT value FROM json_each(?))',
+      )
+      .raw();
+    for (let i = 0; i < rowids.length; i += READ_CHUNK) {
+      const chunk = rowids.slice(i, i + READ_CHUNK);
+      const found = new Set<number>();
+      const rows = read.all(index.encodedBytes, JSON.stringify(chunk)) as [
+        number,
+        string,
+        string,
+        Buffer,
+        Buffer | null,
+      ][];
+      for (const [rowid, tenant, namespace, code, embedding] of rows) {
+        found.add(rowid);
+        this.addCode(index, rowid, tenant, namespace, code, embedding ? blobVector(embedding) : undefined);
+      }
+      for (const rowid of chunk) if (!found.has(rowid)) index.remove(rowid);
+    }
+  }
+
+  /** Codes of these rowids as encodeRescoring encodes them (quantized from the floats where the table holds signs only). */
+  private codes(rowids: readonly number[]): (Uint8Array | undefined)[] {
+    const rows = this.stmt(
+      `SELECT rowid, code, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE} ` +
+        'WHERE rowid IN (SELECT value FROM json_each(?))',
+    )
+      .raw()
+      .all(this.encodedBytes(), JSON.stringify(rowids)) as [number, Buffer, Buffer | null][];
+    const byRowid = new Map<number, Uint8Array>();
+    for (const [rowid, code, embedding] of rows)
+      byRowid.set(rowid, embedding ? encodeRescoring(blobVector(embedding)) : code);
+    return rowids.map((r) => byRowid.get(r));
+  }
+
+  private encodedBytes(): number {
+    return Math.ceil(this.dimension / 32) * 4 + 4 + this.dimension;
+  }
+
+  /** A load from the codes table (no usable save). */
+  private loadTable(): { index: BinaryIndex<number>; reread: number } {
     const sample = this.db.prepare(`SELECT embedding FROM ${CODES_TABLE} LIMIT 32`).pluck().all() as Buffer[];
     this.usable = !sample.some((b) => isSparse(blobVector(b)));
     const index = new BinaryIndex<number>(this.dimension, { rescoring: true });
-    if (this.usable) {
-      // Codes written before the int8 copy joined them (sign bits only) are quantized from the floats.
-      // Read through the page cache, not the memory map: mapped, every page of the table read once
-      // here would stay in the process's resident memory (~200 MB at 100k vectors) though searches
-      // then read only a few rows each.
-      const mmap = this.db.pragma('mmap_size', { simple: true }) as number;
-      if (mmap > 0) this.db.pragma('mmap_size = 0');
-      try {
-        const rows = this.db
-          .prepare(
-            `SELECT rowid, tenant, namespace, code, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE}`,
-          )
-          .raw()
-          .iterate(index.encodedBytes);
-        for (const [rowid, tenant, namespace, code, embedding] of rows as Iterable<
-          [number, string, string, Buffer, Buffer | null]
-        >)
-          this.addCode(index, rowid, tenant, namespace, code, embedding ? blobVector(embedding) : undefined);
-      } finally {
-        if (mmap > 0) this.db.pragma(`mmap_size = ${mmap}`);
-      }
+    if (!this.usable) return { index, reread: 0 };
+    // Codes with sign bits only (as written since schema 11, and before the int8 copy joined them)
+    // are quantized from the floats.
+    const rows = this.db
+      .prepare(
+        `SELECT rowid, tenant, namespace, code, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE}`,
+      )
+      .raw()
+      .iterate(index.encodedBytes);
+    let n = 0;
+    for (const [rowid, tenant, namespace, code, embedding] of rows as Iterable<
+      [number, string, string, Buffer, Buffer | null]
+    >) {
+      this.addCode(index, rowid, tenant, namespace, code, embedding ? blobVector(embedding) : undefined);
+      n++;
     }
-    this.index = index;
-    this.version = version;
-    return this.usable ? index : undefined;
+    return { index, reread: n };
+  }
+
+  /** A save that never fails the caller: the changes stay logged and the next load catches up from them. */
+  private trySave(index: BinaryIndex<number>): void {
+    try {
+      this.save(index);
+    } catch (error) {
+      // e.g. SQLITE_FULL (nothing was written: the save is one transaction), or a part gone meanwhile
+      if (error instanceof BinaryPartError) this.dropFailed();
+    }
+  }
+
+  /**
+   * Saves the index as of the latest generation, when it is the file's state: outside transactions,
+   * under the write lock, and no other connection committed since it was loaded. Skipped (the
+   * changes stay logged) when another process holds the lock: a search does not wait for a save.
+   */
+  private save(index: BinaryIndex<number>): void {
+    if (!this.saves || this.db.inTransaction || index.size === 0) return;
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.db.prepare('BEGIN IMMEDIATE').run();
+    } catch (error) {
+      if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) return;
+      throw error;
+    } finally {
+      this.db.pragma(`busy_timeout = ${timeout}`);
+    }
+    try {
+      if (this.dataVersion.get() !== this.version || index !== this.index) {
+        this.db.prepare('ROLLBACK').run();
+        return;
+      }
+      // Reads the parts not read yet (of the save being replaced) first.
+      const { header, parts } = this.withoutMmap(() => index.toParts());
+      const generation =
+        (this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'dense_changes'").pluck().get() as
+          | number
+          | undefined) ?? 0;
+      // A new id for every save: a process holding another save's header finds none of these parts.
+      const save = Math.floor(Math.random() * 2 ** 52);
+      this.db.prepare('DELETE FROM dense_parts').run();
+      const insert = this.db.prepare('INSERT INTO dense_parts (part, save, data) VALUES (?, ?, ?)');
+      for (const [n, bytes] of parts.entries()) insert.run(n, save, asBuffer(bytes));
+      this.db
+        .prepare('INSERT OR REPLACE INTO dense_snapshot (id, generation, save, data) VALUES (1, ?, ?, ?)')
+        .run(generation, save, asBuffer(header));
+      this.db.prepare('DELETE FROM dense_changes WHERE generation <= ?').run(generation);
+      this.db.prepare('COMMIT').run();
+      this.unsaved = 0;
+      this.loadedSave = undefined; // the index read all its parts to save them: it reads none again
+    } catch (error) {
+      if (this.db.inTransaction) this.db.prepare('ROLLBACK').run();
+      throw error;
+    }
   }
 
   /** Copies a full code (signs + int8), or quantizes the vector of a signs-only one. */
@@ -226,4 +505,8 @@ export class SqliteDenseIndex {
     }
     return s;
   }
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

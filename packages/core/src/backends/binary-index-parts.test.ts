@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../testing';
+import { BinaryIndex, BinaryPartError, encodeRescoring, type SavedCodes } from './binary-index';
+
+const DIM = 384;
+
+function vectors(n: number, seed: number): Float32Array[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: n }, () => Float32Array.from({ length: DIM }, () => random() * 2 - 1));
+}
+
+/** A saved index as a store keeps it: parts by number, and the codes of the current vectors by key. */
+function saved(index: BinaryIndex<number>, current: Map<number, Float32Array>) {
+  const { header, parts } = index.toParts();
+  const reads: number[] = [];
+  const asked: number[] = [];
+  const source: SavedCodes<number> & { failParts?: boolean; failCodes?: boolean } = {
+    part(n) {
+      if (source.failParts && n % 2 === 1) throw new Error('gone');
+      reads.push(n);
+      return parts[n]!;
+    },
+    codes(keys) {
+      if (source.failCodes) throw new Error('gone');
+      asked.push(...keys);
+      return keys.map((k) => {
+        const v = current.get(k);
+        return v ? encodeRescoring(v) : undefined;
+      });
+    },
+  };
+  return { header, parts, reads, asked, source };
+}
+
+function build(): { index: BinaryIndex<number>; current: Map<number, Float32Array> } {
+  const index = new BinaryIndex<number>(DIM, { rescoring: true });
+  const current = new Map<number, Float32Array>();
+  // Three chunks in one scope (4096 codes each, the last partly full) and a small second scope.
+  for (const [i, v] of vectors(9000, 1).entries()) {
+    index.set(i * 2 + 1, 't', 'a', v);
+    current.set(i * 2 + 1, v);
+  }
+  for (const [i, v] of vectors(100, 2).entries()) {
+    index.setEncoded(100_000 + i, 't', 'b', encodeRescoring(v));
+    current.set(100_000 + i, v);
+  }
+  return { index, current };
+}
+
+const queries = vectors(3, 3);
+
+/** Byte for byte (a deep equality of megabytes of typed arrays is slow). */
+function same(a: Uint8Array[], b: Uint8Array[]): boolean {
+  return a.length === b.length && a.every((x, i) => Buffer.compare(x, b[i]!) === 0);
+}
+const everywhere = { tenant: 't' };
+
+function rankings(index: BinaryIndex<number>) {
+  return queries.flatMap((q) => [
+    index.ranked(q, everywhere, 600),
+    index.ranked(q, { tenant: 't', namespaces: ['b'] }, 30),
+  ]);
+}
+
+describe('BinaryIndex saved in parts', () => {
+  it('restores to the same rankings, reading only keys and signs until the pool needs codes', () => {
+    const { index, current } = build();
+    const s = saved(index, current);
+    const restored = BinaryIndex.fromParts(s.header, s.source);
+    // 3 chunks of scope a, 1 of scope b: their key and sign parts (even numbers), no rescoring part.
+    expect(s.reads).toEqual([0, 2, 4, 6]);
+    expect(restored.size).toBe(index.size);
+    expect(restored.count({ tenant: 't', namespaces: ['a'] })).toBe(9000);
+    expect(rankings(restored)).toEqual(rankings(index));
+    // The candidates' codes came one by one; no rescoring part was read.
+    expect(s.asked.length).toBeGreaterThan(0);
+    expect(s.reads.every((n) => n % 2 === 0)).toBe(true);
+    expect(restored.unreadParts).toBe(4);
+    expect(restored.readAhead(2)).toBe(2);
+    expect(restored.readAhead(10)).toBe(0);
+    expect(rankings(restored)).toEqual(rankings(index));
+    // Read whole, it saves the same bytes as the index it came from.
+    const again = restored.toParts();
+    expect(same(again.parts, s.parts)).toBe(true);
+    expect(new TextDecoder().decode(again.header)).toBe(new TextDecoder().decode(s.header));
+  });
+
+  it('takes changes before its parts are read: the same results and saved bytes as the original', () => {
+    const { index, current } = build();
+    const s = saved(index, current);
+    const restored = BinaryIndex.fromParts(s.header, s.source);
+    const fresh = vectors(50, 4);
+    for (const target of [index, restored]) {
+      // Removals swap the last code of a scope into the hole (from a chunk not read yet).
+      for (const key of [1, 4097, 8193, 17_999, 100_050]) target.remove(key);
+      // Replaced in place, added at the end, moved to another scope.
+      target.set(3, 't', 'a', fresh[0]!);
+      for (let i = 1; i < 40; i++) target.setEncoded(200_000 + i, 't', 'a', encodeRescoring(fresh[i]!));
+      target.set(5, 't', 'b', fresh[40]!);
+    }
+    expect(restored.size).toBe(index.size);
+    expect(rankings(restored)).toEqual(rankings(index));
+    expect(same(restored.toParts().parts, index.toParts().parts)).toBe(true);
+  });
+
+  it('a part or code it cannot read throws BinaryPartError and leaves the index as it was', () => {
+    const { index, current } = build();
+    const s = saved(index, current);
+    const restored = BinaryIndex.fromParts(s.header, s.source);
+    s.source.failParts = true;
+    s.source.failCodes = true;
+    expect(() => restored.readAhead(1)).toThrow(BinaryPartError);
+    // Removing key 1 moves the scope's last code (not read yet) into its slot.
+    expect(() => restored.remove(1)).toThrow(BinaryPartError);
+    expect(() => restored.ranked(queries[0]!, everywhere, 600)).toThrow(BinaryPartError);
+    expect(restored.size).toBe(index.size);
+    s.source.failParts = false;
+    s.source.failCodes = false;
+    expect(rankings(restored)).toEqual(rankings(index));
+    restored.remove(1);
+    expect(restored.size).toBe(index.size - 1);
+  });
+
+  it('refuses a header that is not one of its saves', () => {
+    const { index, current } = build();
+    const s = saved(index, current);
+    expect(() => BinaryIndex.fromParts(new TextEncoder().encode('{"format":99}'), s.source)).toThrow();
+    expect(() => BinaryIndex.fromParts(new Uint8Array([1, 2, 3]), s.source)).toThrow();
+    const shortPart = { ...s.source, part: (n: number) => s.parts[n]!.subarray(1) };
+    expect(() => BinaryIndex.fromParts(s.header, shortPart)).toThrow();
+  });
+});
