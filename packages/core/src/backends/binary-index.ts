@@ -57,7 +57,7 @@ export class BinaryIndex<K> {
   get size(): number {
     if (this.slotMap) return this.slotMap.size;
     let n = 0;
-    for (const p of this.partitions.values()) n += p.keys.length;
+    for (const p of this.partitions.values()) n += p.count;
     return n;
   }
 
@@ -65,7 +65,7 @@ export class BinaryIndex<K> {
     if (!this.slotMap) {
       const map = new Map<K, { partition: Partition<K>; slot: number }>();
       for (const partition of this.partitions.values())
-        for (let slot = 0; slot < partition.keys.length; slot++) map.set(partition.keys[slot]!, { partition, slot });
+        for (let slot = 0; slot < partition.count; slot++) map.set(keyAt(partition, slot), { partition, slot });
       this.slotMap = map;
     }
     return this.slotMap;
@@ -130,15 +130,17 @@ export class BinaryIndex<K> {
     if (at) this.remove(key);
     let partition = this.partitions.get(scope);
     if (!partition) {
-      partition = { scope, tenant, namespace, chunks: [], keys: [] };
+      partition = { scope, tenant, namespace, chunks: [], keys: [], count: 0 };
       this.partitions.set(scope, partition);
     }
-    const slot = partition.keys.length;
+    writable(partition);
+    const slot = partition.count;
     const c = slot >>> CHUNK_BITS;
     const chunk = partition.chunks[c];
     if (!chunk) partition.chunks.push(this.chunk(c === 0 ? 64 : CHUNK));
     else if ((slot & CHUNK_MASK) >= chunk.capacity) partition.chunks[c] = this.grown(chunk);
     partition.keys.push(key);
+    partition.count++;
     const placed = { partition, slot };
     this.slots.set(key, placed);
     return placed;
@@ -182,11 +184,12 @@ export class BinaryIndex<K> {
     const at = this.slots.get(key);
     if (!at) return;
     const { partition, slot } = at;
-    const last = partition.keys.length - 1;
+    const last = partition.count - 1;
     const from = partition.chunks[last >>> CHUNK_BITS]!;
     // The code that moves into the hole, read before anything changes (a part that cannot be read leaves the index as it was).
     if (slot !== last && from.lazy && !from.lazy.filled[last & CHUNK_MASK])
-      this.fill([{ chunk: from, at: last & CHUNK_MASK, key: partition.keys[last]! }]);
+      this.fill([{ chunk: from, at: last & CHUNK_MASK, key: keyAt(partition, last) }]);
+    writable(partition);
     this.slots.delete(key);
     if (slot !== last) {
       // Swap the last code into the hole: removal stays O(1).
@@ -207,12 +210,13 @@ export class BinaryIndex<K> {
       this.slots.set(moved, { partition, slot });
     }
     partition.keys.pop();
+    partition.count--;
     // A chunk left empty is given back (the first one stays until the partition goes).
     if (last > 0 && (last & CHUNK_MASK) === 0) {
       const empty = partition.chunks.pop()!;
       this.heap.release(empty.at, this.chunkBytes(empty.capacity));
     }
-    if (partition.keys.length === 0) {
+    if (partition.count === 0) {
       const first = partition.chunks.pop();
       if (first) this.heap.release(first.at, this.chunkBytes(first.capacity));
       this.partitions.delete(partition.scope);
@@ -240,14 +244,14 @@ export class BinaryIndex<K> {
     const u8 = this.heap.u8;
     const rescoringBytes = 4 + this.blocks * 16;
     for (const p of this.partitions.values()) {
-      scopes.push({ tenant: p.tenant, namespace: p.namespace, count: p.keys.length });
+      scopes.push({ tenant: p.tenant, namespace: p.namespace, count: p.count });
       for (let c = 0; c < p.chunks.length; c++) {
         const chunk = p.chunks[c]!;
-        const n = Math.min(CHUNK, p.keys.length - c * CHUNK);
+        const n = Math.min(CHUNK, p.count - c * CHUNK);
         const signs = new Uint8Array(n * (8 + this.codeBytes));
         const keys = new Float64Array(signs.buffer, 0, n);
         for (let i = 0; i < n; i++) {
-          const key = p.keys[c * CHUNK + i];
+          const key = keyAt(p, c * CHUNK + i);
           if (typeof key !== 'number') throw new Error('BinaryIndex.toParts needs number keys.');
           keys[i] = key;
         }
@@ -286,19 +290,21 @@ export class BinaryIndex<K> {
         tenant,
         namespace,
         chunks: [],
-        keys: new Array(count),
+        keys: [],
+        count,
+        saved: [],
       };
       for (let c = 0; c * CHUNK < count; c++, part += 2) {
         const n = Math.min(CHUNK, count - c * CHUNK);
         const bytes = source.part(part);
         if (bytes.length !== n * (8 + codeBytes)) throw new Error(`Saved part ${part} has the wrong size.`);
-        const keys =
-          bytes.byteOffset % 8 === 0
-            ? new Float64Array(bytes.buffer, bytes.byteOffset, n)
-            : new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + n * 8));
-        for (let i = 0; i < n; i++) partition.keys[c * CHUNK + i] = keys[i]!;
-        // A full chunk is born full size, as place() makes them; a last one has room to grow in place.
-        const chunk = index.chunk(n === CHUNK ? CHUNK : Math.max(64, n));
+        // Copied: a view would keep the whole part (its sign codes too) alive.
+        const keys = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + n * 8));
+        partition.saved!.push(keys);
+        // Capacities as place() makes them: later chunks full size, a first one doubling from 64.
+        const chunk = index.chunk(
+          c > 0 || n === CHUNK ? CHUNK : Math.min(CHUNK, 2 ** Math.ceil(Math.log2(Math.max(64, n)))),
+        );
         index.heap.u8.set(bytes.subarray(n * 8), chunk.at);
         chunk.lazy = { part: part + 1, count: n, filled: new Uint8Array(chunk.capacity) };
         partition.chunks.push(chunk);
@@ -389,7 +395,7 @@ export class BinaryIndex<K> {
   /** How many codes the scope holds (tenant `null`: every tenant; no namespaces: all of them). */
   count(scope: { tenant: string | null; namespaces?: readonly string[] }): number {
     let n = 0;
-    for (const p of this.select(scope)) n += p.keys.length;
+    for (const p of this.select(scope)) n += p.count;
     return n;
   }
 
@@ -402,7 +408,7 @@ export class BinaryIndex<K> {
     const n = this.choose(query, partitions, m);
     const d = this.chosenDistance;
     const byDistance = Array.from({ length: n }, (_, i) => i).sort((a, b) => d[a]! - d[b]! || a - b);
-    return byDistance.map((i) => partitions[this.chosenPartition[i]!]!.keys[this.chosenSlot[i]!]!);
+    return byDistance.map((i) => keyAt(partitions[this.chosenPartition[i]!]!, this.chosenSlot[i]!));
   }
 
   /**
@@ -429,7 +435,7 @@ export class BinaryIndex<K> {
         const partition = partitions[this.chosenPartition[i]!]!;
         const chunk = partition.chunks[slot >>> CHUNK_BITS]!;
         if (chunk.lazy && !chunk.lazy.filled[slot & CHUNK_MASK])
-          missing.push({ chunk, at: slot & CHUNK_MASK, key: partition.keys[slot]! });
+          missing.push({ chunk, at: slot & CHUNK_MASK, key: keyAt(partition, slot) });
       }
       if (missing.length > 0) this.fill(missing);
     }
@@ -488,7 +494,7 @@ export class BinaryIndex<K> {
     for (let r = 0; r < n; r++) {
       const i = order[r]!;
       sorted[r] = scores[i]!;
-      keys[r] = partitions[this.chosenPartition[i]!]!.keys[this.chosenSlot[i]!]!;
+      keys[r] = keyAt(partitions[this.chosenPartition[i]!]!, this.chosenSlot[i]!);
     }
     return { keys, scores: sorted };
   }
@@ -533,7 +539,7 @@ export class BinaryIndex<K> {
    */
   private choose(query: Float32Array, partitions: readonly Partition<K>[], m: number): number {
     let total = 0;
-    for (const p of partitions) total += p.keys.length;
+    for (const p of partitions) total += p.count;
     if (total === 0 || m <= 0) return 0;
     const words = this.words;
     const s = this.scratchFor(total);
@@ -548,7 +554,7 @@ export class BinaryIndex<K> {
     let at = 0;
     for (const p of partitions)
       for (let c = 0; c < p.chunks.length; c++) {
-        const n = Math.min(CHUNK, p.keys.length - c * CHUNK);
+        const n = Math.min(CHUNK, p.count - c * CHUNK);
         const chunk = p.chunks[c]!;
         if (kernels) kernels.hamming(chunk.at, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
         else hammingScan(heap.u32, chunk.at >>> 2, n, q, words, this.stride, heap.u16, distances + at, histogram);
@@ -579,7 +585,7 @@ export class BinaryIndex<K> {
     let start = 0;
     for (let f = 0, p = s.picked >>> 2; f < found; f++, p++) {
       const position = picked[p]!;
-      while (position >= start + partitions[pi]!.keys.length) start += partitions[pi++]!.keys.length;
+      while (position >= start + partitions[pi]!.count) start += partitions[pi++]!.count;
       const dist = u16[distances + position]!;
       if (dist === threshold) {
         if (ties === 0) continue;
@@ -647,7 +653,30 @@ interface Partition<K> {
   namespace: string;
   /** Slot s lives in chunk s >> CHUNK_BITS at s & CHUNK_MASK. */
   chunks: Chunk[];
+  /** Keys by slot: empty while `saved` holds them. */
   keys: K[];
+  /** How many codes. */
+  count: number;
+  /**
+   * Restored: the keys by chunk as saved (a JS array of 100k keys took ~20 ms to build on a cold
+   * start), until a change needs `keys`.
+   */
+  saved?: Float64Array[];
+}
+
+function keyAt<K>(p: Partition<K>, slot: number): K {
+  return p.saved ? (p.saved[slot >>> CHUNK_BITS]![slot & CHUNK_MASK] as K) : p.keys[slot]!;
+}
+
+/** The keys of a restored partition as an array, before a change moves them. */
+function writable<K>(p: Partition<K>): Partition<K> {
+  if (p.saved) {
+    const keys: K[] = [];
+    for (const chunk of p.saved) for (let i = 0; i < chunk.length; i++) keys.push(chunk[i] as K);
+    p.keys = keys;
+    p.saved = undefined;
+  }
+  return p;
 }
 
 /**

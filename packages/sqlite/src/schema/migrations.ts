@@ -354,13 +354,13 @@ export const MIGRATIONS: readonly Migration[] = [
       -- and a part of int8 copies) as of a generation of dense_changes, the way the keyword index is
       -- saved: a process reads the sign codes, re-reads only the rows named by the changes after that
       -- generation, and the int8 copies later. A save replaces all parts under a new random save id.
-      CREATE TABLE dense_snapshot (
+      CREATE TABLE IF NOT EXISTS dense_snapshot (
         id INTEGER PRIMARY KEY CHECK (id = 1),
         generation INTEGER NOT NULL,
         save INTEGER NOT NULL,
         data BLOB NOT NULL
       );
-      CREATE TABLE dense_parts (
+      CREATE TABLE IF NOT EXISTS dense_parts (
         part INTEGER PRIMARY KEY,
         save INTEGER NOT NULL,
         data BLOB NOT NULL
@@ -368,7 +368,7 @@ export const MIGRATIONS: readonly Migration[] = [
       -- One row per write that changed vectors, while a save exists: the rowids (JSON array) it wrote
       -- or deleted. Its own log, not keyword_changes: that one names records by id (a deleted record's
       -- rowid is gone with it) and is cut back by the keyword index's saves.
-      CREATE TABLE dense_changes (
+      CREATE TABLE IF NOT EXISTS dense_changes (
         generation INTEGER PRIMARY KEY AUTOINCREMENT,
         rowids TEXT NOT NULL
       );
