@@ -32,12 +32,7 @@ export function fuseRrf(
       if (hit.entity) existing.entity = hit.entity;
     } else {
       const entity = hit.entity ? { entity: hit.entity } : {};
-      byId.set(hit.record.id, {
-        record: hit.record,
-        score: contribution,
-        keyword: { rank: i + 1, score: hit.score },
-        ...entity,
-      });
+      byId.set(hit.record.id, { record: hit.record, score: contribution, keyword: { rank: i + 1, score: hit.score }, ...entity });
     }
   });
   return [...byId.values()].sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)).slice(0, k);
@@ -61,10 +56,7 @@ export function fuseKeywordFirst(
   const denseById = new Map(dense.map((hit, i) => [hit.record.id, { rank: i + 1, score: hit.score }]));
   const ordered = keyword
     .map((hit, i) => ({ hit, match: { rank: i + 1, score: hit.score }, dense: denseById.get(hit.record.id) }))
-    .sort(
-      (a, b) =>
-        b.hit.score - a.hit.score || (b.dense?.score ?? -1) - (a.dense?.score ?? -1) || a.match.rank - b.match.rank,
-    );
+    .sort((a, b) => b.hit.score - a.hit.score || (b.dense?.score ?? -1) - (a.dense?.score ?? -1) || a.match.rank - b.match.rank);
   const fused: SearchHit[] = ordered.map(({ hit, match, dense: d }, i) => ({
     record: hit.record,
     score: (weights.dense + weights.keyword) / (rrfK + i + 1),
@@ -76,11 +68,7 @@ export function fuseKeywordFirst(
   for (const hit of dense) {
     if (fused.length >= k) break;
     if (seen.has(hit.record.id)) continue;
-    fused.push({
-      record: hit.record,
-      score: weights.dense / (rrfK + fused.length + 1),
-      dense: denseById.get(hit.record.id)!,
-    });
+    fused.push({ record: hit.record, score: weights.dense / (rrfK + fused.length + 1), dense: denseById.get(hit.record.id)! });
   }
   return fused.slice(0, k);
 }
