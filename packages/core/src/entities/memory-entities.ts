@@ -128,24 +128,35 @@ export async function batchEntities(
   items: readonly EntitySource[],
   options: { extract: boolean; known: (keys: string[]) => Promise<ReadonlySet<string>> },
 ): Promise<EntityMention[][]> {
+  // Per memory: no map of its own when nothing is given (the scan's map is used as it is), no
+  // temporary arrays for the batch's sets; most memories of a bulk write name no entity at all.
+  const noOpeners: EntityMention[] = [];
   const scanned = items.map((item) => {
     const at = Date.parse(item.occurredAt);
-    const mentions = new Map<string, EntityMention>();
-    for (const input of item.given ?? []) {
-      const m = givenMention(input, at);
-      if (m.key !== '' && !mentions.has(m.key)) mentions.set(m.key, m);
+    const given = item.given;
+    let mentions: Map<string, EntityMention> | undefined;
+    if (given && given.length > 0) {
+      mentions = new Map();
+      for (const input of given) {
+        const m = givenMention(input, at);
+        if (m.key !== '' && !mentions.has(m.key)) mentions.set(m.key, m);
+      }
     }
-    if (!options.extract) return { mentions, openers: [] as EntityMention[] };
+    if (!options.extract) return { mentions: mentions ?? new Map<string, EntityMention>(), openers: noOpeners };
     const speaker = typeof item.metadata.speaker === 'string' ? item.metadata.speaker : undefined;
-    const { found, openers } = scanEntities(item.content, { ...(speaker ? { speaker } : {}), at });
+    const { found, openers } = scanEntities(item.content, speaker ? { speaker, at } : { at });
+    if (!mentions) return { mentions: found, openers };
     for (const [key, m] of found) if (!mentions.has(key)) mentions.set(key, m);
     return { mentions, openers };
   });
-  const named = new Set(scanned.flatMap((s) => [...s.mentions.keys()]));
-  const unsure = [...new Set(scanned.flatMap((s) => s.openers.map((o) => o.key)))].filter((k) => !named.has(k));
+  const named = new Set<string>();
+  const unsureKeys = new Set<string>();
+  for (const s of scanned) for (const key of s.mentions.keys()) named.add(key);
+  for (const s of scanned) for (const o of s.openers) if (!named.has(o.key)) unsureKeys.add(o.key);
+  const unsure = [...unsureKeys];
   const known = unsure.length > 0 ? await options.known(unsure) : new Set<string>();
   return scanned.map(({ mentions, openers }) => {
     for (const o of openers) if (!mentions.has(o.key) && (named.has(o.key) || known.has(o.key))) mentions.set(o.key, o);
-    return [...mentions.values()];
+    return mentions.size === 0 ? [] : [...mentions.values()];
   });
 }

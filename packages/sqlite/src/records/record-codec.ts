@@ -102,29 +102,35 @@ function payloadText(payload: JsonObject, payloads: PayloadTexts): string {
   if (!isPlainJsonObject(payload)) return JSON.stringify(payload);
   const same = payloads.get(payload);
   if (same !== undefined) return same;
-  let composed: string | undefined;
-  let known = false;
   const values = payload as Record<string, unknown>;
-  for (const key of Object.keys(values)) {
+  const keys = Object.keys(values);
+  // First only whether it can be composed (a memory's own payload, whose tags and metadata were not
+  // encoded before, is not: composing its first keys and then encoding it whole was wasted work).
+  let known = false;
+  for (const key of keys) {
     const value = values[key];
     if (value !== null && typeof value === 'object') {
-      const text = payloads.get(value);
-      if (text === undefined) {
-        composed = undefined;
-        known = false;
-        break;
-      }
-      known = true;
-      composed = `${composed === undefined ? '{' : `${composed},`}${JSON.stringify(key)}:${text}`;
-    } else if (value !== undefined && typeof value !== 'function' && typeof value !== 'symbol') {
-      if (typeof value === 'bigint') {
-        known = false;
-        break; // JSON.stringify's own error
-      }
-      composed = `${composed === undefined ? '{' : `${composed},`}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+      known = payloads.has(value);
+      if (!known) break;
+    } else if (typeof value === 'bigint') {
+      known = false;
+      break; // JSON.stringify's own error
     }
   }
-  if (known) return `${composed}}`;
+  if (known) {
+    let composed = '';
+    for (const key of keys) {
+      const value = values[key];
+      const text =
+        value !== null && typeof value === 'object'
+          ? payloads.get(value)
+          : value === undefined || typeof value === 'function' || typeof value === 'symbol'
+            ? undefined
+            : JSON.stringify(value);
+      if (text !== undefined) composed = `${composed === '' ? '{' : `${composed},`}${JSON.stringify(key)}:${text}`;
+    }
+    return `${composed}}`;
+  }
   const text = JSON.stringify(payload);
   payloads.set(payload, text);
   return text;
