@@ -3,6 +3,8 @@ export { isListQuestion } from './list-question';
 export { applyReplyEvidence, REPLY_EVIDENCE_WEIGHT } from './reply-evidence';
 export {
   applySpeakerFocus,
+  FOCUS_CONFIDENCE,
+  LISTENER_MENTION_PENALTY,
   LIST_FOCUS_WEIGHT,
   SPEAKER_FOCUS_WEIGHT,
   type SpeakerFocusOptions,

@@ -6,7 +6,13 @@ import { MemoryStore } from '../store/memory-store';
 import { endsInQuestion } from './conversation-turn';
 import { isListQuestion } from './list-question';
 import { applyReplyEvidence, REPLY_EVIDENCE_WEIGHT } from './reply-evidence';
-import { applySpeakerFocus, LIST_FOCUS_WEIGHT, SPEAKER_FOCUS_WEIGHT } from './speaker-focus';
+import {
+  applySpeakerFocus,
+  FOCUS_CONFIDENCE,
+  LIST_FOCUS_WEIGHT,
+  LISTENER_MENTION_PENALTY,
+  SPEAKER_FOCUS_WEIGHT,
+} from './speaker-focus';
 
 const turn = (id: string, text: string, metadata: Record<string, unknown>, score: number): SearchHit => ({
   record: {
@@ -42,6 +48,43 @@ describe('applySpeakerFocus', () => {
   it('favours nobody when the query names every speaker, or none', () => {
     expect(applySpeakerFocus(hits, 'What do Caroline and Melanie both like?')).toEqual(hits);
     expect(applySpeakerFocus(hits, 'Who likes the kids?')).toEqual(hits);
+  });
+});
+
+describe('speaker focus: confident focus and listener mentions', () => {
+  it("lowers another speaker's turn that names the person asked about: it addresses them, it is not about them", () => {
+    const hits = [
+      turn('address', 'Caroline: Hey Melanie! Painting is so much fun', { speaker: 'Caroline' }, 1),
+      turn('other', 'Caroline: my painting class is fun', { speaker: 'Caroline' }, 0.95),
+      turn('hers', 'Melanie: we paint on weekends', { speaker: 'Melanie' }, 0.5),
+    ];
+    const out = applySpeakerFocus(hits, 'Did Melanie paint?');
+    expect(order(out)).toEqual(['other', 'address', 'hers']);
+    expect(out[1]!.score).toBeCloseTo(1 - LISTENER_MENTION_PENALTY);
+  });
+  it("gives the list share when the person's own turn matches nearly as well as the best, and only then", () => {
+    const hits = [
+      turn('best', 'Caroline: I went to a concert', { speaker: 'Caroline' }, 1),
+      turn('hers', 'Melanie: the concert was loud', { speaker: 'Melanie' }, FOCUS_CONFIDENCE),
+      turn('hers-weak', 'Melanie: music again', { speaker: 'Melanie' }, 0.1),
+    ];
+    const out = applySpeakerFocus(hits, 'Which concert did Melanie attend?');
+    expect(out.find((h) => h.record.id === 'hers-weak')!.score).toBeCloseTo(0.1 + LIST_FOCUS_WEIGHT);
+    // Her best turn far below someone else's: the question may name the wrong person, small share.
+    const wrong = applySpeakerFocus(
+      hits.map((h) => (h.record.id === 'hers' ? { ...h, score: 0.5 } : h)),
+      'Which concert did Melanie attend?',
+    );
+    expect(wrong.find((h) => h.record.id === 'hers-weak')!.score).toBeCloseTo(0.1 + SPEAKER_FOCUS_WEIGHT);
+  });
+  it('keeps only the small share, and no listener penalty, for a question that asks when', () => {
+    const hits = [
+      turn('address', 'Caroline: Hey Melanie! That was last May', { speaker: 'Caroline' }, 1),
+      turn('hers', 'Melanie: the concert was loud', { speaker: 'Melanie' }, 0.95),
+    ];
+    const out = applySpeakerFocus(hits, 'When did Melanie go to the concert?', { asksTime: true });
+    expect(out.find((h) => h.record.id === 'address')!.score).toBe(1);
+    expect(out.find((h) => h.record.id === 'hers')!.score).toBeCloseTo(0.95 + SPEAKER_FOCUS_WEIGHT);
   });
 });
 

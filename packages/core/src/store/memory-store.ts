@@ -533,11 +533,12 @@ export class MemoryStore {
     const listFocus = options.listFocus ?? this.options.listFocus;
     if (listFocus !== undefined && !(Number.isFinite(listFocus) && listFocus >= 0))
       throw invalidInput(`listFocus must be a number >= 0 (default ${LIST_FOCUS_WEIGHT}), got ${listFocus}.`);
+    const asksTime = timeAnswerIn(query) !== undefined;
     const rescore = async (hits: SearchHit[]) => {
       let rescored = applyKeywordEvidence(hits, keywordEvidence);
       // Conversation evidence before the entity hop, so the hop follows the candidates it put first.
       if (replyEvidence) rescored = applyReplyEvidence(rescored);
-      if (speakerFocus) rescored = applySpeakerFocus(rescored, query, { listWeight: listFocus });
+      if (speakerFocus) rescored = applySpeakerFocus(rescored, query, { listWeight: listFocus, asksTime });
       return entities ? applyEntityEvidence(rescored, { backend: this.backend, query, filter, pool }) : rescored;
     };
     const hits = await this.searchRecords(query, { mode, filter, k: pool, rescoreKeyword: rescore });
