@@ -7,7 +7,7 @@
  * latency (wall p50/p95 and CPU time per message), per backend.
  *
  *   npm run bench -- skills-quality [--backend memory|sqlite|all] [--misses] [--half 0|1] [--lolo] [--rounds 2]
- *                                   [--styles [--style <part of a style's name>] [--misses]] [--params '<json>']
+ *                                   [--styles [--style <part of a style's name>] [--misses] [--ranks]] [--params '<json>']
  *
  * `--half` scores only the even (0) or odd (1) skill targets' queries.
  * `--lolo` is leave-one-library-out: the activation parameters are tuned
@@ -22,7 +22,10 @@
  * sentence, headings as plain text, a small library of short skills, Cursor
  * rules cut to 1,200 characters), and the messages rewritten (without their
  * files, in lower case without punctuation, cut to the first sentence): what
- * the engine leans on that skills-dev happens to have.
+ * the engine leans on that skills-dev happens to have. `--ranks` adds, per style,
+ * where the wanted skill was when it missed the first three: below the minimum
+ * while ranked first, ranked 2-3 but dropped (minimum or gap), ranked 4-8, ranked
+ * 9th or lower, or no signal at all: a ranking problem or a threshold problem.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +33,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type ActivationParametersInput,
+  createAgentMemory,
   DEFAULT_ACTIVATION_PARAMETERS,
   emptyCase,
   type EvalMessage,
@@ -93,6 +97,7 @@ export async function run(args: string[]): Promise<void> {
       data: { type: 'string', default: SKILLS_DEV },
       lolo: { type: 'boolean', default: false },
       styles: { type: 'boolean', default: false },
+      ranks: { type: 'boolean', default: false },
       rounds: { type: 'string', default: '2' },
       style: { type: 'string' },
       params: { type: 'string' },
@@ -114,7 +119,13 @@ export async function run(args: string[]): Promise<void> {
     return;
   }
   if (values.styles) {
-    await styles(queries, rules, agentSkills, { only: values.style, misses: values.misses, configurations });
+    await styles(queries, rules, agentSkills, {
+      only: values.style,
+      misses: values.misses,
+      ranks: values.ranks,
+      parameters,
+      configurations,
+    });
     return;
   }
   if (values.half !== undefined) queries = queries.filter((q) => halfOf(q) === Number(values.half));
@@ -405,10 +416,13 @@ async function styles(
   options: {
     only?: string;
     misses: boolean;
+    ranks: boolean;
+    parameters?: ActivationParametersInput;
     configurations?: { skillActivation: { parameters: ActivationParametersInput } }[];
   },
 ): Promise<void> {
   const { only, misses, configurations } = options;
+  const rankRows: string[] = [];
   console.log(
     '\n| library style | Cursor-rule msgs top-1 / hit@3 | Agent-Skill msgs top-1 / hit@3 | false | nothing activated |',
   );
@@ -442,5 +456,49 @@ async function styles(
     console.log(
       `| ${style} | ${rates('cursor-rule')} | ${rates('agent-skill')} | ${s.falseActivation.toFixed(1)} | ${relevant.filter((m) => m.got.length === 0).length} of ${relevant.length} |`,
     );
+    if (options.ranks) rankRows.push(`| ${style} | ${(await missRanks(skills, kept, options.parameters)).join(' | ')} |`);
+  }
+  if (rankRows.length > 0) {
+    console.log('\nWhere the wanted skill was when it missed the first three (explain over the same library):');
+    console.log(`\n| library style | ${RANK_BUCKETS.join(' | ')} |`);
+    console.log(`| --- |${' --- |'.repeat(RANK_BUCKETS.length)}`);
+    for (const row of rankRows) console.log(row);
+  }
+}
+
+const RANK_BUCKETS = [
+  'misses',
+  'first, below the minimum',
+  '2nd-3rd, dropped',
+  '4th-8th',
+  '9th or lower',
+  'no signal',
+] as const;
+
+/** For every labelled message whose wanted skill is not among the active three: where `explain` ranked it. */
+async function missRanks(
+  skills: SkillInput[],
+  queries: readonly Query[],
+  parameters: ActivationParametersInput | undefined,
+): Promise<number[]> {
+  const memory = await createAgentMemory({
+    backend: new InMemoryBackend(),
+    ...(parameters ? { skillActivation: { parameters } } : {}),
+  });
+  try {
+    await memory.skills.registerMany(skills);
+    const counts = RANK_BUCKETS.map(() => 0);
+    for (const q of queries) {
+      if (q.expected.length === 0) continue;
+      const { candidates } = await memory.skills.explain(q.message, { files: q.files });
+      const active = candidates.filter((c) => c.status === 'active' && !c.entry.skill.alwaysApply).slice(0, 3);
+      if (active.some((c) => q.expected.includes(c.name))) continue;
+      const at = candidates.findIndex((c) => q.expected.includes(c.name));
+      counts[0]!++;
+      counts[at < 0 ? 5 : at === 0 ? 1 : at < 3 ? 2 : at < 8 ? 3 : 4]!++;
+    }
+    return counts;
+  } finally {
+    await memory.close();
   }
 }

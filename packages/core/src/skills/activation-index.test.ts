@@ -463,6 +463,9 @@ describe('lexical terms', () => {
   it('are inflection stems without stop words', () => {
     expect(lexicalTerms('The projections were initialised')).toEqual(['projection', 'initialize']);
     expect(lexicalTerms('projects projected')).toEqual(['project', 'project']);
+    // One term for every form of a word ending in a hissing sound ("crashes" was `crashe`, "crashed" `crash`).
+    expect(new Set(lexicalTerms('crashes crashed crashing crash')).size).toBe(1);
+    expect(new Set(lexicalTerms('cache caches cached caching')).size).toBe(1);
   });
 });
 

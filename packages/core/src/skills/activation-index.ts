@@ -1,5 +1,5 @@
 import type { BackendRecord } from '../contracts';
-import { stem, stemInflection, tokenize } from '../text';
+import { inflectionKey, stem, tokenize } from '../text';
 import {
   type CompiledKeyword,
   compileKeywords,
@@ -601,7 +601,7 @@ export function lexicalTerms(text: string): string[] {
   return tokenize(text, lexicalStem);
 }
 
-const lexicalStem = (word: string): string => stemInflection(americanSpelling(word));
+const lexicalStem = (word: string): string => inflectionKey(americanSpelling(word));
 
 /**
  * A lower-case word in American spelling where British spelling differs by

@@ -1,5 +1,5 @@
 export { contentHash, normalizeContent } from './normalize';
-export { stem, stemInflection } from './stem';
+export { inflectionKey, stem, stemInflection } from './stem';
 export { keywordTerms } from './keyword-terms';
 export { STOPWORDS } from './stopwords';
 export { countTerms, tokenize, words } from './tokenize';

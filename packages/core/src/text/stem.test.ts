@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stem, stemInflection } from './stem';
+import { inflectionKey, stem, stemInflection } from './stem';
 import { tokenize } from './tokenize';
 
 describe('stem (Porter)', () => {
@@ -93,5 +93,30 @@ describe('stemInflection (Porter step 1)', () => {
   it('is the first step of stem', () => {
     for (const word of ['generalizations', 'relational', 'hopefulness', 'running', 'agreed'])
       expect(stem(stemInflection(word))).toBe(stem(word));
+  });
+});
+
+describe('inflectionKey (skill activation terms)', () => {
+  it('gives every inflection of a word ending in a hissing sound one key', () => {
+    for (const family of [
+      ['crash', 'crashes', 'crashed', 'crashing'],
+      ['fix', 'fixes', 'fixed', 'fixing'],
+      ['match', 'matches', 'matched', 'matching'],
+      ['push', 'pushes', 'pushed', 'pushing'],
+      ['index', 'indexes', 'indexed', 'indexing'],
+      ['cache', 'caches', 'cached', 'caching'],
+      ['buzz', 'buzzes', 'buzzed', 'buzzing'],
+    ])
+      expect(new Set(family.map(inflectionKey)).size, family.join(' ')).toBe(1);
+  });
+
+  it('is stemInflection for every other word', () => {
+    for (const word of ['containers', 'deployed', 'hopping', 'libraries', 'caresses', 'projection', 'cases', 'uses'])
+      expect(inflectionKey(word)).toBe(stemInflection(word));
+  });
+
+  it('leaves stem and stemInflection as they were (their output is in stored vectors and indexes)', () => {
+    expect(['crashes', 'caching', 'fixes'].map(stemInflection)).toEqual(['crashe', 'cach', 'fixe']);
+    expect(['crashes', 'caching', 'fixes'].map(stem)).toEqual(['crash', 'cach', 'fix']);
   });
 });

@@ -55,6 +55,22 @@ export function stemInflection(word: string): string {
   return w;
 }
 
+/**
+ * Porter's step 1 (`stemInflection`) giving every inflection of a word ending in a hissing sound
+ * one key. Step 1 takes only the -s of "crashes", "fixes", "matches", "pushes", "indexes", leaving
+ * `crashe` where "crashed" and "crashing" give `crash`, and it reads "cache" as `cache` but
+ * "cached" and "caching" as `cach`. Here a key ending in -che, -she, -xe or -zze loses its -e
+ * (no English word ends so but for "cache", "niche", "ache", whose other forms lose it too).
+ * For indexes of their own (skill activation): `stem` and `stemInflection` are left as they are,
+ * since their output is in stored vectors and keyword indexes.
+ */
+export function inflectionKey(word: string): string {
+  const w = stemInflection(word);
+  return SIBILANT_E.test(w) ? w.slice(0, -1) : w;
+}
+
+const SIBILANT_E = /(?:ch|sh|x|zz)e$/;
+
 function stemRest(word: string): string {
   let w = word;
   if (w.length <= 2) return w;
