@@ -360,6 +360,28 @@ describe.skipIf(!chromiumPath)(title, { timeout: 60_000 }, () => {
     await page.context().close();
   });
 
+  it('keeps the filter text typed while the first page of memories is still loading', async () => {
+    const page = await (await browser.newContext()).newPage();
+    // Hold the first page back until the user has typed, as a slow store or network would.
+    let release!: () => void;
+    const typed = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/api/memories?**', async (route) => {
+      await typed;
+      await route.continue();
+    });
+    await page.goto(readOnly.url);
+    await page.goto(`${readOnly.origin}/#/memories`);
+    await page.getByLabel('Text').fill('postgresql');
+    release();
+    await page.getByTestId('memories-table').waitFor();
+    expect(await page.getByLabel('Text').inputValue()).toBe('postgresql');
+    await page.getByLabel('Text').press('Enter');
+    await expect.poll(() => page.getByTestId('memories-table').locator('tbody tr').count()).toBe(2);
+    await page.context().close();
+  });
+
   it('names columns and counts in words: effective importance, never recalled', async () => {
     const page = await open(readOnly, '#/memories');
     // allInnerTexts does not wait: wait for the table's first header before reading them.

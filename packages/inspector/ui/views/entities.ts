@@ -58,6 +58,7 @@ export function EntitiesView({ search }: { search: URLSearchParams }) {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const page = useGet<EntityPage>('/api/entities', { prefix, cursor, limit: 100 });
+  // Uncontrolled field (defaultValue): a page arriving must not wipe what the user is typing.
   const form = useRef<HTMLFormElement>(null);
   const apply = (e: Event) => {
     e.preventDefault();
@@ -70,7 +71,7 @@ export function EntitiesView({ search }: { search: URLSearchParams }) {
     <p class="muted small">People, places, titles, names and dates the memories mention; memories that share one are linked through it.</p>
     ${selected ? html`<${EntityPanel} entityKey=${selected} key=${selected} />` : null}
     <form ref=${form} class="filters" onSubmit=${apply} role="search" aria-label="Filter entities">
-      <label class="grow">Key starts with <input name="prefix" value=${prefix} placeholder="carolin, date:2023-05, …" /></label>
+      <label class="grow">Key starts with <input name="prefix" defaultValue=${prefix} placeholder="carolin, date:2023-05, …" /></label>
       <button type="submit">Filter</button>
     </form>
     <${Loading} when=${page.loading} />

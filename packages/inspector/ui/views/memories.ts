@@ -49,6 +49,8 @@ export function MemoriesView({ search }: { search: URLSearchParams }) {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const page = useGet<MemoryPage>('/api/memories', { ...filters, tenant: filters.tenant ?? '*', cursor, limit: 50 });
+  // The fields are uncontrolled (defaultValue, defaultSelected): the re-render when a page arrives would
+  // otherwise reset them to the last applied filters, wiping what the user typed while it loaded.
   const form = useRef<HTMLFormElement>(null);
 
   const apply = (e: Event) => {
@@ -68,22 +70,22 @@ export function MemoriesView({ search }: { search: URLSearchParams }) {
   return html`<div>
     <h1 tabindex="-1">Memories</h1>
     <form ref=${form} class="filters" onSubmit=${apply} role="search" aria-label="Filter memories">
-      <label>Tenant <input name="tenant" value=${filters.tenant ?? '*'} placeholder="* = every tenant" /></label>
-      <label>Branch <input name="branch" value=${filters.branch ?? ''} /></label>
-      <label>Namespace <input name="namespace" value=${filters.namespace ?? ''} /></label>
+      <label>Tenant <input name="tenant" defaultValue=${filters.tenant ?? '*'} placeholder="* = every tenant" /></label>
+      <label>Branch <input name="branch" defaultValue=${filters.branch ?? ''} /></label>
+      <label>Namespace <input name="namespace" defaultValue=${filters.namespace ?? ''} /></label>
       <label>Type
-        <select name="type" value=${filters.type ?? ''}>
-          <option value="">any</option>
-          ${['user', 'feedback', 'project', 'reference'].map((t) => html`<option value=${t}>${t}</option>`)}
+        <select name="type">
+          <option value="" defaultSelected=${!filters.type}>any</option>
+          ${['user', 'feedback', 'project', 'reference'].map((t) => html`<option value=${t} defaultSelected=${t === filters.type}>${t}</option>`)}
         </select>
       </label>
       <label>Status
-        <select name="status" value=${filters.status ?? 'all'}>
-          ${['all', 'active', 'superseded', 'pruned'].map((t) => html`<option value=${t}>${t}</option>`)}
+        <select name="status">
+          ${['all', 'active', 'superseded', 'pruned'].map((t) => html`<option value=${t} defaultSelected=${t === (filters.status ?? 'all')}>${t}</option>`)}
         </select>
       </label>
-      <label>Tag <input name="tag" value=${filters.tag ?? ''} /></label>
-      <label class="grow">Text <input name="q" type="search" value=${filters.q ?? ''} placeholder="words in the content" /></label>
+      <label>Tag <input name="tag" defaultValue=${filters.tag ?? ''} /></label>
+      <label class="grow">Text <input name="q" type="search" defaultValue=${filters.q ?? ''} placeholder="words in the content" /></label>
       <button type="submit">Filter</button>
     </form>
     <${ErrorBox} error=${page.error} />
