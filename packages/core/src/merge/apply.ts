@@ -1,7 +1,7 @@
 import type { BackendRecord, Memory } from '../contracts';
 import { AgentMemoryError, assertOneOf, invalidInput } from '../errors';
 import { branchOfNamespace, HISTORY_NAMESPACE } from '../scope';
-import { KIND, memoryToRecord, recordToMemory } from '../store/codec';
+import { HISTORY_PENDING, KIND, memoryToRecord, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { newId, toMillis } from '../util';
 import { type SerializedRecord, serializeRecord } from './codec';
@@ -125,7 +125,9 @@ async function applyPart(
     status: 'applied',
     counts,
     imported: writes.filter((w) => !w.overwrite).map((w) => w.targetId),
-    overwritten: overwritten.map(serializeRecord),
+    // Without the marker of an implied create entry: the merge writes that entry as a row (below), so
+    // an undo that puts the record back must not imply it again.
+    overwritten: overwritten.map((r) => serializeRecord(withoutPendingMarker(r))),
     ...(options.note ? { note: options.note } : {}),
   };
   const detail = `merge ${mergeId} from ${source.label}`;
@@ -135,6 +137,8 @@ async function applyPart(
     store,
     async () => {
       await store.backend.upsert([mergeRecordToBackend(record, store.tenant)]);
+      // Memories this merge overwrites whose create entry is still implied: written as rows first.
+      await store.foldCreates(overwritten);
       for (let i = 0; i < writes.length; i += BATCH) {
         const batch = writes.slice(i, i + BATCH);
         const remote = new Map(
@@ -336,6 +340,13 @@ async function deleteHistory(store: MemoryStore, memoryIds: readonly string[], d
     }
     if (ids.length > 0) await store.backend.delete(ids);
   }
+}
+
+/** A record without the HISTORY_PENDING marker (for a record whose create entry is a row). */
+function withoutPendingMarker(r: BackendRecord): BackendRecord {
+  if (!(HISTORY_PENDING in r.attributes)) return r;
+  const { [HISTORY_PENDING]: _, ...attributes } = r.attributes;
+  return { ...r, attributes };
 }
 
 export async function getAll(

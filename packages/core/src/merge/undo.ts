@@ -38,6 +38,7 @@ export async function undoMerge(
       for (let i = 0; i < merge.imported.length; i += BATCH) {
         const present = await getAll(store, merge.imported.slice(i, i + BATCH), false);
         const memories = present.filter((r) => r.attributes.kind === KIND.memory).map(recordToMemory);
+        await store.foldCreates(present);
         removed += await store.backend.delete(present.map((r) => r.id));
         await store.recordHistory(memories.map((memory) => ({ memory, action: 'undo', detail })));
         options.onProgress?.({
