@@ -1,7 +1,7 @@
 import type { BackendRecord, Memory } from '../contracts';
 import { AgentMemoryError, assertOneOf, invalidInput } from '../errors';
 import { branchOfNamespace, HISTORY_NAMESPACE } from '../scope';
-import { HISTORY_PENDING, KIND, memoryToRecord, recordToMemory } from '../store/codec';
+import { createEntryId, isHistoryPending, KIND, memoryToRecord, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { newId, toMillis } from '../util';
 import { type SerializedRecord, serializeRecord } from './codec';
@@ -125,9 +125,7 @@ async function applyPart(
     status: 'applied',
     counts,
     imported: writes.filter((w) => !w.overwrite).map((w) => w.targetId),
-    // Without the marker of an implied create entry: the merge writes that entry as a row (below), so
-    // an undo that puts the record back must not imply it again.
-    overwritten: overwritten.map((r) => serializeRecord(withoutPendingMarker(r))),
+    overwritten: overwritten.map(serializeRecord),
     ...(options.note ? { note: options.note } : {}),
   };
   const detail = `merge ${mergeId} from ${source.label}`;
@@ -193,6 +191,7 @@ async function applyPart(
     async () => {
       try {
         await restore(store, overwritten);
+        await deleteFoldedCreates(store, overwritten);
         await deleteHistory(store, [...record.imported, ...overwritten.map((r) => r.id)], detail);
         // The merge record goes last: while it exists, undoMerge can finish what this could not.
         await store.backend.delete([...record.imported, mergeId]);
@@ -342,11 +341,13 @@ async function deleteHistory(store: MemoryStore, memoryIds: readonly string[], d
   }
 }
 
-/** A record without the HISTORY_PENDING marker (for a record whose create entry is a row). */
-function withoutPendingMarker(r: BackendRecord): BackendRecord {
-  if (!(HISTORY_PENDING in r.attributes)) return r;
-  const { [HISTORY_PENDING]: _, ...attributes } = r.attributes;
-  return { ...r, attributes };
+/**
+ * After records were put back as they were, with the marker of an implied create entry: removes the
+ * create rows the merge folded for them (by their derived ids), so the store is as before the merge.
+ */
+export async function deleteFoldedCreates(store: MemoryStore, restored: readonly BackendRecord[]): Promise<void> {
+  const ids = restored.filter(isHistoryPending).map((r) => createEntryId(r.id));
+  for (let i = 0; i < ids.length; i += BATCH) await store.backend.delete(ids.slice(i, i + BATCH));
 }
 
 export async function getAll(

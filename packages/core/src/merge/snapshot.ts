@@ -186,11 +186,14 @@ export async function openSnapshot(path: string, format: SnapshotFormat | undefi
     if (raw === undefined) throw corrupt(path, 'it has no snapshot manifest (it is not an agentmem snapshot)');
     const manifest = parseManifest(path, raw);
     await backend.init({ dimension: manifest.embedder.dimension });
-    const history = await backend.count({
-      tenant: null,
-      namespaces: [HISTORY_NAMESPACE],
-      where: { kind: KIND.history },
-    });
+    // History entries: rows, and the create entries of memories written into the file since (by
+    // rememberMany, implied by their records; a snapshot itself holds none).
+    const history =
+      (await backend.count({
+        tenant: null,
+        namespaces: [HISTORY_NAMESPACE],
+        where: { kind: KIND.history },
+      })) + (await backend.count({ tenant: null, where: { kind: KIND.memory, [HISTORY_PENDING]: true } }));
     const modified = history > manifest.counts.history;
     if (history < manifest.counts.history) {
       throw corrupt(path, `it holds ${history} history entries, its manifest says ${manifest.counts.history}`);

@@ -2,7 +2,14 @@ import { AgentMemoryError } from '../errors';
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { validateId } from '../store/validate';
-import { allOrNothing, getAll, type MergeRecordPayload, mergeRecordToBackend, restore } from './apply';
+import {
+  allOrNothing,
+  deleteFoldedCreates,
+  getAll,
+  type MergeRecordPayload,
+  mergeRecordToBackend,
+  restore,
+} from './apply';
 import { deserializeRecord } from './codec';
 import { MERGE_KIND, MERGES_NAMESPACE } from './plan';
 import { UndoResult } from './results';
@@ -47,7 +54,11 @@ export async function undoMerge(
           total: merge.imported.length,
         });
       }
+      await store.foldCreatesOf(overwritten.map((r) => r.id));
+      // The records as the merge found them: one whose create entry was implied is so again, and the
+      // row the merge folded it into goes (after the restore: a cut between leaves both, read as one).
       await restore(store, overwritten);
+      await deleteFoldedCreates(store, overwritten);
       await store.recordHistory(
         overwritten
           .filter((r) => r.attributes.kind === KIND.memory)
