@@ -4,7 +4,11 @@
  * (idempotent: prunes nothing), the next day's run (what a daily job does in
  * steady state), then `compact`.
  *
- *   npm run bench -- decay [--count 100000] [--backend sqlite|memory] [--floors]
+ *   npm run bench -- decay [--count 100000] [--backend sqlite|memory] [--floors] [--implied]
+ *
+ * `--implied`: the memories carry the marker `rememberMany` writes (their create entry implied by the
+ * record, no history row), so each prune first writes the create entry as a row: decay's cost on a
+ * store filled by `rememberMany` and never changed since.
  *
  * `--floors` (SQLite) also times raw SQL on copies of the loaded file: what the
  * prunes' writes cost as schema 8 records them (a narrow `logged_changes` row
@@ -22,6 +26,7 @@ import { parseArgs } from 'node:util';
 import {
   AgentMemory,
   contentHash,
+  HISTORY_PENDING,
   InMemoryBackend,
   MEMORY_TYPES,
   type Memory,
@@ -78,6 +83,7 @@ export async function run(args: string[]): Promise<void> {
       count: { type: 'string', default: '100000' },
       backend: { type: 'string', default: 'sqlite' },
       floors: { type: 'boolean', default: false },
+      implied: { type: 'boolean', default: false },
     },
   });
   const count = Number(values.count);
@@ -89,7 +95,9 @@ export async function run(args: string[]): Promise<void> {
     // Loaded straight into the backend: the bench measures decay, not writes with embedding.
     let batch: ReturnType<typeof memoryToRecord>[] = [];
     for (const m of syntheticMemories(count)) {
-      batch.push(memoryToRecord(m, undefined));
+      const record = memoryToRecord(m, undefined);
+      if (values.implied) record.attributes[HISTORY_PENDING] = true;
+      batch.push(record);
       if (batch.length === 5000) {
         await backend.upsert(batch);
         batch = [];
@@ -112,7 +120,9 @@ export async function run(args: string[]): Promise<void> {
       console.log(
         `${label.padEnd(22)} ${r.durationMs.toFixed(0).padStart(6)} ms wall ${cpuMs.toFixed(0).padStart(6)} ms CPU  ${JSON.stringify({ ...r, durationMs: undefined, now: undefined })}`,
       );
-    console.log(`decay bench: ${count} memories, backend ${values.backend}, default half-life 168 h, threshold 0.05`);
+    console.log(
+      `decay bench: ${count} memories${values.implied ? ' (create entries implied, as rememberMany writes them)' : ''}, backend ${values.backend}, default half-life 168 h, threshold 0.05`,
+    );
     const dry = await timed(() => memory.applyDecay({ dryRun: true }));
     const dryCpu = cpuMs;
     row('applyDecay (dry run)', dry);

@@ -144,6 +144,7 @@ export async function deleteBranch(
     for (let i = 0; i < ids.length; i += BATCH) {
       const records = await store.backend.get(ids.slice(i, i + BATCH), { tenant: store.tenant, withVectors: false });
       const memories = records.filter((r) => r.attributes.kind === KIND.memory).map(recordToMemory);
+      await store.foldCreates(records);
       deleted += await store.backend.delete(records.map((r) => r.id));
       await store.recordHistory(
         memories.map((memory) => ({ memory, action: 'forget', detail: `delete branch ${name}` })),

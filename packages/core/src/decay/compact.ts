@@ -44,10 +44,13 @@ export async function compactPruned(store: MemoryStore, options: CompactOptions 
     for (let i = 0; i < ids.length; i += WRITE_BATCH) {
       // Read again: a memory restored since the scan stays.
       const fresh = await store.backend.get(ids.slice(i, i + WRITE_BATCH), { tenant: null, withVectors: false });
-      const batch = fresh.filter((r) => r.attributes.status === 'pruned').map(recordToMemory);
-      // History first: without transactions, a pass cut short leaves no memory deleted without its entry.
+      const records = fresh.filter((r) => r.attributes.status === 'pruned');
+      const batch = records.map(recordToMemory);
+      // History first (a create entry its record still implies, then the compact entry): without
+      // transactions, a pass cut short leaves no memory deleted without its entries.
       // (On SQLite, inserting into pages the deletes just freed, inside the same transaction, also costs
       // several times more than the other way round: measured.)
+      await store.foldCreates(records);
       await store.recordHistory(
         batch.map((memory) => ({
           memory,

@@ -1,7 +1,7 @@
 import type { BackendRecord, Memory } from '../contracts';
 import { AgentMemoryError, assertOneOf, invalidInput } from '../errors';
 import { branchOfNamespace, HISTORY_NAMESPACE } from '../scope';
-import { KIND, memoryToRecord, recordToMemory } from '../store/codec';
+import { createEntryId, isHistoryPending, KIND, memoryToRecord, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { newId, toMillis } from '../util';
 import { type SerializedRecord, serializeRecord } from './codec';
@@ -135,6 +135,8 @@ async function applyPart(
     store,
     async () => {
       await store.backend.upsert([mergeRecordToBackend(record, store.tenant)]);
+      // Memories this merge overwrites whose create entry is still implied: written as rows first.
+      await store.foldCreates(overwritten);
       for (let i = 0; i < writes.length; i += BATCH) {
         const batch = writes.slice(i, i + BATCH);
         const remote = new Map(
@@ -189,6 +191,7 @@ async function applyPart(
     async () => {
       try {
         await restore(store, overwritten);
+        await deleteFoldedCreates(store, overwritten);
         await deleteHistory(store, [...record.imported, ...overwritten.map((r) => r.id)], detail);
         // The merge record goes last: while it exists, undoMerge can finish what this could not.
         await store.backend.delete([...record.imported, mergeId]);
@@ -336,6 +339,15 @@ async function deleteHistory(store: MemoryStore, memoryIds: readonly string[], d
     }
     if (ids.length > 0) await store.backend.delete(ids);
   }
+}
+
+/**
+ * After records were put back as they were, with the marker of an implied create entry: removes the
+ * create rows the merge folded for them (by their derived ids), so the store is as before the merge.
+ */
+export async function deleteFoldedCreates(store: MemoryStore, restored: readonly BackendRecord[]): Promise<void> {
+  const ids = restored.filter(isHistoryPending).map((r) => createEntryId(r.id));
+  for (let i = 0; i < ids.length; i += BATCH) await store.backend.delete(ids.slice(i, i + BATCH));
 }
 
 export async function getAll(

@@ -1,7 +1,7 @@
 import type { MemoryBackend } from '../contracts';
 import { AgentMemoryError, invalidInput } from '../errors';
 import { HISTORY_NAMESPACE, SKILLS_NAMESPACE } from '../scope';
-import { KIND } from '../store/codec';
+import { HISTORY_PENDING, historyToRecord, impliedCreate, isHistoryPending, KIND } from '../store/codec';
 import { META_EMBEDDER_DIMENSION, META_EMBEDDER_ID, type MemoryStore } from '../store/memory-store';
 import { MERGE_KIND } from './plan';
 import {
@@ -58,9 +58,13 @@ export async function createSnapshot(
     await writer.backend.init({ dimension });
     if (fast) {
       options.onProgress?.({ phase: 'snapshot', done: 1, total: 1 });
+      await writeImpliedCreates(writer.backend);
       Object.assign(counts, await countKinds(writer.backend));
     } else {
       await copyRecords(source, writer.backend, counts, options);
+      const written = await writeImpliedCreates(writer.backend);
+      counts.total += written;
+      counts.history += written;
     }
     const manifest: SnapshotManifest = {
       format: SNAPSHOT_FORMAT_NAME,
@@ -120,6 +124,36 @@ async function copyRecords(
   else await copy();
 }
 
+/**
+ * Writes the `create` entries the copied memory records imply (memories `rememberMany` created and
+ * nothing changed since) as history rows, and drops their marker: a snapshot holds its history as
+ * rows, as it did before entries could be implied, so every reader of the file finds them. Returns
+ * how many it wrote.
+ */
+async function writeImpliedCreates(backend: MemoryBackend): Promise<number> {
+  const filter = { tenant: null, where: { kind: KIND.memory, [HISTORY_PENDING]: true } };
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = backend.scanAttributes
+      ? await backend.scanAttributes({ filter, cursor, limit: 10 * PAGE, attributes: [] })
+      : await backend.scan({ filter, cursor, limit: PAGE });
+    for (const r of page.records) ids.push(r.id);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  let written = 0;
+  for (let i = 0; i < ids.length; i += PAGE) {
+    const marked = (await backend.get(ids.slice(i, i + PAGE), { tenant: null, withVectors: false })).filter(
+      isHistoryPending,
+    );
+    if (marked.length === 0) continue;
+    await backend.upsert(marked.map((r) => historyToRecord(impliedCreate(r), r.tenant)));
+    await backend.patch(marked.map((r) => ({ id: r.id, attributes: { [HISTORY_PENDING]: false } })));
+    written += marked.length;
+  }
+  return written;
+}
+
 async function countKinds(backend: MemoryBackend): Promise<SnapshotManifest['counts']> {
   const kind = (k: string) => backend.count({ tenant: null, where: { kind: k } });
   return {
@@ -152,11 +186,14 @@ export async function openSnapshot(path: string, format: SnapshotFormat | undefi
     if (raw === undefined) throw corrupt(path, 'it has no snapshot manifest (it is not an agentmem snapshot)');
     const manifest = parseManifest(path, raw);
     await backend.init({ dimension: manifest.embedder.dimension });
-    const history = await backend.count({
-      tenant: null,
-      namespaces: [HISTORY_NAMESPACE],
-      where: { kind: KIND.history },
-    });
+    // History entries: rows, and the create entries of memories written into the file since (by
+    // rememberMany, implied by their records; a snapshot itself holds none).
+    const history =
+      (await backend.count({
+        tenant: null,
+        namespaces: [HISTORY_NAMESPACE],
+        where: { kind: KIND.history },
+      })) + (await backend.count({ tenant: null, where: { kind: KIND.memory, [HISTORY_PENDING]: true } }));
     const modified = history > manifest.counts.history;
     if (history < manifest.counts.history) {
       throw corrupt(path, `it holds ${history} history entries, its manifest says ${manifest.counts.history}`);

@@ -2,7 +2,14 @@ import { AgentMemoryError } from '../errors';
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { validateId } from '../store/validate';
-import { allOrNothing, getAll, type MergeRecordPayload, mergeRecordToBackend, restore } from './apply';
+import {
+  allOrNothing,
+  deleteFoldedCreates,
+  getAll,
+  type MergeRecordPayload,
+  mergeRecordToBackend,
+  restore,
+} from './apply';
 import { deserializeRecord } from './codec';
 import { MERGE_KIND, MERGES_NAMESPACE } from './plan';
 import { UndoResult } from './results';
@@ -38,6 +45,7 @@ export async function undoMerge(
       for (let i = 0; i < merge.imported.length; i += BATCH) {
         const present = await getAll(store, merge.imported.slice(i, i + BATCH), false);
         const memories = present.filter((r) => r.attributes.kind === KIND.memory).map(recordToMemory);
+        await store.foldCreates(present);
         removed += await store.backend.delete(present.map((r) => r.id));
         await store.recordHistory(memories.map((memory) => ({ memory, action: 'undo', detail })));
         options.onProgress?.({
@@ -46,7 +54,11 @@ export async function undoMerge(
           total: merge.imported.length,
         });
       }
+      await store.foldCreatesOf(overwritten.map((r) => r.id));
+      // The records as the merge found them: one whose create entry was implied is so again, and the
+      // row the merge folded it into goes (after the restore: a cut between leaves both, read as one).
       await restore(store, overwritten);
+      await deleteFoldedCreates(store, overwritten);
       await store.recordHistory(
         overwritten
           .filter((r) => r.attributes.kind === KIND.memory)

@@ -1,7 +1,7 @@
 import type { BackendRecord, HistoryEntry, JsonObject, Memory } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import { HISTORY_NAMESPACE } from '../scope';
-import { toMillis } from '../util';
+import { stableId, toMillis } from '../util';
 
 /** Record kinds core writes; backends only see them as the `kind` attribute. */
 export const KIND = { memory: 'memory', skill: 'skill', history: 'history' } as const;
@@ -67,6 +67,43 @@ export function recordToMemory(r: BackendRecord): Memory {
  */
 function withMemoryDefaults(p: Memory): Memory {
   return { ...p, tags: [...(p.tags ?? [])], metadata: p.metadata ?? {}, occurredAt: p.occurredAt ?? p.createdAt };
+}
+
+/**
+ * The attribute that marks a memory `rememberMany` created without writing its `create` history
+ * entry: the entry is implied by the record (see `impliedCreate`) until the memory first changes,
+ * when every write path folds it into a real history row first (`MemoryStore.foldCreates`) and its
+ * own write drops the marker. `memoryToRecord` never sets it, so any rewrite of the record drops it;
+ * a patch sets it to `false`. Only `true` counts.
+ */
+export const HISTORY_PENDING = 'historyPending';
+
+/** Whether a record is a memory whose `create` entry is implied by the record (no history row yet). */
+export function isHistoryPending(r: Pick<BackendRecord, 'attributes'>): boolean {
+  return r.attributes[HISTORY_PENDING] === true && r.attributes.kind === KIND.memory;
+}
+
+/** The id of a memory's implied `create` entry, and of the row it becomes. */
+export function createEntryId(memoryId: string): string {
+  return stableId('hist', memoryId);
+}
+
+/**
+ * The `create` entry a marked memory record implies: the entry `rememberMany` wrote eagerly before
+ * (same keys in the same order), with a stable id, `at` = createdAt and the memory as stored, which
+ * is the memory as created (every change folds the entry first).
+ */
+export function impliedCreate(r: BackendRecord): HistoryEntry {
+  const memory = recordToMemory(r);
+  const entry = { id: createEntryId(memory.id), memoryId: memory.id, action: 'create', at: memory.createdAt } as {
+    id: string;
+    memoryId: string;
+    action: 'create';
+    at: string;
+  } & Partial<Pick<HistoryEntry, 'memory' | 'agentId'>>;
+  entry.memory = memory;
+  if (memory.agentId) entry.agentId = memory.agentId;
+  return entry as HistoryEntry;
 }
 
 export function historyToRecord(entry: HistoryEntry, tenant: string): BackendRecord {

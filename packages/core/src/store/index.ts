@@ -1,5 +1,16 @@
 export { conversationInputs, DEFAULT_CONVERSATION_WINDOW, spokenDate, turnLine } from './conversation-inputs';
-export { KIND, type MemoryStatus, memoryAttributes, memoryToRecord, recordToMemory, statusOf } from './codec';
+export {
+  createEntryId,
+  HISTORY_PENDING,
+  impliedCreate,
+  isHistoryPending,
+  KIND,
+  type MemoryStatus,
+  memoryAttributes,
+  memoryToRecord,
+  recordToMemory,
+  statusOf,
+} from './codec';
 export {
   META_EMBEDDER_DIMENSION,
   META_EMBEDDER_ID,

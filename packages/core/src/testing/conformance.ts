@@ -8,6 +8,7 @@ import {
   HashingEmbedder,
   type MemoryBackend,
 } from '@agentmem/core';
+import { historyConformanceCases } from './history-conformance';
 import { maintenanceConformanceCases } from './maintenance-conformance';
 import { linkConformanceCases } from './conformance-links';
 
@@ -659,6 +660,7 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
   });
 
   cases.push(...maintenanceConformanceCases(options));
+  cases.push(...historyConformanceCases(options));
   return cases;
 }
 

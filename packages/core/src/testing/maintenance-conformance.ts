@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 // The package's own name, not relative paths: the built testing entry imports core instead of bundling a copy.
-import { AgentMemory, HashingEmbedder, KIND, type MemoryBackend } from '@agentmem/core';
+import {
+  AgentMemory,
+  createEntryId,
+  HashingEmbedder,
+  isHistoryPending,
+  KIND,
+  type MemoryBackend,
+} from '@agentmem/core';
 import type { ConformanceCase, ConformanceOptions } from './conformance';
 
 /** More memories than one page of decay or one write batch of compact (1,000 each). */
@@ -43,19 +50,27 @@ function faultable(backend: MemoryBackend) {
 async function stateOf(backend: MemoryBackend) {
   const memories = new Map<string, string>();
   const history = new Map<string, string[]>();
+  const rows = new Set<string>();
+  const implied: string[] = [];
   let cursor: string | undefined;
   do {
     const page = await backend.scan({ filter: { tenant: null }, cursor, limit: 1000 });
     for (const r of page.records) {
       if (r.attributes.kind === KIND.memory) {
+        if (isHistoryPending(r)) implied.push(r.id);
         memories.set(r.id, `${r.attributes.status} ${(r.payload as { prunedAt?: string }).prunedAt ?? ''}`);
       } else if (r.attributes.kind === KIND.history) {
         const id = String(r.attributes.memoryId);
+        rows.add(r.id);
         history.set(id, [...(history.get(id) ?? []), String(r.attributes.action)].sort());
       }
     }
     cursor = page.cursor;
   } while (cursor !== undefined);
+  // A create entry a record implies (rememberMany's) counts as the row it becomes when folded.
+  for (const id of implied) {
+    if (!rows.has(createEntryId(id))) history.set(id, [...(history.get(id) ?? []), 'create'].sort());
+  }
   return { memories, history };
 }
 

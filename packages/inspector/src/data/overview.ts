@@ -1,6 +1,7 @@
 import {
   branchOfNamespace,
   HISTORY_NAMESPACE,
+  HISTORY_PENDING,
   isMemoryType,
   KIND,
   MEMORY_TYPES,
@@ -123,6 +124,23 @@ export async function loadTimeline(stores: Stores): Promise<Timeline> {
   const perDay = new Map<number, Record<string, number>>();
   const actions = new Set<string>();
   let total = 0;
+  const count = (at: number, action: string) => {
+    const day = Math.floor(at / DAY) * DAY;
+    const counts = perDay.get(day) ?? {};
+    counts[action] = (counts[action] ?? 0) + 1;
+    perDay.set(day, counts);
+    actions.add(action);
+    total++;
+  };
+  // The create entries of memories rememberMany wrote and nothing changed since are implied by the
+  // records (no history row): each counts as a create at its createdAt, as history() returns it.
+  for await (const record of memory.scanAttributes(
+    { tenant: null, where: { kind: KIND.memory, [HISTORY_PENDING]: true } },
+    ['createdAt'],
+  )) {
+    const at = Number(record.attributes.createdAt);
+    if (Number.isFinite(at)) count(at, 'create');
+  }
   for await (const record of memory.scanRecords({
     tenant: null,
     namespaces: [HISTORY_NAMESPACE],
@@ -130,13 +148,7 @@ export async function loadTimeline(stores: Stores): Promise<Timeline> {
   })) {
     const at = Number(record.attributes.at);
     const action = String(record.attributes.action);
-    if (!Number.isFinite(at)) continue;
-    const day = Math.floor(at / DAY) * DAY;
-    const counts = perDay.get(day) ?? {};
-    counts[action] = (counts[action] ?? 0) + 1;
-    perDay.set(day, counts);
-    actions.add(action);
-    total++;
+    if (Number.isFinite(at)) count(at, action);
   }
   const days = [...perDay.keys()].sort((a, b) => a - b);
   if (days.length === 0) return { bucketMs: DAY, buckets: [], actions: [], total: 0 };

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RecordFilter } from '@agentmem/core';
+import { MemoryStore, type RecordFilter, toStoredMemory } from '@agentmem/core';
+import { FakeEmbedder } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -341,6 +342,46 @@ describe('schema version 7', () => {
       expect(kw.map((h) => h.record.id).sort()).toEqual(['m1', 'm2']);
     } finally {
       await again.close();
+    }
+  });
+});
+
+describe('schema version 12', () => {
+  it('upgrades a version-11 file once: its eager history rows read as before, and changes add to them', async () => {
+    const path = join(dir, 'v11.db');
+    const now = () => Date.parse('2026-02-03T04:05:06Z');
+    // What a version-11 release wrote: a create row per memory (the eager path, which import still takes).
+    const old = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder: new FakeEmbedder(), now });
+    const memory = toStoredMemory(
+      { content: 'The deploy checklist lives in the wiki', type: 'project' },
+      { now: new Date(now()).toISOString(), tenant: '', branch: 'main' },
+    );
+    const [vector] = await old.embedDocuments([memory.content]);
+    await old.writeMemories([{ memory, vector: vector! }], 'create');
+    const before = await old.history(memory.id);
+    await old.close();
+    const raw = new Database(path);
+    raw.pragma('user_version = 11');
+    raw.close();
+
+    const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder: new FakeEmbedder(), now });
+    try {
+      const db = (store.backend as SqliteBackend).database;
+      expect(db.pragma('user_version', { simple: true })).toBe(12);
+      expect(await store.history(memory.id)).toEqual(before);
+      await store.update(memory.id, { importance: 0.9 });
+      const after = await store.history(memory.id);
+      expect(after.map((h) => h.action)).toEqual(['create', 'update']);
+      expect(after[0]).toEqual(before[0]); // the row, not a second (implied) create entry
+      expect(db.prepare("SELECT count(*) FROM records WHERE attr_kind = 'history'").pluck().get()).toBe(2);
+    } finally {
+      await store.close();
+    }
+    const again = new Database(path); // already current: opening again changes nothing
+    try {
+      expect(again.pragma('user_version', { simple: true })).toBe(12);
+    } finally {
+      again.close();
     }
   });
 });
