@@ -18,8 +18,12 @@ export const DENSE_SAVE_AFTER = 1000;
  * the first search reads only the keys and sign codes (~5.6 MB) and the codes of its pool one by one.
  */
 const READ_AHEAD_PARTS = 2;
-/** Pages of SQLite's cache while the first search reads its pool (poolRead). */
-const POOL_CACHE_PAGES = 32;
+/**
+ * Pages of SQLite's cache while the first search reads its pool (poolRead): enough to keep the codes
+ * table's interior pages (~170 at 100k) mostly cached; 600 random rows took 10-14 ms of CPU with 128,
+ * 14-27 with 32 and 24-35 with the usual 8,192.
+ */
+const POOL_CACHE_PAGES = 128;
 /** Rowids per statement when the changes since the saved index are read back. */
 const READ_CHUNK = 500;
 
@@ -323,8 +327,8 @@ export class SqliteDenseIndex {
    * the file): not through the memory map (a fault on a mapped page cost more than a read here), and
    * on the index's first search through a page cache of a few pages. On a cold start every page
    * SQLite's cache keeps is memory the process touches for the first time (~15 us a page on the
-   * bench VM): recycling a few slots read the pool in ~10 ms of CPU instead of ~27. Later searches
-   * keep the cache (shrinking it drops the pages other queries hold).
+   * bench VM): recycling a few slots read the pool in 10-14 ms of CPU instead of 24-35. Later
+   * searches keep the cache (shrinking it drops the pages other queries hold).
    */
   private poolRead<T>(read: () => T): T {
     // The map is not switched inside a transaction (a fill for a change, a search in the caller's transaction).
