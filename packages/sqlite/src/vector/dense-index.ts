@@ -324,16 +324,17 @@ export class SqliteDenseIndex {
 
   /**
    * The candidate pool's rows, read by rowid (one page of `vector_codes` each, ~600 pages spread over
-   * the file): not through the memory map (a fault on a mapped page cost more than a read here), and
-   * on the index's first search through a page cache of a few pages. On a cold start every page
-   * SQLite's cache keeps is memory the process touches for the first time (~15 us a page on the
-   * bench VM): recycling a few slots read the pool in 10-14 ms of CPU instead of 24-35. Later
-   * searches keep the cache (shrinking it drops the pages other queries hold).
+   * the file). On the index's first search only (later ones read as every query does): not through
+   * the memory map (a fault on a mapped page cost more than a read here) and through a page cache
+   * of a few pages. On a cold start every page SQLite's cache keeps is memory the process touches for
+   * the first time (~15 us a page on the bench VM): recycling a few slots read the pool in 10-14 ms
+   * of CPU instead of 24-35. Later searches keep the cache and the map (shrinking the cache drops the
+   * pages other queries hold; switching the map off and on remaps the file).
    */
   private poolRead<T>(read: () => T): T {
+    if (this.searches > 0) return read();
     // The map is not switched inside a transaction (a fill for a change, a search in the caller's transaction).
     const unmapped = this.db.inTransaction ? read : () => this.withoutMmap(read);
-    if (this.searches > 0) return unmapped();
     const cache = this.db.pragma('cache_size', { simple: true }) as number;
     this.db.pragma(`cache_size = ${POOL_CACHE_PAGES}`);
     try {
