@@ -1,7 +1,7 @@
 /**
  * The fault suite: `npm run faults` (full) or `npm run faults -- --short` (CI,
- * a few trials each). kill -9 trials during merge, import, decay, compact and
- * undo-merge; the multi-process writer test; the corrupt-snapshot matrix; crafted
+ * a few trials each). kill -9 trials during merge, import, decay, compact,
+ * undo-merge, a bulk ingest and the saves of the dense index; the multi-process writer test; the corrupt-snapshot matrix; crafted
  * snapshot records and oversized fields; the tenant-isolation and prompt-block
  * property tests. Prints one table and exits 1 when anything failed. See
  * docs/reliability.md.
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { crashTrials } from './crash-trials';
 import { killPointTrials } from './kill-points'; // kill -9 at chosen points of a 6,000-memory decay and compact
 import { bulkIngestTrials } from './bulk-ingest'; // kill -9 during rememberMany batches and the close that saves the keyword index
+import { denseSaveTrials } from './dense-save'; // kill -9 during the saves of the binary dense index (first dense search, close)
 
 const short = process.argv.includes('--short');
 const scale = short ? 'short' : 'full';
@@ -32,7 +33,12 @@ interface Row {
 const rows: Row[] = [];
 
 const crash = await crashTrials(short ? 1 : 20, short ? 200 : 600, Number(process.env.FAULT_SEED ?? 1));
-for (const r of [...crash, ...(await killPointTrials(short)), await bulkIngestTrials(short)]) {
+for (const r of [
+  ...crash,
+  ...(await killPointTrials(short)),
+  await bulkIngestTrials(short),
+  await denseSaveTrials(short),
+]) {
   rows.push({
     scenario: `kill -9 during ${r.operation}`,
     trials: r.trials,

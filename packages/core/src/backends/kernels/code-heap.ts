@@ -89,6 +89,15 @@ export class CodeHeap {
     return at;
   }
 
+  /**
+   * Grows the memory once so that `bytes` more can be allocated without growing again: a restore
+   * that allocated chunk by chunk grew it ~30 times at 100k codes, and each growth of a WebAssembly
+   * memory can make V8 collect garbage (10-35 ms of a cold start).
+   */
+  reserve(bytes: number): void {
+    if (this.top + bytes > this.u8.byteLength) this.grow(this.top + bytes);
+  }
+
   /** Gives a block back (the same size it was allocated with). */
   release(at: number, bytes: number): void {
     const size = align(bytes);
