@@ -212,6 +212,7 @@ const GRID: Record<string, number[]> = {
   lexicalScale: [1, 1.5, 2],
   bigramWeight: [0, 0.5, 1],
   minScore: [0.25, 0.3, 0.35],
+  companionMinScore: [0, 0.2, 0.3],
   gapRatio: [0.5, 0.65, 0.8],
   'lexicalSemanticRange.floor': [0.25, 0.3, 0.35],
   'lexicalFusionWeights.dense': [0.25, 0.5, 1],

@@ -248,6 +248,33 @@ describe('lexical relevance over skill text', () => {
     expect(hit?.skill.name).toBe('llm-chains');
   });
 
+  it("a docstring in a skill's code example is made-up data too, across lines; the prose and identifiers still count", async () => {
+    const docstrings: SkillInput = {
+      name: 'docstrings',
+      description: 'Google style docstrings for public functions, rendered by the API documentation generator',
+      content: [
+        '# Docstrings',
+        'Document every public function with a Google style docstring.',
+        '```python',
+        'def apply_rate(price, percentage):',
+        '    """Applies an early-payment discount to an invoice total.',
+        '',
+        '    Refund rules for overdue invoices are in the billing policy.',
+        '    """',
+        "    '''Another made-up example: loyalty discount for invoice totals.'''",
+        '```',
+      ].join('\n'),
+    };
+    const skills = await registry([docstrings, ...filler]);
+    const message = 'add the early-payment discount to invoice totals, and refund overdue invoices';
+    const lexical = (await skills.explain(message)).candidates.find((c) => c.name === 'docstrings')?.signals.semantic
+      ?.lexical;
+    // The lexical relevance only: the hashing embedder's vector still reads the first 1,000 characters.
+    expect(lexical ?? 0).toBe(0);
+    const [hit] = await skills.activate('write a Google style docstring for apply_rate');
+    expect(hit?.skill.name).toBe('docstrings');
+  });
+
   it('a word pair of the skill counts more than the same two words scattered in another', async () => {
     const lambda: SkillInput = {
       name: 'serverless-functions',

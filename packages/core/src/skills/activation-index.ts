@@ -575,13 +575,33 @@ export function splitName(name: string): string {
 function body(content: string): string {
   const out: string[] = [];
   let fenced = false;
+  let block: string[] = [];
   for (const line of content.split('\n')) {
-    if (FENCE.test(line)) fenced = !fenced;
-    else if (fenced) out.push(line.replace(STRING_LITERAL, ' '));
+    if (FENCE.test(line)) {
+      if (fenced) out.push(codeWithoutStrings(block.join('\n')));
+      fenced = !fenced;
+      block = [];
+    } else if (fenced) block.push(line);
     else if (!HEADING.test(line)) out.push(line);
   }
+  if (fenced) out.push(codeWithoutStrings(block.join('\n')));
   return out.join('\n');
 }
+
+/**
+ * A code block without its string literals, Python's triple-quoted ones (docstrings, prompt
+ * templates) across lines included: a docstring rule's `calculate_discount` example documents a
+ * made-up discount, and its words made `pdoc` the first skill for "add the early-payment discount".
+ */
+function codeWithoutStrings(code: string): string {
+  return code
+    .replace(TRIPLE_QUOTED, ' ')
+    .split('\n')
+    .map((line) => line.replace(STRING_LITERAL, ' '))
+    .join('\n');
+}
+
+const TRIPLE_QUOTED = /"""[\s\S]*?"""|'''[\s\S]*?'''/g;
 
 const FENCE = /^\s*(```|~~~)/;
 const HEADING = /^#{1,6}\s/;

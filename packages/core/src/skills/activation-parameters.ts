@@ -114,6 +114,17 @@ export interface ActivationParameters {
   /** Default minimum score of a skill that no declared trigger keyword or specific glob found. */
   minScore: number;
   /**
+   * Minimum score of a skill activated beside one that reached `minScore` (at most `minScore`; the gap
+   * filter and `k` still apply). The minimum keeps unrelated messages quiet; once a skill passed it,
+   * the message is about something the library covers, and on libraries of short skills the second
+   * right skill often scores just under it (bodies cut to 2,500 characters: hit@3 85.9 → 87.5 on
+   * Cursor-rule messages, 73.8 → 78.6 on Agent-Skill messages). No message that activated nothing
+   * activates anything, so false activations cannot rise; skills-dev's mean activated 1.91 → 1.93.
+   * 0, 0.15 and 0.2 measured alike (the gap filter binds first), 0.25 gained less; `minScore` turns
+   * it off.
+   */
+  companionMinScore: number;
+  /**
    * Default share of the top score below which skills are dropped. 0.65 (was 0.75): on libraries of
    * short skills the right one is often a close second or third (bodies cut to 2,500 characters:
    * hit@3 80.6 → 81.8; Agent Skills cut alike 69.0 → 71.4, with names weighed by rarity), top-1
@@ -163,6 +174,7 @@ export const DEFAULT_ACTIVATION_PARAMETERS: ActivationParameters = Object.freeze
   globRarityFull: 0.5,
   scoreWeights: Object.freeze({ semantic: 0.55, keyword: 0.25, glob: 0.15, importance: 0.05 }),
   minScore: 0.3,
+  companionMinScore: 0.2,
   gapRatio: 0.65,
   lexicalSemanticRange: Object.freeze({ floor: 0.3, ceiling: 0.6 }),
   lexicalFusionWeights: Object.freeze({ dense: 0.5, keyword: 1 }),

@@ -184,6 +184,44 @@ describe('activate: combining', () => {
     expect(names(kept)).toContain('docker');
   });
 
+  it('a skill beside one that reached the minimum needs only 0.20; alone it still needs 0.30', async () => {
+    const stripe: SkillInput = {
+      name: 'stripe',
+      description: 'Stripe payments: checkout sessions, webhooks and idempotency keys',
+      content:
+        '# Stripe\n- Verify webhook signatures\n- Send an idempotency key with every charge so a retried request never charges twice',
+    };
+    const postgres: SkillInput = {
+      name: 'postgresql',
+      description: 'PostgreSQL schema design, indexes and transactions',
+      content:
+        '# PostgreSQL\n- Wrap related writes in one transaction\n- Add a unique constraint where duplicates must never exist',
+    };
+    const react: SkillInput = {
+      name: 'react',
+      description: 'React components, hooks and state',
+      content: '# React\n- Keep components small\n- Derive state instead of duplicating it',
+    };
+    const skills = await registry([stripe, postgres, react]);
+    // Both halves of the problem: the database's (unique constraint) and the payment's (a retried webhook).
+    const message = 'the webhook is retried and duplicate rows lack a unique constraint';
+    const { candidates } = await skills.explain(message);
+    const score = (name: string) => candidates.find((c) => c.name === name)!.score;
+    expect(score('postgresql')).toBeGreaterThanOrEqual(0.3);
+    expect(score('stripe')).toBeLessThan(0.3);
+    expect(names(await skills.activate(message))).toEqual(['postgresql', 'stripe']);
+    // The old rule, every skill on its own: the companion minimum at the minimum.
+    const strict = await registry([stripe, postgres, react], { parameters: { companionMinScore: 0.3 } });
+    expect(names(await strict.activate(message))).toEqual(['postgresql']);
+    // No skill reaches the minimum: a message the library only brushes activates nothing.
+    const brushed = 'the charge is retried and the rows are duplicated in a transaction';
+    const weak = (await skills.explain(brushed)).candidates;
+    expect(weak[0]!.score).toBeGreaterThanOrEqual(0.2);
+    expect(weak[0]!.score).toBeLessThan(0.3);
+    expect(await skills.activate(brushed)).toEqual([]);
+    expect(await skills.activate("what's the weather like")).toEqual([]);
+  });
+
   it('gap filter: drops skills below 65% of the top score', async () => {
     const a: SkillInput = {
       name: 'a',

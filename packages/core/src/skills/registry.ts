@@ -315,6 +315,16 @@ export class SkillRegistry {
     always.sort(byScore);
     scored.sort(byScore);
     const top = scored.find((c) => c.status === 'active')?.score ?? 0;
+    // Once one skill reached the minimum, the message is about something the library covers, and a
+    // skill beside it needs less (`companionMinScore`): on short skills the second right one often
+    // scores just under the minimum. A message where no skill reaches the minimum still activates none.
+    const companion = Math.min(this.params.companionMinScore, minScore);
+    if (scored.some((c) => c.status === 'active' && c.score >= minScore))
+      for (const c of scored) {
+        if (c.status !== 'below-minimum' || c.score < companion) continue;
+        c.status = 'active';
+        delete c.reason;
+      }
     let taken = 0;
     for (const c of scored) {
       if (c.status !== 'active') continue;
