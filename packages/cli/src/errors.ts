@@ -30,6 +30,8 @@ export interface ReportedError {
   exitCode: number;
   /** Add "(see agentmem --help)" to the text line (usage errors that do not name their own next step). */
   helpHint?: boolean;
+  /** The command whose `--help` the hint names (`agentmem recall`); default `agentmem`. */
+  helpCommand?: string;
   /** The error's structured details (an AgentMemoryError's `details`), in the `--json` error. */
   details?: Readonly<Record<string, unknown>>;
   /** Printed only for unexpected errors, when AGENTMEM_DEBUG is set. */
@@ -47,7 +49,14 @@ export function describeError(error: unknown): ReportedError {
   if (error instanceof CommanderError) {
     // One line, as documented: commander puts its "(Did you mean …?)" on a line of its own.
     const message = error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
-    return { code: 'USAGE', message, exitCode: error.exitCode === 0 ? 0 : 2, helpHint: true };
+    const { helpCommand } = error as CommanderError & { helpCommand?: string };
+    return {
+      code: 'USAGE',
+      message,
+      exitCode: error.exitCode === 0 ? 0 : 2,
+      helpHint: true,
+      ...(helpCommand ? { helpCommand } : {}),
+    };
   }
   const e = error instanceof Error ? error : new Error(String(error));
   return { code: 'INTERNAL', message: e.message, exitCode: 1, stack: e.stack };

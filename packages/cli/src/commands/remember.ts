@@ -9,6 +9,7 @@ import {
 } from '@agentmem/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context';
+import { CliError } from '../errors';
 import { describeMemory } from '../output';
 import { parseFraction, parseList } from '../parse';
 
@@ -47,7 +48,9 @@ export function register(program: Command, ctx: CliContext): void {
     .command('remember')
     .description('store a memory; the same content is stored once, a similar one that says otherwise is superseded')
     .argument('<content>', 'the fact to remember')
-    .addOption(new Option('-t, --type <type>', 'memory type').choices(MEMORY_TYPES).makeOptionMandatory())
+    // Checked in the action, not by commander: commander checks mandatory options before arguments, so a bare
+    // `agentmem remember` would ask for --type first and for the content only on the second try.
+    .addOption(new Option('-t, --type <type>', 'memory type, required').choices(MEMORY_TYPES))
     .option('-i, --importance <n>', 'importance from 0 to 1 (default 0.5)', parseFraction)
     .option('--tags <list>', 'comma-separated tags', parseList)
     .option('--metadata <json>', 'a JSON object stored with the memory', parseMetadata)
@@ -62,6 +65,14 @@ export function register(program: Command, ctx: CliContext): void {
         .default('supersede'),
     )
     .action(async (content: string, options: RememberOptions) => {
+      if (options.type === undefined) {
+        throw new CliError(
+          'USAGE',
+          `remember needs --type, one of ${MEMORY_TYPES.join(', ')}: agentmem remember "Orders live in PostgreSQL 16" --type project.`,
+          2,
+          { helpHint: false },
+        );
+      }
       const memory = await ctx.openMemory();
       const outcome = await rememberOne(memory, toInput(content, options), options.onConflict);
       ctx.emit(outcome, () => printOutcome(ctx, outcome));

@@ -1,0 +1,87 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { runCli, useFreshStore } from './run-cli';
+
+// The mistakes of a first hour with the command line, each answered with the next step to take.
+const store = useFreshStore();
+const cli = store.cli;
+
+describe('usage errors point at the help that answers them', () => {
+  it("an unknown option of a command names that command's --help, which lists its options", async () => {
+    const run = await cli('recall', 'orders', '--topk', '3');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("error [USAGE]: unknown option '--topk' (see agentmem recall --help)\n");
+    const help = await runCli(['recall', '--help']);
+    expect(help.stdout).toContain('-k, --k <n>');
+  });
+
+  it('a subcommand names its full path; a global mistake names the top-level help', async () => {
+    const sub = await cli('skills', 'activate', 'review the Dockerfile', '--files', 'Dockerfile');
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toContain('(see agentmem skills activate --help)');
+    const global = await runCli(['--verbose', 'stats']);
+    expect(global.code).toBe(2);
+    expect(global.stderr).toContain("unknown option '--verbose' (see agentmem --help)");
+  });
+
+  it('a missing argument names the command too', async () => {
+    const run = await cli('import');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("error [USAGE]: missing required argument 'file' (see agentmem import --help)\n");
+  });
+});
+
+describe('remember', () => {
+  it('without anything asks for the content first, not for --type', async () => {
+    const run = await cli('remember');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("missing required argument 'content'");
+    expect(run.stderr).not.toContain('--type');
+  });
+
+  it('without --type names the four types and an example, and creates no store', async () => {
+    const run = await cli('remember', 'Orders live in PostgreSQL 16');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'error [USAGE]: remember needs --type, one of user, feedback, project, reference: agentmem remember "Orders live in PostgreSQL 16" --type project.\n',
+    );
+    expect(existsSync(store.db)).toBe(false);
+    const json = await cli('remember', 'Orders live in PostgreSQL 16', '--json');
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stderr).error.code).toBe('USAGE');
+    // With it, the same line works.
+    expect((await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project')).code).toBe(0);
+  });
+});
+
+describe('not found and invalid input name the fix', () => {
+  it('history of an unknown id says where ids come from', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const run = await cli('history', 'mem_nope');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error [NOT_FOUND]: No memory or history with id mem_nope');
+    expect(run.stderr).toContain('agentmem recall');
+  });
+
+  it('an import line without "type" says the key is missing, not that the type "undefined" is unknown', async () => {
+    const file = store.tmp.path('notes.jsonl');
+    writeFileSync(file, '{"content":"Orders live in PostgreSQL 16"}\n{"content":"x","type":"fact"}\n');
+    const run = await cli('import', file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('line 1: "type" is missing: add "type" with one of user, feedback, project, reference.');
+    expect(run.stderr).not.toContain('undefined');
+    // A type that is there but wrong still shows the value given.
+    expect(run.stderr).toContain('line 2: Unknown memory type "fact"');
+    const json = await cli('import', file, '--json');
+    expect(JSON.parse(json.stderr).error.details.errors[0]).toMatchObject({ line: 1, field: 'type' });
+    expect(existsSync(store.db)).toBe(false);
+  });
+});
+
+describe('help', () => {
+  it('demo --help says the tour runs on a temporary file unless --db names a new one', async () => {
+    const run = await runCli(['demo', '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.replace(/\s+/g, ' ')).toContain('a temporary file, removed afterwards; --db NEW_PATH keeps it');
+  });
+});
