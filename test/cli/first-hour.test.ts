@@ -68,7 +68,9 @@ describe('not found and invalid input name the fix', () => {
     writeFileSync(file, '{"content":"Orders live in PostgreSQL 16"}\n{"content":"x","type":"fact"}\n');
     const run = await cli('import', file);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('line 1: "type" is missing: add "type" with one of user, feedback, project, reference.');
+    expect(run.stderr).toContain(
+      'line 1: "type" is missing: add "type" with one of user, feedback, project, reference.',
+    );
     expect(run.stderr).not.toContain('undefined');
     // A type that is there but wrong still shows the value given.
     expect(run.stderr).toContain('line 2: Unknown memory type "fact"');
