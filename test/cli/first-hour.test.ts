@@ -31,6 +31,17 @@ describe('usage errors point at the help that answers them', () => {
   });
 });
 
+describe('undo-merge', () => {
+  it('without an id says where merge ids are listed', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const run = await cli('undo-merge');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'error [USAGE]: Give a merge id (`agentmem merges` lists them), or --last for the most recent merge.\n',
+    );
+  });
+});
+
 describe('remember', () => {
   it('without anything asks for the content first, not for --type', async () => {
     const run = await cli('remember');
