@@ -91,6 +91,31 @@ describe('not found and invalid input name the fix', () => {
   });
 });
 
+describe('eval', () => {
+  it('given a file of memories (an export) instead of cases, says what a case file holds and names import', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
+    const file = store.tmp.path('memories.jsonl');
+    expect((await cli('export', '--out', file)).code).toBe(0);
+    const run = await cli('eval', file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`error [INVALID_INPUT]: ${file} holds memories`);
+    expect(run.stderr).toContain('{"question": "where are orders stored?", "expect": ["m1"]}');
+    expect(run.stderr).toContain(`agentmem import ${file}`);
+    // --json keeps every line's problem.
+    const json = await cli('eval', file, '--json');
+    expect(JSON.parse(json.stderr).error.details.errors).toHaveLength(1);
+  });
+
+  it('a case file with a mistake keeps its own message', async () => {
+    const file = store.tmp.path('cases.jsonl');
+    writeFileSync(file, '{"memory":"Orders live in PostgreSQL 16","id":"m1"}\n{"questoin":"where?"}\n');
+    const run = await cli('eval', file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Did you mean "question"?');
+    expect(run.stderr).not.toContain('holds memories');
+  });
+});
+
 describe('help', () => {
   it('demo --help says the tour runs on a temporary file unless --db names a new one', async () => {
     const run = await runCli(['demo', '--help']);
