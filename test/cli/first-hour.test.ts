@@ -65,6 +65,40 @@ describe('remember', () => {
   });
 });
 
+describe('remember --at', () => {
+  it('a time that is no date is a usage error naming --at, not an error about occurredAt, and writes nothing', async () => {
+    const run = await cli('remember', 'Ben goes climbing on Saturdays', '--type', 'user', '--at', 'yesterday');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `error [USAGE]: option '--at <when>' argument 'yesterday' is invalid. Expected an ISO 8601 date or date-time such as 2023-05-08 or 2023-05-08T13:56:00Z, got "yesterday". (see agentmem remember --help)\n`,
+    );
+    expect(existsSync(store.db)).toBe(false);
+  });
+
+  it('takes what the store takes: a date, a date-time with an offset', async () => {
+    const day = await cli(
+      'remember',
+      'Ben goes climbing on Saturdays',
+      '--type',
+      'user',
+      '--at',
+      '2023-05-08',
+      '--json',
+    );
+    expect(day.json().memory.occurredAt).toBe('2023-05-08T00:00:00.000Z');
+    const offset = await cli(
+      'remember',
+      'Ana moved to Lisbon',
+      '--type',
+      'user',
+      '--at',
+      '2023-05-08T15:56:00+02:00',
+      '--json',
+    );
+    expect(offset.json().memory.occurredAt).toBe('2023-05-08T13:56:00.000Z');
+  });
+});
+
 describe('not found and invalid input name the fix', () => {
   it('history of an unknown id says where ids come from', async () => {
     await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');

@@ -11,7 +11,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { describeMemory } from '../output';
-import { parseFraction, parseList } from '../parse';
+import { parseAtOption, parseFraction, parseList } from '../parse';
 
 export interface RememberOptions {
   type: MemoryType;
@@ -54,7 +54,11 @@ export function register(program: Command, ctx: CliContext): void {
     .option('-i, --importance <n>', 'importance from 0 to 1 (default 0.5)', parseFraction)
     .option('--tags <list>', 'comma-separated tags', parseList)
     .option('--metadata <json>', 'a JSON object stored with the memory', parseMetadata)
-    .option('--at <when>', 'when it happened, ISO 8601 (e.g. 2023-05-08 or 2023-05-08T13:56:00Z); default now')
+    .option(
+      '--at <when>',
+      'when it happened, ISO 8601 (e.g. 2023-05-08 or 2023-05-08T13:56:00Z); default now',
+      parseAtOption,
+    )
     .option(
       '--context <text>',
       'text that helps find it (the conversation or document it came from), never shown as its content',
