@@ -100,6 +100,13 @@ describe('remember --at', () => {
 });
 
 describe('not found and invalid input name the fix', () => {
+  it('skills list on no store names skills load among the commands that create one', async () => {
+    const run = await cli('skills', 'list');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error [NOT_FOUND]: No memory database at');
+    expect(run.stderr).toContain('`agentmem skills load DIR`');
+  });
+
   it('history of an unknown id says where ids come from', async () => {
     await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
     const run = await cli('history', 'mem_nope');
