@@ -40,4 +40,16 @@ describe('docs/core.md', () => {
     expect(missing).toEqual([]);
     await memory.close();
   });
+
+  it("docs/concepts.md's calls are the store's (or the embedder's) and core.md lists the store's", async () => {
+    const concepts = readFileSync(join(__dirname, '../../docs/concepts.md'), 'utf8');
+    const calls = [...new Set([...concepts.matchAll(/`([a-zA-Z]+)\(/g)].map((m) => m[1]!))];
+    expect(calls).toContain('rememberConversation');
+    const memory = await createAgentMemory({ backend: new InMemoryBackend() });
+    const embedder = new HashingEmbedder();
+    expect(calls.filter((name) => !(name in memory) && !(name in embedder))).toEqual([]);
+    const storeCalls = calls.filter((name) => name in memory && !(name in embedder)); // `embed()` is the embedder's
+    expect(storeCalls.filter((name) => !namedMembers().includes(name))).toEqual([]);
+    await memory.close();
+  });
 });
