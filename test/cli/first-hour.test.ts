@@ -31,6 +31,29 @@ describe('usage errors point at the help that answers them', () => {
   });
 });
 
+describe("other tools' verbs", () => {
+  it("mem0's add and search, LangGraph's get, and list name the command that does it, not a spelling guess", async () => {
+    const said = async (...argv: string[]) => {
+      const run = await runCli(argv);
+      expect(run.code).toBe(2);
+      return run.stderr;
+    };
+    expect(await said('add', 'Orders live in PostgreSQL 16')).toBe(
+      'error [USAGE]: unknown command \'add\': `agentmem remember "<fact>" --type <type>` stores a memory (see agentmem --help)\n',
+    );
+    const search = await said('search', 'orders');
+    expect(search).toContain('`agentmem recall "<query>"` finds memories');
+    expect(search).not.toContain('Did you mean branch?'); // commander's guess by spelling
+    expect(await said('get', 'mem_1')).not.toContain('forget?');
+    expect(await said('list')).toContain('`agentmem export` prints every memory');
+    expect(await said('delete', 'mem_1')).toContain('`agentmem forget <id>`');
+    // A misspelt command still gets commander's suggestion; --json carries the same message.
+    expect(await said('recal', 'orders')).toContain('(Did you mean recall?)');
+    const json = await runCli(['--json', 'search', 'orders']);
+    expect(JSON.parse(json.stderr).error.message).toContain('agentmem recall');
+  });
+});
+
 describe('undo-merge', () => {
   it('without an id says where merge ids are listed', async () => {
     await cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
