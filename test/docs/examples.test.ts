@@ -34,6 +34,15 @@ describe('examples', () => {
     expect(untested).toEqual([]);
   });
 
+  it("docs/eval.md's worked example is lines of examples/eval/cases.jsonl, which its test runs", () => {
+    const page = readFileSync(join(ROOT, 'docs/eval.md'), 'utf8');
+    const block = /^```jsonl\n([\s\S]*?)^```$/m.exec(page)![1]!;
+    const cases = new Set(readFileSync(join(EXAMPLES, 'eval/cases.jsonl'), 'utf8').split('\n'));
+    const lines = block.split('\n').filter((l) => l.trim() !== '');
+    expect(lines.length).toBeGreaterThan(8);
+    expect(lines.filter((l) => !cases.has(l))).toEqual([]);
+  });
+
   it('every script beside a test is imported by that test, so the test runs the file users run', () => {
     const notImported: string[] = [];
     for (const name of examples) {
