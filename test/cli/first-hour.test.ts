@@ -184,6 +184,8 @@ describe('help', () => {
   it('demo --help says the tour runs on a temporary file unless --db names a new one', async () => {
     const run = await runCli(['demo', '--help']);
     expect(run.code).toBe(0);
-    expect(run.stdout.replace(/\s+/g, ' ')).toContain('a temporary file, removed afterwards; --db NEW_PATH keeps it');
+    expect(run.stdout.replace(/\s+/g, ' ')).toContain(
+      'a guided tour on a temporary store, removed afterwards (--db NEW_PATH keeps it)',
+    );
   });
 });
