@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { useFreshStore } from './run-cli';
 
@@ -32,8 +32,9 @@ describe('event time and context in the CLI', () => {
   it('refuses an --at that is not a date, writing nothing', async () => {
     const run = await cli('remember', 'Something.', '--type', 'user', '--at', 'last tuesday');
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/INVALID_INPUT.*occurredAt must be an ISO 8601 date/);
-    expect((await cli('stats', '--json')).json().total).toBe(0);
+    // A usage error naming the flag (it spoke of the API's occurredAt); refused before any store is opened.
+    expect(run.stderr).toMatch(/USAGE.*--at <when>.*ISO 8601 date/);
+    expect(existsSync(store.db)).toBe(false);
   });
 
   it('import reads occurredAt and context columns, and checks occurredAt', async () => {

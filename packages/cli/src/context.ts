@@ -124,7 +124,7 @@ export class CliContext {
         if (none) {
           throw new AgentMemoryError(
             'NOT_FOUND',
-            `No memory database at ${path}${none === 'empty' ? ' (an empty file)' : ''}. Create one with \`agentmem remember\` or \`agentmem import\`, or pass --db with an existing file.`,
+            `No memory database at ${path}${none === 'empty' ? ' (an empty file)' : ''}. Create one with \`agentmem remember\`, \`agentmem import\` or \`agentmem skills load DIR\`, or pass --db with an existing file.`,
             { details: { path } },
           );
         }

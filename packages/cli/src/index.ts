@@ -50,11 +50,11 @@ function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
       'No command given: run agentmem <command> (agentmem --help lists the commands, agentmem <command> --help its subcommands and options).',
     );
   }
-  const { code, message, exitCode, stack, details, helpHint } = describeError(ctx.explain(error));
+  const { code, message, exitCode, stack, details, helpHint, helpCommand } = describeError(ctx.explain(error));
   if (ctx.json || jsonFlag) {
     ctx.io.stderr(`${jsonError(code, message, details)}\n`);
   } else {
-    const hint = helpHint ? ' (see agentmem --help)' : '';
+    const hint = helpHint ? ` (see ${helpCommand ?? 'agentmem'} --help)` : '';
     // One line, and stored text in a message cannot drive the terminal.
     ctx.io.stderr(`error [${code}]: ${toDisplayText(message).replace(/\s*\n\s*/g, ' ')}${hint}\n`);
     if (stack && process.env.AGENTMEM_DEBUG) ctx.io.stderr(`${stack}\n`);

@@ -35,6 +35,18 @@ export function parseNowOption(value: string): number | string {
   );
 }
 
+/**
+ * An event time (`remember --at`): what core's `occurredAt` takes from a string, a date first and anything
+ * Date.parse reads after it, so a mistake is a usage error naming the flag, not an error about `occurredAt`.
+ */
+export function parseAtOption(value: string): string {
+  const text = value.trim();
+  if (/^\d{4}-\d{2}-\d{2}/.test(text) && Number.isFinite(Date.parse(text))) return text;
+  throw new InvalidArgumentError(
+    `Expected an ISO 8601 date or date-time such as 2023-05-08 or 2023-05-08T13:56:00Z, got ${JSON.stringify(value)}.`,
+  );
+}
+
 /** Decimal only: `0x1`, `1e400`, `Infinity` and `''` are refused (Number() would read the first as 1). */
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 

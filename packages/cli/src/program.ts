@@ -86,7 +86,24 @@ export function buildProgram(ctx: CliContext): Command {
     });
   for (const command of commands) command.register(program, ctx);
   registerHelp(program);
+  pointUsageErrorsAtOwnHelp(program);
   return program;
+}
+
+/**
+ * A usage error of `agentmem recall` (unknown option, missing argument, bad value) names
+ * `agentmem recall --help`, which lists recall's options; the top-level help does not.
+ */
+function pointUsageErrorsAtOwnHelp(parent: Command): void {
+  for (const command of parent.commands) {
+    const names: string[] = [];
+    for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+    const helpCommand = `agentmem ${names.join(' ')}`;
+    command.exitOverride((error) => {
+      throw Object.assign(error, { helpCommand });
+    });
+    pointUsageErrorsAtOwnHelp(command);
+  }
 }
 
 /** `agentmem help [command...]`: that command's help, or a usage error naming an unknown one. */

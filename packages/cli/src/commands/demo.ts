@@ -5,6 +5,8 @@ import { runDemo } from '../demo';
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('demo')
-    .description('a guided tour on a fresh local store: memories, recall, prompt injection, history')
+    .description(
+      'a guided tour on a temporary store, removed afterwards (--db NEW_PATH keeps it): memories, recall, prompt injection, history',
+    )
     .action(() => runDemo(ctx));
 }

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  AgentMemoryError,
   type ConfigurationResult,
   EVAL_INGEST_MODES,
   EVAL_SIGNALS,
@@ -11,6 +12,7 @@ import {
   type EvalSignal,
   type EvalSuite,
   InMemoryBackend,
+  isMemoryType,
   loadEvalFile,
   MemoryStore,
   runEval,
@@ -134,7 +136,9 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option('--in-memory', 'run on in-memory stores instead of temporary SQLite files')
     .action(async (file: string, options: EvalCommandOptions) => {
-      const suite = await loadEvalFile(file);
+      const suite = await loadEvalFile(file).catch((error: unknown) => {
+        throw memoriesGivenAsCases(file, error) ?? error;
+      });
       const report = await evaluate(ctx, suite, options);
       const gates = checkGates(report, options);
       if (gates.some((g) => !g.passed)) ctx.exitCode = 1;
@@ -143,6 +147,35 @@ export function register(program: Command, ctx: CliContext): void {
         printReport(ctx, report, options, gates);
       });
     });
+}
+
+/**
+ * A file of memories (an `agentmem export`, an import file) given to eval: core reports every line as
+ * "says neither of case, session, …"; the user needs to hear that eval wants questions about memories.
+ */
+function memoriesGivenAsCases(file: string, error: unknown): AgentMemoryError | undefined {
+  if (!AgentMemoryError.hasCode(error, 'INVALID_INPUT')) return undefined;
+  let first: unknown;
+  try {
+    const line = readFileSync(file, 'utf8')
+      .split('\n')
+      .find((l) => l.trim() !== '');
+    first = JSON.parse(line ?? '');
+  } catch {
+    return undefined;
+  }
+  const memoryLine =
+    typeof first === 'object' &&
+    first !== null &&
+    typeof (first as { content?: unknown }).content === 'string' &&
+    isMemoryType((first as { type?: unknown }).type) &&
+    !('memory' in first);
+  if (!memoryLine) return undefined;
+  return new AgentMemoryError(
+    'INVALID_INPUT',
+    `${file} holds memories ("content" and "type" on each line, as \`agentmem export\` writes them), not eval cases; nothing was run. A case file says what to store and what must come back: {"memory": "Orders live in PostgreSQL 16", "id": "m1"}, then {"question": "where are orders stored?", "expect": ["m1"]} (docs/eval.md). To load the memories into a store, use \`agentmem import ${file}\`.`,
+    { cause: error, details: (error as AgentMemoryError).details },
+  );
 }
 
 async function evaluate(ctx: CliContext, suite: EvalSuite, options: EvalCommandOptions): Promise<EvalReport> {

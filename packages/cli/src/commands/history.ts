@@ -12,9 +12,13 @@ export function register(program: Command, ctx: CliContext): void {
       const memory = await ctx.openMemory({ mustExist: true });
       const entries = await memory.history(id);
       if (entries.length === 0) {
-        throw new AgentMemoryError('NOT_FOUND', `No memory or history with id ${id} in this scope.`, {
-          details: { id },
-        });
+        throw new AgentMemoryError(
+          'NOT_FOUND',
+          `No memory or history with id ${id} in this scope. Find ids with \`agentmem recall\` (\`agentmem export\` lists inactive ones too); a memory of another tenant needs its --tenant.`,
+          {
+            details: { id },
+          },
+        );
       }
       ctx.emit({ id, entries }, () => ctx.table(historyRows(entries), HISTORY_COLUMNS));
     });

@@ -9,8 +9,9 @@ import {
 } from '@agentmem/core';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context';
+import { CliError } from '../errors';
 import { describeMemory } from '../output';
-import { parseFraction, parseList } from '../parse';
+import { parseAtOption, parseFraction, parseList } from '../parse';
 
 export interface RememberOptions {
   type: MemoryType;
@@ -47,11 +48,17 @@ export function register(program: Command, ctx: CliContext): void {
     .command('remember')
     .description('store a memory; the same content is stored once, a similar one that says otherwise is superseded')
     .argument('<content>', 'the fact to remember')
-    .addOption(new Option('-t, --type <type>', 'memory type').choices(MEMORY_TYPES).makeOptionMandatory())
+    // Checked in the action, not by commander: commander checks mandatory options before arguments, so a bare
+    // `agentmem remember` would ask for --type first and for the content only on the second try.
+    .addOption(new Option('-t, --type <type>', 'memory type, required').choices(MEMORY_TYPES))
     .option('-i, --importance <n>', 'importance from 0 to 1 (default 0.5)', parseFraction)
     .option('--tags <list>', 'comma-separated tags', parseList)
     .option('--metadata <json>', 'a JSON object stored with the memory', parseMetadata)
-    .option('--at <when>', 'when it happened, ISO 8601 (e.g. 2023-05-08 or 2023-05-08T13:56:00Z); default now')
+    .option(
+      '--at <when>',
+      'when it happened, ISO 8601 (e.g. 2023-05-08 or 2023-05-08T13:56:00Z); default now',
+      parseAtOption,
+    )
     .option(
       '--context <text>',
       'text that helps find it (the conversation or document it came from), never shown as its content',
@@ -62,6 +69,14 @@ export function register(program: Command, ctx: CliContext): void {
         .default('supersede'),
     )
     .action(async (content: string, options: RememberOptions) => {
+      if (options.type === undefined) {
+        throw new CliError(
+          'USAGE',
+          `remember needs --type, one of ${MEMORY_TYPES.join(', ')}: agentmem remember "Orders live in PostgreSQL 16" --type project.`,
+          2,
+          { helpHint: false },
+        );
+      }
       const memory = await ctx.openMemory();
       const outcome = await rememberOne(memory, toInput(content, options), options.onConflict);
       ctx.emit(outcome, () => printOutcome(ctx, outcome));

@@ -202,7 +202,13 @@ export function register(program: Command, ctx: CliContext): void {
       const memory = await ctx.openMemory({ mustExist: true });
       let mergeId = id;
       if (!mergeId) {
-        if (!options.last) throw new CliError('USAGE', 'Give a merge id, or --last for the most recent merge.');
+        if (!options.last)
+          throw new CliError(
+            'USAGE',
+            'Give a merge id (`agentmem merges` lists them), or --last for the most recent merge.',
+            2,
+            { helpHint: false },
+          );
         const merges = await memory.listMerges();
         const last = merges.find((m) => m.status === 'applied');
         if (!last)

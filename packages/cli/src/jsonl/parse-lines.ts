@@ -1,6 +1,7 @@
 import {
   AgentMemoryError,
   DEFAULT_WRITE_LIMITS,
+  MEMORY_TYPES,
   type StoredMemoryFields,
   validateStoredFields,
   type WriteLimits,
@@ -46,7 +47,12 @@ export function parseMemoryLines(text: string, limits: WriteLimits = DEFAULT_WRI
     } catch (error) {
       if (!AgentMemoryError.hasCode(error, 'INVALID_INPUT')) throw error;
       const { field, rule } = error.details as { field?: string; rule?: string };
-      result.errors.push({ line, message: error.message, ...(field ? { field } : {}), ...(rule ? { rule } : {}) });
+      // Core names the value it got ("Unknown memory type undefined"); a line without the key needs the key named.
+      const message =
+        field === 'type' && isObject(parsed) && parsed.type === undefined
+          ? `"type" is missing: add "type" with one of ${MEMORY_TYPES.join(', ')}.`
+          : error.message;
+      result.errors.push({ line, message, ...(field ? { field } : {}), ...(rule ? { rule } : {}) });
       return;
     }
     if (value.id !== undefined) {
@@ -60,4 +66,8 @@ export function parseMemoryLines(text: string, limits: WriteLimits = DEFAULT_WRI
     result.lines.push({ line, value });
   });
   return result;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
