@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { HashingEmbedder, MemoryStore } from '@agentmem/core';
 import { SqliteBackend } from '@agentmem/sqlite';
 import Database from 'better-sqlite3';
-import { type CrashResult, integrity } from './crash-trials';
+import { type CrashResult, emptyResult, integrity, seededRandom } from './crash-trials';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const child = fileURLToPath(new URL('./bulk-ingest-child.ts', import.meta.url));
@@ -80,20 +80,8 @@ export async function bulkIngestTrials(short: boolean, seed = 1): Promise<CrashR
   const count = short ? 2000 : 6000;
   const batch = short ? 250 : 500;
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-faults-ingest-'));
-  let state = seed;
-  const random = () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-  const result: CrashResult = {
-    operation: `bulk ingest (rememberMany, ${count / batch} batches of ${batch}, then close)`,
-    trials: 0,
-    interrupted: 0,
-    failures: 0,
-    recordsLost: 0,
-    halfApplied: 0,
-    notes: [],
-  };
+  const random = seededRandom(seed);
+  const result = emptyResult(`bulk ingest (rememberMany, ${count / batch} batches of ${batch}, then close)`);
   try {
     const full = await runChild([join(dir, 'full.db'), String(count), String(batch)], undefined);
     if (!full.closed) throw new Error(`the bulk ingest did not complete without a kill: ${full.stderr}`);

@@ -28,6 +28,20 @@ export interface CrashResult {
   notes: string[];
 }
 
+/** A result with no trials yet, for one operation. */
+export function emptyResult(operation: string): CrashResult {
+  return { operation, trials: 0, interrupted: 0, failures: 0, recordsLost: 0, halfApplied: 0, notes: [] };
+}
+
+/** A seeded uniform [0, 1) generator (a linear congruence), so a fault run can be repeated from its seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
 async function cli(...argv: string[]): Promise<void> {
   let err = '';
   const code = await main(argv, { stdout: () => {}, stderr: (t) => (err += t), isTTY: false });
@@ -144,24 +158,12 @@ function runChild(
 
 export async function crashTrials(trialsPerOperation: number, size: number, seed = 1): Promise<CrashResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-faults-'));
-  let state = seed;
-  const random = () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
+  const random = seededRandom(seed);
   try {
     const operations = await prepare(dir, size);
     const results: CrashResult[] = [];
     for (const op of operations) {
-      const result: CrashResult = {
-        operation: op.name,
-        trials: 0,
-        interrupted: 0,
-        failures: 0,
-        recordsLost: 0,
-        halfApplied: 0,
-        notes: [],
-      };
+      const result = emptyResult(op.name);
       const before = await fingerprint(op.base);
       const afterDb = join(dir, `${op.name}-after.db`);
       copyFileSync(op.base, afterDb);

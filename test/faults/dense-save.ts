@@ -15,7 +15,7 @@ import { MemoryStore } from '@agentmem/core';
 import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import { SqliteBackend } from '@agentmem/sqlite';
 import Database from 'better-sqlite3';
-import { type CrashResult, integrity } from './crash-trials';
+import { type CrashResult, emptyResult, integrity, seededRandom } from './crash-trials';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const child = fileURLToPath(new URL('./dense-save-child.ts', import.meta.url));
@@ -115,20 +115,10 @@ export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashRe
   const batches = 4;
   const batch = short ? 300 : 500;
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-faults-dense-'));
-  let state = seed;
-  const random = () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-  const result: CrashResult = {
-    operation: `a dense-index save (first dense search of ${base} memories, then ${batches} batches of ${batch} and close)`,
-    trials: 0,
-    interrupted: 0,
-    failures: 0,
-    recordsLost: 0,
-    halfApplied: 0,
-    notes: [],
-  };
+  const random = seededRandom(seed);
+  const result = emptyResult(
+    `a dense-index save (first dense search of ${base} memories, then ${batches} batches of ${batch} and close)`,
+  );
   try {
     // The template: memories written, never searched, so the file holds no saved dense index.
     const template = join(dir, 'template.db');

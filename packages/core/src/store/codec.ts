@@ -95,15 +95,14 @@ export function createEntryId(memoryId: string): string {
  */
 export function impliedCreate(r: BackendRecord): HistoryEntry {
   const memory = recordToMemory(r);
-  const entry = { id: createEntryId(memory.id), memoryId: memory.id, action: 'create', at: memory.createdAt } as {
-    id: string;
-    memoryId: string;
-    action: 'create';
-    at: string;
-  } & Partial<Pick<HistoryEntry, 'memory' | 'agentId'>>;
-  entry.memory = memory;
-  if (memory.agentId) entry.agentId = memory.agentId;
-  return entry as HistoryEntry;
+  return {
+    id: createEntryId(memory.id),
+    memoryId: memory.id,
+    action: 'create',
+    at: memory.createdAt,
+    memory,
+    ...(memory.agentId ? { agentId: memory.agentId } : {}),
+  };
 }
 
 export function historyToRecord(entry: HistoryEntry, tenant: string): BackendRecord {
