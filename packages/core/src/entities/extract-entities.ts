@@ -77,6 +77,11 @@ export function extractEntities(content: string, options: ExtractEntitiesOptions
   return [...found.values()];
 }
 
+/** Keeps the first mention of each non-empty key. */
+function add(found: Map<string, EntityMention>, mention: EntityMention): void {
+  if (mention.key !== '' && !found.has(mention.key)) found.set(mention.key, mention);
+}
+
 /**
  * `extractEntities` in two parts: the entities found for certain, and the
  * single capitalised words that open a sentence (names only if known).
@@ -87,25 +92,28 @@ export function scanEntities(
 ): { found: Map<string, EntityMention>; openers: EntityMention[] } {
   const found = new Map<string, EntityMention>();
   const openers: EntityMention[] = [];
-  const add = (mention: EntityMention) => {
-    if (mention.key !== '' && !found.has(mention.key)) found.set(mention.key, mention);
-  };
   let text = content;
   const speaker = options.speaker?.trim();
   if (speaker) {
-    add({ key: entityKey(speaker), name: speaker, kind: 'person', source: 'speaker' });
+    add(found, { key: entityKey(speaker), name: speaker, kind: 'person', source: 'speaker' });
     if (text.startsWith(`${speaker}:`)) text = text.slice(speaker.length + 1);
   }
-  const quoted: [number, number][] = [];
-  for (const m of QUOTE_OPENER.test(text) ? text.matchAll(QUOTED) : []) {
-    const title = (m[1] ?? m[2] ?? '').trim();
-    if (!/\p{Lu}/u.test(title) || !isWord(title)) continue; // a quoted phrase in lower case is speech, not a title
-    quoted.push([m.index ?? 0, (m.index ?? 0) + m[0].length]);
-    add({ key: entityKey(title), name: title, kind: 'title', source: 'text' });
+  // `exec` loops over the shared global patterns rather than `matchAll`, which copies the pattern and
+  // makes an iterator per call (a bulk write scans every memory); lastIndex is reset before each loop.
+  let quoted: [number, number][] | undefined;
+  if (QUOTE_OPENER.test(text)) {
+    QUOTED.lastIndex = 0;
+    for (let m = QUOTED.exec(text); m !== null; m = QUOTED.exec(text)) {
+      const title = (m[1] ?? m[2] ?? '').trim();
+      if (!/\p{Lu}/u.test(title) || !isWord(title)) continue; // a quoted phrase in lower case is speech, not a title
+      (quoted ??= []).push([m.index, m.index + m[0].length]);
+      add(found, { key: entityKey(title), name: title, kind: 'title', source: 'text' });
+    }
   }
-  for (const m of text.matchAll(NAME_RUN)) {
-    const at = m.index ?? 0;
-    if (quoted.some(([s, e]) => at >= s && at < e)) continue;
+  NAME_RUN.lastIndex = 0;
+  for (let m = NAME_RUN.exec(text); m !== null; m = NAME_RUN.exec(text)) {
+    const at = m.index;
+    if (quoted?.some(([s, e]) => at >= s && at < e)) continue;
     const before = text.slice(Math.max(0, at - 24), at);
     const titled = PERSON_TITLE.test(before);
     const kind = titled ? 'person' : PLACE_BEFORE.test(before) ? 'place' : 'name';
@@ -134,13 +142,13 @@ export function scanEntities(
       while (parts.length > 0 && JOINERS.test(parts[0]!)) parts.shift();
       if (parts.length === 0) continue;
       const name = bare(parts.join(' '));
-      add({ key: entityKey(name), name, kind, source: 'text' });
+      add(found, { key: entityKey(name), name, kind, source: 'text' });
     }
   }
   if (options.at !== undefined) {
     for (const t of timeMentions(text, options.at)) {
       const { key, name } = dateEntity(t.start, t.unit);
-      add({
+      add(found, {
         key,
         name,
         kind: 'date',

@@ -131,8 +131,15 @@ export async function batchEntities(
   // Per memory: no map of its own when nothing is given (the scan's map is used as it is), no
   // temporary arrays for the batch's sets; most memories of a bulk write name no entity at all.
   const noOpeners: EntityMention[] = [];
+  // A batch's memories mostly share one time (rememberMany stamps them with one instant): parsed once.
+  let lastTime: string | undefined;
+  let lastAt = Number.NaN;
   const scanned = items.map((item) => {
-    const at = Date.parse(item.occurredAt);
+    if (item.occurredAt !== lastTime) {
+      lastTime = item.occurredAt;
+      lastAt = Date.parse(lastTime);
+    }
+    const at = lastAt;
     const given = item.given;
     let mentions: Map<string, EntityMention> | undefined;
     if (given && given.length > 0) {

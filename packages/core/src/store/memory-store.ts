@@ -368,15 +368,16 @@ export class MemoryStore {
     const planned = valid.map((v) => {
       const namespace = v.namespace ?? namespaceFor(v.type, this.branchName);
       const hash = contentHash(v.content);
-      return { v, namespace, hash, derivedId: stableId('mem', this.tenant, namespace, hash) };
+      // The duplicate key (findByHashes' key) built once: both lookups and the batch's own map use it.
+      const key = `${namespace}\u0000${hash}`;
+      return { v, namespace, hash, key, derivedId: stableId('mem', this.tenant, namespace, hash) };
     });
     // One lookup per namespace and one id check for the whole batch, not one round trip per memory.
     const existingByKey = await this.findByHashes(planned);
     const takenIds = await this.existingIds(planned.map((p) => p.v.id ?? p.derivedId));
     const freshIds = new Set<string>();
     for (let i = 0; i < planned.length; i++) {
-      const { v, namespace, hash, derivedId } = planned[i]!;
-      const key = `${namespace}\u0000${hash}`;
+      const { v, namespace, hash, key, derivedId } = planned[i]!;
       const inBatch = seen.get(key);
       if (inBatch) {
         results[i] = inBatch;
@@ -439,7 +440,7 @@ export class MemoryStore {
         const now = await this.findByHashes(fresh.map((f) => planned[f.index]!));
         const items: { memory: Memory; vector: Float32Array }[] = [];
         fresh.forEach((f, i) => {
-          const other = now.get(`${f.memory.namespace}\u0000${f.memory.contentHash}`);
+          const other = now.get(planned[f.index]!.key);
           if (other) results[f.index] = other;
           else items.push({ memory: f.memory, vector: vectors[i]! });
         });
