@@ -106,7 +106,8 @@ export function scanEntities(
     for (let m = QUOTED.exec(text); m !== null; m = QUOTED.exec(text)) {
       const title = (m[1] ?? m[2] ?? '').trim();
       if (!/\p{Lu}/u.test(title) || !isWord(title)) continue; // a quoted phrase in lower case is speech, not a title
-      (quoted ??= []).push([m.index, m.index + m[0].length]);
+      quoted ??= [];
+      quoted.push([m.index, m.index + m[0].length]);
       add(found, { key: entityKey(title), name: title, kind: 'title', source: 'text' });
     }
   }
