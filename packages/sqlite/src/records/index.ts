@@ -19,6 +19,7 @@ export {
   jsonPath,
   parseColumn,
   type PayloadTexts,
+  payloadTextsFor,
   pick,
   type ReadSource,
   type RecordRow,

@@ -1,6 +1,6 @@
 import type { BackendRecord, JsonObject } from '@agentmem/core';
 import { describe, expect, it } from 'vitest';
-import { encodeRecord, type PayloadTexts } from './record-codec';
+import { encodeRecord, type PayloadTexts, payloadTextsFor } from './record-codec';
 
 const record = (id: string, payload: unknown): BackendRecord => ({
   id,
@@ -38,5 +38,21 @@ describe('payload JSON of one write', () => {
     const texts: PayloadTexts = new Map();
     encodeRecord(record('m', memory), texts);
     expect(() => encodeRecord(record('h', { memory, big: 1n }), texts)).toThrow(TypeError);
+  });
+});
+
+describe('which writes keep payload texts', () => {
+  it('keeps them only when a record holds another record of the write as a value', () => {
+    const memories = [1, 2, 3].map((i) => record(`m${i}`, { id: `m${i}`, tags: [], metadata: {} }));
+    // rememberMany's batch: memories only, each holding arrays and objects of its own.
+    expect(payloadTextsFor(memories)).toBeUndefined();
+    expect(payloadTextsFor([record('h', { memory: memories[0]!.payload })])).toBeUndefined();
+    // writeMemories: the memories, then history entries holding them.
+    const withHistory = [...memories, record('h1', { id: 'h1', memoryId: 'm1', memory: memories[0]!.payload })];
+    expect(payloadTextsFor(withHistory)).toBeInstanceOf(Map);
+    // Either way each payload's text is JSON.stringify's.
+    for (const texts of [payloadTextsFor(memories), payloadTextsFor(withHistory)]) {
+      for (const r of withHistory) expect(encodeRecord(r, texts).payload).toBe(JSON.stringify(r.payload));
+    }
   });
 });

@@ -94,6 +94,27 @@ export function encodeRecord(r: BackendRecord, payloads?: PayloadTexts): Encoded
 export type PayloadTexts = Map<object, string>;
 
 /**
+ * The payload texts one write keeps, or `undefined` when no record of it holds another's payload as
+ * a value (a history entry's copy of the memory written beside it), so none would be reused: kept,
+ * every payload's text (5,000 of ~540 bytes for a `rememberMany` batch, which writes no history
+ * rows) lived until the write ended, outliving the young generation's collections.
+ */
+export function payloadTextsFor(records: readonly BackendRecord[]): PayloadTexts | undefined {
+  if (records.length < 2) return undefined;
+  const payloads = new Set<object>();
+  for (const r of records) if (r.payload !== null && typeof r.payload === 'object') payloads.add(r.payload);
+  for (const r of records) {
+    const values = r.payload as Record<string, unknown>;
+    if (values === null || typeof values !== 'object') continue;
+    for (const key of Object.keys(values)) {
+      const value = values[key];
+      if (value !== null && typeof value === 'object' && value !== values && payloads.has(value)) return new Map();
+    }
+  }
+  return undefined;
+}
+
+/**
  * `JSON.stringify(payload)`, with the text of a value already encoded in this write put in as it
  * is: the same text, since a plain object without `toJSON` encodes the same wherever it sits.
  * Only payloads whose other values are primitives are composed (nothing else could differ).

@@ -11,7 +11,7 @@ import {
   INDEXED_SETS,
   INDEXED_SLOTS,
   multiRowInsert,
-  type PayloadTexts,
+  payloadTextsFor,
   ROW_VALUES,
 } from '../records';
 import { ATTRIBUTE_COLUMNS, VECTOR_TABLE } from '../schema';
@@ -61,8 +61,9 @@ export async function upsert(ctx: StoreContext, records: readonly BackendRecord[
     );
     let fresh: BackendRecord[] = [];
     const freshIds = new Set<string>();
-    // A history entry holds a copy of the memory written beside it: its JSON is encoded once.
-    const payloads: PayloadTexts = new Map();
+    // A history entry holds a copy of the memory written beside it: its JSON is encoded once (when the
+    // write holds such a copy; else no text is kept past its slice).
+    const payloads = payloadTextsFor(records);
     const flush = () => {
       // Encoded a slice at a time: a whole batch's encoded rows (JSON, JSONB, codes: ~3 KB a memory with
       // its history row) outlived many young-generation collections, each copying them again.
