@@ -1138,8 +1138,9 @@ export class MemoryStore {
   private async findByHashes(items: readonly { namespace: string; hash: string }[]): Promise<Map<string, Memory>> {
     const byNamespace = new Map<string, Set<string>>();
     for (const { namespace, hash } of items) {
-      const hashes = byNamespace.get(namespace) ?? new Set<string>();
-      byNamespace.set(namespace, hashes.add(hash));
+      const hashes = byNamespace.get(namespace);
+      if (hashes) hashes.add(hash);
+      else byNamespace.set(namespace, new Set([hash]));
     }
     const found = new Map<string, Memory>();
     for (const [namespace, hashes] of byNamespace) {

@@ -102,11 +102,11 @@ export type PayloadTexts = Map<object, string>;
 export function payloadTextsFor(records: readonly BackendRecord[]): PayloadTexts | undefined {
   if (records.length < 2) return undefined;
   const payloads = new Set<object>();
-  for (const r of records) if (r.payload !== null && typeof r.payload === 'object') payloads.add(r.payload);
-  for (const r of records) {
-    const values = r.payload as Record<string, unknown>;
-    if (values === null || typeof values !== 'object') continue;
-    for (const key of Object.keys(values)) {
+  for (let i = 0; i < records.length; i++) payloads.add(records[i]!.payload);
+  // for...in (no key array per record); it also visits inherited keys, which only errs towards a map.
+  for (let i = 0; i < records.length; i++) {
+    const values = records[i]!.payload as Record<string, unknown>;
+    for (const key in values) {
       const value = values[key];
       if (value !== null && typeof value === 'object' && value !== values && payloads.has(value)) return new Map();
     }
