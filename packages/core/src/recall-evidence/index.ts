@@ -1,6 +1,6 @@
 export { byScore, endsInQuestion, speakerOf, turnPlace } from './conversation-turn';
 export { isListQuestion } from './list-question';
-export { applyReplyEvidence, REPLY_EVIDENCE_WEIGHT } from './reply-evidence';
+export { applyReplyEvidence, REPLY_ANSWER_WEIGHT, REPLY_EVIDENCE_WEIGHT, replyWeightFor } from './reply-evidence';
 export {
   applySpeakerFocus,
   FOCUS_CONFIDENCE,

@@ -5,7 +5,7 @@ import { HashingEmbedder } from '../embedding';
 import { MemoryStore } from '../store/memory-store';
 import { endsInQuestion } from './conversation-turn';
 import { isListQuestion } from './list-question';
-import { applyReplyEvidence, REPLY_EVIDENCE_WEIGHT } from './reply-evidence';
+import { applyReplyEvidence, REPLY_ANSWER_WEIGHT, REPLY_EVIDENCE_WEIGHT, replyWeightFor } from './reply-evidence';
 import {
   applySpeakerFocus,
   FOCUS_CONFIDENCE,
@@ -181,6 +181,30 @@ describe('applyReplyEvidence', () => {
       turn('another call', 'Bot: Your flight is at 9.', { sessionId: 's1', turn: 1 }, 0.1),
     ];
     expect(applyReplyEvidence(hits)).toEqual(hits);
+  });
+
+  it('puts the answer to a matching chat question just above it for a question asking what or why, not when or for a list', () => {
+    // The chat's question "What made you pick it?" matches the query (after the x0.8 question penalty:
+    // 0.8); a turn restating the topic matches a little better (0.85); the answer matches nothing.
+    const hits = [
+      turn('other', 'Caroline: Researching adoption agencies has been a dream.', { sessionId: 's1', turn: 8 }, 0.85),
+      turn(
+        'question',
+        'Melanie: Wow, that agency looks great! What made you pick it?',
+        { sessionId: 's1', turn: 10 },
+        0.8,
+      ),
+      turn('answer', "Caroline: I chose them 'cause they help LGBTQ+ folks.", { sessionId: 's1', turn: 11 }, 0.1),
+    ];
+    const why = 'Why did Caroline choose the adoption agency?';
+    expect(replyWeightFor(why, false)).toBe(REPLY_ANSWER_WEIGHT);
+    expect(order(applyReplyEvidence(hits, replyWeightFor(why, false)))).toEqual(['answer', 'other', 'question']);
+    // A when question (time evidence ranks those) and a list question keep the reply level with the question.
+    expect(replyWeightFor('When did Caroline choose the adoption agency?', true)).toBe(REPLY_EVIDENCE_WEIGHT);
+    expect(replyWeightFor('What agencies has Caroline contacted?', false)).toBe(REPLY_EVIDENCE_WEIGHT);
+    // (level with the question: the tie is broken by id)
+    expect(order(applyReplyEvidence(hits, REPLY_EVIDENCE_WEIGHT))).toEqual(['other', 'answer', 'question']);
+    expect(order(applyReplyEvidence(hits))).toEqual(['other', 'answer', 'question']);
   });
 
   it('joins a question to its reply only within one tenant and namespace', () => {

@@ -51,7 +51,7 @@ import {
   namespaceFor,
   recallNamespaces,
 } from '../scope';
-import { applyReplyEvidence, applySpeakerFocus, LIST_FOCUS_WEIGHT } from '../recall-evidence';
+import { applyReplyEvidence, applySpeakerFocus, LIST_FOCUS_WEIGHT, replyWeightFor } from '../recall-evidence';
 import { contentHash } from '../text';
 import { newId, stableId, toMillis } from '../util';
 import {
@@ -550,7 +550,7 @@ export class MemoryStore {
     const rescore = async (hits: SearchHit[]) => {
       let rescored = applyKeywordEvidence(hits, keywordEvidence);
       // Conversation evidence before the entity hop, so the hop follows the candidates it put first.
-      if (replyEvidence) rescored = applyReplyEvidence(rescored);
+      if (replyEvidence) rescored = applyReplyEvidence(rescored, replyWeightFor(query, asksTime));
       if (speakerFocus) rescored = applySpeakerFocus(rescored, query, { listWeight: listFocus, asksTime });
       return entities ? applyEntityEvidence(rescored, { backend: this.backend, query, filter, pool }) : rescored;
     };
