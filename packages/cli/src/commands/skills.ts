@@ -186,7 +186,7 @@ export function register(program: Command, ctx: CliContext): void {
         },
         () => {
           ctx.print(
-            `Loaded ${result.skills.length} skills from ${dir}: ${result.added.length} added, ${result.updated.length} updated, ${result.unchanged.length} unchanged.`,
+            `Loaded ${result.skills.length} ${result.skills.length === 1 ? 'skill' : 'skills'} from ${dir}: ${result.added.length} added, ${result.updated.length} updated, ${result.unchanged.length} unchanged.`,
           );
           if (result.skills.length > 0) ctx.table(skillRows(result.skills), SKILL_COLUMNS);
           for (const p of result.problems) ctx.note(problemLine(p));
