@@ -1,5 +1,8 @@
 // Small frictions a new user met in a walkthrough of the CLI, each checked as the user meets it.
-import { describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeCohereServer } from '../cohere/fake-cohere-server';
 import { runCli, useFreshStore } from './run-cli';
 
 describe('recall --include-superseded', () => {
@@ -7,13 +10,14 @@ describe('recall --include-superseded', () => {
 
   it('ranks the active memory before the one it superseded when both score the same, whichever came first', async () => {
     // "14" and "16" weigh the same for the query: the two memories tie on every signal.
-    for (const [older, newer] of [
+    const pairs: [string, string][] = [
       ['We deploy with PostgreSQL 14', 'We deploy with PostgreSQL 16'],
       ['We deploy with PostgreSQL 16', 'We deploy with PostgreSQL 14'],
-    ]) {
+    ];
+    for (const [older, newer] of pairs) {
       const db = ['--db', store.tmp.path(`${older.slice(-2)}.db`), '--branch', 'main'];
       for (const content of [older, newer])
-        expect((await runCli([...db, 'remember', content!, '-t', 'project'])).code).toBe(0);
+        expect((await runCli([...db, 'remember', content, '-t', 'project'])).code).toBe(0);
       const run = await runCli([...db, '--json', 'recall', 'PostgreSQL', '--include-superseded']);
       const results = run.json().results as { content: string; memory: { supersededBy?: string } }[];
       expect(results.map((r) => r.content)).toEqual([newer, older]);
@@ -22,3 +26,70 @@ describe('recall --include-superseded', () => {
     }
   });
 });
+
+describe('--embedder cohere: without a key, or without a connection', () => {
+  const store = useFreshStore();
+  let cohere: FakeCohereServer;
+  const saved = { key: process.env.CO_API_KEY, url: process.env.AGENTMEM_COHERE_URL };
+  beforeAll(async () => {
+    cohere = await new FakeCohereServer().start();
+  });
+  afterAll(() => cohere.stop());
+  afterEach(() => {
+    for (const [name, value] of [
+      ['CO_API_KEY', saved.key],
+      ['AGENTMEM_COHERE_URL', saved.url],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    cohere.reset();
+  });
+  const cohereCli = (db: string, ...argv: string[]) =>
+    runCli(['--db', db, '--branch', 'main', '--embedder', 'cohere:embed-english-light-v3.0', ...argv]);
+
+  it('says how to set CO_API_KEY before opening the store or sending anything, and creates no store', async () => {
+    delete process.env.CO_API_KEY;
+    process.env.AGENTMEM_COHERE_URL = cohere.url;
+    const db = store.tmp.path('new/cohere.db');
+    const run = await cohereCli(db, 'remember', 'Orders live in PostgreSQL 16', '-t', 'project');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'error [AUTHENTICATION]: --embedder cohere:embed-english-light-v3.0 needs a Cohere API key and CO_API_KEY is not set: export CO_API_KEY=<your key> (keys are at dashboard.cohere.com/api-keys) and run the command again. Nothing was opened or sent.\n',
+    );
+    expect(cohere.requests).toHaveLength(0);
+    expect(existsSync(store.tmp.path('new'))).toBe(false);
+  });
+
+  it('is BACKEND_UNAVAILABLE naming the URL when Cohere cannot be reached; a store the failed command created is removed, one that was there stays', async () => {
+    process.env.CO_API_KEY = cohere.apiKey;
+    process.env.AGENTMEM_COHERE_URL = await closedUrl();
+    const db = store.tmp.path('new/cohere.db');
+    const offline = await cohereCli(db, 'remember', 'Orders live in PostgreSQL 16', '-t', 'project');
+    expect(offline.code).toBe(1);
+    expect(offline.stderr).toMatch(
+      /^error \[BACKEND_UNAVAILABLE\]: Cannot reach Cohere at http:\/\/127\.0\.0\.1:\d+ for embed after 4 attempts \(ECONNREFUSED\)\. Check the network connection and that AGENTMEM_COHERE_URL is right, then try again\.\n$/,
+    );
+    expect(readdirSync(store.tmp.dir)).toEqual([]);
+    // An empty file given as --db is put back as it was.
+    writeFileSync(store.db, '');
+    expect((await cohereCli(store.db, 'remember', 'Orders live in PostgreSQL 16', '-t', 'project')).code).toBe(1);
+    expect(readFileSync(store.db, 'utf8')).toBe('');
+    // A store with memories is never removed: the failure leaves it as it was.
+    process.env.AGENTMEM_COHERE_URL = cohere.url;
+    expect((await cohereCli(store.db, 'remember', 'Orders live in PostgreSQL 16', '-t', 'project')).code).toBe(0);
+    process.env.AGENTMEM_COHERE_URL = await closedUrl();
+    expect((await cohereCli(store.db, 'remember', 'Deploys run on Tuesdays', '-t', 'project')).code).toBe(1);
+    process.env.AGENTMEM_COHERE_URL = cohere.url;
+    expect((await cohereCli(store.db, '--json', 'stats')).json().total).toBe(1);
+  });
+});
+
+/** A local URL where nothing listens (a port that was free a moment ago). */
+async function closedUrl(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}

@@ -30,7 +30,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     code = report(ctx, error, json);
   }
   try {
-    await ctx.close();
+    await ctx.close(code !== 0);
   } catch (error) {
     code = Math.max(code, report(ctx, error, json));
   }
