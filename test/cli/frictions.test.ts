@@ -93,3 +93,22 @@ async function closedUrl(): Promise<string> {
   await new Promise((resolve) => probe.close(resolve));
   return `http://127.0.0.1:${port}`;
 }
+
+describe('one spelling of an option across commands', () => {
+  it('is --qdrant-url for inspect as for mcp; the old --qdrant still works, hidden from help', async () => {
+    for (const command of ['inspect', 'mcp']) {
+      const help = (await runCli([command, '--help'])).stdout;
+      expect(help, command).toContain('--qdrant-url <url>');
+      expect(help, command).not.toMatch(/--qdrant </);
+    }
+    // Both spellings reach the Qdrant server (nothing listens there), neither is an unknown option.
+    const url = await closedUrl();
+    for (const flag of ['--qdrant-url', '--qdrant']) {
+      const run = await runCli(['inspect', flag, url]);
+      expect(run.stderr, flag).toMatch(new RegExp(`^error \\[BACKEND_UNAVAILABLE\\]: Cannot reach Qdrant at ${url} `));
+    }
+    const both = await runCli(['inspect', '--qdrant', url, '--qdrant-url', url]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("option '--qdrant <url>' cannot be used with option '--qdrant-url <url>'");
+  });
+});
