@@ -112,3 +112,16 @@ describe('one spelling of an option across commands', () => {
     expect(both.stderr).toContain("option '--qdrant <url>' cannot be used with option '--qdrant-url <url>'");
   });
 });
+
+describe('usage errors of a command', () => {
+  it("point at that command's own help, not the top-level one", async () => {
+    const mcp = await runCli(['--embedder', 'hashing:64', 'mcp']);
+    expect(mcp.code).toBe(2);
+    expect(mcp.stderr).toMatch(
+      /^error \[USAGE\]: `agentmem mcp` serves stores of the default embedder only; .* \(see agentmem mcp --help\)\n$/,
+    );
+    // Errors of the program itself still name the top-level help, which lists the commands.
+    expect((await runCli(['help', 'bogus'])).stderr).toMatch(/\(see agentmem --help\)\n$/);
+    expect((await runCli(['--verbose'])).stderr).toMatch(/\(see agentmem --help\)\n$/);
+  });
+});

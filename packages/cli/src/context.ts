@@ -71,6 +71,8 @@ export interface OpenMemoryOptions {
 export class CliContext {
   /** Set by a command that ends without an error but not successfully (e.g. declined confirmation). */
   exitCode = 0;
+  /** The command whose action runs (`agentmem recall`): the help its usage errors name. */
+  command: string | undefined;
   private readonly opened = new Map<string, Promise<AgentMemory>>();
   /** Of the stores opened, the SQLite files this command created: what was there before, by the key of `opened`. */
   private readonly created = new Map<string, NewStore>();
