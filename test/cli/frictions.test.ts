@@ -1,5 +1,6 @@
 // Small frictions a new user met in a walkthrough of the CLI, each checked as the user meets it.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeCohereServer } from '../cohere/fake-cohere-server';
@@ -123,5 +124,50 @@ describe('usage errors of a command', () => {
     // Errors of the program itself still name the top-level help, which lists the commands.
     expect((await runCli(['help', 'bogus'])).stderr).toMatch(/\(see agentmem --help\)\n$/);
     expect((await runCli(['--verbose'])).stderr).toMatch(/\(see agentmem --help\)\n$/);
+  });
+});
+
+describe('skills load of one file', () => {
+  const store = useFreshStore();
+  const write = (name: string, text: string) => {
+    const path = store.tmp.path(name);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it('refuses a text file that is no skill file, naming what a skill file is, and creates no store', async () => {
+    const notes = [
+      [write('notes.txt', 'Always run the tests before pushing.\n'), 'it is a .txt file, not Markdown'],
+      [write('deploy.sh', '#!/bin/sh\necho deploy\n'), 'it is a .sh file, not Markdown'],
+      [write('CHANGELOG.md', '# Changelog\n\n## 1.0.0\n- first release\n'), 'it is Markdown without skill frontmatter'],
+      [write('post.md', '---\ntitle: A blog post\n---\nSome text.\n'), 'it is Markdown without skill frontmatter'],
+    ];
+    for (const [file, reason] of notes) {
+      const run = await store.cli('skills', 'load', file!);
+      expect(run.code, file).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(`error [INVALID_INPUT]: ${file} is not a skill: ${reason}. Nothing was loaded.`);
+      expect(run.stderr).toContain('A skill file is UTF-8 Markdown in one of four formats');
+    }
+    expect(existsSync(store.db)).toBe(false);
+  });
+
+  it('loads a skill file of each format', async () => {
+    const files = [
+      write('docker.md', '---\ndescription: Docker best practices\n---\nUse multi-stage builds.\n'),
+      write('python/SKILL.md', '---\nname: python\ndescription: Python conventions\n---\nUse pytest.\n'),
+      write(
+        '.cursor/rules/ci.mdc',
+        '---\ndescription: CI pipelines\nglobs: .github/workflows/*.yml\n---\nPin actions.\n',
+      ),
+      write('.claude/rules/api.md', '# API rules\nVersion every endpoint.\n'),
+    ];
+    for (const file of files) {
+      const run = await store.cli('skills', 'load', file);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^Loaded 1 skill from /);
+    }
+    expect((await store.cli('--json', 'skills', 'list')).json().skills).toHaveLength(4);
   });
 });
