@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { HashingEmbedder, MemoryStore } from '@agentmem/core';
 import { SqliteBackend } from '@agentmem/sqlite';
 import Database from 'better-sqlite3';
-import { type CrashResult, emptyResult, integrity, runChild, seededRandom } from './crash-trials';
+import { type CrashResult, checkTrial, emptyResult, runChild, seededRandom } from './crash-trials';
 
 const child = fileURLToPath(new URL('./bulk-ingest-child.ts', import.meta.url));
 const QUERIES = ['service port', 'fact 7 uses', 'port 3100', 'service 3 fact'];
@@ -65,16 +65,7 @@ export async function bulkIngestTrials(short: boolean, seed = 1): Promise<CrashR
     for (let t = 0; t < trials; t++) {
       const db = join(dir, `trial-${t}.db`);
       const run = await runIngestChild([db, String(count), String(batch)], random() * full.ms * 1.1);
-      result.trials++;
-      if (!run.closed) result.interrupted++;
-      let failed = false;
-      const fail = (note: string) => {
-        failed = true;
-        result.notes.push(`trial ${t}: ${note}`);
-      };
-      try {
-        const check = integrity(db);
-        if (check !== 'ok') fail(`integrity_check ${check}`);
+      await checkTrial(result, t, db, !run.closed, async (fail) => {
         const store = await MemoryStore.open({
           backend: new SqliteBackend({ path: db }),
           embedder: new HashingEmbedder(),
@@ -99,11 +90,7 @@ export async function bulkIngestTrials(short: boolean, seed = 1): Promise<CrashR
         raw.exec('DELETE FROM keyword_snapshot');
         raw.close();
         if (saved !== (await keywordHits(db))) fail('keyword search from the saved index differs from a rebuild');
-      } catch (error) {
-        fail(`does not open: ${(error as Error).message}`);
-      }
-      if (failed) result.failures++;
-      for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
+      });
     }
     return result;
   } finally {

@@ -129,6 +129,36 @@ async function prepare(dir: string, size: number): Promise<Operation[]> {
   ];
 }
 
+/**
+ * One kill -9 trial on the SQLite file `db`: counts it in `result` (and whether the kill landed mid-run),
+ * checks the file's integrity, then runs `check` with a `fail` that notes why the trial failed; a file that
+ * does not open fails it too. The file (with its -wal and -shm) is removed after.
+ */
+export async function checkTrial(
+  result: CrashResult,
+  t: number,
+  db: string,
+  interrupted: boolean,
+  check: (fail: (note: string) => void) => Promise<void>,
+): Promise<void> {
+  result.trials++;
+  if (interrupted) result.interrupted++;
+  let failed = false;
+  const fail = (note: string) => {
+    failed = true;
+    result.notes.push(`trial ${t}: ${note}`);
+  };
+  try {
+    const integrityCheck = integrity(db);
+    if (integrityCheck !== 'ok') fail(`integrity_check ${integrityCheck}`);
+    await check(fail);
+  } catch (error) {
+    fail(`does not open: ${(error as Error).message}`);
+  }
+  if (failed) result.failures++;
+  for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
+}
+
 /** When to kill a child: `ms` after it printed a line that starts with the word `on` (`started`, `closing`). */
 export interface KillTrigger {
   on: string;
@@ -202,23 +232,14 @@ export async function crashTrials(trialsPerOperation: number, size: number, seed
         copyFileSync(op.base, db);
         // Child start-up is included in its reported time; aim anywhere in the operation, a little past its end too.
         const run = await runCliChild(op.argv(db), random() * full.ms * 1.1);
-        result.trials++;
-        if (!run.finished) result.interrupted++;
-        const check = integrity(db);
-        const now = await fingerprint(db);
-        let failed = false;
-        if (check !== 'ok') {
-          failed = true;
-          result.notes.push(`trial ${t}: integrity_check ${check}`);
-        }
-        if (!same(now, before) && !same(now, after)) {
-          failed = true;
-          result.halfApplied++;
-        }
-        for (const id of before.keys()) if (after.has(id) && !now.has(id)) result.recordsLost++;
-        if (failed) result.failures++;
-        rmSync(db, { force: true });
-        for (const s of ['-wal', '-shm']) rmSync(db + s, { force: true });
+        await checkTrial(result, t, db, !run.finished, async (fail) => {
+          const now = await fingerprint(db);
+          if (!same(now, before) && !same(now, after)) {
+            result.halfApplied++;
+            fail('neither the state before nor the state after');
+          }
+          for (const id of before.keys()) if (after.has(id) && !now.has(id)) result.recordsLost++;
+        });
       }
       results.push(result);
     }

@@ -14,7 +14,7 @@ import { MemoryStore } from '@agentmem/core';
 import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import { SqliteBackend } from '@agentmem/sqlite';
 import Database from 'better-sqlite3';
-import { type CrashResult, emptyResult, integrity, type KillTrigger, runChild, seededRandom } from './crash-trials';
+import { type CrashResult, checkTrial, emptyResult, type KillTrigger, runChild, seededRandom } from './crash-trials';
 
 const child = fileURLToPath(new URL('./dense-save-child.ts', import.meta.url));
 const embedder = new SemanticTestEmbedder();
@@ -148,20 +148,11 @@ export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashRe
             ? { on: 'closing', ms: random() * (closed - closing) }
             : { on: 'started', ms: random() * closed * 1.05 };
       const run = await runSaveChild([db, String(batches), String(batch)], kill);
-      result.trials++;
       if (!run.closed) {
-        result.interrupted++;
         if (!('loaded' in run.at)) inLoad++;
         else if ('closing' in run.at) inClose++;
       }
-      let failed = false;
-      const fail = (note: string) => {
-        failed = true;
-        result.notes.push(`trial ${t}: ${note}`);
-      };
-      try {
-        const check = integrity(db);
-        if (check !== 'ok') fail(`integrity_check ${check}`);
+      await checkTrial(result, t, db, !run.closed, async (fail) => {
         const store = await MemoryStore.open({ backend: new SqliteBackend({ path: db }), embedder });
         const contents = new Set<string>();
         for await (const m of store.memories({ includeInactive: true })) contents.add(m.content);
@@ -190,11 +181,7 @@ export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashRe
         raw.close();
         if (saved.hits !== (await denseHits(db, own)).hits)
           fail('dense search from the saved index differs from a load of the codes table');
-      } catch (error) {
-        fail(`does not open: ${(error as Error).message}`);
-      }
-      if (failed) result.failures++;
-      for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
+      });
     }
     result.notes.push(`${inLoad} killed in the first search, ${inClose} in the close`);
     return result;
