@@ -19,6 +19,6 @@ describe('examples/postgres (on PGlite over the wire protocol)', () => {
     expect(result.alice).toContain('Alice deploys the billing service with Helm on Mondays');
     expect(result.alice).not.toContain('Alice deploys the billing service with Helm on Fridays');
     expect(result.bob).toEqual(['Bob deploys with Terraform']);
-    expect(lines.join('\n')).toContain('Imported: 1 new memories');
+    expect(lines.join('\n')).toContain('Imported: 1 new memory');
   }, 180_000);
 });

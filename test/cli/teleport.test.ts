@@ -44,7 +44,7 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
     );
 
     const diff = await ok(on('a.db', 'diff', tmp.path('handoff.db')));
-    expect(diff.stdout).toContain('New: 1 memories / Duplicates: 2 / Conflicts: 0');
+    expect(diff.stdout).toContain('New: 1 memory / Duplicates: 2 / Conflicts: 0');
     expect(diff.stdout).toContain('Stripe retries webhooks for 3 days');
     const diffJson = (await ok(on('a.db', 'diff', tmp.path('handoff.db'), '--json'))).json();
     expect(diffJson.counts).toEqual({ new: 1, newSkills: 0, duplicates: 2, conflicts: 0 });
@@ -52,7 +52,7 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
     // Without --yes and without a terminal, merge previews and refuses.
     const refused = await on('a.db', 'merge', tmp.path('handoff.db'));
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain('New: 1 memories');
+    expect(refused.stdout).toContain('New: 1 memory');
     expect(refused.stderr).toContain('--yes');
     expect((await ok(on('a.db', 'stats', '--json'))).json().total).toBe(2);
 
@@ -68,7 +68,7 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
       stdin: 'y\n',
     });
     expect(merged.code, merged.stderr).toBe(0);
-    expect(merged.stdout).toContain('Imported: 1 new memories / Skipped: 2 duplicates / Conflicts: 0');
+    expect(merged.stdout).toContain('Imported: 1 new memory / Skipped: 2 duplicates / Conflicts: 0');
 
     // Merging again brings nothing, so nothing is recorded (also with --yes).
     const second = (await ok(on('a.db', 'merge', tmp.path('handoff.db'), '--yes', '--json'))).json();
@@ -147,7 +147,7 @@ describe('agentmem merge: a snapshot of another tenant', () => {
     expect(json).toMatchObject({ merged: false, otherTenants: { memories: 1, tenants: ['alice'] } });
 
     const all = await ok(on('b.db', '--yes', 'merge', tmp.path('alice.agentmem'), '--all-tenants'));
-    expect(all.stdout).toContain('Imported: 1 new memories');
+    expect(all.stdout).toContain('Imported: 1 new memory');
   });
 });
 
@@ -205,7 +205,7 @@ describe('demo: teleport and branches sections', () => {
     expect(teleport.snapshot.manifest).toMatchObject({ formatVersion: 1, sourceAgentId: 'demo-agent' });
     expect(teleport.diff).toMatchObject({ new: 1, conflicts: 1 });
     expect(teleport.merge.summary).toMatch(
-      /^Imported: 1 new memories \/ Skipped: \d+ duplicates \/ Conflicts: 1 \(newer_wins: 1 overwritten\)$/,
+      /^Imported: 1 new memory \/ Skipped: \d+ duplicates \/ Conflicts: 1 \(newer_wins: 1 overwritten\)$/,
     );
     expect(teleport.remerge).toMatch(/^Imported: 0 new memories/);
     expect(teleport.undo).toMatchObject({ removed: 1, restored: 1 });

@@ -6,7 +6,6 @@
  * saved index and its change log must rank exactly as an index rebuilt from
  * the records.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,9 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { HashingEmbedder, MemoryStore } from '@agentmem/core';
 import { SqliteBackend } from '@agentmem/sqlite';
 import Database from 'better-sqlite3';
-import { type CrashResult, emptyResult, integrity, seededRandom } from './crash-trials';
+import { type CrashResult, checkTrial, emptyResult, runChild, seededRandom } from './crash-trials';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const child = fileURLToPath(new URL('./bulk-ingest-child.ts', import.meta.url));
 const QUERIES = ['service port', 'fact 7 uses', 'port 3100', 'service 3 fact'];
 
@@ -26,38 +24,17 @@ export function bulkContent(i: number): string {
 }
 
 /** Runs the child; kills it `afterMs` after it started (undefined: let it finish). Highest ack and time. */
-function runChild(
+async function runIngestChild(
   argv: string[],
   afterMs: number | undefined,
 ): Promise<{ closed: boolean; acked: number; ms: number; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child, ...argv], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let stderr = '';
-    let started = 0;
-    let timer: NodeJS.Timeout | undefined;
-    p.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (!started && out.includes('started\n')) {
-        started = performance.now();
-        if (afterMs !== undefined) timer = setTimeout(() => p.kill('SIGKILL'), afterMs);
-      }
-    });
-    p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    p.on('close', () => {
-      clearTimeout(timer);
-      const acks = [...out.matchAll(/ack (\d+)/g)].map((m) => Number(m[1]));
-      resolve({
-        closed: out.includes('closed\n'),
-        acked: acks.length ? Math.max(...acks) : 0,
-        ms: started ? performance.now() - started : 0,
-        stderr,
-      });
-    });
-  });
+  const { out, stderr, ms } = await runChild(
+    child,
+    argv,
+    afterMs === undefined ? undefined : { on: 'started', ms: afterMs },
+  );
+  const acks = [...out.matchAll(/ack (\d+)/g)].map((m) => Number(m[1]));
+  return { closed: out.includes('closed\n'), acked: acks.length ? Math.max(...acks) : 0, ms, stderr };
 }
 
 /** Keyword hits of a few queries over every memory, as ids and scores. */
@@ -83,21 +60,12 @@ export async function bulkIngestTrials(short: boolean, seed = 1): Promise<CrashR
   const random = seededRandom(seed);
   const result = emptyResult(`bulk ingest (rememberMany, ${count / batch} batches of ${batch}, then close)`);
   try {
-    const full = await runChild([join(dir, 'full.db'), String(count), String(batch)], undefined);
+    const full = await runIngestChild([join(dir, 'full.db'), String(count), String(batch)], undefined);
     if (!full.closed) throw new Error(`the bulk ingest did not complete without a kill: ${full.stderr}`);
     for (let t = 0; t < trials; t++) {
       const db = join(dir, `trial-${t}.db`);
-      const run = await runChild([db, String(count), String(batch)], random() * full.ms * 1.1);
-      result.trials++;
-      if (!run.closed) result.interrupted++;
-      let failed = false;
-      const fail = (note: string) => {
-        failed = true;
-        result.notes.push(`trial ${t}: ${note}`);
-      };
-      try {
-        const check = integrity(db);
-        if (check !== 'ok') fail(`integrity_check ${check}`);
+      const run = await runIngestChild([db, String(count), String(batch)], random() * full.ms * 1.1);
+      await checkTrial(result, t, db, !run.closed, async (fail) => {
         const store = await MemoryStore.open({
           backend: new SqliteBackend({ path: db }),
           embedder: new HashingEmbedder(),
@@ -122,11 +90,7 @@ export async function bulkIngestTrials(short: boolean, seed = 1): Promise<CrashR
         raw.exec('DELETE FROM keyword_snapshot');
         raw.close();
         if (saved !== (await keywordHits(db))) fail('keyword search from the saved index differs from a rebuild');
-      } catch (error) {
-        fail(`does not open: ${(error as Error).message}`);
-      }
-      if (failed) result.failures++;
-      for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
+      });
     }
     return result;
   } finally {

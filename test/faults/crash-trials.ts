@@ -129,31 +129,87 @@ async function prepare(dir: string, size: number): Promise<Operation[]> {
   ];
 }
 
-/** Runs the child; kills it `afterMs` after it started (undefined: let it finish). */
-function runChild(
+/**
+ * One kill -9 trial on the SQLite file `db`: counts it in `result` (and whether the kill landed mid-run),
+ * checks the file's integrity, then runs `check` with a `fail` that notes why the trial failed; a file that
+ * does not open fails it too. The file (with its -wal and -shm) is removed after.
+ */
+export async function checkTrial(
+  result: CrashResult,
+  t: number,
+  db: string,
+  interrupted: boolean,
+  check: (fail: (note: string) => void) => Promise<void>,
+): Promise<void> {
+  result.trials++;
+  if (interrupted) result.interrupted++;
+  let failed = false;
+  const fail = (note: string) => {
+    failed = true;
+    result.notes.push(`trial ${t}: ${note}`);
+  };
+  try {
+    const integrityCheck = integrity(db);
+    if (integrityCheck !== 'ok') fail(`integrity_check ${integrityCheck}`);
+    await check(fail);
+  } catch (error) {
+    fail(`does not open: ${(error as Error).message}`);
+  }
+  if (failed) result.failures++;
+  for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
+}
+
+/** When to kill a child: `ms` after it printed a line that starts with the word `on` (`started`, `closing`). */
+export interface KillTrigger {
+  on: string;
+  ms: number;
+}
+
+/**
+ * Runs a fault-suite child (`node --import tsx <script> ...argv` from the repository root), SIGKILLed
+ * as `kill` says (undefined: let it finish). Returns what it printed, and the ms from its `started` line
+ * (which every child prints first) to its exit.
+ */
+export function runChild(
+  script: string,
   argv: string[],
-  afterMs: number | undefined,
-): Promise<{ finished: boolean; ms: number; stderr: string }> {
+  kill: KillTrigger | undefined,
+): Promise<{ out: string; stderr: string; ms: number }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child, ...argv], {
+    const p = spawn(process.execPath, ['--import', 'tsx', script, ...argv], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const trigger = kill && new RegExp(`^${kill.on}(?: |$)`, 'm');
     let out = '';
     let stderr = '';
+    let started = 0;
     let timer: NodeJS.Timeout | undefined;
     p.stdout.on('data', (c: Buffer) => {
       out += c.toString();
-      if (afterMs !== undefined && !timer && out.includes('started\n'))
-        timer = setTimeout(() => p.kill('SIGKILL'), afterMs);
+      if (!started && /^started(?: |$)/m.test(out)) started = performance.now();
+      if (kill && !timer && trigger!.test(out)) timer = setTimeout(() => p.kill('SIGKILL'), kill.ms);
     });
     p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     p.on('close', () => {
       clearTimeout(timer);
-      const done = /done (\d+) ([\d.]+)/.exec(out);
-      resolve({ finished: done !== null && done[1] === '0', ms: done ? Number(done[2]) : 0, stderr });
+      resolve({ out, stderr, ms: started ? performance.now() - started : 0 });
     });
   });
+}
+
+/** Runs the CLI child; kills it `afterMs` after it started (undefined: let it finish). */
+async function runCliChild(
+  argv: string[],
+  afterMs: number | undefined,
+): Promise<{ finished: boolean; ms: number; stderr: string }> {
+  const { out, stderr } = await runChild(
+    child,
+    argv,
+    afterMs === undefined ? undefined : { on: 'started', ms: afterMs },
+  );
+  const done = /done (\d+) ([\d.]+)/.exec(out);
+  return { finished: done !== null && done[1] === '0', ms: done ? Number(done[2]) : 0, stderr };
 }
 
 export async function crashTrials(trialsPerOperation: number, size: number, seed = 1): Promise<CrashResult[]> {
@@ -167,7 +223,7 @@ export async function crashTrials(trialsPerOperation: number, size: number, seed
       const before = await fingerprint(op.base);
       const afterDb = join(dir, `${op.name}-after.db`);
       copyFileSync(op.base, afterDb);
-      const full = await runChild(op.argv(afterDb), undefined);
+      const full = await runCliChild(op.argv(afterDb), undefined);
       if (!full.finished) throw new Error(`${op.name} did not complete without a kill: ${full.stderr}`);
       const after = await fingerprint(afterDb);
       if (same(before, after)) result.notes.push('the operation changed nothing');
@@ -175,24 +231,15 @@ export async function crashTrials(trialsPerOperation: number, size: number, seed
         const db = join(dir, `${op.name}-${t}.db`);
         copyFileSync(op.base, db);
         // Child start-up is included in its reported time; aim anywhere in the operation, a little past its end too.
-        const run = await runChild(op.argv(db), random() * full.ms * 1.1);
-        result.trials++;
-        if (!run.finished) result.interrupted++;
-        const check = integrity(db);
-        const now = await fingerprint(db);
-        let failed = false;
-        if (check !== 'ok') {
-          failed = true;
-          result.notes.push(`trial ${t}: integrity_check ${check}`);
-        }
-        if (!same(now, before) && !same(now, after)) {
-          failed = true;
-          result.halfApplied++;
-        }
-        for (const id of before.keys()) if (after.has(id) && !now.has(id)) result.recordsLost++;
-        if (failed) result.failures++;
-        rmSync(db, { force: true });
-        for (const s of ['-wal', '-shm']) rmSync(db + s, { force: true });
+        const run = await runCliChild(op.argv(db), random() * full.ms * 1.1);
+        await checkTrial(result, t, db, !run.finished, async (fail) => {
+          const now = await fingerprint(db);
+          if (!same(now, before) && !same(now, after)) {
+            result.halfApplied++;
+            fail('neither the state before nor the state after');
+          }
+          for (const id of before.keys()) if (after.has(id) && !now.has(id)) result.recordsLost++;
+        });
       }
       results.push(result);
     }

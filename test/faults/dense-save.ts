@@ -6,7 +6,6 @@
  * search must give the same results from the file's saved index (and the changes logged after it) as
  * from a load of the codes table, with each acknowledged memory found first by its own text.
  */
-import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +14,8 @@ import { MemoryStore } from '@agentmem/core';
 import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import { SqliteBackend } from '@agentmem/sqlite';
 import Database from 'better-sqlite3';
-import { type CrashResult, emptyResult, integrity, seededRandom } from './crash-trials';
+import { type CrashResult, checkTrial, emptyResult, type KillTrigger, runChild, seededRandom } from './crash-trials';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const child = fileURLToPath(new URL('./dense-save-child.ts', import.meta.url));
 const embedder = new SemanticTestEmbedder();
 const QUERIES = ['harbour engine', 'violet lantern orbit', 'quiet river market', 'zaiko brava tou'];
@@ -53,29 +51,12 @@ interface ChildRun {
 }
 
 /** Runs the child; kills it `kill.ms` after it printed the line `kill.on` (undefined: let it finish). */
-function runChild(argv: string[], kill: { on: string; ms: number } | undefined): Promise<ChildRun> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', child, ...argv], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let stderr = '';
-    let timer: NodeJS.Timeout | undefined;
-    p.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (kill && !timer && new RegExp(`^${kill.on} `, 'm').test(out))
-        timer = setTimeout(() => p.kill('SIGKILL'), kill.ms);
-    });
-    p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    p.on('close', () => {
-      clearTimeout(timer);
-      const at: Record<string, number> = {};
-      for (const m of out.matchAll(/^(\w+)(?: \d+)? ([\d.]+)$/gm)) at[m[1]!] = Number(m[2]);
-      const acks = [...out.matchAll(/^ack (\d+) /gm)].map((m) => Number(m[1]));
-      resolve({ closed: 'closed' in at, acked: acks.length ? Math.max(...acks) : 0, at, stderr });
-    });
-  });
+async function runSaveChild(argv: string[], kill: KillTrigger | undefined): Promise<ChildRun> {
+  const { out, stderr } = await runChild(child, argv, kill);
+  const at: Record<string, number> = {};
+  for (const m of out.matchAll(/^(\w+)(?: \d+)? ([\d.]+)$/gm)) at[m[1]!] = Number(m[2]);
+  const acks = [...out.matchAll(/^ack (\d+) /gm)].map((m) => Number(m[1]));
+  return { closed: 'closed' in at, acked: acks.length ? Math.max(...acks) : 0, at, stderr };
 }
 
 /** Dense hits (ids and scores) of the queries and of some memories' own texts, with a read-only backend. */
@@ -145,7 +126,7 @@ export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashRe
     if (saveOf(template) !== undefined) throw new Error('the template already holds a saved dense index');
     const fullPath = join(dir, 'full.db');
     copy(fullPath);
-    const full = await runChild([fullPath, String(batches), String(batch)], undefined);
+    const full = await runSaveChild([fullPath, String(batches), String(batch)], undefined);
     if (!full.closed) throw new Error(`the run did not complete without a kill: ${full.stderr}`);
     const after = new Database(fullPath, { readonly: true });
     const logged = after.prepare('SELECT count(*) FROM dense_changes').pluck().get() as number;
@@ -166,21 +147,12 @@ export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashRe
           : kind === 1
             ? { on: 'closing', ms: random() * (closed - closing) }
             : { on: 'started', ms: random() * closed * 1.05 };
-      const run = await runChild([db, String(batches), String(batch)], kill);
-      result.trials++;
+      const run = await runSaveChild([db, String(batches), String(batch)], kill);
       if (!run.closed) {
-        result.interrupted++;
         if (!('loaded' in run.at)) inLoad++;
         else if ('closing' in run.at) inClose++;
       }
-      let failed = false;
-      const fail = (note: string) => {
-        failed = true;
-        result.notes.push(`trial ${t}: ${note}`);
-      };
-      try {
-        const check = integrity(db);
-        if (check !== 'ok') fail(`integrity_check ${check}`);
+      await checkTrial(result, t, db, !run.closed, async (fail) => {
         const store = await MemoryStore.open({ backend: new SqliteBackend({ path: db }), embedder });
         const contents = new Set<string>();
         for await (const m of store.memories({ includeInactive: true })) contents.add(m.content);
@@ -209,11 +181,7 @@ export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashRe
         raw.close();
         if (saved.hits !== (await denseHits(db, own)).hits)
           fail('dense search from the saved index differs from a load of the codes table');
-      } catch (error) {
-        fail(`does not open: ${(error as Error).message}`);
-      }
-      if (failed) result.failures++;
-      for (const s of ['', '-wal', '-shm']) rmSync(db + s, { force: true });
+      });
     }
     result.notes.push(`${inLoad} killed in the first search, ${inClose} in the close`);
     return result;

@@ -18,7 +18,7 @@ import { FIELD, QdrantBackend } from '@agentmem/qdrant';
 import { SqliteBackend } from '@agentmem/sqlite';
 import { FakeQdrant } from '../qdrant/fake-qdrant';
 import { qdrantSpecAvailable, SPEC_MISSING } from '../qdrant/spec';
-import { type CrashResult, integrity } from './crash-trials';
+import { type CrashResult, emptyResult, integrity } from './crash-trials';
 import {
   differences,
   fillStore,
@@ -64,10 +64,6 @@ function killPoints(writes: number, short: boolean): (number | 'end')[] {
 const label = (op: Operation, size: number, where: string) =>
   `${op} at kill points, ${size.toLocaleString('en')} memories, ${where}`;
 
-function result(operation: string): CrashResult {
-  return { operation, trials: 0, interrupted: 0, failures: 0, recordsLost: 0, halfApplied: 0, notes: [] };
-}
-
 async function backendState(backend: MemoryBackend): Promise<StoreState> {
   try {
     await backend.init({ dimension: KILL_POINT_SETTINGS.dimension });
@@ -86,7 +82,7 @@ async function sqliteTrials(dir: string, short: boolean): Promise<CrashResult[]>
   const sqliteState = (path: string) => backendState(new SqliteBackend({ path }));
   const results: CrashResult[] = [];
   for (const op of OPERATIONS) {
-    const r = result(label(op, KILL_POINT_SIZE, 'SQLite'));
+    const r = emptyResult(label(op, KILL_POINT_SIZE, 'SQLite'));
     const before = await sqliteState(files[op]);
     const afterDb = join(dir, `${op}-after.db`);
     copyFileSync(files[op], afterDb);
@@ -128,7 +124,7 @@ async function sqliteTrials(dir: string, short: boolean): Promise<CrashResult[]>
 
 async function qdrantTrials(short: boolean): Promise<CrashResult[]> {
   const skipped = (why: string) =>
-    OPERATIONS.map((op) => ({ ...result(label(op, QDRANT_KILL_POINT_SIZE, 'Qdrant (fake)')), notes: [why] }));
+    OPERATIONS.map((op) => ({ ...emptyResult(label(op, QDRANT_KILL_POINT_SIZE, 'Qdrant (fake)')), notes: [why] }));
   // Each Qdrant trial costs the fake server seconds; npm test's conformance case cuts the same passes at every write.
   if (short)
     return skipped(
@@ -163,7 +159,7 @@ async function qdrantTrials(short: boolean): Promise<CrashResult[]> {
     const sources: Record<Operation, string> = { decay: 'base', compact: 'pruned' };
     const results: CrashResult[] = [];
     for (const op of OPERATIONS) {
-      const r = result(label(op, QDRANT_KILL_POINT_SIZE, 'Qdrant (fake), resumable'));
+      const r = emptyResult(label(op, QDRANT_KILL_POINT_SIZE, 'Qdrant (fake), resumable'));
       const before = serverState(sources[op]);
       copy(sources[op], `${op}-after`);
       const writes = await runOperation(backend(`${op}-after`), op);

@@ -287,7 +287,7 @@ describe('agentmem-mcp over stdio, driven by the SDK Client', () => {
 
     const merged = await call(client, 'branch_merge', { source: 'feature/cache', dryRun: false });
     expect(merged.merge.counts.imported).toBe(1);
-    expect(merged.summary).toContain('Imported: 1 new memories');
+    expect(merged.summary).toContain('Imported: 1 new memory');
     expect((await redis())[0].memory).toMatchObject({ content: feature.memory.content, mergedFrom: 'feature/cache' });
 
     const branches = await call(client, 'branch_list');

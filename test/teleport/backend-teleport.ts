@@ -60,7 +60,7 @@ export function teleportCases(backend: string, openStore: OpenStore): void {
     now.set('2026-01-06T00:00:00Z');
     const before = await fullState(a.backend);
     const diff = await a.diff(file);
-    expect(diff.summary()).toBe('New: 1 memories / Duplicates: 120 / Conflicts: 1');
+    expect(diff.summary()).toBe('New: 1 memory / Duplicates: 120 / Conflicts: 1');
     const merged = await a.merge(file);
     expect(merged.counts).toMatchObject({ imported: 1, conflicts: 1, overwritten: 1 });
     expect(await a.get(finding.id)).toMatchObject({ agentId: 'agent-b', mergeId: merged.mergeId });

@@ -43,7 +43,7 @@ describe('branch-scoped memory', () => {
 
     now.set('2026-01-02T00:00:00Z');
     const merged = await memory.mergeBranch('feature/auth', { into: 'main' });
-    expect(merged.summary()).toBe('Imported: 1204 new memories / Skipped: 1 duplicates / Conflicts: 0');
+    expect(merged.summary()).toBe('Imported: 1204 new memories / Skipped: 1 duplicate / Conflicts: 0');
     const pkce = (await memory.recall('PKCE RFC', { k: 1, types: ['reference'] }))[0]!.memory;
     expect(pkce).toMatchObject({
       namespace: 'reference:main',

@@ -133,7 +133,7 @@ describe('merge engine: strategies', () => {
         ]);
         expect(copies.every((m) => m.mergeId === result.mergeId && m.namespace === 'project:main')).toBe(true);
       }
-      expect(result.summary()).toContain('Imported: 1 new memories / Skipped: 2 duplicates / Conflicts: 2');
+      expect(result.summary()).toContain('Imported: 1 new memory / Skipped: 2 duplicates / Conflicts: 2');
 
       localClock.set('2026-02-01T00:00:00Z');
       const undo = await local.undoMerge(result.mergeId);

@@ -83,7 +83,7 @@ describe('teleport round trip (SQLite files)', () => {
     const before = await fullState(a.backend);
     const fileBefore = fileHash(join(dir, 'handoff.db'));
     const diff = await a.diff(join(dir, 'handoff.db'));
-    expect(diff.summary()).toBe('New: 1 memories / Duplicates: 1102 / Conflicts: 0');
+    expect(diff.summary()).toBe('New: 1 memory / Duplicates: 1102 / Conflicts: 0');
     expect(diff.toJSON().imports).toEqual([
       expect.objectContaining({ id: finding.id, content: finding.content, agentId: 'agent-b' }),
     ]);
@@ -92,7 +92,7 @@ describe('teleport round trip (SQLite files)', () => {
 
     now.set('2026-01-06T00:00:00Z');
     const merged = await a.merge(join(dir, 'handoff.db'));
-    expect(merged.summary()).toBe('Imported: 1 new memories / Skipped: 1102 duplicates / Conflicts: 0');
+    expect(merged.summary()).toBe('Imported: 1 new memory / Skipped: 1102 duplicates / Conflicts: 0');
     expect(await a.get(finding.id)).toMatchObject({
       agentId: 'agent-b',
       mergedFrom: join(dir, 'handoff.db'),

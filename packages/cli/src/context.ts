@@ -1,4 +1,16 @@
-import { accessSync, closeSync, constants, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -12,7 +24,7 @@ import {
 } from '@agentmem/core';
 import { createSqliteMemory, sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { Command } from 'commander';
-import { embedderFor, parseEmbedder } from './embedder';
+import { embedderFor, missingCohereKey, parseEmbedder } from './embedder';
 import { CliError } from './errors';
 import type { CliIo } from './io';
 import { type Column, type Row, renderTable, toJson } from './output';
@@ -59,7 +71,11 @@ export interface OpenMemoryOptions {
 export class CliContext {
   /** Set by a command that ends without an error but not successfully (e.g. declined confirmation). */
   exitCode = 0;
+  /** The command whose action runs (`agentmem recall`): the help its usage errors name. */
+  command: string | undefined;
   private readonly opened = new Map<string, Promise<AgentMemory>>();
+  /** Of the stores opened, the SQLite files this command created: what was there before, by the key of `opened`. */
+  private readonly created = new Map<string, NewStore>();
   /** Files opened read-only because this user cannot write them. */
   private readonly unwritable = new Set<string>();
   private progressShown = false;
@@ -129,6 +145,8 @@ export class CliContext {
           );
         }
       }
+      const noKey = missingCohereKey(this.options.embedder);
+      if (noKey) throw noKey;
       // Without --branch, project and reference memories follow the git branch of the working directory.
       const scope = branch ? { branch } : { detectBranch: true };
       memory = embedderFor(this.options.embedder).then(async (embedder) => {
@@ -155,7 +173,13 @@ export class CliContext {
         }
         const readonly = !canWrite(path);
         if (readonly) this.unwritable.add(path);
-        return createSqliteMemory({ path, ...common, readonly });
+        const none = noStoreAt(path);
+        const made: NewStore | undefined = none
+          ? { path, wasEmpty: none === 'empty', dirs: missingDirs(path) }
+          : undefined;
+        const opened = await createSqliteMemory({ path, ...common, readonly });
+        if (made) this.created.set(key, made);
+        return opened;
       });
       this.opened.set(key, memory);
       // A failed open must not be handed out again (or closed).
@@ -179,6 +203,7 @@ export class CliContext {
       unknownMerge,
       unknownMemoryToRestore,
       notASnapshot,
+      cohereUrl,
     ]) {
       const translated = translate.call(this, error);
       if (translated) return translated;
@@ -241,13 +266,29 @@ export class CliContext {
       { cause: error, details: error.details },
     );
   }
-  /** Closes every store this command opened. */
-  async close(): Promise<void> {
-    const stores = [...this.opened.values()];
+  /**
+   * Closes every store this command opened. After a command that `failed`, a store file it created and
+   * left without a record is removed again (with the directories made for it): a command that fails
+   * before writing, as a usage error before the store opens, leaves no new empty store behind.
+   */
+  async close(failed = false): Promise<void> {
+    const stores = [...this.opened.entries()];
+    const created = new Map(this.created);
     this.opened.clear();
-    for (const store of stores) {
+    this.created.clear();
+    for (const [key, store] of stores) {
       const memory = await store.catch(() => undefined);
+      const made = created.get(key);
+      const unused =
+        failed &&
+        made !== undefined &&
+        memory !== undefined &&
+        (await memory.backend.scan({ filter: { tenant: null }, limit: 1, withVectors: false }).then(
+          (page) => page.records.length === 0,
+          () => false,
+        ));
       await memory?.close();
+      if (unused) removeNewStore(made);
     }
   }
 
@@ -329,6 +370,16 @@ function branchIntoItself(error: AgentMemoryError): AgentMemoryError | undefined
     `Cannot merge branch ${match[1]} into itself (without --into, the target is the current branch). Pass --into <branch> to name another target branch.`,
     { cause: error },
   );
+}
+
+/** Cohere out of reach at another base URL: the CLI sets it with AGENTMEM_COHERE_URL, not the API's `baseUrl`. */
+function cohereUrl(error: AgentMemoryError): AgentMemoryError | undefined {
+  if (error.code !== 'BACKEND_UNAVAILABLE' || !/^Cannot reach Cohere .*the baseUrl is right/.test(error.message))
+    return undefined;
+  return new AgentMemoryError('BACKEND_UNAVAILABLE', error.message.replace('the baseUrl', 'AGENTMEM_COHERE_URL'), {
+    cause: error,
+    details: error.details,
+  });
 }
 
 /** `undo-merge` of an id that is no merge (the library names `listMerges()`). */
@@ -461,6 +512,35 @@ export function noStoreAt(path: string): 'missing' | 'empty' | undefined {
     return 'missing'; // as existsSync: not there, a file in the way, or not searchable
   }
   return stats.isFile() && stats.size === 0 ? 'empty' : undefined;
+}
+
+/** A SQLite store file a command created: was an empty file there, and the directories made for it. */
+interface NewStore {
+  path: string;
+  wasEmpty: boolean;
+  /** Missing directories above the file, deepest first. */
+  dirs: string[];
+}
+
+/** The directories above `path` that do not exist yet, deepest first (opening the store makes them). */
+function missingDirs(path: string): string[] {
+  const dirs: string[] = [];
+  for (let dir = dirname(path); !existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir)) dirs.push(dir);
+  return dirs;
+}
+
+/** Puts back what was there before a store was created: no file (or the empty one), no new directories. */
+function removeNewStore(store: NewStore): void {
+  for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${store.path}${suffix}`, { force: true });
+  if (store.wasEmpty) writeFileSync(store.path, '');
+  else rmSync(store.path, { force: true });
+  for (const dir of store.dirs) {
+    try {
+      rmdirSync(dir); // only when empty: anything else put there stays
+    } catch {
+      break;
+    }
+  }
 }
 
 function writable(path: string): boolean {

@@ -1,4 +1,4 @@
-import { type Embedder, HashingEmbedder, importOptional, invalidInput } from '@agentmem/core';
+import { AgentMemoryError, type Embedder, HashingEmbedder, importOptional, invalidInput } from '@agentmem/core';
 import { InvalidArgumentError } from 'commander';
 
 // A variable, so that bundlers leave the optional package out.
@@ -44,6 +44,19 @@ export async function embedderFor(spec: string | undefined): Promise<Embedder | 
     ...(dimension === undefined ? {} : model.startsWith('embed-v4') ? { outputDimension: dimension } : { dimension }),
     ...(process.env.AGENTMEM_COHERE_URL ? { baseUrl: process.env.AGENTMEM_COHERE_URL } : {}),
   });
+}
+
+/**
+ * A Cohere `--embedder` without CO_API_KEY, said before the store is opened (so a new --db is not
+ * created) and before any request: the adapter could only say so at the first embedding.
+ */
+export function missingCohereKey(spec: string | undefined): AgentMemoryError | undefined {
+  const id = spec?.trim();
+  if (!id || embedderSpec(id)?.kind !== 'cohere' || process.env.CO_API_KEY) return undefined;
+  return new AgentMemoryError(
+    'AUTHENTICATION',
+    `--embedder ${id} needs a Cohere API key and CO_API_KEY is not set: export CO_API_KEY=<your key> (keys are at dashboard.cohere.com/api-keys) and run the command again. Nothing was opened or sent.`,
+  );
 }
 
 /**

@@ -7,20 +7,23 @@ export type CliErrorCode = 'USAGE' | 'CONFIRMATION_REQUIRED' | 'ABORTED';
 export class CliError extends Error {
   readonly code: CliErrorCode;
   readonly exitCode: number;
-  /** False when the message names its own next step: no "(see agentmem --help)" after it. */
+  /** False when the message names its own next step: no "(see agentmem <command> --help)" after it. */
   readonly helpHint: boolean;
+  /** The help the hint names (`agentmem`); default: the help of the command that was running. */
+  readonly helpCommand?: string;
 
   constructor(
     code: CliErrorCode,
     message: string,
     exitCode = code === 'USAGE' ? 2 : 1,
-    options: { helpHint?: boolean } = {},
+    options: { helpHint?: boolean; helpCommand?: string } = {},
   ) {
     super(message);
     this.name = 'CliError';
     this.code = code;
     this.exitCode = exitCode;
     this.helpHint = options.helpHint ?? code === 'USAGE';
+    if (options.helpCommand) this.helpCommand = options.helpCommand;
   }
 }
 
@@ -28,9 +31,9 @@ export interface ReportedError {
   code: string;
   message: string;
   exitCode: number;
-  /** Add "(see agentmem --help)" to the text line (usage errors that do not name their own next step). */
+  /** Add "(see agentmem <command> --help)" to the text line (usage errors that do not name their own next step). */
   helpHint?: boolean;
-  /** The command whose `--help` the hint names (`agentmem recall`); default `agentmem`. */
+  /** The command whose `--help` the hint names (`agentmem recall`); default: the running command, else `agentmem`. */
   helpCommand?: string;
   /** The error's structured details (an AgentMemoryError's `details`), in the `--json` error. */
   details?: Readonly<Record<string, unknown>>;
@@ -71,7 +74,13 @@ export function describeError(error: unknown): ReportedError {
     return { code: error.code, message: error.message, exitCode: 1, ...(details ? { details } : {}) };
   }
   if (error instanceof CliError)
-    return { code: error.code, message: error.message, exitCode: error.exitCode, helpHint: error.helpHint };
+    return {
+      code: error.code,
+      message: error.message,
+      exitCode: error.exitCode,
+      helpHint: error.helpHint,
+      ...(error.helpCommand ? { helpCommand: error.helpCommand } : {}),
+    };
   if (error instanceof CommanderError) {
     // One line, as documented: commander puts its "(Did you mean …?)" on a line of its own.
     const message = error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');

@@ -30,7 +30,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     code = report(ctx, error, json);
   }
   try {
-    await ctx.close();
+    await ctx.close(code !== 0);
   } catch (error) {
     code = Math.max(code, report(ctx, error, json));
   }
@@ -54,7 +54,7 @@ function report(ctx: CliContext, error: unknown, jsonFlag: boolean): number {
   if (ctx.json || jsonFlag) {
     ctx.io.stderr(`${jsonError(code, message, details)}\n`);
   } else {
-    const hint = helpHint ? ` (see ${helpCommand ?? 'agentmem'} --help)` : '';
+    const hint = helpHint ? ` (see ${helpCommand ?? ctx.command ?? 'agentmem'} --help)` : '';
     // One line, and stored text in a message cannot drive the terminal.
     ctx.io.stderr(`error [${code}]: ${toDisplayText(message).replace(/\s*\n\s*/g, ' ')}${hint}\n`);
     if (stack && process.env.AGENTMEM_DEBUG) ctx.io.stderr(`${stack}\n`);

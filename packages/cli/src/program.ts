@@ -85,6 +85,10 @@ export function buildProgram(ctx: CliContext): Command {
       outputError: () => {}, // `main` prints every error the same way (and as JSON with --json)
     });
   for (const command of commands) command.register(program, ctx);
+  // A usage error a command's action throws names that command's help, as commander's own errors do.
+  program.hook('preAction', (_program, action) => {
+    ctx.command = commandPath(action);
+  });
   registerHelp(program);
   pointUsageErrorsAtOwnHelp(program);
   return program;
@@ -96,14 +100,19 @@ export function buildProgram(ctx: CliContext): Command {
  */
 function pointUsageErrorsAtOwnHelp(parent: Command): void {
   for (const command of parent.commands) {
-    const names: string[] = [];
-    for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
-    const helpCommand = `agentmem ${names.join(' ')}`;
+    const helpCommand = commandPath(command);
     command.exitOverride((error) => {
       throw Object.assign(error, { helpCommand });
     });
     pointUsageErrorsAtOwnHelp(command);
   }
+}
+
+/** How a (sub)command is typed: `agentmem skills load`. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return ['agentmem', ...names].join(' ');
 }
 
 /** `agentmem help [command...]`: that command's help, or a usage error naming an unknown one. */
@@ -121,6 +130,8 @@ function registerHelp(program: Command): void {
           throw new CliError(
             'USAGE',
             `unknown command '${names.slice(0, i + 1).join(' ')}'; commands: ${known.join(', ')}`,
+            2,
+            { helpCommand: 'agentmem' }, // the help that lists the commands, not help's own
           );
         }
         target = next;

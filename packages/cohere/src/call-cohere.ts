@@ -12,13 +12,23 @@ export interface RetryPolicy {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Cohere's API, where a client without `baseUrl` sends its requests. */
+export const COHERE_API_URL = 'https://api.cohere.com';
+
 /**
  * Runs one Cohere request with our retry policy (the client's own retries
  * are switched off so there is one bounded policy): 429 honours Retry-After
- * up to `maxDelayMs`, 5xx and timeouts back off exponentially, other 4xx fail
- * at once. Every failure becomes an AgentMemoryError that says what to do.
+ * up to `maxDelayMs`, 5xx, timeouts and an unreachable service back off
+ * exponentially, other 4xx fail at once. Every failure becomes an
+ * AgentMemoryError that says what to do. `url` is the API base the client
+ * talks to, named when it cannot be reached.
  */
-export async function callCohere<T>(what: string, request: () => Promise<T>, policy: RetryPolicy = {}): Promise<T> {
+export async function callCohere<T>(
+  what: string,
+  request: () => Promise<T>,
+  policy: RetryPolicy = {},
+  url = COHERE_API_URL,
+): Promise<T> {
   const retries = policy.retries ?? 3;
   const minDelay = policy.minDelayMs ?? 250;
   const maxDelay = policy.maxDelayMs ?? 10_000;
@@ -26,9 +36,13 @@ export async function callCohere<T>(what: string, request: () => Promise<T>, pol
     try {
       return await request();
     } catch (error) {
-      const mapped = toAgentMemoryError(what, error);
+      const mapped = toAgentMemoryError(what, error, { url, attempts: attempt + 1 });
       const status = statusOf(error);
-      const retryable = mapped.code === 'TIMEOUT' || mapped.code === 'RATE_LIMITED' || (status !== undefined && status >= 500);
+      const retryable =
+        mapped.code === 'TIMEOUT' ||
+        mapped.code === 'RATE_LIMITED' ||
+        (status !== undefined && status >= 500) ||
+        unreachable(error) !== undefined;
       if (!retryable || attempt >= retries) throw mapped;
       let delay = Math.min(maxDelay, minDelay * 2 ** attempt);
       if (status === 429) {
@@ -63,11 +77,45 @@ function reasonOf(error: CohereError): string {
   return error.message;
 }
 
-export function toAgentMemoryError(what: string, error: unknown): AgentMemoryError {
+/**
+ * Why the service could not be reached (`ECONNREFUSED`, `ENOTFOUND`, `fetch failed`), or undefined: the
+ * client reports a failed connection as a CohereError without a status (a timeout and the caller's abort
+ * have their own).
+ */
+function unreachable(error: unknown): string | undefined {
+  if (!(error instanceof CohereError) || error.statusCode !== undefined || error instanceof CohereTimeoutError)
+    return undefined;
+  if (/timeout|aborted/i.test(error.message)) return undefined;
+  // fetch's TypeError("fetch failed") carries the system error (or several, one per address) as its cause.
+  const cause = (error.cause as { cause?: { code?: unknown; errors?: { code?: unknown }[] } } | undefined)?.cause;
+  const code = cause?.code ?? cause?.errors?.[0]?.code;
+  return typeof code === 'string' ? code : error.message;
+}
+
+export function toAgentMemoryError(
+  what: string,
+  error: unknown,
+  at: { url?: string; attempts?: number } = {},
+): AgentMemoryError {
   if (AgentMemoryError.isInstance(error)) return error;
+  const offline = unreachable(error);
+  if (offline !== undefined) {
+    const url = at.url ?? COHERE_API_URL;
+    const tried = (at.attempts ?? 1) > 1 ? ` after ${at.attempts} attempts` : '';
+    return new AgentMemoryError(
+      'BACKEND_UNAVAILABLE',
+      `Cannot reach Cohere at ${url} for ${what}${tried} (${offline}). Check the network connection${url === COHERE_API_URL ? '' : ' and that the baseUrl is right'}, then try again.`,
+      { cause: error, details: { url, reason: offline, attempts: at.attempts ?? 1 } },
+    );
+  }
   // Older cohere-ai releases report a timeout as a plain CohereError("timeout").
-  if (error instanceof CohereTimeoutError || (error instanceof CohereError && /timeout/i.test(error.message) && error.statusCode === undefined)) {
-    return new AgentMemoryError('TIMEOUT', `Cohere ${what} timed out. Raise timeoutMs or try again later.`, { cause: error });
+  if (
+    error instanceof CohereTimeoutError ||
+    (error instanceof CohereError && /timeout/i.test(error.message) && error.statusCode === undefined)
+  ) {
+    return new AgentMemoryError('TIMEOUT', `Cohere ${what} timed out. Raise timeoutMs or try again later.`, {
+      cause: error,
+    });
   }
   if (error instanceof CohereError) {
     const status = error.statusCode;
@@ -81,23 +129,39 @@ export function toAgentMemoryError(what: string, error: unknown): AgentMemoryErr
       );
     }
     if (status === 429) {
-      return new AgentMemoryError('RATE_LIMITED', `Cohere rate limit hit on ${what} (${reason}). Slow down or raise your plan's limits.`, {
-        cause: error,
-        details,
-      });
+      return new AgentMemoryError(
+        'RATE_LIMITED',
+        `Cohere rate limit hit on ${what} (${reason}). Slow down or raise your plan's limits.`,
+        {
+          cause: error,
+          details,
+        },
+      );
     }
     if (status !== undefined && status >= 500) {
-      return new AgentMemoryError('BACKEND_UNAVAILABLE', `Cohere ${what} failed with ${status} (${reason}) after retries. Try again later.`, {
+      return new AgentMemoryError(
+        'BACKEND_UNAVAILABLE',
+        `Cohere ${what} failed with ${status} (${reason}) after retries. Try again later.`,
+        {
+          cause: error,
+          details,
+        },
+      );
+    }
+    return new AgentMemoryError(
+      'INVALID_INPUT',
+      `Cohere rejected the ${what} request (${status ?? 'no status'}: ${reason}).`,
+      {
         cause: error,
         details,
-      });
-    }
-    return new AgentMemoryError('INVALID_INPUT', `Cohere rejected the ${what} request (${status ?? 'no status'}: ${reason}).`, {
-      cause: error,
-      details,
-    });
+      },
+    );
   }
-  return new AgentMemoryError('BACKEND_UNAVAILABLE', `Cohere ${what} failed: ${(error as Error)?.message ?? String(error)}`, {
-    cause: error,
-  });
+  return new AgentMemoryError(
+    'BACKEND_UNAVAILABLE',
+    `Cohere ${what} failed: ${(error as Error)?.message ?? String(error)}`,
+    {
+      cause: error,
+    },
+  );
 }

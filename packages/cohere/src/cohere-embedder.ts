@@ -1,7 +1,7 @@
 import { AgentMemoryError, type EmbedOptions, type EmbedResult, type Embedder, invalidInput } from '@agentmem/core';
 import type { CohereClientV2 } from 'cohere-ai';
-import { callCohere, type RetryPolicy } from './call-cohere';
-import { type CohereClientOptions, cohereClient } from './client';
+import { COHERE_API_URL, callCohere, type RetryPolicy } from './call-cohere';
+import { type CohereClientOptions, cohereClient, hasApiKey, noApiKey } from './client';
 
 /** Texts per embed call: Cohere's documented maximum. */
 export const COHERE_MAX_TEXTS_PER_CALL = 96;
@@ -37,6 +37,8 @@ export class CohereEmbedder implements Embedder {
   private readonly client: CohereClientV2;
   private readonly model: string;
   private readonly batchSize: number;
+  /** Read when the client is made (as the key is): without one, each call fails before it is sent. */
+  private readonly keyGiven: boolean;
 
   constructor(private readonly options: CohereEmbedderOptions = {}) {
     this.model = options.model ?? 'embed-v4.0';
@@ -50,10 +52,12 @@ export class CohereEmbedder implements Embedder {
       throw invalidInput(`batchSize must be 1..${COHERE_MAX_TEXTS_PER_CALL} (Cohere's per-call limit).`);
     }
     this.id = `cohere:${this.model}:${dimension}`;
+    this.keyGiven = hasApiKey(options);
     this.client = cohereClient(options);
   }
 
   async embed(texts: readonly string[], options: EmbedOptions): Promise<EmbedResult> {
+    if (!this.keyGiven) throw noApiKey();
     const embeddings: Float32Array[] = [];
     let tokens = 0;
     let calls = 0;
@@ -74,6 +78,7 @@ export class CohereEmbedder implements Embedder {
             options.abortSignal ? { abortSignal: options.abortSignal } : undefined,
           ),
         this.options.retry,
+        this.options.baseUrl ?? COHERE_API_URL,
       );
       calls++;
       const vectors = response.embeddings?.float;

@@ -1,7 +1,7 @@
 import type { RerankDocument, RerankResult, Reranker } from '@agentmem/core';
 import type { CohereClientV2 } from 'cohere-ai';
-import { callCohere, type RetryPolicy } from './call-cohere';
-import { type CohereClientOptions, cohereClient } from './client';
+import { COHERE_API_URL, callCohere, type RetryPolicy } from './call-cohere';
+import { type CohereClientOptions, cohereClient, hasApiKey, noApiKey } from './client';
 
 export interface CohereRerankerOptions extends CohereClientOptions {
   /** Default `rerank-v3.5`. */
@@ -17,10 +17,12 @@ export class CohereReranker implements Reranker {
   readonly id: string;
   private readonly client: CohereClientV2;
   private readonly model: string;
+  private readonly keyGiven: boolean;
 
   constructor(private readonly options: CohereRerankerOptions = {}) {
     this.model = options.model ?? 'rerank-v3.5';
     this.id = `cohere:${this.model}`;
+    this.keyGiven = hasApiKey(options);
     this.client = cohereClient(options);
   }
 
@@ -30,6 +32,7 @@ export class CohereReranker implements Reranker {
     options: { topN?: number; abortSignal?: AbortSignal } = {},
   ): Promise<RerankResult> {
     if (documents.length === 0) return { ranking: [] };
+    if (!this.keyGiven) throw noApiKey();
     const topN = Math.min(documents.length, options.topN ?? this.options.topN ?? documents.length);
     const response = await callCohere(
       'rerank',
@@ -39,6 +42,7 @@ export class CohereReranker implements Reranker {
           options.abortSignal ? { abortSignal: options.abortSignal } : undefined,
         ),
       this.options.retry,
+      this.options.baseUrl ?? COHERE_API_URL,
     );
     return {
       ranking: response.results.map((r) => ({ index: r.index, score: r.relevanceScore })),

@@ -1,6 +1,7 @@
+import { createServer } from 'node:net';
 import { AgentMemory, AgentMemoryError, InMemoryBackend } from '@agentmem/core';
 import { CohereError, type CohereClientV2 } from 'cohere-ai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeCohereServer } from '../../../test/cohere/fake-cohere-server';
 import { cohereEmbedder, cohereReranker } from './index';
 
@@ -52,7 +53,12 @@ describe('cohereEmbedder', () => {
   });
 
   it('says to check the API key on 401 and 403, without retrying', async () => {
-    const bad = cohereEmbedder({ apiKey: 'wrong', baseUrl: server.url, model: 'embed-english-light-v3.0', retry: fast });
+    const bad = cohereEmbedder({
+      apiKey: 'wrong',
+      baseUrl: server.url,
+      model: 'embed-english-light-v3.0',
+      retry: fast,
+    });
     const error = await bad.embed(['x'], { purpose: 'query' }).catch((e) => e);
     expect(AgentMemoryError.hasCode(error, 'AUTHENTICATION')).toBe(true);
     expect(error.message).toMatch(/check your Cohere API key/i);
@@ -68,7 +74,9 @@ describe('cohereEmbedder', () => {
     expect(server.requests).toHaveLength(2);
     server.requests.length = 0;
     server.failNext({ status: 429, headers: { 'retry-after': '120' }, body: { message: 'slow down' } });
-    const error = await embedder().embed(['x'], { purpose: 'document' }).catch((e) => e);
+    const error = await embedder()
+      .embed(['x'], { purpose: 'document' })
+      .catch((e) => e);
     expect(AgentMemoryError.hasCode(error, 'RATE_LIMITED')).toBe(true);
     expect(server.requests).toHaveLength(1);
   });
@@ -79,7 +87,9 @@ describe('cohereEmbedder', () => {
     expect(server.requests).toHaveLength(3);
     server.requests.length = 0;
     server.failNext({ status: 502 }, { status: 502 }, { status: 502, body: { message: 'bad gateway upstream' } });
-    const error = await embedder().embed(['never'], { purpose: 'document' }).catch((e) => e);
+    const error = await embedder()
+      .embed(['never'], { purpose: 'document' })
+      .catch((e) => e);
     expect(AgentMemoryError.hasCode(error, 'BACKEND_UNAVAILABLE')).toBe(true);
     expect(error.message).toMatch(/bad gateway upstream/);
     expect(server.requests).toHaveLength(3);
@@ -105,7 +115,11 @@ describe('cohereEmbedder', () => {
         throw new CohereError({ message: 'timeout' });
       },
     } as unknown as CohereClientV2;
-    const error = await cohereEmbedder({ client, model: 'embed-english-light-v3.0', retry: { retries: 1, minDelayMs: 1 } })
+    const error = await cohereEmbedder({
+      client,
+      model: 'embed-english-light-v3.0',
+      retry: { retries: 1, minDelayMs: 1 },
+    })
       .embed(['x'], { purpose: 'document' })
       .catch((e) => e);
     expect(AgentMemoryError.hasCode(error, 'TIMEOUT')).toBe(true);
@@ -116,9 +130,63 @@ describe('cohereEmbedder', () => {
     const memory = memoryWith({ embedder: embedder({ retry: { retries: 0 } }) });
     await memory.remember({ content: 'an existing fact', type: 'project' });
     server.failNext('pass', { status: 400, body: { message: 'invalid text in batch' } });
-    const inputs = Array.from({ length: 150 }, (_, i) => ({ content: `fact ${i} about the system`, type: 'project' as const }));
+    const inputs = Array.from({ length: 150 }, (_, i) => ({
+      content: `fact ${i} about the system`,
+      type: 'project' as const,
+    }));
     await expect(memory.rememberMany(inputs)).rejects.toThrow(/invalid text in batch/);
     expect((await memory.stats()).total).toBe(1);
+  });
+});
+
+/** A local URL where nothing listens (a port that was free a moment ago). */
+async function closedUrl(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('without a key, and without a connection', () => {
+  const saved = process.env.CO_API_KEY;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.CO_API_KEY;
+    else process.env.CO_API_KEY = saved;
+  });
+
+  it('says how to set the key before sending anything, when none is given (option or CO_API_KEY)', async () => {
+    delete process.env.CO_API_KEY;
+    const noKey = { baseUrl: server.url, retry: fast };
+    for (const call of [
+      () => cohereEmbedder({ ...noKey, model: 'embed-english-light-v3.0' }).embed(['x'], { purpose: 'document' }),
+      () => cohereReranker(noKey).rerank('q', [{ id: 'a', text: 'doc' }]),
+    ]) {
+      const error = await call().catch((e) => e);
+      expect(AgentMemoryError.hasCode(error, 'AUTHENTICATION')).toBe(true);
+      expect(error.message).toMatch(
+        /No Cohere API key: set the CO_API_KEY environment variable .* or pass \{ apiKey \}/,
+      );
+    }
+    expect(server.requests).toHaveLength(0);
+    // The variable, read when the embedder is made, is a key like the option.
+    process.env.CO_API_KEY = server.apiKey;
+    const fromEnv = cohereEmbedder({ ...noKey, model: 'embed-english-light-v3.0' });
+    expect((await fromEnv.embed(['x'], { purpose: 'document' })).embeddings).toHaveLength(1);
+  });
+
+  it('is BACKEND_UNAVAILABLE naming the URL and the fix when Cohere cannot be reached, after retrying', async () => {
+    const url = await closedUrl();
+    const offline = cohereEmbedder({ apiKey: 'k', baseUrl: url, model: 'embed-english-light-v3.0', retry: fast });
+    const error = await offline.embed(['x'], { purpose: 'document' }).catch((e) => e);
+    expect(AgentMemoryError.hasCode(error, 'BACKEND_UNAVAILABLE')).toBe(true);
+    expect(error.message).toBe(
+      `Cannot reach Cohere at ${url} for embed after 3 attempts (ECONNREFUSED). Check the network connection and that the baseUrl is right, then try again.`,
+    );
+    const rerank = await cohereReranker({ apiKey: 'k', baseUrl: url, retry: { retries: 0 } })
+      .rerank('q', [{ id: 'a', text: 'doc' }])
+      .catch((e) => e);
+    expect(rerank.message).toMatch(/^Cannot reach Cohere at .* for rerank \(ECONNREFUSED\)/);
   });
 });
 
@@ -137,7 +205,10 @@ describe('cohereReranker and the rerank stage of recall', () => {
     // The service prefers the region fact whatever the fused order says.
     server.rerankScore = (_q, doc) => (doc.includes('eu-west-1') ? 0.99 : doc.includes('Tuesday') ? 0.5 : 0.1);
     const results = await memory.recall('staging deploys', { k: 2 });
-    expect(results.map((r) => r.memory.content)).toEqual(['Staging uses the eu-west-1 region', 'Deploys to staging happen every Tuesday']);
+    expect(results.map((r) => r.memory.content)).toEqual([
+      'Staging uses the eu-west-1 region',
+      'Deploys to staging happen every Tuesday',
+    ]);
     expect(results[0]!.rerankScore).toBe(0.99);
     expect(results[0]!.relevance).toBeGreaterThan(0);
     const rerankCall = server.requests.find((r) => r.path === '/v2/rerank')!;

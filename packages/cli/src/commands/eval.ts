@@ -20,7 +20,7 @@ import {
 import { createSqliteMemory } from '@agentmem/sqlite';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context';
-import { embedderFor } from '../embedder';
+import { embedderFor, missingCohereKey } from '../embedder';
 import type { Column, Row } from '../output';
 import { parseList, parseNumber, wholeNumber } from '../parse';
 
@@ -179,6 +179,8 @@ function memoriesGivenAsCases(file: string, error: unknown): AgentMemoryError | 
 }
 
 async function evaluate(ctx: CliContext, suite: EvalSuite, options: EvalCommandOptions): Promise<EvalReport> {
+  const noKey = missingCohereKey(ctx.options.embedder);
+  if (noKey) throw noKey;
   const embedder = await embedderFor(ctx.options.embedder);
   const dir = options.inMemory ? undefined : mkdtempSync(join(tmpdir(), 'agentmem-eval-'));
   let opened = 0;

@@ -1,6 +1,6 @@
 import { type AgentMemory, importOptional } from '@agentmem/core';
 import { sqliteSnapshotFormat } from '@agentmem/sqlite';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { CliContext } from '../context';
 import { parsePort } from '../parse';
 
@@ -20,6 +20,8 @@ const INSPECTOR_PACKAGE = '@agentmem/inspector';
 const QDRANT_PACKAGE = '@agentmem/qdrant';
 
 interface InspectOptions {
+  qdrantUrl?: string;
+  /** The old spelling of --qdrant-url, kept working (hidden from help) so scripts that use it do not break. */
   qdrant?: string;
   qdrantCollection?: string;
   port?: number;
@@ -44,7 +46,9 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('inspect')
     .description('open a local web inspector on this store (read-only unless --allow-writes); prints its URL')
-    .option('--qdrant <url>', 'inspect a Qdrant server instead of the --db file')
+    // --qdrant-url as in `agentmem mcp`: one spelling across commands.
+    .option('--qdrant-url <url>', 'inspect a Qdrant server instead of the --db file')
+    .addOption(new Option('--qdrant <url>').hideHelp().conflicts('qdrantUrl'))
     .option('--qdrant-collection <name>', 'Qdrant collection (default agentmem)')
     .option('--port <n>', 'port on 127.0.0.1 (default 0: any free port)', parsePort)
     .option('--allow-writes', 'allow applying merges and decay, and undoing merges, from the browser')
@@ -77,21 +81,22 @@ async function open(
   ctx: CliContext,
   options: InspectOptions,
 ): Promise<{ memory: AgentMemory; label: string; owned: boolean }> {
-  if (!options.qdrant) return { memory: await ctx.openMemory({ mustExist: true }), label: ctx.dbPath, owned: false };
+  const url = options.qdrantUrl ?? options.qdrant;
+  if (!url) return { memory: await ctx.openMemory({ mustExist: true }), label: ctx.dbPath, owned: false };
   const { createQdrantMemory } = await importOptional(
     () => import(QDRANT_PACKAGE) as Promise<QdrantModule>,
-    '--qdrant needs the Qdrant backend: run `npm i @agentmem/qdrant`, or drop --qdrant to inspect the SQLite file of --db.',
+    '--qdrant-url needs the Qdrant backend: run `npm i @agentmem/qdrant`, or drop --qdrant-url to inspect the SQLite file of --db.',
   );
   const collection = options.qdrantCollection ?? 'agentmem';
   const global = ctx.options;
   const memory = await createQdrantMemory({
-    url: options.qdrant,
+    url,
     collection,
     ...(global.tenant !== undefined ? { tenant: global.tenant } : {}),
     ...(global.branch !== undefined ? { branch: global.branch } : {}),
     snapshotFormat: sqliteSnapshotFormat,
   });
-  return { memory, label: `${options.qdrant} (collection ${collection})`, owned: true };
+  return { memory, label: `${url} (collection ${collection})`, owned: true };
 }
 
 // Optional: only people who inspect need the web app and its server.

@@ -1,10 +1,12 @@
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
 import {
   type ActivatedSkill,
   AgentMemoryError,
   type ActivationExplanation,
   formatForPrompt,
+  formatOfFile,
+  hasSkillFrontmatter,
   loadSkills,
   type Skill,
   type SkillProblem,
@@ -131,6 +133,22 @@ function refuseNoSkill(path: string, problems: readonly SkillProblem[]): never {
   );
 }
 
+/**
+ * Why one file given to `skills load` is no skill file, or undefined: a SKILL.md, a Cursor rule (.mdc)
+ * and a Claude Code rule (.md under .claude/rules) are skill files by name and place; any other file is
+ * one when it is Markdown that opens with skill frontmatter, as a top-level *.md of a directory must.
+ * (The library reads a file it is handed as a skill whatever it holds: notes.txt would load.)
+ */
+function notASkillFile(path: string): string | undefined {
+  const format = formatOfFile(resolve(path));
+  const ext = extname(path).toLowerCase();
+  if (format === 'agent-skills' || format === 'cursor-rules') return undefined;
+  if (ext !== '.md') return `is ${ext ? `a ${ext} file` : 'a file without the .md extension'}, not Markdown`;
+  if (format === 'claude-rules') return undefined;
+  // loadSkills read it already, so it is text of a bounded size.
+  return hasSkillFrontmatter(readFileSync(path, 'utf8')) ? undefined : 'is Markdown without skill frontmatter';
+}
+
 interface ActivateCommandOptions {
   file?: string[];
   k?: number;
@@ -174,6 +192,8 @@ export function register(program: Command, ctx: CliContext): void {
       // Read once, before the store opens: one file that is no skill is an error, not "Loaded 0 skills".
       const loaded = await loadSkills(dir);
       if (stats.isFile() && loaded.skills.length === 0) refuseNoSkill(dir, loaded.problems);
+      const notSkill = stats.isFile() ? notASkillFile(dir) : undefined;
+      if (notSkill) refuseNoSkill(dir, [{ path: dir, severity: 'skipped', reason: notSkill }]);
       const memory = await ctx.openMemory();
       const result = { ...(await memory.skills.registerMany(loaded.skills)), problems: loaded.problems };
       ctx.emit(
@@ -186,7 +206,7 @@ export function register(program: Command, ctx: CliContext): void {
         },
         () => {
           ctx.print(
-            `Loaded ${result.skills.length} skills from ${dir}: ${result.added.length} added, ${result.updated.length} updated, ${result.unchanged.length} unchanged.`,
+            `Loaded ${result.skills.length} ${result.skills.length === 1 ? 'skill' : 'skills'} from ${dir}: ${result.added.length} added, ${result.updated.length} updated, ${result.unchanged.length} unchanged.`,
           );
           if (result.skills.length > 0) ctx.table(skillRows(result.skills), SKILL_COLUMNS);
           for (const p of result.problems) ctx.note(problemLine(p));

@@ -43,9 +43,10 @@ export function printDiff(ctx: CliContext, diff: DiffResult, limit = 20): void {
   // The library's line says "merge with reembed" (its option); the CLI's flag is --reembed.
   const summary = diff.summary().split('\n');
   if (embedderMismatch && summary[1]?.startsWith('Embedder differs:')) {
+    const records = diff.newMemories + diff.newSkills + diff.conflicts;
     summary[1] =
       `Embedder differs: ${source.label} was built with "${source.embedder.id}", not this store's embedder; ` +
-      `merge it with --reembed (\`agentmem merge ${source.label} --reembed\`) to re-embed its ${diff.newMemories + diff.newSkills + diff.conflicts} records.`;
+      `merge it with --reembed (\`agentmem merge ${source.label} --reembed\`) to re-embed its ${records} ${records === 1 ? 'record' : 'records'}.`;
   }
   ctx.print(inCliWords(summary.join('\n')));
   if (imports.length > 0) {

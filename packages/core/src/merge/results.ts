@@ -64,11 +64,11 @@ export class DiffResult {
   summary(): string {
     const skills = this.newSkills > 0 ? `, ${plural(this.newSkills, 'skill', 'skills')}` : '';
     const lines = [
-      `New: ${this.newMemories} memories${skills} / Duplicates: ${this.duplicates} / Conflicts: ${this.conflicts}`,
+      `New: ${plural(this.newMemories, 'memory', 'memories')}${skills} / Duplicates: ${this.duplicates} / Conflicts: ${this.conflicts}`,
     ];
     if (this.plan.embedderMismatch) {
       lines.push(
-        `Embedder differs: source "${this.plan.source.embedder.id}" vs local; merge with reembed to re-embed ${this.newMemories + this.newSkills + this.conflicts} records.`,
+        `Embedder differs: source "${this.plan.source.embedder.id}" vs local; merge with reembed to re-embed ${plural(this.newMemories + this.newSkills + this.conflicts, 'record', 'records')}.`,
       );
     }
     const others = otherTenantsNote(this.plan);
@@ -148,7 +148,11 @@ export class MergeResult {
     if (c.keptLocal) resolved.push(`${c.keptLocal} kept local`);
     if (c.keptBoth) resolved.push(`${c.keptBoth} kept both`);
     const conflicts = `Conflicts: ${c.conflicts}${resolved.length ? ` (${this.strategy}: ${resolved.join(', ')})` : ''}`;
-    const parts = [`Imported: ${memories} new memories${skills}`, `Skipped: ${c.duplicates} duplicates`, conflicts];
+    const parts = [
+      `Imported: ${plural(memories, 'new memory', 'new memories')}${skills}`,
+      `Skipped: ${plural(c.duplicates, 'duplicate', 'duplicates')}`,
+      conflicts,
+    ];
     if (c.reembedded) parts.push(`Re-embedded: ${c.reembedded}`);
     if (this.mergeIds.length > 1) parts.push(`Committed in ${this.mergeIds.length} merges`);
     const others = otherTenantsNote(this.plan);

@@ -1,5 +1,12 @@
 export { DEFAULT_SKILLS_MAX_CHARS, type FormatSkillsOptions, formatForPrompt, TRUNCATION_MARKER } from './format';
-export { formatOfFile, type LoadSkillsResult, loadSkills, type ParseSkillResult, parseSkillFile } from './loader';
+export {
+  formatOfFile,
+  hasSkillFrontmatter,
+  type LoadSkillsResult,
+  loadSkills,
+  type ParseSkillResult,
+  parseSkillFile,
+} from './loader';
 export {
   ACTIVATION_INDEX_FIELD_WEIGHTS,
   type ActivationParameters,

@@ -98,7 +98,7 @@ const SKILL_KEYS =
  * CONTRIBUTING guide: it opens with frontmatter naming a skill key. Only
  * the opening block is looked at; parsing it stays with `parseSkillFile`.
  */
-function hasSkillFrontmatter(text: string): boolean {
+export function hasSkillFrontmatter(text: string): boolean {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   if (!/^---[ \t]*$/.test(lines[0] ?? '')) return false;
   const close = lines.findIndex((l, i) => i > 0 && /^---[ \t]*$/.test(l));

@@ -25,6 +25,7 @@ import type {
 } from '../contracts';
 import { fusedRelevance, fuseKeywordFirst, fuseRrf, RRF_K } from '../backends/rrf';
 import type { ConversationTurn, RememberConversationOptions } from '../conversation';
+import { activeFirstOnTies } from './active-first';
 import { conversationInputs } from './conversation-inputs';
 import { applyKeywordEvidence, timeAnswerIn, timeSpansInQuery } from '../temporal';
 import {
@@ -1039,12 +1040,15 @@ export class MemoryStore {
     const minDense = this.options.minDenseSimilarity ?? (this.embedder.lexical ? 0.1 : 0);
     const needsVector = mode !== 'keyword' || !caps.textSearch;
     const vector = needsVector ? (await this.embed([query], 'query'))[0]! : undefined;
+    // Each list puts active records first among equal scores, before fusion turns the tie into ranks.
     const dense = async () =>
-      (await this.backend.search({ mode: 'dense', vector, filter, k: pool })).filter((h) => h.score >= minDense);
+      activeFirstOnTies(
+        (await this.backend.search({ mode: 'dense', vector, filter, k: pool })).filter((h) => h.score >= minDense),
+      );
     const keyword = async () => {
       if (!caps.textSearch) return [];
       const hits = await this.backend.search({ mode: 'keyword', text: query, filter, k: pool });
-      return rescoreKeyword ? rescoreKeyword(hits) : hits;
+      return activeFirstOnTies(rescoreKeyword ? await rescoreKeyword(hits) : hits);
     };
     const asList = (hits: SearchHit[], signal: 'dense' | 'keyword') =>
       hits.map((h, i) => ({
@@ -1060,7 +1064,7 @@ export class MemoryStore {
     // fills the ranks keyword search leaves empty, so hybrid can never rank worse than keyword alone.
     const keywordFirst = this.options.fusionWeights === undefined && this.embedder.lexical === true;
     if (caps.nativeHybrid && !keywordFirst) {
-      return this.backend.search({
+      const fused = await this.backend.search({
         mode: 'hybrid',
         vector,
         text: query,
@@ -1069,6 +1073,7 @@ export class MemoryStore {
         weights,
         minDenseScore: minDense,
       });
+      return activeFirstOnTies(fused);
     }
     const kw = await keyword();
     if (keywordFirst) {
@@ -1099,9 +1104,11 @@ export class MemoryStore {
       const v = vectors.get(hit.record.id);
       if (v) scored.push({ record: hit.record, score: cosineSimilarity(vector, v) });
     }
-    return scored
-      .filter((h) => h.score >= minDense)
-      .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1));
+    return activeFirstOnTies(
+      scored
+        .filter((h) => h.score >= minDense)
+        .sort((a, b) => b.score - a.score || (a.record.id < b.record.id ? -1 : 1)),
+    );
   }
 
   /** Writes buffered accesses: one batch, only the access fields, onto what is stored now. */
