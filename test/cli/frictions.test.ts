@@ -171,3 +171,22 @@ describe('skills load of one file', () => {
     expect((await store.cli('--json', 'skills', 'list')).json().skills).toHaveLength(4);
   });
 });
+
+describe('counts of one', () => {
+  const store = useFreshStore();
+
+  it('say "1 memory" in export, import and branch delete', async () => {
+    expect((await store.cli('remember', 'Orders live in PostgreSQL 16', '-t', 'project')).code).toBe(0);
+    const out = store.tmp.path('one.jsonl');
+    expect((await store.cli('export', '--out', out)).stdout).toContain('Exported 1 memory to');
+
+    const copy = ['--db', store.tmp.path('copy.db'), '--branch', 'feature/x'];
+    const imported = await runCli([...copy, 'import', out]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('Imported 1 of 1 memory from');
+
+    const deleted = await runCli([...copy, '--yes', 'branch', 'delete', 'main']);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(deleted.stdout).toContain('Deleted 1 memory of branch main');
+  });
+});

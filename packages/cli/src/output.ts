@@ -13,6 +13,11 @@ export type Row = Record<string, unknown>;
 
 const ELLIPSIS = '…';
 
+/** "1 memory", "2 memories": a count with its noun in the right number. */
+export function counted(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 /** One line, at most `max` characters (whitespace runs collapse; a cut ends in …). */
 export function truncate(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();

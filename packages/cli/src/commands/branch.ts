@@ -2,6 +2,7 @@ import { AgentMemoryError, type MergeStrategy } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
+import { counted } from '../output';
 import { printDiff, progressOf, strategyOption } from './teleport';
 
 export function register(program: Command, ctx: CliContext): void {
@@ -106,13 +107,18 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.emit({ branch: name, deleted: 0 }, () => ctx.print(`Branch ${name} has no memories; nothing to delete.`));
         return;
       }
-      if (!ctx.json) ctx.print(`Branch ${name}: ${info.project} project and ${info.reference} reference memories.`);
+      if (!ctx.json)
+        ctx.print(
+          `Branch ${name}: ${info.project} project and ${counted(info.reference, 'reference memory', 'reference memories')}.`,
+        );
       if (!(await ctx.confirm(`Delete the memories of branch ${name}?`))) {
         throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
       }
       const result = await memory.deleteBranch(name, { force: options.force, onProgress: progressOf(ctx) });
       ctx.emit(result, () =>
-        ctx.print(`Deleted ${result.deleted} memories of branch ${name}; user and feedback memories are untouched.`),
+        ctx.print(
+          `Deleted ${counted(result.deleted, 'memory', 'memories')} of branch ${name}; user and feedback memories are untouched.`,
+        ),
       );
     });
 }

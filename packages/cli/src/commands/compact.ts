@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
+import { counted } from '../output';
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -12,7 +13,9 @@ export function register(program: Command, ctx: CliContext): void {
       const preview = await memory.compact({ dryRun: true });
       if (options.dryRun) {
         ctx.emit(preview, () =>
-          ctx.print(`${preview.removed} pruned memories would be deleted for good (dry run: nothing was changed).`),
+          ctx.print(
+            `${counted(preview.removed, 'pruned memory', 'pruned memories')} would be deleted for good (dry run: nothing was changed).`,
+          ),
         );
         return;
       }
@@ -23,13 +26,17 @@ export function register(program: Command, ctx: CliContext): void {
         return;
       }
       if (!ctx.json)
-        ctx.print(`${preview.removed} pruned memories would be deleted for good; they could no longer be restored.`);
-      if (!(await ctx.confirm(`Delete ${preview.removed} pruned memories?`))) {
+        ctx.print(
+          `${counted(preview.removed, 'pruned memory', 'pruned memories')} would be deleted for good; they could no longer be restored.`,
+        );
+      if (!(await ctx.confirm(`Delete ${counted(preview.removed, 'pruned memory', 'pruned memories')}?`))) {
         throw new CliError('ABORTED', 'Not confirmed; nothing was changed.');
       }
       const report = await memory.compact();
       ctx.emit(report, () =>
-        ctx.print(`Compacted: deleted ${report.removed} pruned memories in ${report.durationMs.toFixed(0)} ms.`),
+        ctx.print(
+          `Compacted: deleted ${counted(report.removed, 'pruned memory', 'pruned memories')} in ${report.durationMs.toFixed(0)} ms.`,
+        ),
       );
     });
 }

@@ -4,6 +4,7 @@ import { AgentMemoryError, KIND } from '@agentmem/core';
 import { ensureParentDirectory } from '@agentmem/sqlite';
 import type { Command } from 'commander';
 import { type CliContext, isDirectory, refuseSpecialFile } from '../context';
+import { counted } from '../output';
 
 interface ExportOptions {
   out?: string;
@@ -48,7 +49,7 @@ export function register(program: Command, ctx: CliContext): void {
         rmSync(partial, { force: true });
         throw error;
       }
-      ctx.emit({ exported, path }, () => ctx.print(`Exported ${exported} memories to ${path}.`));
+      ctx.emit({ exported, path }, () => ctx.print(`Exported ${counted(exported, 'memory', 'memories')} to ${path}.`));
     });
 }
 

@@ -5,6 +5,7 @@ import { AgentMemoryError, invalidInput } from '@agentmem/core';
 import type { Command } from 'commander';
 import { type CliContext, refuseSpecialFile } from '../context';
 import { importMemories, parseMemoryLines } from '../jsonl';
+import { counted } from '../output';
 
 interface ImportOptions {
   dryRun?: boolean;
@@ -43,7 +44,7 @@ export function register(program: Command, ctx: CliContext): void {
       );
       ctx.emit({ file: source, ...result }, () =>
         ctx.print(
-          `${result.dryRun ? 'Would import' : 'Imported'} ${result.imported} of ${result.total} memories from ${source}; ` +
+          `${result.dryRun ? 'Would import' : 'Imported'} ${result.imported} of ${counted(result.total, 'memory', 'memories')} from ${source}; ` +
             `${result.skipped} already present.`,
         ),
       );
