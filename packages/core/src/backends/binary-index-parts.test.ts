@@ -103,6 +103,28 @@ describe('BinaryIndex saved in parts', () => {
     expect(same(restored.toParts().parts, index.toParts().parts)).toBe(true);
   });
 
+  it('ranks the same with a source that gives vectors for codes, through searches, read-ahead and changes between them', () => {
+    const { index, current } = build();
+    const s = saved(index, current);
+    // A store whose table holds sign bits only gives the floats: the index quantizes them (same bytes).
+    const floats: SavedCodes<number> = { part: s.source.part, codes: (keys) => keys.map((k) => current.get(k)) };
+    const restored = BinaryIndex.fromParts(s.header, floats);
+    expect(rankings(restored)).toEqual(rankings(index));
+    const fresh = vectors(3, 5);
+    for (const target of [index, restored]) {
+      // A whole scope removed before its chunk was read (its sign codes never left their part).
+      for (let i = 0; i < 100; i++) target.remove(100_000 + i);
+      target.readAhead(1);
+      target.set(17_999, 't', 'a', fresh[0]!); // into the last chunk of scope a, not read yet
+      target.set(300_000, 't', 'c', fresh[1]!);
+    }
+    expect(restored.count({ tenant: 't', namespaces: ['b'] })).toBe(0);
+    expect(rankings(restored)).toEqual(rankings(index));
+    expect(restored.readAhead(10)).toBe(0);
+    expect(rankings(restored)).toEqual(rankings(index));
+    expect(same(restored.toParts().parts, index.toParts().parts)).toBe(true);
+  });
+
   it('a part or code it cannot read throws BinaryPartError and leaves the index as it was', () => {
     const { index, current } = build();
     const s = saved(index, current);
