@@ -30,6 +30,9 @@ export class BinaryIndex<K> {
   private readonly partitions = new Map<string, Partition<K>>();
   /** Built on first use: an index restored from saved parts answers searches without it. */
   private slotMap: Map<K, { partition: Partition<K>; slot: number }> | undefined;
+  /** Keys placed while `slotMap` is not built (a restored index), each above `savedMax`. */
+  private added: Map<K, { partition: Partition<K>; slot: number }> | undefined;
+  private maxSaved: number | undefined;
   /** Where a restored index reads what it has not read yet (its rescoring parts, single codes). */
   private source: SavedCodes<K> | undefined;
   /** Scratch blocks in the heap for a scan: the query's code and int16 copy, the histogram, the distances. */
@@ -82,8 +85,33 @@ export class BinaryIndex<K> {
       for (const partition of this.partitions.values())
         for (let slot = 0; slot < partition.count; slot++) map.set(keyAt(partition, slot), { partition, slot });
       this.slotMap = map;
+      this.added = undefined; // the map holds them too
     }
     return this.slotMap;
+  }
+
+  /**
+   * Where `key` is. A restored index without its slot map yet answers for a number key above every
+   * saved key from the keys added since (`added`): the changes a store catches up with after a
+   * restore are mostly new rows (new rowids), and the map of 100k keys, with their array for the
+   * appends, cost ~30 ms of a cold start for a few of them.
+   */
+  private lookup(key: K): { partition: Partition<K>; slot: number } | undefined {
+    if (!this.slotMap && typeof key === 'number' && key > this.savedMax()) return this.added?.get(key);
+    return this.slots.get(key);
+  }
+
+  /** The largest saved key of a restored index (-Infinity for none: every lookup builds the map). */
+  private savedMax(): number {
+    if (this.maxSaved === undefined) {
+      let max = Number.NEGATIVE_INFINITY;
+      for (const p of this.partitions.values())
+        for (const chunk of p.saved ?? [])
+          for (let i = 0; i < chunk.length; i++) max = chunk[i]! > max ? chunk[i]! : max;
+      // Only restored partitions answer this way; anything else (NaN keys included) goes to the map.
+      this.maxSaved = this.source ? max : Number.POSITIVE_INFINITY;
+    }
+    return this.maxSaved;
   }
 
   /** Whether scans run in the WebAssembly SIMD kernels (false: the JS loops). */
@@ -142,7 +170,7 @@ export class BinaryIndex<K> {
 
   private place(key: K, tenant: string, namespace: string): { partition: Partition<K>; slot: number } {
     const scope = `${tenant}\u0000${namespace}`;
-    const at = this.slots.get(key);
+    const at = this.lookup(key);
     if (at && at.partition.scope === scope) return at;
     if (at) this.remove(key);
     let partition = this.partitions.get(scope);
@@ -150,7 +178,7 @@ export class BinaryIndex<K> {
       partition = { scope, tenant, namespace, chunks: [], keys: [], count: 0 };
       this.partitions.set(scope, partition);
     }
-    writable(partition);
+    // Appended: a restored partition keeps its saved keys and takes new ones after them.
     const slot = partition.count;
     const c = slot >>> CHUNK_BITS;
     const chunk = partition.chunks[c];
@@ -159,7 +187,8 @@ export class BinaryIndex<K> {
     partition.keys.push(key);
     partition.count++;
     const placed = { partition, slot };
-    this.slots.set(key, placed);
+    if (this.slotMap) this.slotMap.set(key, placed);
+    else (this.added ??= new Map()).set(key, placed);
     return placed;
   }
 
@@ -245,6 +274,8 @@ export class BinaryIndex<K> {
   clear(): void {
     this.partitions.clear();
     this.slotMap = new Map();
+    this.added = undefined;
+    this.maxSaved = undefined;
     this.source = undefined;
     this.heap = new CodeHeap({ simd: this.simd });
     this.scratch = undefined;
@@ -332,6 +363,7 @@ export class BinaryIndex<K> {
             ? new Float64Array(bytes.buffer, bytes.byteOffset, n)
             : new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + n * 8));
         partition.saved!.push(keys);
+        partition.savedCount = (partition.savedCount ?? 0) + n;
         // No block in the heap yet: the sign codes stay in the part until the chunk's rescoring part is
         // read or a change needs them (`settle`), and the first search scans them there. Placed at once,
         // the heap's 44 MB at 100k (codes, factors, int8 copies) made V8 collect garbage for the external
@@ -379,7 +411,7 @@ export class BinaryIndex<K> {
     const n = lazy.count;
     const q = this.blocks * 16;
     if (bytes.length !== n * (4 + q)) throw new BinaryPartError(`Saved part ${lazy.part} has the wrong size.`);
-    this.settle(chunk);
+    this.settle(chunk, true);
     const u8 = this.heap.u8;
     const factors = this.factorAt(chunk, 0) * 4;
     const quantized = this.quantizedAt(chunk, 0);
@@ -397,14 +429,15 @@ export class BinaryIndex<K> {
 
   /**
    * Gives a restored chunk its block in the heap, with its sign codes copied from its part, before
-   * anything reads or writes the block. The first one grows the heap once for every chunk still
-   * without a block (each growth can make V8 collect garbage).
+   * anything reads or writes the block. Reading a rescoring part (`all`) grows the heap once for
+   * every chunk still without a block (each growth can make V8 collect garbage); a change settles
+   * its chunk alone (a catch-up at load would otherwise grow the heap whole, 44 MB at 100k).
    */
-  private settle(chunk: Chunk): void {
+  private settle(chunk: Chunk, all = false): void {
     const signs = chunk.signs;
     if (!signs) return;
     const bytes = this.chunkBytes(chunk.capacity);
-    this.heap.reserve(this.unplaced);
+    if (all) this.heap.reserve(this.unplaced);
     chunk.at = this.heap.alloc(bytes);
     this.unplaced -= align16(bytes);
     this.heap.u8.set(new Uint8Array(signs.buffer, signs.byteOffset, signs.byteLength), chunk.at);
@@ -779,7 +812,7 @@ interface Partition<K> {
   namespace: string;
   /** Slot s lives in chunk s >> CHUNK_BITS at s & CHUNK_MASK. */
   chunks: Chunk[];
-  /** Keys by slot: empty while `saved` holds them. */
+  /** Keys by slot; while `saved` holds the first `savedCount`, the keys appended after them. */
   keys: K[];
   /** How many codes. */
   count: number;
@@ -788,6 +821,7 @@ interface Partition<K> {
    * start), until a change needs `keys`.
    */
   saved?: Float64Array[];
+  savedCount?: number;
 }
 
 function align16(bytes: number): number {
@@ -795,7 +829,9 @@ function align16(bytes: number): number {
 }
 
 function keyAt<K>(p: Partition<K>, slot: number): K {
-  return p.saved ? (p.saved[slot >>> CHUNK_BITS]![slot & CHUNK_MASK] as K) : p.keys[slot]!;
+  if (!p.saved) return p.keys[slot]!;
+  const saved = p.savedCount!;
+  return slot < saved ? (p.saved[slot >>> CHUNK_BITS]![slot & CHUNK_MASK] as K) : p.keys[slot - saved]!;
 }
 
 /** The keys of a restored partition as an array, before a change moves them. */
@@ -803,8 +839,10 @@ function writable<K>(p: Partition<K>): Partition<K> {
   if (p.saved) {
     const keys: K[] = [];
     for (const chunk of p.saved) for (let i = 0; i < chunk.length; i++) keys.push(chunk[i] as K);
+    for (const key of p.keys) keys.push(key);
     p.keys = keys;
     p.saved = undefined;
+    p.savedCount = undefined;
   }
   return p;
 }
