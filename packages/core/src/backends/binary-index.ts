@@ -106,9 +106,8 @@ export class BinaryIndex<K> {
     if (this.maxSaved === undefined) {
       let max = Number.NEGATIVE_INFINITY;
       for (const p of this.partitions.values())
-        for (const chunk of p.saved ?? [])
-          for (let i = 0; i < chunk.length; i++) max = chunk[i]! > max ? chunk[i]! : max;
-      // Only restored partitions answer this way; anything else (NaN keys included) goes to the map.
+        for (const chunk of p.saved ?? []) for (let i = 0; i < chunk.length; i++) max = Math.max(max, chunk[i]!);
+      // Only restored partitions answer this way; anything else (a NaN key makes max NaN) goes to the map.
       this.maxSaved = this.source ? max : Number.POSITIVE_INFINITY;
     }
     return this.maxSaved;
@@ -188,7 +187,10 @@ export class BinaryIndex<K> {
     partition.count++;
     const placed = { partition, slot };
     if (this.slotMap) this.slotMap.set(key, placed);
-    else (this.added ??= new Map()).set(key, placed);
+    else {
+      this.added ??= new Map();
+      this.added.set(key, placed);
+    }
     return placed;
   }
 
@@ -716,7 +718,20 @@ export class BinaryIndex<K> {
         } else if (signs)
           hammingScan(signs, 0, n, heap.u32, q, words, this.stride, heap.u16, distances + at, heap.u32, histogram);
         else if (kernels) kernels.hamming(chunk.at, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
-        else hammingScan(heap.u32, chunk.at >>> 2, n, heap.u32, q, words, this.stride, heap.u16, distances + at, heap.u32, histogram);
+        else
+          hammingScan(
+            heap.u32,
+            chunk.at >>> 2,
+            n,
+            heap.u32,
+            q,
+            words,
+            this.stride,
+            heap.u16,
+            distances + at,
+            heap.u32,
+            histogram,
+          );
         at += n;
       }
     const counts = heap.u32;
