@@ -103,6 +103,57 @@ describe('BinaryIndex saved in parts', () => {
     expect(same(restored.toParts().parts, index.toParts().parts)).toBe(true);
   });
 
+  it('ranks the same with a source that gives vectors for codes, through searches, read-ahead and changes between them', () => {
+    const { index, current } = build();
+    const s = saved(index, current);
+    // A store whose table holds sign bits only gives the floats: the index quantizes them (same bytes).
+    const floats: SavedCodes<number> = { part: s.source.part, codes: (keys) => keys.map((k) => current.get(k)) };
+    const restored = BinaryIndex.fromParts(s.header, floats);
+    expect(rankings(restored)).toEqual(rankings(index));
+    const fresh = vectors(3, 5);
+    for (const target of [index, restored]) {
+      // A whole scope removed before its chunk was read (its sign codes never left their part).
+      for (let i = 0; i < 100; i++) target.remove(100_000 + i);
+      target.readAhead(1);
+      target.set(17_999, 't', 'a', fresh[0]!); // into the last chunk of scope a, not read yet
+      target.set(300_000, 't', 'c', fresh[1]!);
+    }
+    expect(restored.count({ tenant: 't', namespaces: ['b'] })).toBe(0);
+    expect(rankings(restored)).toEqual(rankings(index));
+    expect(restored.readAhead(10)).toBe(0);
+    expect(rankings(restored)).toEqual(rankings(index));
+    expect(same(restored.toParts().parts, index.toParts().parts)).toBe(true);
+  });
+
+  it('takes new keys after a restore (a catch-up of new rows) and then any change: the same results and saved bytes', () => {
+    const { index, current } = build();
+    const s = saved(index, current);
+    const restored = BinaryIndex.fromParts(s.header, s.source);
+    const fresh = vectors(20, 6);
+    const steps: ((target: BinaryIndex<number>) => void)[] = [
+      // Keys above every saved one, one of them written twice, in both scopes.
+      (t) => {
+        for (let i = 0; i < 10; i++) t.setEncoded(200_000 + i, 't', i % 2 ? 'a' : 'b', encodeRescoring(fresh[i]!));
+        t.set(200_004, 't', 'b', fresh[10]!);
+      },
+      // Then a new key below the largest saved one, a move of a new key, a removal, a replacement.
+      (t) => {
+        t.set(2, 't', 'a', fresh[11]!);
+        t.set(200_006, 't', 'c', fresh[12]!);
+        t.remove(200_007);
+        t.set(3, 't', 'a', fresh[13]!);
+      },
+    ];
+    for (const step of steps) {
+      step(index);
+      step(restored);
+      expect(restored.size).toBe(index.size);
+      expect(restored.count({ tenant: 't', namespaces: ['b'] })).toBe(index.count({ tenant: 't', namespaces: ['b'] }));
+      expect(rankings(restored)).toEqual(rankings(index));
+    }
+    expect(same(restored.toParts().parts, index.toParts().parts)).toBe(true);
+  });
+
   it('a part or code it cannot read throws BinaryPartError and leaves the index as it was', () => {
     const { index, current } = build();
     const s = saved(index, current);

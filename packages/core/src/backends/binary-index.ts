@@ -30,15 +30,31 @@ export class BinaryIndex<K> {
   private readonly partitions = new Map<string, Partition<K>>();
   /** Built on first use: an index restored from saved parts answers searches without it. */
   private slotMap: Map<K, { partition: Partition<K>; slot: number }> | undefined;
+  /** Keys placed while `slotMap` is not built (a restored index), each above `savedMax`. */
+  private added: Map<K, { partition: Partition<K>; slot: number }> | undefined;
+  private maxSaved: number | undefined;
   /** Where a restored index reads what it has not read yet (its rescoring parts, single codes). */
   private source: SavedCodes<K> | undefined;
   /** Scratch blocks in the heap for a scan: the query's code and int16 copy, the histogram, the distances. */
   private scratch:
-    | { query: number; query16: number; histogram: number; distances: number; picked: number; room: number }
+    | {
+        query: number;
+        query16: number;
+        histogram: number;
+        distances: number;
+        picked: number;
+        room: number;
+        /** Where a chunk's codes still in their part are copied to be scanned (0: not allocated yet). */
+        codes: number;
+      }
     | undefined;
   /** The candidates the last scan chose: partition (index into its selection), slot, distance. */
   /** Where `stage` copies single codes of a restored index: `room` int8 copies, then as many factors. */
   private staging: { at: number; room: number } | undefined;
+  /** Bytes of the restored chunks that have no block in the heap yet (`settle`). */
+  private unplaced = 0;
+  /** A block of `dimension` float32 where `writeSaved` copies a vector for the quantize kernel (0: none yet). */
+  private floats = 0;
   private chosenPartition = new Uint32Array(0);
   private chosenSlot = new Uint32Array(0);
   private chosenDistance = new Uint16Array(0);
@@ -69,8 +85,32 @@ export class BinaryIndex<K> {
       for (const partition of this.partitions.values())
         for (let slot = 0; slot < partition.count; slot++) map.set(keyAt(partition, slot), { partition, slot });
       this.slotMap = map;
+      this.added = undefined; // the map holds them too
     }
     return this.slotMap;
+  }
+
+  /**
+   * Where `key` is. A restored index without its slot map yet answers for a number key above every
+   * saved key from the keys added since (`added`): the changes a store catches up with after a
+   * restore are mostly new rows (new rowids), and the map of 100k keys, with their array for the
+   * appends, cost ~30 ms of a cold start for a few of them.
+   */
+  private lookup(key: K): { partition: Partition<K>; slot: number } | undefined {
+    if (!this.slotMap && typeof key === 'number' && key > this.savedMax()) return this.added?.get(key);
+    return this.slots.get(key);
+  }
+
+  /** The largest saved key of a restored index (-Infinity for none: every lookup builds the map). */
+  private savedMax(): number {
+    if (this.maxSaved === undefined) {
+      let max = Number.NEGATIVE_INFINITY;
+      for (const p of this.partitions.values())
+        for (const chunk of p.saved ?? []) for (let i = 0; i < chunk.length; i++) max = Math.max(max, chunk[i]!);
+      // Only restored partitions answer this way; anything else (a NaN key makes max NaN) goes to the map.
+      this.maxSaved = this.source ? max : Number.POSITIVE_INFINITY;
+    }
+    return this.maxSaved;
   }
 
   /** Whether scans run in the WebAssembly SIMD kernels (false: the JS loops). */
@@ -122,12 +162,14 @@ export class BinaryIndex<K> {
   /** The slot of `key` in its scope's partition, moved or created as needed. */
   private placed(key: K, tenant: string, namespace: string): { chunk: Chunk; at: number } {
     const { partition, slot } = this.place(key, tenant, namespace);
-    return { chunk: partition.chunks[slot >>> CHUNK_BITS]!, at: slot & CHUNK_MASK };
+    const chunk = partition.chunks[slot >>> CHUNK_BITS]!;
+    this.settle(chunk); // its code is written in the heap next
+    return { chunk, at: slot & CHUNK_MASK };
   }
 
   private place(key: K, tenant: string, namespace: string): { partition: Partition<K>; slot: number } {
     const scope = `${tenant}\u0000${namespace}`;
-    const at = this.slots.get(key);
+    const at = this.lookup(key);
     if (at && at.partition.scope === scope) return at;
     if (at) this.remove(key);
     let partition = this.partitions.get(scope);
@@ -135,7 +177,7 @@ export class BinaryIndex<K> {
       partition = { scope, tenant, namespace, chunks: [], keys: [], count: 0 };
       this.partitions.set(scope, partition);
     }
-    writable(partition);
+    // Appended: a restored partition keeps its saved keys and takes new ones after them.
     const slot = partition.count;
     const c = slot >>> CHUNK_BITS;
     const chunk = partition.chunks[c];
@@ -144,7 +186,11 @@ export class BinaryIndex<K> {
     partition.keys.push(key);
     partition.count++;
     const placed = { partition, slot };
-    this.slots.set(key, placed);
+    if (this.slotMap) this.slotMap.set(key, placed);
+    else {
+      this.added ??= new Map();
+      this.added.set(key, placed);
+    }
     return placed;
   }
 
@@ -168,6 +214,7 @@ export class BinaryIndex<K> {
   /** A first chunk doubles up to CHUNK codes (small scopes stay small); later chunks are born full size. */
   private grown(chunk: Chunk): Chunk {
     if (chunk.lazy) this.loadRescoring(chunk);
+    this.settle(chunk);
     const bigger = this.chunk(Math.min(CHUNK, chunk.capacity * 2));
     const u8 = this.heap.u8;
     const n = chunk.capacity;
@@ -198,6 +245,8 @@ export class BinaryIndex<K> {
       const moved = partition.keys[last]!;
       partition.keys[slot] = moved;
       const to = partition.chunks[slot >>> CHUNK_BITS]!;
+      this.settle(from);
+      this.settle(to);
       const t = slot & CHUNK_MASK;
       const f = last & CHUNK_MASK;
       if (to.lazy) to.lazy.filled[t] = 1;
@@ -215,12 +264,11 @@ export class BinaryIndex<K> {
     partition.count--;
     // A chunk left empty is given back (the first one stays until the partition goes).
     if (last > 0 && (last & CHUNK_MASK) === 0) {
-      const empty = partition.chunks.pop()!;
-      this.heap.release(empty.at, this.chunkBytes(empty.capacity));
+      this.drop(partition.chunks.pop()!);
     }
     if (partition.count === 0) {
       const first = partition.chunks.pop();
-      if (first) this.heap.release(first.at, this.chunkBytes(first.capacity));
+      if (first) this.drop(first);
       this.partitions.delete(partition.scope);
     }
   }
@@ -228,10 +276,14 @@ export class BinaryIndex<K> {
   clear(): void {
     this.partitions.clear();
     this.slotMap = new Map();
+    this.added = undefined;
+    this.maxSaved = undefined;
     this.source = undefined;
     this.heap = new CodeHeap({ simd: this.simd });
     this.scratch = undefined;
     this.staging = undefined;
+    this.unplaced = 0;
+    this.floats = 0;
   }
 
   /**
@@ -250,6 +302,7 @@ export class BinaryIndex<K> {
       scopes.push({ tenant: p.tenant, namespace: p.namespace, count: p.count });
       for (let c = 0; c < p.chunks.length; c++) {
         const chunk = p.chunks[c]!;
+        this.settle(chunk);
         const n = Math.min(CHUNK, p.count - c * CHUNK);
         const signs = new Uint8Array(n * (8 + this.codeBytes));
         const keys = new Float64Array(signs.buffer, 0, n);
@@ -288,11 +341,6 @@ export class BinaryIndex<K> {
     // Capacities as place() makes them: later chunks full size, a first one doubling from 64.
     const capacity = (c: number, n: number) =>
       c > 0 || n === CHUNK ? CHUNK : Math.min(CHUNK, 2 ** Math.ceil(Math.log2(Math.max(64, n))));
-    let bytes = 0;
-    for (const { count } of saved.scopes)
-      for (let c = 0; c * CHUNK < count; c++)
-        bytes += align16(index.chunkBytes(capacity(c, Math.min(CHUNK, count - c * CHUNK))));
-    index.heap.reserve(bytes);
     let part = 0;
     for (const scope of saved.scopes) {
       const { tenant, namespace, count } = scope;
@@ -317,9 +365,19 @@ export class BinaryIndex<K> {
             ? new Float64Array(bytes.buffer, bytes.byteOffset, n)
             : new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + n * 8));
         partition.saved!.push(keys);
-        const chunk = index.chunk(capacity(c, n));
-        index.heap.u8.set(bytes.subarray(n * 8), chunk.at);
+        partition.savedCount = (partition.savedCount ?? 0) + n;
+        // No block in the heap yet: the sign codes stay in the part until the chunk's rescoring part is
+        // read or a change needs them (`settle`), and the first search scans them there. Placed at once,
+        // the heap's 44 MB at 100k (codes, factors, int8 copies) made V8 collect garbage for the external
+        // memory (10-40 ms), and copying the codes touched 4.8 MB of fresh memory.
+        const at = bytes.byteOffset + n * 8;
+        const signs =
+          at % 4 === 0
+            ? new Uint32Array(bytes.buffer, at, n * index.stride)
+            : new Uint32Array(bytes.buffer.slice(at, at + n * codeBytes));
+        const chunk: Chunk = { capacity: capacity(c, n), at: 0, signs };
         chunk.lazy = { part: part + 1, count: n, filled: new Uint8Array(chunk.capacity) };
+        index.unplaced += align16(index.chunkBytes(chunk.capacity));
         partition.chunks.push(chunk);
       }
       index.partitions.set(partition.scope, partition);
@@ -355,6 +413,7 @@ export class BinaryIndex<K> {
     const n = lazy.count;
     const q = this.blocks * 16;
     if (bytes.length !== n * (4 + q)) throw new BinaryPartError(`Saved part ${lazy.part} has the wrong size.`);
+    this.settle(chunk, true);
     const u8 = this.heap.u8;
     const factors = this.factorAt(chunk, 0) * 4;
     const quantized = this.quantizedAt(chunk, 0);
@@ -370,6 +429,29 @@ export class BinaryIndex<K> {
     chunk.lazy = undefined;
   }
 
+  /**
+   * Gives a restored chunk its block in the heap, with its sign codes copied from its part, before
+   * anything reads or writes the block. Reading a rescoring part (`all`) grows the heap once for
+   * every chunk still without a block (each growth can make V8 collect garbage); a change settles
+   * its chunk alone (a catch-up at load would otherwise grow the heap whole, 44 MB at 100k).
+   */
+  private settle(chunk: Chunk, all = false): void {
+    const signs = chunk.signs;
+    if (!signs) return;
+    const bytes = this.chunkBytes(chunk.capacity);
+    if (all) this.heap.reserve(this.unplaced);
+    chunk.at = this.heap.alloc(bytes);
+    this.unplaced -= align16(bytes);
+    this.heap.u8.set(new Uint8Array(signs.buffer, signs.byteOffset, signs.byteLength), chunk.at);
+    chunk.signs = undefined;
+  }
+
+  /** A chunk's block back to the heap (a restored chunk not settled has none). */
+  private drop(chunk: Chunk): void {
+    if (chunk.signs) this.unplaced -= align16(this.chunkBytes(chunk.capacity));
+    else this.heap.release(chunk.at, this.chunkBytes(chunk.capacity));
+  }
+
   private readPart(part: number): Uint8Array {
     try {
       return this.source!.part(part);
@@ -380,29 +462,47 @@ export class BinaryIndex<K> {
 
   /** Single codes into slots whose rescoring part was not read (a gone key scores 0: its row is re-read anyway). */
   private fill(slots: { chunk: Chunk; at: number; key: K }[]): void {
-    let codes: (Uint8Array | undefined)[];
+    let codes: SavedCode[];
     try {
       codes = this.source!.codes(slots.map((s) => s.key));
     } catch (error) {
       throw error instanceof BinaryPartError ? error : new BinaryPartError(`Saved codes: ${String(error)}`);
     }
-    const words = this.words;
-    const d = this.dimension;
-    const u8 = this.heap.u8;
     for (let i = 0; i < slots.length; i++) {
       const { chunk, at } = slots[i]!;
-      const code = codes[i];
-      const quantized = this.quantizedAt(chunk, at);
-      if (code && code.length === this.encodedBytes) {
-        for (let b = 0; b < 4; b++) scratch.factorBytes[b] = code[words * 4 + b]!;
-        this.heap.f32[this.factorAt(chunk, at)] = scratch.factor[0]!;
-        u8.set(code.subarray(words * 4 + 4, words * 4 + 4 + d), quantized);
-      } else {
-        this.heap.f32[this.factorAt(chunk, at)] = 0;
-        u8.fill(0, quantized, quantized + d);
-      }
+      this.settle(chunk);
+      this.writeSaved(codes[i], this.quantizedAt(chunk, at), this.factorAt(chunk, at));
       chunk.lazy!.filled[at] = 1;
     }
+  }
+
+  /**
+   * A saved code's int8 copy at byte `quantized` (zero padded to whole blocks) and its factor at f32
+   * index `factor`: copied from encoded bytes, quantized from a vector (the same bytes), or zeros
+   * for a key gone (it scores 0; its row is re-read anyway).
+   */
+  private writeSaved(code: SavedCode, quantized: number, factor: number): void {
+    const d = this.dimension;
+    const kernels = this.heap.kernels;
+    // Where a vector is copied for the kernel to quantize (allocated before any view is taken).
+    if (kernels && code instanceof Float32Array && this.floats === 0) this.floats = this.heap.alloc(d * 4);
+    const { u8, i8, f32 } = this.heap;
+    if (code instanceof Float32Array && code.length === d) {
+      // The kernel: the JS loop is not optimized yet on a cold start (~600 vectors took ~10 ms, ~2 warm).
+      if (kernels) {
+        f32.set(code, this.floats >>> 2);
+        kernels.quantize(this.floats, d, quantized, factor * 4);
+      } else quantize(code, i8, quantized, f32, factor);
+    } else if (code instanceof Uint8Array && code.length === this.encodedBytes) {
+      const words = this.words;
+      for (let b = 0; b < 4; b++) scratch.factorBytes[b] = code[words * 4 + b]!;
+      f32[factor] = scratch.factor[0]!;
+      u8.set(code.subarray(words * 4 + 4, words * 4 + 4 + d), quantized);
+    } else {
+      f32[factor] = 0;
+      u8.fill(0, quantized, quantized + d);
+    }
+    u8.fill(0, quantized + d, quantized + this.blocks * 16);
   }
 
   /** How many codes the scope holds (tenant `null`: every tenant; no namespaces: all of them). */
@@ -523,7 +623,7 @@ export class BinaryIndex<K> {
       }
     }
     if (missing.length === 0) return;
-    let codes: (Uint8Array | undefined)[];
+    let codes: SavedCode[];
     try {
       codes = this.source!.codes(keys);
     } catch (error) {
@@ -537,25 +637,12 @@ export class BinaryIndex<K> {
       staging = { at: this.heap.alloc(room * (q + 4)), room };
       this.staging = staging;
     }
-    const words = this.words;
-    const d = this.dimension;
-    const { u8, f32 } = this.heap;
     // The int8 copies, then the factors (q is a multiple of 16: the factors stay 4-byte aligned).
     const factorBase = (staging.at + staging.room * q) >>> 2;
     for (let j = 0; j < missing.length; j++) {
       const i = missing[j]!;
-      const code = codes[j];
       const at = staging.at + j * q;
-      if (code && code.length === this.encodedBytes) {
-        for (let b = 0; b < 4; b++) scratch.factorBytes[b] = code[words * 4 + b]!;
-        f32[factorBase + j] = scratch.factor[0]!;
-        u8.set(code.subarray(words * 4 + 4, words * 4 + 4 + d), at);
-        u8.fill(0, at + d, at + q);
-      } else {
-        // Gone: scores 0 (its row is re-read anyway).
-        f32[factorBase + j] = 0;
-        u8.fill(0, at, at + q);
-      }
+      this.writeSaved(codes[j], at, factorBase + j);
       quantized[i] = at;
       factors[i] = factorBase + j;
     }
@@ -580,6 +667,7 @@ export class BinaryIndex<K> {
         distances: 0,
         picked: 0,
         room: 0,
+        codes: 0,
       };
       this.scratch = s;
     }
@@ -605,6 +693,8 @@ export class BinaryIndex<K> {
     if (total === 0 || m <= 0) return 0;
     const words = this.words;
     const s = this.scratchFor(total);
+    if (s.codes === 0 && this.heap.kernels && partitions.some((p) => p.chunks.some((c) => c.signs)))
+      s.codes = this.heap.alloc(CHUNK * this.codeBytes);
     const heap = this.heap;
     const q = s.query >>> 2;
     this.writeCode(query, q);
@@ -618,8 +708,30 @@ export class BinaryIndex<K> {
       for (let c = 0; c < p.chunks.length; c++) {
         const n = Math.min(CHUNK, p.count - c * CHUNK);
         const chunk = p.chunks[c]!;
-        if (kernels) kernels.hamming(chunk.at, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
-        else hammingScan(heap.u32, chunk.at >>> 2, n, q, words, this.stride, heap.u16, distances + at, histogram);
+        const { signs } = chunk;
+        if (signs && kernels) {
+          // A restored chunk's codes still in their part: copied into one reused block and scanned there.
+          // The part's pages are warm (SQLite's read wrote them); the chunk's own block would be fresh
+          // memory, and the JS loop took ~10 ms for 100k codes on a cold start (not optimized yet).
+          heap.u8.set(new Uint8Array(signs.buffer, signs.byteOffset, n * this.codeBytes), s.codes);
+          kernels.hamming(s.codes, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
+        } else if (signs)
+          hammingScan(signs, 0, n, heap.u32, q, words, this.stride, heap.u16, distances + at, heap.u32, histogram);
+        else if (kernels) kernels.hamming(chunk.at, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
+        else
+          hammingScan(
+            heap.u32,
+            chunk.at >>> 2,
+            n,
+            heap.u32,
+            q,
+            words,
+            this.stride,
+            heap.u16,
+            distances + at,
+            heap.u32,
+            histogram,
+          );
         at += n;
       }
     const counts = heap.u32;
@@ -715,7 +827,7 @@ interface Partition<K> {
   namespace: string;
   /** Slot s lives in chunk s >> CHUNK_BITS at s & CHUNK_MASK. */
   chunks: Chunk[];
-  /** Keys by slot: empty while `saved` holds them. */
+  /** Keys by slot; while `saved` holds the first `savedCount`, the keys appended after them. */
   keys: K[];
   /** How many codes. */
   count: number;
@@ -724,6 +836,7 @@ interface Partition<K> {
    * start), until a change needs `keys`.
    */
   saved?: Float64Array[];
+  savedCount?: number;
 }
 
 function align16(bytes: number): number {
@@ -731,7 +844,9 @@ function align16(bytes: number): number {
 }
 
 function keyAt<K>(p: Partition<K>, slot: number): K {
-  return p.saved ? (p.saved[slot >>> CHUNK_BITS]![slot & CHUNK_MASK] as K) : p.keys[slot]!;
+  if (!p.saved) return p.keys[slot]!;
+  const saved = p.savedCount!;
+  return slot < saved ? (p.saved[slot >>> CHUNK_BITS]![slot & CHUNK_MASK] as K) : p.keys[slot - saved]!;
 }
 
 /** The keys of a restored partition as an array, before a change moves them. */
@@ -739,8 +854,10 @@ function writable<K>(p: Partition<K>): Partition<K> {
   if (p.saved) {
     const keys: K[] = [];
     for (const chunk of p.saved) for (let i = 0; i < chunk.length; i++) keys.push(chunk[i] as K);
+    for (const key of p.keys) keys.push(key);
     p.keys = keys;
     p.saved = undefined;
+    p.savedCount = undefined;
   }
   return p;
 }
@@ -760,6 +877,11 @@ interface Chunk {
    * reading the part leaves alone.
    */
   lazy?: { part: number; count: number; filled: Uint8Array };
+  /**
+   * Restored: the chunk's sign codes as read (a view of its saved part) while the chunk has no block
+   * in the heap (`at` 0). Set only while `lazy` is: reading the rescoring part, or a change, settles it.
+   */
+  signs?: Uint32Array;
 }
 
 /** Version of the saved layout (`toParts`): another version is not read (the caller rebuilds). */
@@ -778,11 +900,17 @@ interface SavedHeader {
   scopes: SavedScope[];
 }
 
+/**
+ * A single code as `encodeRescoring` encodes it, or the vector itself (quantized by the index into the
+ * same bytes, without a buffer a code), or undefined: the key is gone.
+ */
+export type SavedCode = Uint8Array | Float32Array | undefined;
+
 /** What a restored index reads later: a part by number, single codes by key. */
 export interface SavedCodes<K> {
   part(n: number): Uint8Array;
-  /** Codes as `encodeRescoring` encodes them, in the order of `keys` (undefined: the key is gone). */
-  codes(keys: readonly K[]): (Uint8Array | undefined)[];
+  /** The codes of `keys`, in their order. */
+  codes(keys: readonly K[]): SavedCode[];
 }
 
 /** A saved part or code a restored BinaryIndex needed could not be read (e.g. replaced by a newer save). */

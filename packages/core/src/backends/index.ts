@@ -6,6 +6,7 @@ export {
   encodeRescoring,
   encodeSigns,
   isSparse,
+  type SavedCode,
   type SavedCodes,
 } from './binary-index';
 export { BM25_B, BM25_B_CONTEXT, BM25_K1, Bm25Index, CONTEXT_WEIGHT } from './bm25';

@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentMemoryError } from '@agentmem/core';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { SqliteBackend } from '../backend';
 
@@ -27,5 +28,26 @@ describe('without the sqlite-vec extension', () => {
     expect(AgentMemoryError.hasCode(caught, 'MISSING_DEPENDENCY')).toBe(true);
     expect((caught as Error).message).toMatch(/npm install sqlite-vec/);
     expect(readdirSync(dir)).toEqual([]); // not even the parent directory
+  });
+
+  it('fails the same way on a file that exists, and leaves it as it was (no -wal or -shm beside it)', () => {
+    const sub = join(dir, 'existing');
+    mkdirSync(sub);
+    const path = join(sub, 'memory.db');
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE t (x)');
+    db.close();
+    const before = readFileSync(path);
+    let caught: unknown;
+    try {
+      new SqliteBackend({ path });
+    } catch (error) {
+      caught = error;
+    }
+    expect(AgentMemoryError.hasCode(caught, 'MISSING_DEPENDENCY')).toBe(true);
+    expect((caught as Error).message).toMatch(/npm install sqlite-vec/);
+    expect(readdirSync(sub)).toEqual(['memory.db']);
+    expect(readFileSync(path).equals(before)).toBe(true);
   });
 });

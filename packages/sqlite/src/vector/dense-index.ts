@@ -4,6 +4,7 @@ import {
   cosineSimilarity,
   encodeRescoring,
   isSparse,
+  type SavedCode,
   type SavedCodes,
 } from '@agentmem/core';
 import type Database from 'better-sqlite3';
@@ -413,8 +414,11 @@ export class SqliteDenseIndex {
     }
   }
 
-  /** Codes of these rowids as encodeRescoring encodes them (quantized from the floats where the table holds signs only). */
-  private codes(rowids: readonly number[]): (Uint8Array | undefined)[] {
+  /**
+   * Codes of these rowids as encodeRescoring encodes them, or their floats where the table holds signs
+   * only (the index quantizes them where they go: no buffer a code, ~600 on a cold first search).
+   */
+  private codes(rowids: readonly number[]): SavedCode[] {
     const rows = this.poolRead(() =>
       this.stmt(
         `SELECT rowid, code, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE} ` +
@@ -423,9 +427,8 @@ export class SqliteDenseIndex {
         .raw()
         .all(this.encodedBytes(), JSON.stringify(rowids)),
     ) as [number, Buffer, Buffer | null][];
-    const byRowid = new Map<number, Uint8Array>();
-    for (const [rowid, code, embedding] of rows)
-      byRowid.set(rowid, embedding ? encodeRescoring(blobVector(embedding)) : code);
+    const byRowid = new Map<number, SavedCode>();
+    for (const [rowid, code, embedding] of rows) byRowid.set(rowid, embedding ? blobVector(embedding) : code);
     return rowids.map((r) => byRowid.get(r));
   }
 

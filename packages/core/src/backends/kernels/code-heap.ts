@@ -8,6 +8,8 @@ export interface Kernels {
   dot8(code: number, query: number, blocks: number): number;
   /** The indexes (ascending, u32 at `out`) of the n u16 at `distances` that are at most `threshold`; returns how many. */
   within(distances: number, n: number, threshold: number, out: number): number;
+  /** The int8 copy (at `out`) and factor (f32 at byte `factor`) of d float32 at `vector`: the bytes of JS `quantize`. */
+  quantize(vector: number, d: number, out: number, factor: number): void;
 }
 
 /** The part of the WebAssembly API used here (core's type library has no WebAssembly declarations). */
@@ -68,7 +70,12 @@ export class CodeHeap {
         const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly!;
         const exports = new wasm.Instance(module, {}).exports as Kernels & { memory: WasmMemory };
         this.memory = exports.memory;
-        this.kernels = { hamming: exports.hamming, dot8: exports.dot8, within: exports.within };
+        this.kernels = {
+          hamming: exports.hamming,
+          dot8: exports.dot8,
+          within: exports.within,
+          quantize: exports.quantize,
+        };
         this.view(this.memory.buffer);
         return;
       }

@@ -28,20 +28,23 @@ export function within(
 }
 
 /**
- * The JS loop, where the SIMD kernels cannot run. Hamming distances of n
- * codes (from word `codes` of `mem`, `stride` words apart) to the query (at
- * word `q`), into out from `at`, counted in the histogram (at word
- * `histogram` of `mem`): three words at a time, then word by word.
+ * The JS loop, where the SIMD kernels cannot run (or the codes lie outside
+ * their memory). Hamming distances of n codes (from word `codes` of `mem`,
+ * `stride` words apart) to the query (at word `q` of `query`), into out from
+ * `at`, counted in the histogram (at word `histogram` of `counts`): three
+ * words at a time, then word by word.
  */
 export function hammingScan(
   mem: Uint32Array,
   codes: number,
   n: number,
+  query: Uint32Array,
   q: number,
   words: number,
   stride: number,
   out: Uint16Array,
   at: number,
+  counts: Uint32Array,
   histogram: number,
 ): void {
   for (let i = 0, o = codes; i < n; i++, o += stride) {
@@ -51,9 +54,9 @@ export function hammingScan(
     let j = 0;
     for (; j + 3 <= words; j += 3) {
       bytes += bytesSum(
-        mem[o + j]! ^ mem[q + j]!,
-        mem[o + j + 1]! ^ mem[q + j + 1]!,
-        mem[o + j + 2]! ^ mem[q + j + 2]!,
+        mem[o + j]! ^ query[q + j]!,
+        mem[o + j + 1]! ^ query[q + j + 1]!,
+        mem[o + j + 2]! ^ query[q + j + 2]!,
       );
       if (++groups === 10) {
         d += addBytes(bytes);
@@ -62,9 +65,9 @@ export function hammingScan(
       }
     }
     d += addBytes(bytes);
-    for (; j < words; j++) d += popcount(mem[o + j]! ^ mem[q + j]!);
+    for (; j < words; j++) d += popcount(mem[o + j]! ^ query[q + j]!);
     out[at++] = d;
-    mem[histogram + d]!++;
+    counts[histogram + d]!++;
   }
 }
 

@@ -143,6 +143,46 @@
     (i32.add
       (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
       (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
+;; The int8 copy (at `out`) and factor (f32 at `factor`) of the d float32 components at `vector`, as
+  ;; BinaryIndex's JS `quantize` computes them, step for step in float64: the same bytes. Scalar: it
+  ;; runs where the JS loop would still be cold (a restored index's first search quantizes its pool).
+  (func (export "quantize")
+    (param $vector i32) (param $d i32) (param $out i32) (param $factor i32)
+    (local $i i32) (local $x f64) (local $m f64) (local $max f64) (local $norm f64) (local $scale f64)
+    (local $y f64) (local $r f64)
+    (block $done1
+      (loop $each1
+        (br_if $done1 (i32.ge_u (local.get $i) (local.get $d)))
+        (local.set $x (f64.promote_f32 (f32.load (i32.add (local.get $vector) (i32.shl (local.get $i) (i32.const 2))))))
+        (local.set $norm (f64.add (local.get $norm) (f64.mul (local.get $x) (local.get $x))))
+        ;; x < 0 ? -x : x, then magnitude > max ? magnitude : max (a NaN is skipped, as in JS)
+        (local.set $m (select (f64.neg (local.get $x)) (local.get $x) (f64.lt (local.get $x) (f64.const 0))))
+        (local.set $max (select (local.get $m) (local.get $max) (f64.gt (local.get $m) (local.get $max))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each1)))
+    (local.set $scale
+      (select (f64.div (f64.const 127) (local.get $max)) (f64.const 0) (f64.gt (local.get $max) (f64.const 0))))
+    (local.set $i (i32.const 0))
+    (block $done2
+      (loop $each2
+        (br_if $done2 (i32.ge_u (local.get $i) (local.get $d)))
+        (local.set $y
+          (f64.mul
+            (f64.promote_f32 (f32.load (i32.add (local.get $vector) (i32.shl (local.get $i) (i32.const 2)))))
+            (local.get $scale)))
+        (local.set $r (f64.floor (f64.add (local.get $y) (f64.const 0.5))))
+        ;; rounded - (rounded - 0.5 > y); a NaN stores 0, as an Int8Array does
+        (i32.store8 (i32.add (local.get $out) (local.get $i))
+          (i32.sub
+            (i32.trunc_sat_f64_s (local.get $r))
+            (f64.gt (f64.sub (local.get $r) (f64.const 0.5)) (local.get $y))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each2)))
+    (f32.store (local.get $factor)
+      (select
+        (f32.demote_f64 (f64.div (f64.const 1) (f64.mul (local.get $scale) (f64.sqrt (local.get $norm)))))
+        (f32.const 0)
+        (i32.and (f64.gt (local.get $max) (f64.const 0)) (f64.gt (local.get $norm) (f64.const 0))))))
 ;; The indexes i < n (ascending) whose u16 at `distances` is at most `threshold`, as u32 at `out`; returns how many.
   (func (export "within")
     (param $distances i32) (param $n i32) (param $threshold i32) (param $out i32) (result i32)
