@@ -8,6 +8,7 @@
  *
  *   npm run bench -- skills-quality [--backend memory|sqlite|all] [--misses] [--half 0|1] [--lolo] [--rounds 2]
  *                                   [--styles [--style <part of a style's name>] [--misses] [--ranks]] [--params '<json>']
+ *                                   [--sizes [--misses]]
  *
  * `--half` scores only the even (0) or odd (1) skill targets' queries.
  * `--lolo` is leave-one-library-out: the activation parameters are tuned
@@ -26,6 +27,9 @@
  * where the wanted skill was when it missed the first three: below the minimum
  * while ranked first, ranked 2-3 but dropped (minimum or gap), ranked 4-8, ranked
  * 9th or lower, or no signal at all: a ranking problem or a threshold problem.
+ * `--sizes` scores random samples of the library (15 to 200 skills, five seeds each) on the messages
+ * whose target is in the sample and the unrelated ones: a threshold that fits only one library size
+ * shows as false activations on the others (`--misses` prints which unrelated message activated what).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -462,7 +466,8 @@ async function styles(
     console.log(
       `| ${style} | ${rates('cursor-rule')} | ${rates('agent-skill')} | ${s.falseActivation.toFixed(1)} | ${relevant.filter((m) => m.got.length === 0).length} of ${relevant.length} |`,
     );
-    if (options.ranks) rankRows.push(`| ${style} | ${(await missRanks(skills, kept, options.parameters)).join(' | ')} |`);
+    if (options.ranks)
+      rankRows.push(`| ${style} | ${(await missRanks(skills, kept, options.parameters)).join(' | ')} |`);
   }
   if (rankRows.length > 0) {
     console.log('\nWhere the wanted skill was when it missed the first three (explain over the same library):');
