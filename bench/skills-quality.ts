@@ -8,6 +8,7 @@
  *
  *   npm run bench -- skills-quality [--backend memory|sqlite|all] [--misses] [--half 0|1] [--lolo] [--rounds 2]
  *                                   [--styles [--style <part of a style's name>] [--misses] [--ranks]] [--params '<json>']
+ *                                   [--sizes [--misses]]
  *
  * `--half` scores only the even (0) or odd (1) skill targets' queries.
  * `--lolo` is leave-one-library-out: the activation parameters are tuned
@@ -26,6 +27,9 @@
  * where the wanted skill was when it missed the first three: below the minimum
  * while ranked first, ranked 2-3 but dropped (minimum or gap), ranked 4-8, ranked
  * 9th or lower, or no signal at all: a ranking problem or a threshold problem.
+ * `--sizes` scores random samples of the library (15 to 200 skills, five seeds each) on the messages
+ * whose target is in the sample and the unrelated ones: a threshold that fits only one library size
+ * shows as false activations on the others (`--misses` prints which unrelated message activated what).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,6 +101,7 @@ export async function run(args: string[]): Promise<void> {
       data: { type: 'string', default: SKILLS_DEV },
       lolo: { type: 'boolean', default: false },
       styles: { type: 'boolean', default: false },
+      sizes: { type: 'boolean', default: false },
       ranks: { type: 'boolean', default: false },
       rounds: { type: 'string', default: '2' },
       style: { type: 'string' },
@@ -116,6 +121,10 @@ export async function run(args: string[]): Promise<void> {
   const agentSkills = (await loadSkills(join(data, 'skills'))).skills;
   if (values.lolo) {
     await leaveOneLibraryOut(queries, [...rules, ...agentSkills], Number(values.rounds));
+    return;
+  }
+  if (values.sizes) {
+    await sizes(queries, [...rules, ...agentSkills], configurations, values.misses);
     return;
   }
   if (values.styles) {
@@ -457,13 +466,85 @@ async function styles(
     console.log(
       `| ${style} | ${rates('cursor-rule')} | ${rates('agent-skill')} | ${s.falseActivation.toFixed(1)} | ${relevant.filter((m) => m.got.length === 0).length} of ${relevant.length} |`,
     );
-    if (options.ranks) rankRows.push(`| ${style} | ${(await missRanks(skills, kept, options.parameters)).join(' | ')} |`);
+    if (options.ranks)
+      rankRows.push(`| ${style} | ${(await missRanks(skills, kept, options.parameters)).join(' | ')} |`);
   }
   if (rankRows.length > 0) {
     console.log('\nWhere the wanted skill was when it missed the first three (explain over the same library):');
     console.log(`\n| library style | ${RANK_BUCKETS.join(' | ')} |`);
     console.log(`| --- |${' --- |'.repeat(RANK_BUCKETS.length)}`);
     for (const row of rankRows) console.log(row);
+  }
+}
+
+// ------------------------------------------------------------------ library sizes
+
+/** A seeded shuffle (mulberry32), so a sample of the library is the same on every run. */
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  let a = seed >>> 0;
+  const random = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/**
+ * The same messages on libraries of other sizes: random samples of the 255 skills (five seeds
+ * each), scored on the messages whose target is in the sample and on the 40 unrelated ones. The
+ * minimum score is one constant; this is where a threshold that does not fit other sizes shows.
+ */
+async function sizes(
+  queries: readonly Query[],
+  all: SkillInput[],
+  configurations: { skillActivation: { parameters: ActivationParametersInput } }[] | undefined,
+  misses: boolean,
+): Promise<void> {
+  console.log('\n| skills | samples | messages (mean) | top-1 | hit@3 | false (mean) | false (worst sample) |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const size of [15, 30, 60, 120, 200, all.length]) {
+    const seeds = size === all.length ? [1] : [1, 2, 3, 4, 5];
+    let top1 = 0;
+    let hit = 0;
+    let relevant = 0;
+    let falseSum = 0;
+    let worst = 0;
+    for (const seed of seeds) {
+      const skills = shuffled(all, seed).slice(0, size);
+      const names = new Set(skills.map((s) => s.name));
+      const kept = queries
+        .filter((q) => q.group === 'unrelated' || names.has(q.expected[0]!))
+        .map((q) => ({ ...q, expected: q.expected.filter((n) => names.has(n)) }));
+      const open: OpenEvalStore = async () => {
+        const store = await MemoryStore.open({ backend: new InMemoryBackend() });
+        return { store, close: () => store.close() };
+      };
+      const report = await runEval(suiteOf(`${size} skills`, skills, kept), { open, configurations });
+      const messages = report.configurations[0]!.cases[0]!.messages;
+      if (misses)
+        for (const m of messages)
+          if (m.expect.length === 0 && m.got.length > 0)
+            console.log(`  ${size}/${seed} unrelated ${JSON.stringify(m.message)} -> ${m.got.join(', ')}`);
+      const labelled = messages.filter((m) => m.expect.length > 0);
+      top1 += labelled.filter((m) => m.top1).length;
+      hit += labelled.filter((m) => m.hit).length;
+      relevant += labelled.length;
+      const f = report.configurations[0]!.summary.skills!.falseActivation;
+      falseSum += f;
+      worst = Math.max(worst, f);
+    }
+    const share = (n: number) => (relevant === 0 ? '-' : ((100 * n) / relevant).toFixed(1));
+    console.log(
+      `| ${size} | ${seeds.length} | ${(relevant / seeds.length).toFixed(0)} | ${share(top1)} | ${share(hit)} | ${(falseSum / seeds.length).toFixed(1)} | ${worst.toFixed(1)} |`,
+    );
   }
 }
 

@@ -114,6 +114,19 @@ export interface ActivationParameters {
   /** Default minimum score of a skill that no declared trigger keyword or specific glob found. */
   minScore: number;
   /**
+   * Off by default (0): libraries smaller than `smallLibrarySkills` skills get a higher minimum,
+   * `smallLibraryStep` more per halving of the library. In a small library a word of everyday English
+   * that one skill happens to write ("reply", "release") has the idf of a library's name: samples of
+   * 15 / 30 / 60 of skills-dev's skills activate something for 8 / 5 / 4% of the unrelated messages at
+   * the constant 0.3 (the whole library: 0%). 120 with 0.04 brings that to 2 / 2 / 1.5% but costs
+   * the real small library, the 14 Agent Skills alone, 69.0 / 83.3 → 64.3 / 76.2 (their messages are
+   * everyday words); 0.02 costs the Agent Skills cut to 2,500 characters 59.5 / 76.2 → 57.1 / 69.0.
+   * `npm run bench -- skills-quality --sizes`. Turn it on for a small library whose users send many
+   * messages no skill is for.
+   */
+  smallLibrarySkills: number;
+  smallLibraryStep: number;
+  /**
    * Minimum score of a skill activated beside one that reached `minScore` (at most `minScore`; the gap
    * filter and `k` still apply). The minimum keeps unrelated messages quiet; once a skill passed it,
    * the message is about something the library covers, and on libraries of short skills the second
@@ -174,6 +187,8 @@ export const DEFAULT_ACTIVATION_PARAMETERS: ActivationParameters = Object.freeze
   globRarityFull: 0.5,
   scoreWeights: Object.freeze({ semantic: 0.55, keyword: 0.25, glob: 0.15, importance: 0.05 }),
   minScore: 0.3,
+  smallLibrarySkills: 0,
+  smallLibraryStep: 0,
   companionMinScore: 0.2,
   gapRatio: 0.65,
   lexicalSemanticRange: Object.freeze({ floor: 0.3, ceiling: 0.6 }),

@@ -4,7 +4,14 @@ import { createAgentMemory } from '../agent-memory';
 import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
 import { FakeEmbedder } from '../testing';
-import { DENSE_SEMANTIC_RANGE, SKILL_SCORE_WEIGHTS, SkillRegistry, type SkillRegistryOptions } from './registry';
+import {
+  DENSE_SEMANTIC_RANGE,
+  libraryMinScore,
+  SKILL_SCORE_WEIGHTS,
+  SkillRegistry,
+  type SkillRegistryOptions,
+} from './registry';
+import { DEFAULT_ACTIVATION_PARAMETERS } from './activation-parameters';
 import { GLOB_SPECIFICITY_SCORE, pathsInMessage } from './signals';
 import type { SkillInput } from './skill';
 
@@ -220,6 +227,35 @@ describe('activate: combining', () => {
     expect(weak[0]!.score).toBeLessThan(0.3);
     expect(await skills.activate(brushed)).toEqual([]);
     expect(await skills.activate("what's the weather like")).toEqual([]);
+  });
+
+  it('smallLibrarySkills / smallLibraryStep: a small library needs a higher minimum, when asked', async () => {
+    const postgres: SkillInput = {
+      name: 'postgresql',
+      description: 'PostgreSQL schema design, indexes and transactions',
+      content: '# PostgreSQL\n- Wrap related writes in one transaction\n- Add a unique constraint',
+    };
+    const react: SkillInput = {
+      name: 'react',
+      description: 'React components, hooks and state',
+      content: '# React\n- Keep components small',
+    };
+    const message = 'wrap the writes in one transaction';
+    const plain = await registry([postgres, react]);
+    const score = (await plain.explain(message)).candidates.find((c) => c.name === 'postgresql')!.score;
+    expect(score).toBeGreaterThanOrEqual(0.3);
+    expect(score).toBeLessThan(0.6);
+    expect(names(await plain.activate(message))).toEqual(['postgresql']);
+    // 2 skills of 8: two halvings, 0.3 + 2 × 0.15 = 0.6.
+    const calibrated = await registry([postgres, react], {
+      parameters: { smallLibrarySkills: 8, smallLibraryStep: 0.15 },
+    });
+    expect(await calibrated.activate(message)).toEqual([]);
+    const { candidates } = await calibrated.explain(message);
+    expect(candidates.find((c) => c.name === 'postgresql')!.reason).toContain('minimum 0.6');
+    // An explicit minScore is taken as given.
+    expect(names(await calibrated.activate(message, { minScore: 0.3 }))).toEqual(['postgresql']);
+    expect(libraryMinScore(DEFAULT_ACTIVATION_PARAMETERS, 2)).toBe(0.3);
   });
 
   it('gap filter: drops skills below 65% of the top score', async () => {

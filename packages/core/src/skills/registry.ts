@@ -263,12 +263,13 @@ export class SkillRegistry {
     if (typeof message !== 'string') throw invalidInput('activate() takes the user message as a string.');
     const k = options.k ?? DEFAULT_SKILL_K;
     if (!Number.isInteger(k) || k < 0) throw invalidInput(`k must be a non-negative integer, got ${k}.`);
-    const minScore = options.minScore ?? this.params.minScore;
     const gapRatio = options.gapRatio ?? this.params.gapRatio;
-    if (!Number.isFinite(minScore)) throw invalidInput('minScore must be a number.');
+    if (options.minScore !== undefined && !Number.isFinite(options.minScore))
+      throw invalidInput('minScore must be a number.');
     if (!(gapRatio >= 0 && gapRatio <= 1)) throw invalidInput(`gapRatio must be between 0 and 1, got ${gapRatio}.`);
     const files = filesOf(options);
     const index = await this.index();
+    const minScore = options.minScore ?? libraryMinScore(this.params, index.size);
     const fromText = pathsInMessage(message);
     const paths = [...new Set([...fromText, ...files])];
     const vector = message.trim() === '' || index.size === 0 ? undefined : await this.embedMessage(message);
@@ -557,4 +558,17 @@ function filesOf(options: ActivateOptions): string[] {
     for (const f of list as string[]) if (f.trim() !== '') out.push(f);
   }
   return out;
+}
+
+/**
+ * The minimum score for a library of `skills` skills: `minScore` from `smallLibrarySkills` up, and
+ * `smallLibraryStep` more for each halving below it. In a small library a word of everyday
+ * English that one skill happens to write ("reply", "release", "example") looks as distinctive as
+ * a library's name: samples of 15-60 of skills-dev's skills activated something for 4-8% of the
+ * unrelated messages at 0.3, the whole library for none.
+ */
+export function libraryMinScore(params: ActivationParameters, skills: number): number {
+  const { minScore, smallLibrarySkills, smallLibraryStep } = params;
+  if (skills <= 0 || skills >= smallLibrarySkills || smallLibraryStep === 0) return minScore;
+  return round(minScore + smallLibraryStep * Math.log2(smallLibrarySkills / skills));
 }
