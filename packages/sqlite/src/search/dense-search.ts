@@ -1,12 +1,12 @@
 import { approximateCandidates, cosineSimilarity, type RecordFilter, type SearchHit } from '@agentmem/core';
 import { compileFilter, namespaceList, SqlBuilder } from '../query';
 import { COLUMNS, decodeRow, type ReadSource, type RecordRow, vectorBlob } from '../records';
-import { VECTOR_TABLE } from '../schema';
+import { CODES_TABLE } from '../schema';
 import type { StoreContext } from '../store';
 
 /** Rows read beyond k (at least; k / 4 for larger k) from the head of the int8 ranking for exact rescoring. */
 const RESCORE_MARGIN = 8;
-/** sqlite-vec's largest k; beyond it filtered dense search scans the matching records exactly. */
+/** The largest candidate pool; beyond it filtered dense search scans the matching records, joined, exactly. */
 const MAX_KNN = 4096;
 
 /**
@@ -62,9 +62,12 @@ export function approximateDenseSearch(
 }
 
 /**
- * KNN inside sqlite-vec, limited to the (tenant, namespace) partitions the
- * filter names; attribute conditions are applied by joining the candidates
- * with `records`, and the candidate pool grows until k match or none are left.
+ * Exact KNN: a scan of the one copy of the vectors (the codes table, schema 13)
+ * scored by sqlite-vec's `vec_distance_cosine` (the cosine vec0 computed) with a
+ * bounded sort, limited to the (tenant, namespace) scopes the filter names (by
+ * the table's scope index when it names a tenant); attribute conditions are
+ * applied by joining the candidates with `records`, and the candidate pool
+ * grows until k match or none are left.
  */
 export function knnDenseSearch(ctx: StoreContext, vector: Float32Array, filter: RecordFilter, k: number): SearchHit[] {
   const query = vectorBlob(vector);
@@ -82,8 +85,9 @@ export function knnDenseSearch(ctx: StoreContext, vector: Float32Array, filter: 
   }
   const hasWhere = Object.values(filter.where ?? {}).some((c) => c !== undefined);
   const knnSql =
-    `SELECT rowid, distance FROM ${VECTOR_TABLE} WHERE embedding MATCH @query AND k = @k` +
-    parts.map((p) => ` AND ${p}`).join('');
+    `SELECT rowid, vec_distance_cosine(embedding, @query) AS distance FROM ${CODES_TABLE}` +
+    (parts.length > 0 ? ` WHERE ${parts.join(' AND ')}` : '') +
+    ' ORDER BY distance, rowid LIMIT @k';
   const fetch = new SqlBuilder();
   const where = compileFilter(filter, fetch);
   const fetchSql = (from: ReadSource) =>
@@ -124,7 +128,7 @@ function exactDenseSearch(ctx: StoreContext, query: Buffer, filter: RecordFilter
   const where = compileFilter(filter, b);
   const sql = (from: ReadSource) =>
     `SELECT ${COLUMNS}, vec_distance_cosine(v.embedding, ${b.param(query)}) AS distance ` +
-    `FROM ${from} r JOIN ${VECTOR_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
+    `FROM ${from} r JOIN ${CODES_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
   const rows = ctx.snapshot(
     () => ctx.stmt(sql(ctx.source(false))).all(b.params) as (RecordRow & { distance: number })[],
   );
