@@ -90,34 +90,45 @@ export function knnDenseSearch(ctx: StoreContext, vector: Float32Array, filter: 
     ' ORDER BY distance, rowid LIMIT @k';
   const fetch = new SqlBuilder();
   const where = compileFilter(filter, fetch);
-  const fetchSql = (from: ReadSource) =>
-    `SELECT ${COLUMNS} FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
-  // Usually most candidates match (core filters on active memories): start a little above k.
-  let pool = Math.min(MAX_KNN, hasWhere ? k + Math.max(16, Math.ceil(k / 4)) : k);
+  const passingSql = (from: ReadSource) =>
+    `SELECT r.rowid AS rowid, r.id AS id FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
+  const readSql = (from: ReadSource) =>
+    `SELECT ${COLUMNS} FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids))`;
+  // Every round is a scan of the scopes' vectors, whatever the pool: start well above k so that a
+  // filter turning some candidates away (core's: active memories) rarely costs a second scan. The
+  // pool's rowids are filtered; only the k rows returned are read whole.
+  let pool = Math.min(MAX_KNN, hasWhere ? k + Math.max(64, k) : k);
   for (;;) {
     const candidates = ctx.stmt(knnSql).all({ ...scope.params, query, k: pool }) as {
       rowid: number;
       distance: number;
     }[];
     const distance = new Map(candidates.map((c) => [c.rowid, c.distance]));
-    const rows = ctx.snapshot(
-      () =>
-        ctx.stmt(fetchSql(ctx.source(false))).all({
-          ...fetch.params,
-          rowids: JSON.stringify(candidates.map((c) => c.rowid)),
-        }) as RecordRow[],
-    );
     const exhausted = candidates.length < pool;
-    if (rows.length >= k || exhausted) {
+    const { passed, rows } = ctx.snapshot(() => {
+      const passing = ctx.stmt(passingSql(ctx.source(false))).all({
+        ...fetch.params,
+        rowids: JSON.stringify(candidates.map((c) => c.rowid)),
+      }) as { rowid: number; id: string }[];
+      if (passing.length < k && !exhausted) return { passed: passing.length, rows: undefined };
+      const top = passing
+        .map((p) => ({ rowid: p.rowid, id: p.id, d: distance.get(p.rowid)! }))
+        .sort((x, y) => x.d - y.d || (x.id < y.id ? -1 : 1))
+        .slice(0, k);
+      const read = ctx.stmt(readSql(ctx.source(false))).all({
+        rowids: JSON.stringify(top.map((t) => t.rowid)),
+      }) as RecordRow[];
+      return { passed: passing.length, rows: read };
+    });
+    if (rows) {
       return rows
         .map((row) => ({ row, d: distance.get(row.rowid)! }))
-        .sort((a, b) => a.d - b.d || (a.row.id < b.row.id ? -1 : 1))
-        .slice(0, k)
+        .sort((x, y) => x.d - y.d || (x.row.id < y.row.id ? -1 : 1))
         .map(({ row, d }) => ({ record: decodeRow(row), score: 1 - d }));
     }
     if (pool >= MAX_KNN) return exactDenseSearch(ctx, query, filter, k);
     // Grow by the observed share of matching candidates, at least doubling.
-    const share = Math.max(rows.length / candidates.length, 1 / 256);
+    const share = Math.max(passed / candidates.length, 1 / 256);
     pool = Math.min(MAX_KNN, Math.max(pool * 2, Math.ceil((k / share) * 1.25) + 16));
   }
 }
