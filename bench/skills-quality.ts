@@ -457,7 +457,8 @@ async function styles(
     console.log(
       `| ${style} | ${rates('cursor-rule')} | ${rates('agent-skill')} | ${s.falseActivation.toFixed(1)} | ${relevant.filter((m) => m.got.length === 0).length} of ${relevant.length} |`,
     );
-    if (options.ranks) rankRows.push(`| ${style} | ${(await missRanks(skills, kept, options.parameters)).join(' | ')} |`);
+    if (options.ranks)
+      rankRows.push(`| ${style} | ${(await missRanks(skills, kept, options.parameters)).join(' | ')} |`);
   }
   if (rankRows.length > 0) {
     console.log('\nWhere the wanted skill was when it missed the first three (explain over the same library):');
