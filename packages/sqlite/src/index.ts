@@ -14,6 +14,7 @@ export {
   readSchemaInfo,
   SCHEMA_VERSION,
   type SchemaInfo,
+  VECTOR_SPACE_TABLE,
   VECTOR_TABLE,
 } from './schema';
 export { sqliteSnapshotFormat } from './snapshot';

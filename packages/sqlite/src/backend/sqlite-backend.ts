@@ -28,14 +28,7 @@ import { SqliteEntityLinks } from '../links';
 import { compileFilter, SqlBuilder } from '../query';
 import * as reads from '../read';
 import type { ReadSource } from '../records';
-import {
-  createVectorTableSql,
-  isAgentmemDatabase,
-  isInMemoryPath,
-  isSqliteError,
-  openDatabase,
-  VECTOR_TABLE,
-} from '../schema';
+import { isAgentmemDatabase, isInMemoryPath, isSqliteError, openDatabase, VECTOR_SPACE_TABLE } from '../schema';
 import { approximateDenseSearch, keywordSearch, knnDenseSearch } from '../search';
 import type { StoreContext } from '../store';
 import { SqliteDenseIndex } from '../vector';
@@ -191,7 +184,8 @@ export class SqliteBackend implements MemoryBackend {
     }
     await this.write(() => {
       const current = this.readDimension(); // another process may have created it meanwhile
-      if (current === undefined) this.db.exec(createVectorTableSql(dimension));
+      if (current === undefined)
+        this.stmt(`INSERT INTO ${VECTOR_SPACE_TABLE} (id, dimension) VALUES (1, ?)`).run(dimension);
       this.dimension = current ?? dimension;
     });
     if (this.dimension !== dimension) return this.init(options);
@@ -484,11 +478,7 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   private readDimension(): number | undefined {
-    const row = this.db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?").get(VECTOR_TABLE) as
-      | { sql: string }
-      | undefined;
-    const match = row?.sql.match(/float\[(\d+)\]/);
-    return match ? Number(match[1]) : undefined;
+    return this.stmt(`SELECT dimension FROM ${VECTOR_SPACE_TABLE} WHERE id = 1`).pluck().get() as number | undefined;
   }
 
   /** The binary index of this connection, once the file has vectors. */

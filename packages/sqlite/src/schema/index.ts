@@ -8,6 +8,7 @@ export {
   MIGRATIONS,
   type Migration,
   SCHEMA_VERSION,
+  VECTOR_SPACE_TABLE,
   VECTOR_TABLE,
 } from './migrations';
 export {

@@ -1,13 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { MemoryStore, type RecordFilter, toStoredMemory } from '@agentmem/core';
-import { FakeEmbedder } from '@agentmem/core/testing';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HashingEmbedder, MemoryStore, type RecordFilter, toStoredMemory } from '@agentmem/core';
+import { FakeEmbedder, SemanticTestEmbedder } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
 import { compileFilter, SqlBuilder } from '../query';
+import { FIXTURE_NOW, FIXTURE_QUERIES } from './fixtures/write-v12-fixtures';
 import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-migrations-'));
@@ -104,14 +106,17 @@ describe('schema migrations', () => {
         k: 1,
       });
       expect(dense[0]?.record.id).toBe('m1');
-      // Step 4 copied every vector, with its sign-bit code, into the table the binary index loads.
+      // Step 5 copied every vector, with its sign-bit code, into the table the binary index loads; step 13
+      // dropped the vec0 table, so that copy is the only one.
       const codes = db.prepare('SELECT rowid, embedding FROM vector_codes ORDER BY rowid').all() as {
         rowid: number;
         embedding: Buffer;
       }[];
-      const stored = db.prepare('SELECT rowid, embedding FROM vectors ORDER BY rowid').all() as typeof codes;
-      expect(codes.length).toBeGreaterThan(0);
-      expect(codes).toEqual(stored);
+      expect(codes.map((c) => [...new Float32Array(new Uint8Array(c.embedding).buffer)])).toEqual([
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+      ]);
+      expect(db.prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'vectors%'").all()).toEqual([]);
       const byHash = await backend.scan({ filter: { tenant: '', where: { kind: 'memory', contentHash: 'h1' } } });
       expect(byHash.records.map((r) => r.id)).toEqual(['m1']);
       // The lookups core makes on every write and history read use their own index, not a scope scan.
@@ -367,7 +372,7 @@ describe('schema version 12', () => {
     const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder: new FakeEmbedder(), now });
     try {
       const db = (store.backend as SqliteBackend).database;
-      expect(db.pragma('user_version', { simple: true })).toBe(12);
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(await store.history(memory.id)).toEqual(before);
       await store.update(memory.id, { importance: 0.9 });
       const after = await store.history(memory.id);
@@ -379,9 +384,103 @@ describe('schema version 12', () => {
     }
     const again = new Database(path); // already current: opening again changes nothing
     try {
-      expect(again.pragma('user_version', { simple: true })).toBe(12);
+      expect(again.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     } finally {
       again.close();
+    }
+  });
+});
+
+describe('schema version 13', () => {
+  const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+  const embedders = {
+    hashing: () => new HashingEmbedder({ dimension: 32 }),
+    semantic: () => new SemanticTestEmbedder({ dimension: 32 }),
+  };
+  /** The vectors of a schema-12 file as its vec0 table holds them, by rowid. */
+  function vec0Vectors(path: string): Map<number, Buffer> {
+    const db = new Database(path, { readonly: true });
+    sqliteVec.load(db);
+    try {
+      const rows = db.prepare('SELECT rowid, embedding FROM vectors').all() as { rowid: number; embedding: Buffer }[];
+      return new Map(rows.map((r) => [r.rowid, r.embedding]));
+    } finally {
+      db.close();
+    }
+  }
+
+  for (const name of ['hashing', 'semantic'] as const) {
+    it(`upgrades a ${name} store written by schema 12 once: each vector kept once, the same recall results`, async () => {
+      const path = join(dir, `${name}.v12.db`);
+      copyFileSync(join(fixtures, `${name}.v12.db`), path);
+      const before = vec0Vectors(path);
+      expect(before.size).toBeGreaterThan(100);
+      const want = JSON.parse(readFileSync(join(fixtures, `${name}.v12.json`), 'utf8')) as Record<
+        string,
+        { id: string; score: number }[]
+      >;
+      const open = (denseSearch: 'approximate' | 'exact') =>
+        MemoryStore.open({
+          backend: new SqliteBackend({ path, denseSearch }),
+          embedder: embedders[name](),
+          now: () => FIXTURE_NOW,
+        });
+      for (const mode of ['approximate', 'exact'] as const) {
+        const store = await open(mode);
+        try {
+          const db = (store.backend as SqliteBackend).database;
+          expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+          if (mode === 'approximate') {
+            // The vec0 table and its shadow tables are gone; every vector it held is in vector_codes, once.
+            expect(db.prepare("SELECT name FROM sqlite_schema WHERE name LIKE 'vectors%'").all()).toEqual([]);
+            expect(db.prepare('SELECT dimension FROM vector_space').pluck().all()).toEqual([32]);
+            const after = db.prepare('SELECT rowid, embedding FROM vector_codes').all() as {
+              rowid: number;
+              embedding: Buffer;
+            }[];
+            expect(new Map(after.map((r) => [r.rowid, r.embedding]))).toEqual(before);
+          }
+          for (const q of FIXTURE_QUERIES) {
+            for (const recallMode of ['hybrid', 'dense'] as const) {
+              const hits = await store.recall(q, { k: 8, mode: recallMode, reinforce: false });
+              const got = hits.map((h) => ({ id: h.memory.id, score: h.score }));
+              expect({ [`${mode} ${recallMode} ${q}`]: got }).toEqual({
+                [`${mode} ${recallMode} ${q}`]: want[`${mode} ${recallMode} ${q}`],
+              });
+            }
+          }
+          // Writes after the upgrade: a new memory is found by exact and approximate search alike.
+          if (mode === 'exact') {
+            const added = await store.remember({ content: 'the tomato greenhouse needs a new heater', type: 'user' });
+            const [top] = await store.recall('tomato greenhouse heater', { k: 1, mode: 'dense', reinforce: false });
+            expect(top?.memory.id).toBe(added.id);
+            expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+          }
+        } finally {
+          await store.close();
+        }
+      }
+    });
+  }
+
+  it('copies a vector only vec0 held (a raw-SQL edit) instead of losing it, and drops the saved binary index', async () => {
+    const path = join(dir, 'orphan.v12.db');
+    copyFileSync(join(fixtures, 'semantic.v12.db'), path);
+    const before = vec0Vectors(path);
+    const raw = new Database(path);
+    const [rowid] = [...before.keys()];
+    raw.prepare('DELETE FROM vector_codes WHERE rowid = ?').run(rowid);
+    raw.close();
+    const backend = new SqliteBackend({ path });
+    try {
+      const db = backend.database;
+      expect(db.prepare('SELECT embedding FROM vector_codes WHERE rowid = ?').pluck().get(rowid)).toEqual(
+        before.get(rowid!),
+      );
+      expect(db.prepare('SELECT count(*) FROM vector_codes').pluck().get()).toBe(before.size);
+      expect(db.prepare('SELECT count(*) FROM dense_snapshot').pluck().get()).toBe(0);
+    } finally {
+      await backend.close();
     }
   });
 });

@@ -11,8 +11,11 @@ export interface Migration {
   apply?: (db: Database.Database) => void;
 }
 
-/** Name of the table of sign-bit codes and float copies of the vectors (schema step 4). */
+/** Name of the table of sign-bit codes and float vectors (schema step 5; since 13 the only copy of each vector). */
 export const CODES_TABLE = 'vector_codes';
+
+/** Name of the one-row table that holds the dimension of the file's vectors (schema 13), set by `init`. */
+export const VECTOR_SPACE_TABLE = 'vector_space';
 
 /**
  * The schema history. Never edit a shipped step: add a new one. The vector
@@ -386,6 +389,47 @@ export const MIGRATIONS: readonly Migration[] = [
       SELECT 1;
     `,
   },
+  {
+    version: 13,
+    description: 'each vector stored once: the vec0 table dropped, exact dense search scans vector_codes',
+    sql: `
+      -- Every vector was stored twice: in sqlite-vec's vec0 table (exact KNN) and as the plain copy in
+      -- ${CODES_TABLE} (rescoring by rowid). The copy in ${CODES_TABLE} is now the only one: exact search
+      -- scans it with sqlite-vec's vec_distance_cosine (the same cosine vec0 computed), through this
+      -- index when it names a tenant, so one tenant's query reads only its own rows as vec0's partitions
+      -- did. The dimension vec0's declaration held moves to ${VECTOR_SPACE_TABLE} (one row, written by
+      -- init({ dimension })).
+      CREATE TABLE IF NOT EXISTS ${VECTOR_SPACE_TABLE} (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        dimension INTEGER NOT NULL CHECK (dimension > 0)
+      );
+      CREATE INDEX IF NOT EXISTS ${CODES_TABLE}_scope ON ${CODES_TABLE} (tenant, namespace);
+    `,
+    apply: (db) => {
+      const vectors = db
+        .prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?")
+        .pluck()
+        .get(VECTOR_TABLE) as string | undefined;
+      if (vectors === undefined) return; // init() never ran: no vectors, no dimension yet
+      const dimension = Number(/float\[(\d+)\]/.exec(vectors)?.[1]);
+      if (!(dimension > 0)) throw new Error(`agentmem: cannot read the dimension of the vector table (${vectors}).`);
+      db.prepare(`INSERT OR REPLACE INTO ${VECTOR_SPACE_TABLE} (id, dimension) VALUES (1, ?)`).run(dimension);
+      // Every write since schema 5 put a vector in both tables in one transaction; a vector found only in
+      // vec0 (a raw-SQL edit) is copied over rather than lost, and then the saved binary index is stale.
+      db.function('agentmem_sign_code', { deterministic: true }, (blob: unknown) =>
+        codeBlob(blobVector(blob as Buffer)),
+      );
+      const copied = db
+        .prepare(
+          `INSERT INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)
+           SELECT rowid, tenant, namespace, agentmem_sign_code(embedding), embedding FROM ${VECTOR_TABLE}
+           WHERE rowid NOT IN (SELECT rowid FROM ${CODES_TABLE})`,
+        )
+        .run().changes;
+      if (copied > 0) db.exec('DELETE FROM dense_snapshot');
+      db.exec(`DROP TABLE ${VECTOR_TABLE}`);
+    },
+  },
 ];
 
 /** A float vector stored as a blob, as a Float32Array (copied when the blob is not 4-byte aligned). */
@@ -420,13 +464,16 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 /** `PRAGMA application_id` of every agentmem file ("AgMm"): how a file is recognised as ours. */
 export const APPLICATION_ID = 0x41_67_4d_6d;
 
-/** Name of the sqlite-vec table; created by `init({ dimension })`. */
+/**
+ * Name of the sqlite-vec `vec0` table that held a second copy of every vector until schema 13
+ * (created by `init({ dimension })`); upgrading a file drops it.
+ * @deprecated No file of schema 13 or later has this table: vectors are in `vector_codes`.
+ */
 export const VECTOR_TABLE = 'vectors';
 
 /**
- * Vectors live in a vec0 table partitioned by (tenant, namespace), so a KNN
- * query only visits the scopes it asks for. Chunks are preallocated per
- * partition: 256 vectors keeps small stores small at no measurable KNN cost.
+ * The `vec0` table files before schema 13 kept (partitioned by tenant and namespace, chunks of 256).
+ * @deprecated The backend no longer creates it (schema 13 stores each vector once, in `vector_codes`).
  */
 export function createVectorTableSql(dimension: number): string {
   return `CREATE VIRTUAL TABLE ${VECTOR_TABLE} USING vec0(

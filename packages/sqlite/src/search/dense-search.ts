@@ -1,12 +1,12 @@
 import { approximateCandidates, cosineSimilarity, type RecordFilter, type SearchHit } from '@agentmem/core';
 import { compileFilter, namespaceList, SqlBuilder } from '../query';
 import { COLUMNS, decodeRow, type ReadSource, type RecordRow, vectorBlob } from '../records';
-import { VECTOR_TABLE } from '../schema';
+import { CODES_TABLE } from '../schema';
 import type { StoreContext } from '../store';
 
 /** Rows read beyond k (at least; k / 4 for larger k) from the head of the int8 ranking for exact rescoring. */
 const RESCORE_MARGIN = 8;
-/** sqlite-vec's largest k; beyond it filtered dense search scans the matching records exactly. */
+/** The largest candidate pool; beyond it filtered dense search scans the matching records, joined, exactly. */
 const MAX_KNN = 4096;
 
 /**
@@ -62,9 +62,12 @@ export function approximateDenseSearch(
 }
 
 /**
- * KNN inside sqlite-vec, limited to the (tenant, namespace) partitions the
- * filter names; attribute conditions are applied by joining the candidates
- * with `records`, and the candidate pool grows until k match or none are left.
+ * Exact KNN: a scan of the one copy of the vectors (the codes table, schema 13)
+ * scored by sqlite-vec's `vec_distance_cosine` (the cosine vec0 computed) with a
+ * bounded sort, limited to the (tenant, namespace) scopes the filter names (by
+ * the table's scope index when it names a tenant); attribute conditions are
+ * applied by joining the candidates with `records`, and the candidate pool
+ * grows until k match or none are left.
  */
 export function knnDenseSearch(ctx: StoreContext, vector: Float32Array, filter: RecordFilter, k: number): SearchHit[] {
   const query = vectorBlob(vector);
@@ -82,38 +85,50 @@ export function knnDenseSearch(ctx: StoreContext, vector: Float32Array, filter: 
   }
   const hasWhere = Object.values(filter.where ?? {}).some((c) => c !== undefined);
   const knnSql =
-    `SELECT rowid, distance FROM ${VECTOR_TABLE} WHERE embedding MATCH @query AND k = @k` +
-    parts.map((p) => ` AND ${p}`).join('');
+    `SELECT rowid, vec_distance_cosine(embedding, @query) AS distance FROM ${CODES_TABLE}` +
+    (parts.length > 0 ? ` WHERE ${parts.join(' AND ')}` : '') +
+    ' ORDER BY distance, rowid LIMIT @k';
   const fetch = new SqlBuilder();
   const where = compileFilter(filter, fetch);
-  const fetchSql = (from: ReadSource) =>
-    `SELECT ${COLUMNS} FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
-  // Usually most candidates match (core filters on active memories): start a little above k.
-  let pool = Math.min(MAX_KNN, hasWhere ? k + Math.max(16, Math.ceil(k / 4)) : k);
+  const passingSql = (from: ReadSource) =>
+    `SELECT r.rowid AS rowid, r.id AS id FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
+  const readSql = (from: ReadSource) =>
+    `SELECT ${COLUMNS} FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids))`;
+  // Every round is a scan of the scopes' vectors, whatever the pool: start well above k so that a
+  // filter turning some candidates away (core's: active memories) rarely costs a second scan. The
+  // pool's rowids are filtered; only the k rows returned are read whole.
+  let pool = Math.min(MAX_KNN, hasWhere ? k + Math.max(64, k) : k);
   for (;;) {
     const candidates = ctx.stmt(knnSql).all({ ...scope.params, query, k: pool }) as {
       rowid: number;
       distance: number;
     }[];
     const distance = new Map(candidates.map((c) => [c.rowid, c.distance]));
-    const rows = ctx.snapshot(
-      () =>
-        ctx.stmt(fetchSql(ctx.source(false))).all({
-          ...fetch.params,
-          rowids: JSON.stringify(candidates.map((c) => c.rowid)),
-        }) as RecordRow[],
-    );
     const exhausted = candidates.length < pool;
-    if (rows.length >= k || exhausted) {
+    const { passed, rows } = ctx.snapshot(() => {
+      const passing = ctx.stmt(passingSql(ctx.source(false))).all({
+        ...fetch.params,
+        rowids: JSON.stringify(candidates.map((c) => c.rowid)),
+      }) as { rowid: number; id: string }[];
+      if (passing.length < k && !exhausted) return { passed: passing.length, rows: undefined };
+      const top = passing
+        .map((p) => ({ rowid: p.rowid, id: p.id, d: distance.get(p.rowid)! }))
+        .sort((x, y) => x.d - y.d || (x.id < y.id ? -1 : 1))
+        .slice(0, k);
+      const read = ctx.stmt(readSql(ctx.source(false))).all({
+        rowids: JSON.stringify(top.map((t) => t.rowid)),
+      }) as RecordRow[];
+      return { passed: passing.length, rows: read };
+    });
+    if (rows) {
       return rows
         .map((row) => ({ row, d: distance.get(row.rowid)! }))
-        .sort((a, b) => a.d - b.d || (a.row.id < b.row.id ? -1 : 1))
-        .slice(0, k)
+        .sort((x, y) => x.d - y.d || (x.row.id < y.row.id ? -1 : 1))
         .map(({ row, d }) => ({ record: decodeRow(row), score: 1 - d }));
     }
     if (pool >= MAX_KNN) return exactDenseSearch(ctx, query, filter, k);
     // Grow by the observed share of matching candidates, at least doubling.
-    const share = Math.max(rows.length / candidates.length, 1 / 256);
+    const share = Math.max(passed / candidates.length, 1 / 256);
     pool = Math.min(MAX_KNN, Math.max(pool * 2, Math.ceil((k / share) * 1.25) + 16));
   }
 }
@@ -124,7 +139,7 @@ function exactDenseSearch(ctx: StoreContext, query: Buffer, filter: RecordFilter
   const where = compileFilter(filter, b);
   const sql = (from: ReadSource) =>
     `SELECT ${COLUMNS}, vec_distance_cosine(v.embedding, ${b.param(query)}) AS distance ` +
-    `FROM ${from} r JOIN ${VECTOR_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
+    `FROM ${from} r JOIN ${CODES_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
   const rows = ctx.snapshot(
     () => ctx.stmt(sql(ctx.source(false))).all(b.params) as (RecordRow & { distance: number })[],
   );

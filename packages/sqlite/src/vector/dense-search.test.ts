@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
 
 describe('filtered dense search', () => {
-  it('finds matches ranked beyond what one sqlite-vec query can return (k > 4096 candidates)', async () => {
+  it('finds matches ranked beyond the largest candidate pool (k > 4096 candidates)', async () => {
     const b = new SqliteBackend({ path: ':memory:' });
     try {
       await b.init({ dimension: 2 });

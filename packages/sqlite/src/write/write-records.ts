@@ -14,7 +14,7 @@ import {
   payloadTextsFor,
   ROW_VALUES,
 } from '../records';
-import { ATTRIBUTE_COLUMNS, VECTOR_TABLE } from '../schema';
+import { ATTRIBUTE_COLUMNS } from '../schema';
 import type { StoreContext } from '../store';
 import type { WrittenVector } from '../vector';
 import { foldChanges } from './fold-changes';
@@ -23,19 +23,14 @@ import { shapeRuns } from './shape-runs';
 /** Records encoded at a time by upsert (see flush). */
 const ENCODE_SLICE = 512;
 /**
- * Rows per vec0 insert: a write to a virtual table keeps a statement journal, which copies every
- * page of the file the statement changes that existed when it began, such as the rest of a vector
- * chunk an earlier statement allocated. A whole slice per statement (2,048 parameters) cut those
- * copies by a third: 34.5k to 23.4k pages for 50k memories (docs/benchmarks.md, issue 16).
+ * Rows per multi-row statement of vector rows: a whole slice per statement (2,048 parameters) cut the
+ * statement journal's page copies of the vec0 table files had before schema 13 by a third (34.5k to
+ * 23.4k pages for 50k memories, docs/benchmarks.md, issue 16); logged patches still write that way.
  */
 export const VECTOR_CHUNK_SIZES = [ENCODE_SLICE, 128, 32, 8, 1];
 const INSERT_RECORDS = multiRowInsert(
   `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES})`,
   `(?, ?, ?, ?, ?, ?, ?${INDEXED_SLOTS})`,
-);
-const INSERT_VECTORS = multiRowInsert(
-  `INSERT INTO ${VECTOR_TABLE} (rowid, tenant, namespace, embedding)`,
-  '(?, ?, ?, ?)',
 );
 
 type VectorRow = EncodedRow & WrittenVector;
@@ -91,10 +86,8 @@ export async function upsert(ctx: StoreContext, records: readonly BackendRecord[
           `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = ?, payload = ?${INDEXED_SETS} WHERE rowid = ?`,
         )
         .run(row.namespace, row.tenant, row.text, row.context, row.attributes, row.payload, ...row.indexed, rowid);
-      if (ctx.hasVectorTable()) {
-        ctx.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`).run(BigInt(rowid));
-        if (!row.vector) ctx.denseIndex()?.deleted(rowid);
-      }
+      // A new vector replaces the row's (INSERT OR REPLACE); none removes it.
+      if (!row.vector && ctx.hasVectorTable()) ctx.denseIndex()?.deleted(rowid);
       writeVectors(ctx, [row], [rowid]);
     }
     flush();
@@ -135,7 +128,11 @@ function insertRows(ctx: StoreContext, rows: readonly EncodedRow[]): number[] {
   return ordered;
 }
 
-/** The vec0 rows and codes of the rows (rowids[i] is rows[i]'s) with a vector, in multi-row statements. */
+/**
+ * The vectors of the rows (rowids[i] is rows[i]'s) that have one: written once, with their sign codes,
+ * into the codes table (the binary index's `writtenMany`, multi-row statements), which exact search
+ * scans too (schema 13: no vec0 copy).
+ */
 function writeVectors(ctx: StoreContext, rows: readonly EncodedRow[], rowids: readonly number[]): void {
   let withVector = rows as readonly VectorRow[];
   let vectorRowids = rowids;
@@ -144,18 +141,9 @@ function writeVectors(ctx: StoreContext, rows: readonly EncodedRow[], rowids: re
     vectorRowids = rowids.filter((_, i) => rows[i]!.vector);
   }
   if (withVector.length === 0) return;
-  for (const [offset, size] of chunks(withVector.length, VECTOR_CHUNK_SIZES)) {
-    const args: unknown[] = new Array(size * 4);
-    for (let i = 0; i < size; i++) {
-      const row = withVector[offset + i]!;
-      args[i * 4] = BigInt(vectorRowids[offset + i]!);
-      args[i * 4 + 1] = row.tenant;
-      args[i * 4 + 2] = row.namespace;
-      args[i * 4 + 3] = row.vector;
-    }
-    ctx.stmt(INSERT_VECTORS(size)).run(args);
-  }
-  ctx.denseIndex()?.writtenMany(vectorRowids, withVector);
+  const index = ctx.denseIndex();
+  if (!index) throw invalidInput('Call init({ dimension }) before writing vectors.');
+  index.writtenMany(vectorRowids, withVector);
 }
 
 /** Rewrites attributes (merged key by key) and payload only; the text and vector indexes are not touched. */
@@ -229,14 +217,8 @@ export async function deleteRecords(ctx: StoreContext, ids: readonly string[]): 
       .all(JSON.stringify([...new Set(ids)])) as { rowid: number }[];
     ctx.keywords.deleted(ids);
     ctx.links.deleted(ids);
-    if (ctx.hasVectorTable()) {
-      const del = ctx.stmt(`DELETE FROM ${VECTOR_TABLE} WHERE rowid = ?`);
-      const codes = ctx.denseIndex();
-      for (const { rowid } of deleted) {
-        del.run(BigInt(rowid));
-        codes?.deleted(rowid);
-      }
-    }
+    const codes = ctx.denseIndex();
+    if (codes) for (const { rowid } of deleted) codes.deleted(rowid);
     return deleted.length;
   });
 }
