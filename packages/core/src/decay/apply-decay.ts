@@ -1,7 +1,16 @@
 import type { AttributeValue, JsonObject, Memory, RecordFilter } from '../contracts';
 import { invalidInput } from '../errors';
 import type { MemoryStore } from '../store/memory-store';
-import { HISTORY_PENDING, isHistoryPending, KIND, recordToMemory, statusOf } from '../store/codec';
+import {
+  createEntryId,
+  HISTORY_PENDING,
+  IMPLIED_CREATE_LOG,
+  isHistoryPending,
+  KIND,
+  recordToMemory,
+  statusOf,
+  withCreateFolded,
+} from '../store/codec';
 import { toMillis } from '../util';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor, pruneInstant, validateHalfLife } from '../importance';
 import { maintenancePass } from './maintenance-pass';
@@ -163,14 +172,16 @@ export async function applyDecay(
     );
     // Only `status` among the filterable attributes changes: patching just it keeps index updates cheap.
     await store.backend.patch(
-      batch.map((m) => {
-        const attributes: Record<string, AttributeValue> = { status: statusOf(m) };
-        if (folded.has(m.id)) attributes[HISTORY_PENDING] = false;
-        return { id: m.id, attributes, payload: m as unknown as JsonObject };
-      }),
+      batch.map((m) => ({
+        id: m.id,
+        attributes: withCreateFolded({ status: statusOf(m) }, folded.has(m.id)),
+        payload: m as unknown as JsonObject,
+      })),
     );
   };
   const patchLogged = store.backend.patchLogged?.bind(store.backend);
+  // The backend writes the create entries the pruned memories imply, from their rows, in the prune's call.
+  const foldsImplied = store.backend.capabilities.loggedImplied === true;
   /** One page's prunes, in the caller's transaction. */
   const prune = async (candidates: readonly Candidate[]) => {
     if (!patchLogged) return pruneByReading(candidates.map((c) => c.id));
@@ -184,6 +195,8 @@ export async function applyDecay(
     const logged = (some: readonly Candidate[], attributes: Record<string, AttributeValue>) =>
       patchLogged({
         patches: some.map((c) => ({
+          // Only for a memory the scan found marked: one marked since (not under a transaction) is left alone.
+          ...(foldsImplied && c.pending ? { impliedId: createEntryId(c.id) } : {}),
           id: c.id,
           expect: {
             status: 'active',
@@ -197,19 +210,25 @@ export async function applyDecay(
         })),
         attributes,
         log: history.log,
+        ...(foldsImplied ? { implied: IMPLIED_CREATE_LOG } : {}),
       });
+    // One call: the scan's memo still holds the stored values, so the backend compares without SQL.
+    if (foldsImplied) {
+      const pruned = new Set(await logged(direct, { status: 'pruned' }));
+      return pruneByReading(candidates.filter((c) => !pruned.has(c.id)).map((c) => c.id));
+    }
     const pruned = new Set(
       await logged(
         direct.filter((c) => !c.pending),
         { status: 'pruned' },
       ),
     );
-    // Memories whose create entry is implied get it as a row first (read again, in this transaction),
-    // and the prune drops their marker.
+    // Else memories whose create entry is implied get it as a row first (read again, in this
+    // transaction), and the prune drops their marker.
     const pending = direct.filter((c) => c.pending);
     if (pending.length > 0) {
       await store.foldCreatesOf(pending.map((c) => c.id));
-      for (const id of await logged(pending, { status: 'pruned', [HISTORY_PENDING]: false })) pruned.add(id);
+      for (const id of await logged(pending, withCreateFolded({ status: 'pruned' }, true))) pruned.add(id);
     }
     await pruneByReading(candidates.filter((c) => !pruned.has(c.id)).map((c) => c.id));
   };

@@ -1,4 +1,4 @@
-import type { BackendRecord, HistoryEntry, JsonObject, Memory } from '../contracts';
+import type { AttributeValue, BackendRecord, HistoryEntry, JsonObject, LoggedPatches, Memory } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import { HISTORY_NAMESPACE } from '../scope';
 import { stableId, toMillis } from '../util';
@@ -82,6 +82,36 @@ export const HISTORY_PENDING = 'historyPending';
 export function isHistoryPending(r: Pick<BackendRecord, 'attributes'>): boolean {
   return r.attributes[HISTORY_PENDING] === true && r.attributes.kind === KIND.memory;
 }
+
+/**
+ * `attributes` (changed in place) with the marker set to false when `folded`: what a patch of a
+ * memory writes once its implied `create` entry is a row (`MemoryStore.foldCreates` returns which).
+ * The one place the marker is unset by a patch.
+ */
+export function withCreateFolded(
+  attributes: Record<string, AttributeValue>,
+  folded: boolean,
+): Record<string, AttributeValue> {
+  if (folded) attributes[HISTORY_PENDING] = false;
+  return attributes;
+}
+
+/**
+ * `impliedCreate` as `patchLogged` builds it from the memory's record (`LoggedPatches.implied`, with
+ * `impliedId` = `createEntryId`), for a backend with `capabilities.loggedImplied`: the same record
+ * `historyToRecord(impliedCreate(r))` is (the copy being the stored payload, which reads complete as
+ * `recordToMemory` does), the marker unset by the same change.
+ */
+export const IMPLIED_CREATE_LOG: NonNullable<LoggedPatches['implied']> = {
+  marker: HISTORY_PENDING,
+  namespace: HISTORY_NAMESPACE,
+  attributes: { kind: KIND.history, memoryId: '', action: 'create', at: 0 },
+  payload: { id: '', memoryId: '', action: 'create', at: '' },
+  keys: { id: 'id', ref: 'memoryId', copy: 'memory' },
+  // at: the memory's createdAt (millis as an attribute, its ISO text in the entry); agentId when it has one.
+  fromAttributes: { at: 'createdAt' },
+  fromPayload: { at: 'createdAt', agentId: 'agentId' },
+};
 
 /** The id of a memory's implied `create` entry, and of the row it becomes. */
 export function createEntryId(memoryId: string): string {

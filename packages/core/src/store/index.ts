@@ -2,6 +2,7 @@ export { conversationInputs, DEFAULT_CONVERSATION_WINDOW, spokenDate, turnLine }
 export {
   createEntryId,
   HISTORY_PENDING,
+  IMPLIED_CREATE_LOG,
   impliedCreate,
   isHistoryPending,
   KIND,
@@ -10,6 +11,7 @@ export {
   memoryToRecord,
   recordToMemory,
   statusOf,
+  withCreateFolded,
 } from './codec';
 export {
   META_EMBEDDER_DIMENSION,
