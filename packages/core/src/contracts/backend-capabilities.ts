@@ -18,12 +18,4 @@ export interface BackendCapabilities {
    * entity API). Omitted: false.
    */
   links?: boolean;
-  /**
-   * `patchLogged` writes the entries records imply (`LoggedPatches.implied`)
-   * itself, in the same call as the change: decay's prune of memories
-   * `rememberMany` created sends no extra read nor write for their `create`
-   * entries. Omitted: false (core reads such records and writes their entries
-   * before calling `patchLogged`).
-   */
-  loggedImplied?: boolean;
 }

@@ -14,10 +14,4 @@ export interface LoggedPatch {
   payload: JsonObject;
   /** Id of the log record written for this change (a new id). */
   logId: string;
-  /**
-   * Id of the log record the record implied (`LoggedPatches.implied`),
-   * written when the record carries the marker; needed for such a record to
-   * change at all.
-   */
-  impliedId?: string;
 }

@@ -27,32 +27,4 @@ export interface LoggedPatches {
     payload: JsonObject;
     keys: { id: string; ref: string; copy: string };
   };
-  /**
-   * Optional, read only by a backend whose `capabilities.loggedImplied` is
-   * true (core leaves it out for any other): the log record each changed
-   * record implied until now without it being stored (`rememberMany`'s
-   * `create` history entry), written as a record in the same call, before the
-   * change. A changed record whose attribute `marker` is `true` gets it, with
-   * id its patch's `impliedId`, and its marker set to `false` by the change;
-   * one whose patch has no `impliedId` is left alone like one whose `expect`
-   * failed (never changed without its entry). Others get none. The record is
-   * as `log` describes (same tenant, no text, context or vector), except that
-   * `payload[keys.copy]` is the changed record's payload *before* the change,
-   * and each `fromAttributes[k]` / `fromPayload[k]` names the changed record's
-   * attribute / payload key whose value `attributes[k]` / `payload[k]` takes
-   * (a key left out when that value is missing, null or the empty string). A
-   * record with the entry's id already there is overwritten (the id is stable:
-   * it is the same entry). Added to contract v1 as an option: a backend
-   * without the capability ignores it and core writes these entries itself.
-   */
-  implied?: {
-    marker: string;
-    namespace: string;
-    attributes: Record<string, AttributeValue>;
-    payload: JsonObject;
-    /** `id` is taken from `impliedId`, `ref` and `copy` as in `log.keys`. */
-    keys: { id: string; ref: string; copy: string };
-    fromAttributes: Record<string, string>;
-    fromPayload: Record<string, string>;
-  };
 }

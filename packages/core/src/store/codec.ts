@@ -1,4 +1,4 @@
-import type { AttributeValue, BackendRecord, HistoryEntry, JsonObject, LoggedPatches, Memory } from '../contracts';
+import type { AttributeValue, BackendRecord, HistoryEntry, JsonObject, Memory } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import { HISTORY_NAMESPACE } from '../scope';
 import { stableId, toMillis } from '../util';
@@ -74,7 +74,10 @@ function withMemoryDefaults(p: Memory): Memory {
  * entry: the entry is implied by the record (see `impliedCreate`) until the memory first changes,
  * when every write path folds it into a real history row first (`MemoryStore.foldCreates`) and its
  * own write drops the marker. `memoryToRecord` never sets it, so any rewrite of the record drops it;
- * a patch sets it to `false`. Only `true` counts.
+ * a patch sets it to `false` (`withCreateFolded`). Only `true` counts. Decay's prune is the one
+ * change that keeps it: it only sets `prunedAt` (and the status derived from it), so the record
+ * without `prunedAt` is still the memory as created, and a first prune of memories never changed
+ * since their bulk ingest writes no create rows (docs/sqlite.md, decay).
  */
 export const HISTORY_PENDING = 'historyPending';
 
@@ -96,23 +99,6 @@ export function withCreateFolded(
   return attributes;
 }
 
-/**
- * `impliedCreate` as `patchLogged` builds it from the memory's record (`LoggedPatches.implied`, with
- * `impliedId` = `createEntryId`), for a backend with `capabilities.loggedImplied`: the same record
- * `historyToRecord(impliedCreate(r))` is (the copy being the stored payload, which reads complete as
- * `recordToMemory` does), the marker unset by the same change.
- */
-export const IMPLIED_CREATE_LOG: NonNullable<LoggedPatches['implied']> = {
-  marker: HISTORY_PENDING,
-  namespace: HISTORY_NAMESPACE,
-  attributes: { kind: KIND.history, memoryId: '', action: 'create', at: 0 },
-  payload: { id: '', memoryId: '', action: 'create', at: '' },
-  keys: { id: 'id', ref: 'memoryId', copy: 'memory' },
-  // at: the memory's createdAt (millis as an attribute, its ISO text in the entry); agentId when it has one.
-  fromAttributes: { at: 'createdAt' },
-  fromPayload: { at: 'createdAt', agentId: 'agentId' },
-};
-
 /** The id of a memory's implied `create` entry, and of the row it becomes. */
 export function createEntryId(memoryId: string): string {
   return stableId('hist', memoryId);
@@ -120,11 +106,12 @@ export function createEntryId(memoryId: string): string {
 
 /**
  * The `create` entry a marked memory record implies: the entry `rememberMany` wrote eagerly before
- * (same keys in the same order), with a stable id, `at` = createdAt and the memory as stored, which
- * is the memory as created (every change folds the entry first).
+ * (same keys in the same order), with a stable id, `at` = createdAt and the memory as stored without
+ * `prunedAt`, which is the memory as created (every change but a prune folds the entry first).
  */
 export function impliedCreate(r: BackendRecord): HistoryEntry {
-  const memory = recordToMemory(r);
+  // A prune keeps the marker (see HISTORY_PENDING): the memory as created is the record without it.
+  const { prunedAt: _, ...memory } = recordToMemory(r);
   return {
     id: createEntryId(memory.id),
     memoryId: memory.id,

@@ -2,7 +2,6 @@ export { conversationInputs, DEFAULT_CONVERSATION_WINDOW, spokenDate, turnLine }
 export {
   createEntryId,
   HISTORY_PENDING,
-  IMPLIED_CREATE_LOG,
   impliedCreate,
   isHistoryPending,
   KIND,

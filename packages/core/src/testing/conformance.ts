@@ -9,7 +9,6 @@ import {
   type MemoryBackend,
 } from '@agentmem/core';
 import { historyConformanceCases } from './history-conformance';
-import { impliedConformanceCases } from './implied-conformance';
 import { maintenanceConformanceCases } from './maintenance-conformance';
 import { linkConformanceCases } from './conformance-links';
 
@@ -662,7 +661,6 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
 
   cases.push(...maintenanceConformanceCases(options));
   cases.push(...historyConformanceCases(options));
-  cases.push(...impliedConformanceCases(options));
   return cases;
 }
 

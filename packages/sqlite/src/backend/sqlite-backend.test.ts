@@ -13,7 +13,6 @@ const capabilities = {
   snapshot: false,
   readonly: false,
   links: true,
-  loggedImplied: true,
 };
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-conformance-'));
 let n = 0;

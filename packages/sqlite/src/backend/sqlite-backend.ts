@@ -84,7 +84,6 @@ export class SqliteBackend implements MemoryBackend {
     snapshot: false,
     readonly: false,
     links: true,
-    loggedImplied: true,
   };
   /** Absolute path of the database file, or `':memory:'`. */
   readonly path: string;

@@ -1,10 +1,4 @@
-import {
-  type AttributeValue,
-  type BackendRecord,
-  invalidInput,
-  type JsonObject,
-  type LoggedPatches,
-} from '@agentmem/core';
+import { type BackendRecord, invalidInput, type JsonObject, type LoggedPatches } from '@agentmem/core';
 import {
   checkAttribute,
   chunks,
@@ -22,7 +16,6 @@ import {
 import { ATTRIBUTE_COLUMNS } from '../schema';
 import type { ScanMemo, StoreContext } from '../store';
 import { foldChanges } from './fold-changes';
-import { type ImpliedLogs, impliedLogs } from './implied-logs';
 import { shapeRuns } from './shape-runs';
 import { checkRecord, VECTOR_CHUNK_SIZES } from './write-records';
 
@@ -62,7 +55,6 @@ export async function patchLogged(ctx: StoreContext, batch: LoggedPatches): Prom
   };
   checkRecord(ctx, logRecord); // what upsert would refuse in a log record is refused here too
   const template = encodeRecord(logRecord);
-  const implied = impliedLogs(ctx, batch.implied);
   const ids = new Set<string>();
   // Patches of one shape share their key lists and shape text (a batch is usually one shape).
   let last: EncodedLoggedPatch | undefined;
@@ -73,8 +65,6 @@ export async function patchLogged(ctx: StoreContext, batch: LoggedPatches): Prom
     ids.add(p.id);
     if (!isObject(p.expect) || !isObject(p.payload))
       throw invalidInput(`Logged patch ${p.id}: expect and payload must be objects.`);
-    if (p.impliedId !== undefined && (typeof p.impliedId !== 'string' || p.impliedId === ''))
-      throw invalidInput(`Logged patch ${p.id}: impliedId must be a non-empty string when given.`);
     let expect = Object.keys(p.expect);
     // [id, expected values...]: the compare-and-set statement's row
     const values: unknown[] = [p.id];
@@ -103,7 +93,6 @@ export async function patchLogged(ctx: StoreContext, batch: LoggedPatches): Prom
       payload,
       values,
       logId: p.logId,
-      impliedId: implied ? (p.impliedId ?? null) : null,
       payloadObject: p.payload,
       payloadJson: JSON.stringify(defined ? p.payload : Object.fromEntries(payload.map((k) => [k, p.payload[k]]))),
       deferrable,
@@ -124,7 +113,7 @@ export async function patchLogged(ctx: StoreContext, batch: LoggedPatches): Prom
     encoded.every((p) => p.deferrable);
   if (deferred) {
     const memo = currentScanMemo(ctx);
-    return ctx.write(() => deferLogged(ctx, batch, keys, template, encoded, memo, implied));
+    return ctx.write(() => deferLogged(ctx, batch, keys, template, encoded, memo));
   }
   const columns = keys.filter((k) => Object.hasOwn(ATTRIBUTE_COLUMNS, k));
   const set = keys.length === 0 ? 'attributes' : `jsonb_set(attributes${', ?, json(?)'.repeat(keys.length)})`;
@@ -151,42 +140,17 @@ export async function patchLogged(ctx: StoreContext, batch: LoggedPatches): Prom
       const first = run[0]!;
       let at = 1 + first.expect.length;
       const payload = first.payload.map((k) => `, ${jsonPath(k)}, json(p.value ->> ${at++})`).join('');
-      const implying = at++; // p.value ->> implying: the implied log record's id (null: none given)
-      // A marked row gets its implied log record first (from the row as it is) and its marker unset; one
-      // without an implied id is left alone.
-      const attributes = implied ? `jsonb_patch(${set}, iif(${implied.marked('records')}, ?, '{}'))` : set;
-      const guard = implied ? ` AND (p.value ->> ${implying} IS NOT NULL OR NOT ${implied.marked('records')})` : '';
       const update =
-        `UPDATE records SET attributes = ${attributes}${setColumns}, ` +
+        `UPDATE records SET attributes = ${set}${setColumns}, ` +
         `payload = ${payload ? `json_set(payload${payload})` : 'payload'} ` +
-        `FROM json_each(?) AS p WHERE records.id = p.value ->> 0${expectedSql(first.expect, 'records')}${guard} RETURNING records.id`;
-      // p.value = [id, expected values..., payload JSON texts..., implied id]
-      const rows = run.map((p) => [
-        ...p.values,
-        ...p.payload.map((k) => JSON.stringify(p.payloadObject[k])),
-        p.impliedId,
-      ]);
-      const json = JSON.stringify(rows);
-      if (implied) {
-        // l.value = [id, implied id, expected values...]
-        const given = run.filter((p) => p.impliedId !== null).map((p) => [p.id, p.impliedId, ...p.values.slice(1)]);
-        if (given.length > 0)
-          implied.insert(
-            ctx,
-            `json_each(?) AS l JOIN records r ON r.id = l.value ->> 0 WHERE 1${expectedSql(first.expect, 'r', 'l', 2)}`,
-            [JSON.stringify(given)],
-          );
-      }
+        `FROM json_each(?) AS p WHERE records.id = p.value ->> 0${expectedSql(first.expect, 'records')} RETURNING records.id`;
+      // p.value = [id, expected values..., payload JSON texts...]
+      const rows = run.map((p) => [...p.values, ...p.payload.map((k) => JSON.stringify(p.payloadObject[k]))]);
       const done = new Set(
         ctx
           .stmt(update)
           .pluck()
-          .all(
-            ...setArgs.slice(0, 2 * keys.length),
-            ...(implied ? [implied.unmark] : []),
-            ...setArgs.slice(2 * keys.length),
-            json,
-          ) as string[],
+          .all(...setArgs, JSON.stringify(rows)) as string[],
       );
       if (done.size === 0) continue;
       const logged = run.filter((p) => done.has(p.id));
@@ -216,7 +180,6 @@ function deferLogged(
   template: EncodedRow,
   encoded: readonly EncodedLoggedPatch[],
   memo: ScanMemo | undefined,
-  implied: ImpliedLogs | undefined,
 ): string[] {
   // Rows just returned by scanAttributes under this transaction's write lock, unchanged since, and
   // without a pending change: compared in memory. Any other patch: folded, then compared in SQL.
@@ -227,42 +190,7 @@ function deferLogged(
       encoded.map((p) => p.id),
     ); // compared below with the rows as reads show them
   const changed: string[] = [];
-  // One logged_batches row for the plain changes, one for those whose implied log record was written
-  // (their marker unset too).
-  const batchRowids: (number | undefined)[] = [undefined, undefined];
-  const batchRow = (folding: boolean): number => {
-    const known = batchRowids[Number(folding)];
-    if (known !== undefined) return known;
-    const column = (key: string) => template.indexed[INDEXED_KEYS.indexOf(key)];
-    const status = batch.attributes.status;
-    const attributes: Record<string, AttributeValue> = Object.fromEntries(keys.map((k) => [k, batch.attributes[k]!]));
-    if (folding) attributes[batch.implied!.marker] = false;
-    const rowid = Number(
-      ctx
-        .stmt(
-          'INSERT INTO logged_batches (attributes, sets_status, status, log_namespace, log_attributes, log_payload, ' +
-            'id_path, copy_path, log_kind, log_status, log_type, log_content_hash, log_occurred_at) ' +
-            'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        )
-        .run(
-          encodeAttributes(attributes),
-          status === undefined ? 0 : 1,
-          status ?? null,
-          template.namespace,
-          template.attributes,
-          template.payload,
-          `$."${batch.log.keys.id}"`,
-          `$."${batch.log.keys.copy}"`,
-          column('kind'),
-          column('status'),
-          column('type'),
-          column('contentHash'),
-          column('occurredAt'),
-        ).lastInsertRowid,
-    );
-    batchRowids[Number(folding)] = rowid;
-    return rowid;
-  };
+  let batchRowid: number | undefined;
   for (const run of shapeRuns(encoded)) {
     const first = run[0]!;
     let matched: [number, number][];
@@ -276,31 +204,6 @@ function deferLogged(
         .all(JSON.stringify(run.map((p) => p.values))) as [number, number][];
     }
     if (matched.length === 0) continue;
-    /** Indexes (into run) of the matched rows carrying the marker. */
-    let folding: Set<number> | undefined;
-    if (implied) {
-      // The scan read the marker (decay's does): taken from its memo, else looked up.
-      const at = known ? memo.names.get(implied.marker) : undefined;
-      folding =
-        at !== undefined
-          ? new Set(matched.filter(([, i]) => memo!.rows.get(run[i]!.id)!.values[at] === true).map(([, i]) => i))
-          : new Set(
-              ctx
-                .stmt(
-                  `SELECT m.value ->> 1 FROM json_each(?) AS m JOIN records r ON r.rowid = m.value ->> 0 WHERE ${implied.marked('r')}`,
-                )
-                .pluck()
-                .all(JSON.stringify(matched)) as number[],
-            );
-      if (folding.size > 0) {
-        // Marked without an implied id: left alone (never changed without its entry).
-        matched = matched.filter(([, i]) => !folding!.has(i) || run[i]!.impliedId !== null);
-        const pairs = matched.filter(([, i]) => folding!.has(i)).map(([rowid, i]) => [rowid, run[i]!.impliedId]);
-        implied.insert(ctx, 'json_each(?) AS l JOIN records r ON r.rowid = l.value ->> 0 WHERE 1', [
-          JSON.stringify(pairs),
-        ]);
-      }
-    }
     const taken = ctx
       .stmt(
         'SELECT id FROM records WHERE id IN (SELECT value FROM json_each(@ids)) ' +
@@ -312,14 +215,39 @@ function deferLogged(
       throw invalidInput(
         `patchLogged(): log id ${taken} is already in use (a record's or a pending log record's); give each log record a new id.`,
       );
-    const plain = batchRow(false);
-    const folded = folding?.size ? batchRow(true) : plain;
+    if (batchRowid === undefined) {
+      const column = (key: string) => template.indexed[INDEXED_KEYS.indexOf(key)];
+      const status = batch.attributes.status;
+      batchRowid = Number(
+        ctx
+          .stmt(
+            'INSERT INTO logged_batches (attributes, sets_status, status, log_namespace, log_attributes, log_payload, ' +
+              'id_path, copy_path, log_kind, log_status, log_type, log_content_hash, log_occurred_at) ' +
+              'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(
+            encodeAttributes(Object.fromEntries(keys.map((k) => [k, batch.attributes[k]!]))),
+            status === undefined ? 0 : 1,
+            status ?? null,
+            template.namespace,
+            template.attributes,
+            template.payload,
+            `$."${batch.log.keys.id}"`,
+            `$."${batch.log.keys.copy}"`,
+            column('kind'),
+            column('status'),
+            column('type'),
+            column('contentHash'),
+            column('occurredAt'),
+          ).lastInsertRowid,
+      );
+    }
     for (const [offset, size] of chunks(matched.length, VECTOR_CHUNK_SIZES)) {
       const args: unknown[] = new Array(size * 4);
       for (let j = 0; j < size; j++) {
         const [rowid, i] = matched[offset + j]!;
         args[j * 4] = -rowid;
-        args[j * 4 + 1] = folding?.has(i) ? folded : plain;
+        args[j * 4 + 1] = batchRowid;
         args[j * 4 + 2] = run[i]!.logId;
         args[j * 4 + 3] = run[i]!.payloadJson;
       }
@@ -351,8 +279,6 @@ interface EncodedLoggedPatch {
   /** [id, expected values in `expect` order] */
   values: unknown[];
   logId: string;
-  /** Id of the log record it implies (`LoggedPatches.implied`); null when none was given or asked for. */
-  impliedId: string | null;
   /** The payload keys it sets, as a JSON object (a pending change's). */
   payloadJson: string;
   shape: string;
@@ -391,13 +317,13 @@ function memoMatches(memo: ScanMemo, patch: EncodedLoggedPatch): boolean {
  * key, `p.value` being [id, expected values...]; a key with its own column is compared as the column
  * (no JSON read).
  */
-function expectedSql(keys: readonly string[], table: string, row = 'p', from = 1): string {
+function expectedSql(keys: readonly string[], table: string): string {
   return keys
     .map((k, j) => {
       const stored = Object.hasOwn(ATTRIBUTE_COLUMNS, k)
         ? `${table}.${ATTRIBUTE_COLUMNS[k]}`
         : `${table}.attributes ->> ${jsonPath(k)}`;
-      return ` AND ${stored} IS ${row}.value ->> ${j + from}`;
+      return ` AND ${stored} IS p.value ->> ${j + 1}`;
     })
     .join('');
 }
