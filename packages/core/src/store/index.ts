@@ -10,7 +10,6 @@ export {
   memoryToRecord,
   recordToMemory,
   statusOf,
-  withCreateFolded,
 } from './codec';
 export {
   META_EMBEDDER_DIMENSION,
