@@ -44,8 +44,15 @@ const REMOTE_CONTENT = 'Deploys freeze on Fridays and Mondays';
  * entry's is derived). Every backend runs them: the marker is an attribute, which every backend stores.
  */
 export function historyConformanceCases(options: ConformanceOptions): ConformanceCase[] {
-  const firstPrune: WritePath = async ({ memory, target }) => {
+  const firstPrune: WritePath = async ({ memory, backend, target }) => {
+    const marked = (await backend.get([target.id], { tenant: null }))[0]?.attributes[HISTORY_PENDING] === true;
     assert.equal((await memory.applyDecay({ now: T0 + YEAR })).pruned, 1);
+    if (marked) {
+      // The prune keeps the entry implied: no create row, the marker kept (docs/sqlite.md, decay).
+      assert.equal(await historyRows(backend, target.id, 'create'), 0, 'a prune writes no create row');
+      const [after] = await backend.get([target.id], { tenant: null });
+      assert.equal(after?.attributes[HISTORY_PENDING], true, 'a prune keeps the marker');
+    }
     return target.id;
   };
   const paths: [string, WritePath, Partial<MemoryInput>?, CaseOptions?][] = [
