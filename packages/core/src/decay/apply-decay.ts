@@ -1,7 +1,7 @@
 import type { AttributeValue, JsonObject, Memory, RecordFilter } from '../contracts';
 import { invalidInput } from '../errors';
 import type { MemoryStore } from '../store/memory-store';
-import { HISTORY_PENDING, isHistoryPending, KIND, recordToMemory, statusOf } from '../store/codec';
+import { KIND, recordToMemory, statusOf } from '../store/codec';
 import { toMillis } from '../util';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor, pruneInstant, validateHalfLife } from '../importance';
 import { maintenancePass } from './maintenance-pass';
@@ -71,8 +71,6 @@ export function parseInstant(value: Date | number | string, name = 'now'): numbe
 
 /** What a memory's fate depends on (with `status`, which the scan filters on). */
 const DECIDING_ATTRIBUTES = ['importance', 'lastAccessedAt', 'type'] as const;
-/** What the scan reads: the deciding attributes, and whether a memory's create entry is still implied. */
-const SCANNED_ATTRIBUTES = [...DECIDING_ATTRIBUTES, HISTORY_PENDING] as const;
 
 /**
  * One pass over every active memory of every tenant, type and namespace.
@@ -118,8 +116,6 @@ export async function applyDecay(
     tenant: string;
     attributes: Record<string, AttributeValue>;
     prunedAt: number;
-    /** Its create entry is implied by the record: written as a row before the prune. */
-    pending: boolean;
   };
   // Administrative pass: every tenant (tenant: null), active memories only.
   const filter: RecordFilter = { tenant: null, where: { kind: KIND.memory, status: 'active' } };
@@ -136,7 +132,6 @@ export async function applyDecay(
     if (ids.length === 0) return;
     const fresh = await store.backend.get(ids, { tenant: null, withVectors: false });
     const batch: Memory[] = [];
-    const pending: typeof fresh = [];
     for (const record of fresh) {
       // With the accesses this process's recalls buffered since (other processes write theirs within their
       // flush interval).
@@ -148,11 +143,11 @@ export async function applyDecay(
       const at = record.attributes.status === 'active' ? assess(attributes).prunedAt : undefined;
       if (at === undefined) continue;
       batch.push({ ...stored, prunedAt: new Date(at).toISOString() });
-      if (isHistoryPending(record)) pending.push(record);
     }
     leftAlone(ids.length - batch.length);
     // History first: without transactions, a pass cut short leaves no memory pruned without its entry.
-    const folded = await store.foldCreates(pending);
+    // A memory whose create entry is implied keeps its marker: a prune only sets prunedAt, and the
+    // record without it still implies the entry (see HISTORY_PENDING).
     await store.recordHistory(
       batch.map((memory) => ({
         memory,
@@ -163,11 +158,7 @@ export async function applyDecay(
     );
     // Only `status` among the filterable attributes changes: patching just it keeps index updates cheap.
     await store.backend.patch(
-      batch.map((m) => {
-        const attributes: Record<string, AttributeValue> = { status: statusOf(m) };
-        if (folded.has(m.id)) attributes[HISTORY_PENDING] = false;
-        return { id: m.id, attributes, payload: m as unknown as JsonObject };
-      }),
+      batch.map((m) => ({ id: m.id, attributes: { status: statusOf(m) }, payload: m as unknown as JsonObject })),
     );
   };
   const patchLogged = store.backend.patchLogged?.bind(store.backend);
@@ -181,9 +172,11 @@ export async function applyDecay(
     // entry gets the stored memory copied in by the backend. Memories with accesses buffered in this
     // process, and those whose attributes changed, go the reading path (judged again).
     const direct = candidates.filter((c) => !store.hasBufferedAccess(c.id));
-    const logged = (some: readonly Candidate[], attributes: Record<string, AttributeValue>) =>
-      patchLogged({
-        patches: some.map((c) => ({
+    // One call a page (the scan's memo still holds the stored values: the backend compares without SQL),
+    // marked memories included: they keep the marker (see pruneByReading).
+    const pruned = new Set(
+      await patchLogged({
+        patches: direct.map((c) => ({
           id: c.id,
           expect: {
             status: 'active',
@@ -195,28 +188,16 @@ export async function applyDecay(
           payload: { prunedAt: new Date(c.prunedAt).toISOString() },
           logId: history.newEntryId(),
         })),
-        attributes,
+        attributes: { status: 'pruned' },
         log: history.log,
-      });
-    const pruned = new Set(
-      await logged(
-        direct.filter((c) => !c.pending),
-        { status: 'pruned' },
-      ),
+      }),
     );
-    // Memories whose create entry is implied get it as a row first (read again, in this transaction),
-    // and the prune drops their marker.
-    const pending = direct.filter((c) => c.pending);
-    if (pending.length > 0) {
-      await store.foldCreatesOf(pending.map((c) => c.id));
-      for (const id of await logged(pending, { status: 'pruned', [HISTORY_PENDING]: false })) pruned.add(id);
-    }
     await pruneByReading(candidates.filter((c) => !pruned.has(c.id)).map((c) => c.id));
   };
   /** Scans one page and, unless dry, prunes what it found: the cursor of the next page. */
   const step = async (cursor: string | undefined) => {
     // Attributes only (importance, last access, type): text, payload and vectors stay unread.
-    const page = await store.attributePage(filter, cursor, SCANNED_ATTRIBUTES, PAGE);
+    const page = await store.attributePage(filter, cursor, DECIDING_ATTRIBUTES, PAGE);
     const candidates: Candidate[] = [];
     for (const record of page.records) {
       report.scanned++;
@@ -234,8 +215,7 @@ export async function applyDecay(
       const { importance, effective, prunedAt } = assess(attributes);
       if (prunedAt !== undefined) {
         report.pruned++;
-        const pending = record.attributes[HISTORY_PENDING] === true;
-        candidates.push({ id: record.id, tenant: record.tenant, attributes: record.attributes, prunedAt, pending });
+        candidates.push({ id: record.id, tenant: record.tenant, attributes: record.attributes, prunedAt });
       } else if (effective < importance) report.decayed++;
       else report.untouched++;
     }

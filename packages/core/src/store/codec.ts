@@ -1,4 +1,4 @@
-import type { BackendRecord, HistoryEntry, JsonObject, Memory } from '../contracts';
+import type { AttributeValue, BackendRecord, HistoryEntry, JsonObject, Memory } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import { HISTORY_NAMESPACE } from '../scope';
 import { stableId, toMillis } from '../util';
@@ -74,13 +74,29 @@ function withMemoryDefaults(p: Memory): Memory {
  * entry: the entry is implied by the record (see `impliedCreate`) until the memory first changes,
  * when every write path folds it into a real history row first (`MemoryStore.foldCreates`) and its
  * own write drops the marker. `memoryToRecord` never sets it, so any rewrite of the record drops it;
- * a patch sets it to `false`. Only `true` counts.
+ * a patch sets it to `false` (`withCreateFolded`). Only `true` counts. Decay's prune is the one
+ * change that keeps it: it only sets `prunedAt` (and the status derived from it), so the record
+ * without `prunedAt` is still the memory as created, and a first prune of memories never changed
+ * since their bulk ingest writes no create rows (docs/sqlite.md, decay).
  */
 export const HISTORY_PENDING = 'historyPending';
 
 /** Whether a record is a memory whose `create` entry is implied by the record (no history row yet). */
 export function isHistoryPending(r: Pick<BackendRecord, 'attributes'>): boolean {
   return r.attributes[HISTORY_PENDING] === true && r.attributes.kind === KIND.memory;
+}
+
+/**
+ * `attributes` (changed in place) with the marker set to false when `folded`: what a patch of a
+ * memory writes once its implied `create` entry is a row (`MemoryStore.foldCreates` returns which).
+ * The one place the marker is unset by a patch.
+ */
+export function withCreateFolded(
+  attributes: Record<string, AttributeValue>,
+  folded: boolean,
+): Record<string, AttributeValue> {
+  if (folded) attributes[HISTORY_PENDING] = false;
+  return attributes;
 }
 
 /** The id of a memory's implied `create` entry, and of the row it becomes. */
@@ -90,11 +106,12 @@ export function createEntryId(memoryId: string): string {
 
 /**
  * The `create` entry a marked memory record implies: the entry `rememberMany` wrote eagerly before
- * (same keys in the same order), with a stable id, `at` = createdAt and the memory as stored, which
- * is the memory as created (every change folds the entry first).
+ * (same keys in the same order), with a stable id, `at` = createdAt and the memory as stored without
+ * `prunedAt`, which is the memory as created (every change but a prune folds the entry first).
  */
 export function impliedCreate(r: BackendRecord): HistoryEntry {
-  const memory = recordToMemory(r);
+  // A prune keeps the marker (see HISTORY_PENDING): the memory as created is the record without it.
+  const { prunedAt: _, ...memory } = recordToMemory(r);
   return {
     id: createEntryId(memory.id),
     memoryId: memory.id,

@@ -5,7 +5,6 @@
 // limits and validation. What is left here is the order in which they are called.
 import type {
   AttributeRecord,
-  AttributeValue,
   BackendRecord,
   Embedder,
   EntitySignal,
@@ -65,6 +64,7 @@ import {
   memoryToRecord,
   recordToHistory,
   recordToMemory,
+  withCreateFolded,
 } from './codec';
 import { type PendingAccess, ReinforcementBuffer, type ReinforcementOptions } from './reinforcement-buffer';
 import { resolveWriteLimits, type WriteLimits } from './limits';
@@ -833,8 +833,7 @@ export class MemoryStore {
       await this.backend.patch(
         memories.map((m) => {
           const r = memoryToRecord(m, undefined);
-          if (folded.has(m.id)) r.attributes[HISTORY_PENDING] = false;
-          return { id: m.id, attributes: r.attributes, payload: r.payload };
+          return { id: m.id, attributes: withCreateFolded(r.attributes, folded.has(m.id)), payload: r.payload };
         }),
       );
       await this.recordHistory(memories.map((memory) => ({ memory, action, detail })));
@@ -1132,8 +1131,7 @@ export class MemoryStore {
             lastAccessedAt: new Date(at).toISOString(),
             accessCount: m.accessCount + entry.count,
           };
-          const attributes: Record<string, AttributeValue> = { lastAccessedAt: at };
-          if (folded.has(m.id)) attributes[HISTORY_PENDING] = false;
+          const attributes = withCreateFolded({ lastAccessedAt: at }, folded.has(m.id));
           return { id: m.id, attributes, payload: payload as unknown as JsonObject };
         }),
       );

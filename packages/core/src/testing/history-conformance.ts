@@ -44,7 +44,18 @@ const REMOTE_CONTENT = 'Deploys freeze on Fridays and Mondays';
  * entry's is derived). Every backend runs them: the marker is an attribute, which every backend stores.
  */
 export function historyConformanceCases(options: ConformanceOptions): ConformanceCase[] {
-  const paths: [string, WritePath, Partial<MemoryInput>?][] = [
+  const firstPrune: WritePath = async ({ memory, backend, target }) => {
+    const marked = (await backend.get([target.id], { tenant: null }))[0]?.attributes[HISTORY_PENDING] === true;
+    assert.equal((await memory.applyDecay({ now: T0 + YEAR })).pruned, 1);
+    if (marked) {
+      // The prune keeps the entry implied: no create row, the marker kept (docs/sqlite.md, decay).
+      assert.equal(await historyRows(backend, target.id, 'create'), 0, 'a prune writes no create row');
+      const [after] = await backend.get([target.id], { tenant: null });
+      assert.equal(after?.attributes[HISTORY_PENDING], true, 'a prune keeps the marker');
+    }
+    return target.id;
+  };
+  const paths: [string, WritePath, Partial<MemoryInput>?, CaseOptions?][] = [
     [
       'update of importance (patch)',
       async ({ memory, target }) => (await memory.update(target.id, { importance: 0.9 })).id,
@@ -89,6 +100,34 @@ export function historyConformanceCases(options: ConformanceOptions): Conformanc
         return target.id;
       },
     ],
+    ["decay's first prune", firstPrune],
+    ["decay's first prune, in a store without an agent id", firstPrune, undefined, { agentId: undefined }],
+    [
+      "decay's first prune of a page that also holds a memory changed since and one still implied",
+      async ({ memory, target }) => {
+        const [changed, implied] = await memory.rememberMany([
+          { content: 'Backups run nightly', type: 'project', importance: 0.3 },
+          { content: 'On-call rotates weekly', type: 'project', importance: 0.4 },
+        ]);
+        await memory.update(changed!.id, { importance: 0.35 }); // folds its create entry
+        assert.equal((await memory.applyDecay({ now: T0 + YEAR })).pruned, 3);
+        // The other memory still implied before the prune: its create entry, then the prune.
+        const history = await memory.history(implied!.id);
+        assert.deepEqual(
+          history.map((e) => [e.id === createEntryId(implied!.id), e.action]),
+          [
+            [true, 'create'],
+            [false, 'prune'],
+          ],
+        );
+        assert.deepEqual(history[0]!.memory, implied, 'the create entry holds the memory as created');
+        assert.deepEqual(
+          (await memory.history(changed!.id)).map((e) => e.action),
+          ['create', 'update', 'prune'],
+        );
+        return target.id;
+      },
+    ],
     [
       'compact after a prune',
       async ({ memory, target }) => {
@@ -122,17 +161,24 @@ export function historyConformanceCases(options: ConformanceOptions): Conformanc
       { id: stableId('mem', '', 'project:feature', contentHash(REMOTE_CONTENT)) },
     ],
   ];
-  return paths.map(([name, path, input]) => ({
+  return paths.map(([name, path, input, caseOptions]) => ({
     name: `history: a memory rememberMany created, then ${name}, has the history an eager create row gave`,
-    run: () => compareWithEager(options, path, input),
+    run: () => compareWithEager(options, path, input, caseOptions),
   }));
+}
+
+/** How a case's stores are opened (default: agent id `agent-7`). */
+interface CaseOptions {
+  agentId?: string;
 }
 
 async function compareWithEager(
   options: ConformanceOptions,
   path: WritePath,
   extra: Partial<MemoryInput> = {},
+  caseOptions: CaseOptions = { agentId: 'agent-7' },
 ): Promise<void> {
+  const { agentId } = caseOptions;
   const backends: MemoryBackend[] = [];
   try {
     const open = async () => {
@@ -142,7 +188,7 @@ async function compareWithEager(
       const memory = new AgentMemory({
         backend,
         embedder: new HashingEmbedder({ dimension: 64 }),
-        agentId: 'agent-7',
+        ...(agentId ? { agentId } : {}),
         branch: 'feature',
         now: () => T0,
         halfLifeHours: 24,
@@ -161,7 +207,7 @@ async function compareWithEager(
     const implied = await lazy.memory.history(created!.id);
     assert.deepEqual(
       implied.map((e) => [e.id, e.action, e.at, e.agentId]),
-      [[createEntryId(created!.id), 'create', created!.createdAt, 'agent-7']],
+      [[createEntryId(created!.id), 'create', created!.createdAt, agentId]],
     );
     assert.deepEqual(implied[0]!.memory, created);
 
@@ -175,12 +221,16 @@ async function compareWithEager(
     const lazyHistory = await lazy.memory.history(id!);
     assert.deepEqual(comparable(lazyHistory), comparable(await eager.memory.history(id!)));
     // One source of the create entry: a row (folded by the change, with the memory as created) and no
-    // marker, or the marker and no row (an undo that put the record back exactly as it was).
+    // marker, or the marker and no row (a prune, or an undo that put the record back exactly as it was).
     const rows = await historyRows(lazy.backend, id!, 'create');
     const [after] = await lazy.backend.get([id!], { tenant: null, withVectors: false });
     const still = after?.attributes[HISTORY_PENDING] === true;
     assert.equal(rows, still ? 0 : 1, still ? 'a marked memory has no create row' : 'the change folded the entry');
-    if (still) assert.deepEqual(after!.payload, created, 'only an unchanged memory is marked');
+    if (still) {
+      // A prune keeps the marker: the record without prunedAt is the memory as created.
+      const { prunedAt: _, ...unpruned } = after!.payload;
+      assert.deepEqual(unpruned, created, 'only a memory unchanged but for a prune is marked');
+    }
     assert.deepEqual(lazyHistory[0], implied[0], 'the create entry is the implied one');
   } finally {
     for (const b of backends) await b.close().catch(() => {});
