@@ -842,7 +842,7 @@ export class MemoryStore {
 
   /**
    * Memories `rememberMany` created, with no history row: each record carries the HISTORY_PENDING
-   * marker and implies its `create` entry until it first changes (./codec). One row a memory
+   * marker and implies its `create` entry until it first changes other than by a prune (./codec). One row a memory
    * instead of two: the history row was a fifth of the file and a quarter of the write's CPU.
    */
   private async writeCreated(items: readonly { memory: Memory; vector: Float32Array }[]): Promise<void> {

@@ -382,8 +382,8 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'memories rememberMany created imply their create history entry (no history row) until they change',
     sql: `
       -- No change of layout: a memory record's attributes may hold "historyPending": true, and its
-      -- create entry is then implied by the record (core's codec) until the memory first changes, when
-      -- the write folds it into a history row first. The version says so to older releases: they
+      -- create entry is then implied by the record (core's codec) until the memory first changes (other
+      -- than decay's prune, which only sets prunedAt), when the write folds it into a history row first. The version says so to older releases: they
       -- would change such a memory without writing that row (losing its create entry), so they refuse
       -- the file instead, as they refuse any newer schema. Files of version 11 or older hold only rows.
       SELECT 1;
