@@ -16,17 +16,22 @@ vi.mock('sqlite-vec', () => ({
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-noext-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Opening `path` fails with MISSING_DEPENDENCY naming the install. */
+function expectMissingExtension(path: string): void {
+  let caught: unknown;
+  try {
+    new SqliteBackend({ path });
+  } catch (error) {
+    caught = error;
+  }
+  expect(AgentMemoryError.hasCode(caught, 'MISSING_DEPENDENCY')).toBe(true);
+  expect((caught as Error).message).toMatch(/npm install sqlite-vec/);
+}
+
 describe('without the sqlite-vec extension', () => {
   it('fails with MISSING_DEPENDENCY saying what to install, and creates nothing', () => {
     const path = join(dir, '.agentmem', 'memory.db');
-    let caught: unknown;
-    try {
-      new SqliteBackend({ path });
-    } catch (error) {
-      caught = error;
-    }
-    expect(AgentMemoryError.hasCode(caught, 'MISSING_DEPENDENCY')).toBe(true);
-    expect((caught as Error).message).toMatch(/npm install sqlite-vec/);
+    expectMissingExtension(path);
     expect(readdirSync(dir)).toEqual([]); // not even the parent directory
   });
 
@@ -39,14 +44,7 @@ describe('without the sqlite-vec extension', () => {
     db.exec('CREATE TABLE t (x)');
     db.close();
     const before = readFileSync(path);
-    let caught: unknown;
-    try {
-      new SqliteBackend({ path });
-    } catch (error) {
-      caught = error;
-    }
-    expect(AgentMemoryError.hasCode(caught, 'MISSING_DEPENDENCY')).toBe(true);
-    expect((caught as Error).message).toMatch(/npm install sqlite-vec/);
+    expectMissingExtension(path);
     expect(readdirSync(sub)).toEqual(['memory.db']);
     expect(readFileSync(path).equals(before)).toBe(true);
   });
