@@ -346,7 +346,7 @@ describe('tenants, stdin and progress', () => {
     writeFileSync(file, `${JSON.stringify({ content: 'A fact.', type: 'user' })}\n`);
     await remember('Something else.', 'project');
     const run = await cli('import', file, '--dry-run');
-    expect(run.stdout).toContain('Would import 1 of 1 memories');
+    expect(run.stdout).toContain('Would import 1 of 1 memory');
     expect((await cli('stats', '--json')).json().total).toBe(1);
   });
 
