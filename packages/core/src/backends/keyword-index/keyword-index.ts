@@ -179,6 +179,15 @@ export class KeywordIndex {
   private bucketCursor = 0;
   /** A restored index's order of its slots' ids (rank by slot): ties go by it without reading ids. Dropped at the first write. */
   private idRank: PackedArray | undefined;
+  /** A restored index's saved slots and terms (the header's); slots and term ids past them are its writes'. */
+  private savedUsed = 0;
+  private savedTerms = 0;
+  /** The ids of the slots a restored index took past its saved ones, from `savedUsed`. */
+  private newIds: string[] = [];
+  /** Term ids a restored index gave to terms its parts do not hold, from `savedTerms`. */
+  private newTerms = 0;
+  /** Each saved slot by the rank of its id (rank's inverse): finds a saved id's slot by binary search. */
+  private bySavedRank: Int32Array | undefined;
   // Per-search scratch, reused.
   private admitted = new Uint8Array(0);
   private scores = new Float64Array(0);
@@ -206,9 +215,9 @@ export class KeywordIndex {
 
   /** Indexes (or re-indexes) a record; one without terms is not a document, as in FTS5. */
   set(id: string, doc: KeywordDocument): void {
-    this.materialize();
     const terms = keywordTerms(doc.text);
     const contextTerms = doc.context ? keywordTerms(doc.context) : [];
+    this.prepareWrite(id, [...terms, ...contextTerms]);
     const before = this.slotOf.get(id);
     if (before !== undefined) {
       this.kill(id, before);
@@ -223,7 +232,8 @@ export class KeywordIndex {
     }
     if (this.used === this.scope.length) this.grow();
     const slot = this.used++;
-    this.ids[slot] = id;
+    if (this.reader) this.newIds[slot - this.savedUsed] = id;
+    else this.ids[slot] = id;
     this.slotOf.set(id, slot);
     this.scope[slot] = this.scopeId(doc.tenant, doc.namespace);
     this.textLength[slot] = terms.length;
@@ -242,7 +252,7 @@ export class KeywordIndex {
 
   /** Rewrites the filterable attributes of a document (a patch), merged key by key; a key set to undefined is missing. */
   setAttributes(id: string, attributes: Readonly<Record<string, AttributeValue | undefined>>): void {
-    this.materialize();
+    this.prepareWrite(id, []);
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
     const changed = this.columns.filter((c) => Object.hasOwn(attributes, c.key));
@@ -262,11 +272,52 @@ export class KeywordIndex {
   }
 
   remove(id: string): void {
-    this.materialize();
+    this.prepareWrite(id, []);
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
     this.kill(id, slot);
     this.journal?.push(() => this.revive(id, slot));
+  }
+
+  /**
+   * What a write of `id` with these terms reads of a restored index, before it changes anything (so
+   * a part that cannot be read leaves the index as it was): a write of an id its saved slots do not
+   * hold reads the attribute columns, the id parts of a binary search by the saved id order, and the
+   * postings parts of its terms; the cost of the document, not of the index. A write that rewrites
+   * or removes a saved document builds the whole index first (`materialize`): taking a saved slot
+   * out of its class's document frequencies needs its terms, which only the postings hold.
+   */
+  private prepareWrite(id: string, terms: readonly string[]): void {
+    if (!this.lazy) return;
+    if (this.slotOf.has(id) || this.savedSlot(id) === undefined) {
+      this.loadAttributes();
+      for (const term of terms) this.termId(term);
+      return;
+    }
+    this.materialize();
+  }
+
+  /** The live saved slot holding `id` in a lazy index, found by binary search over the saved id order. */
+  private savedSlot(id: string): number | undefined {
+    const n = this.savedUsed;
+    if (n === 0) return undefined;
+    if (!this.bySavedRank) {
+      const rank = this.idRank ?? this.loadRank();
+      const bySavedRank = new Int32Array(n);
+      for (let s = 0; s < n; s++) bySavedRank[rank[s]!] = s;
+      this.bySavedRank = bySavedRank;
+    }
+    const order = this.bySavedRank;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.idAt(order[mid]!) < id) lo = mid + 1;
+      else hi = mid;
+    }
+    // A rewritten id leaves dead slots beside its live one: the live one, if any.
+    for (let r = lo; r < n && this.idAt(order[r]!) === id; r++) if (this.classOf[order[r]!] !== DEAD) return order[r];
+    return undefined;
   }
 
   /** Starts journaling writes (or returns the position inside an open journal, for a savepoint). */
@@ -308,7 +359,7 @@ export class KeywordIndex {
     const postings: Posting[] = [];
     for (const term of new Set(keywordTerms(query))) {
       const id = this.termId(term);
-      if (id !== undefined) postings.push(this.reader ? this.lazyPostings.get(id)! : this.postings[id]!);
+      if (id !== undefined) postings.push(this.posting(id));
     }
     if (postings.length === 0) return [];
     if (filter.namespaces && filter.namespaces.length === 0) return [];
@@ -544,7 +595,7 @@ export class KeywordIndex {
     this.classContext[c]! += this.contextLength[slot]!;
     const end = this.termStart[slot]! + this.termCount[slot]!;
     for (let i = this.termStart[slot]!; i < end; i++) {
-      const p = this.postings[this.docTerms[i]!]!;
+      const p = this.posting(this.docTerms[i]!);
       if (p.df.length <= c) p.df = grown(p.df, new Int32Array(Math.max(c + 1, p.df.length * 2)));
       p.df[c]!++;
     }
@@ -559,7 +610,7 @@ export class KeywordIndex {
     this.classText[c]! -= this.textLength[slot]!;
     this.classContext[c]! -= this.contextLength[slot]!;
     const end = this.termStart[slot]! + this.termCount[slot]!;
-    for (let i = this.termStart[slot]!; i < end; i++) this.postings[this.docTerms[i]!]!.df[c]!--;
+    for (let i = this.termStart[slot]!; i < end; i++) this.posting(this.docTerms[i]!).df[c]!--;
   }
 
   private writeColumn(column: Column, slot: number, value: AttributeValue): void {
@@ -593,20 +644,27 @@ export class KeywordIndex {
 
   /** Appends the slot to the term's postings; returns the term id. */
   private post(term: string, slot: number, tf: number): number {
-    let id = this.termIds.get(term);
+    let id = this.termId(term);
     if (id === undefined) {
-      id = this.postings.length;
-      this.termIds.set(term, id);
-      this.postings.push({
+      const p: Posting = {
         slots: new Int32Array(4),
         tfs: new Uint32Array(4),
         n: 0,
         df: new Int32Array(4),
         maxText: 0,
         maxContext: 0,
-      });
+      };
+      if (this.reader) {
+        // A restored index's new term: an id past the saved ones, its postings beside theirs.
+        id = this.savedTerms + this.newTerms++;
+        this.lazyPostings.set(id, p);
+      } else {
+        id = this.postings.length;
+        this.postings.push(p);
+      }
+      this.termIds.set(term, id);
     }
-    const p = this.postings[id]!;
+    const p = this.posting(id);
     if (p.n === p.slots.length) {
       p.slots = grown(p.slots, new Int32Array(p.n * 2));
       p.tfs = grown(p.tfs, new Uint32Array(p.n * 2));
@@ -817,7 +875,8 @@ export class KeywordIndex {
     if (h.format !== PARTS_FORMAT || JSON.stringify(h.columns) !== JSON.stringify(index.columns.map((c) => c.key)))
       return undefined;
     const used = h.used;
-    const capacity = Math.max(1024, used);
+    // Room for the writes of a catch-up: doubling every array at the first write made it collect garbage (~40 ms at 100k).
+    const capacity = used + Math.max(1024, used >> 3);
     index.reader = read;
     index.parts = h;
     index.lazy = true;
@@ -857,6 +916,8 @@ export class KeywordIndex {
       if (c !== DEAD) index.classIds.set(`${scope}\u0000${JSON.stringify(h.classValues[c])}`, c);
     });
     index.used = used;
+    index.savedUsed = used;
+    index.savedTerms = h.terms;
     index.dead = h.dead;
     return index;
   }
@@ -892,16 +953,22 @@ export class KeywordIndex {
     this.bucketLoaded[bucket] = 1;
   }
 
+  /** A term's postings, in a restored index whose parts are not all read or not. */
+  private posting(id: number): Posting {
+    return this.reader ? this.lazyPostings.get(id)! : this.postings[id]!;
+  }
+
   /** Whether slot a's id sorts after slot b's: by the saved order of a restored index (no id read), else by the ids. */
   private after(a: number, b: number): boolean {
     if (!this.reader) return this.ids[a]! > this.ids[b]!;
+    if (a >= this.savedUsed || b >= this.savedUsed) return this.idAt(a) > this.idAt(b); // a write's slot: no rank
     const rank = this.idRank ?? this.loadRank();
     return rank[a]! > rank[b]!;
   }
 
   private loadRank(): PackedArray {
     const [rank] = this.part(RANK_PART, (bytes) => unpack(bytes).arrays);
-    if (rank?.length !== this.used || rank instanceof Float64Array)
+    if (rank?.length !== this.savedUsed || rank instanceof Float64Array)
       throw new KeywordPartError(`keyword index part ${RANK_PART}: not the id order of the header`);
     this.idRank = rank;
     return rank;
@@ -940,13 +1007,14 @@ export class KeywordIndex {
   /** The id of a live or dead slot, reading its part first when the index was restored and it is not read yet. */
   private idAt(slot: number): string {
     if (!this.reader) return this.ids[slot]!;
+    if (slot >= this.savedUsed) return this.newIds[slot - this.savedUsed]!;
     const block = Math.floor(slot / ID_BLOCK);
     return (this.idBlocks[block] ?? this.loadIds(block))[slot - block * ID_BLOCK]!;
   }
 
   private loadIds(block: number): string[] {
     const ids = this.part(FIRST_ID_PART + block, unpackStrings);
-    if (ids.length !== Math.min(ID_BLOCK, this.used - block * ID_BLOCK))
+    if (ids.length !== Math.min(ID_BLOCK, this.savedUsed - block * ID_BLOCK))
       throw new KeywordPartError(`keyword index part ${FIRST_ID_PART + block}: not the ids of the header`);
     this.idBlocks[block] = ids;
     return ids;
@@ -955,7 +1023,7 @@ export class KeywordIndex {
   /** The scopes and attribute columns of a restored index (a filter on them, or a write, needs them). */
   private loadAttributes(): void {
     if (!this.reader || this.attributesLoaded) return;
-    const used = this.used;
+    const used = this.savedUsed;
     const capacity = this.classOf.length;
     const [scope, ...columns] = this.part(ATTRIBUTES_PART, (bytes) => unpack(bytes).arrays);
     if (scope?.length !== used || columns.length !== this.columns.length * 2)
@@ -986,12 +1054,15 @@ export class KeywordIndex {
 
   /** Every part is read: the ids and postings as the arrays an index built here holds; no more reading. */
   private loaded(): void {
-    const terms = this.parts!.terms;
+    const terms = this.savedTerms + this.newTerms;
     for (let id = 0; id < terms; id++)
       if (!this.lazyPostings.has(id)) throw new KeywordPartError(`keyword index parts: no postings for term ${id}`);
     for (let id = 0; id < terms; id++) this.postings.push(this.lazyPostings.get(id)!);
     this.ids = this.idBlocks.flat();
+    for (const id of this.newIds) this.ids.push(id);
     this.idBlocks = [];
+    this.newIds = [];
+    this.bySavedRank = undefined;
     this.lazyPostings = new Map();
     this.reader = undefined;
     this.parts = undefined;
