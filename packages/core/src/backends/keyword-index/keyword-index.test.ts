@@ -429,6 +429,28 @@ describe('KeywordIndex saved in parts', () => {
       expect(search(copy, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
   });
 
+  it('restored and saved again before any write (every part read), takes writes and ranks the same', () => {
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    for (let i = 0; i < 300; i++)
+      apply(index, records, {
+        op: 'set',
+        r: { id: `d${i}`, tenant: 't', namespace: 'a', text: `apple pie w${i % 17}`, attributes: { kind: 'memory' } },
+      });
+    const { copy } = restored(index);
+    copy.toParts(); // as a save after a catch-up: every part read, the id order not
+    apply(copy, records, {
+      op: 'set',
+      r: { id: 'n1', tenant: 't', namespace: 'a', text: 'apple w3 ferry', attributes: {} },
+    });
+    apply(copy, records, {
+      op: 'set',
+      r: { id: 'd5', tenant: 't', namespace: 'a', text: 'w3 w3 ferry', attributes: {} },
+    });
+    for (const q of ['apple w3', 'ferry', 'pie w16'])
+      expect(search(copy, records, q, { tenant: 't' }, 10)).toEqual(bruteForce(records, q, { tenant: 't' }, 10));
+  });
+
   it('a part that cannot be read throws KeywordPartError and leaves the index as it was', () => {
     const index = new KeywordIndex();
     const records = new Map<string, BackendRecord>();

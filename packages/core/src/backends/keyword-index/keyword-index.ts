@@ -1047,6 +1047,7 @@ export class KeywordIndex {
   private loadAll(): void {
     if (!this.reader) return;
     this.loadAttributes();
+    this.idRank ??= this.loadRank(); // a later write of a new id finds the saved ones by it
     for (let b = 0; b < this.idBlocks.length; b++) if (!this.idBlocks[b]) this.loadIds(b);
     for (let b = 0; b < this.bucketLoaded.length; b++) if (this.bucketLoaded[b] === 0) this.loadBucket(b);
     this.loaded();
