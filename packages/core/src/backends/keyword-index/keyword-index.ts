@@ -186,6 +186,12 @@ export class KeywordIndex {
   private newIds: string[] = [];
   /** Term ids a restored index gave to terms its parts do not hold, from `savedTerms`. */
   private newTerms = 0;
+  /**
+   * Saved slots a write of a lazy index took out of their class or moved (a rewrite, delete or patch),
+   * with their class as saved: their terms are unknown until the postings are all read, so the
+   * postings' document frequencies stay as saved and a search corrects them for these slots.
+   */
+  private touched = new Map<number, number>();
   /** Each saved slot by the rank of its id (rank's inverse): finds a saved id's slot by binary search. */
   private bySavedRank: Int32Array | undefined;
   // Per-search scratch, reused.
@@ -217,8 +223,7 @@ export class KeywordIndex {
   set(id: string, doc: KeywordDocument): void {
     const terms = keywordTerms(doc.text);
     const contextTerms = doc.context ? keywordTerms(doc.context) : [];
-    this.prepareWrite(id, [...terms, ...contextTerms]);
-    const before = this.slotOf.get(id);
+    const before = this.prepareWrite(id, [...terms, ...contextTerms]);
     if (before !== undefined) {
       this.kill(id, before);
       this.journal?.push(() => this.revive(id, before));
@@ -252,8 +257,7 @@ export class KeywordIndex {
 
   /** Rewrites the filterable attributes of a document (a patch), merged key by key; a key set to undefined is missing. */
   setAttributes(id: string, attributes: Readonly<Record<string, AttributeValue | undefined>>): void {
-    this.prepareWrite(id, []);
-    const slot = this.slotOf.get(id);
+    const slot = this.prepareWrite(id, []);
     if (slot === undefined) return;
     const changed = this.columns.filter((c) => Object.hasOwn(attributes, c.key));
     if (changed.length === 0) return;
@@ -272,8 +276,7 @@ export class KeywordIndex {
   }
 
   remove(id: string): void {
-    this.prepareWrite(id, []);
-    const slot = this.slotOf.get(id);
+    const slot = this.prepareWrite(id, []);
     if (slot === undefined) return;
     this.kill(id, slot);
     this.journal?.push(() => this.revive(id, slot));
@@ -287,14 +290,49 @@ export class KeywordIndex {
    * or removes a saved document builds the whole index first (`materialize`): taking a saved slot
    * out of its class's document frequencies needs its terms, which only the postings hold.
    */
-  private prepareWrite(id: string, terms: readonly string[]): void {
-    if (!this.lazy) return;
-    if (this.slotOf.has(id) || this.savedSlot(id) === undefined) {
-      this.loadAttributes();
-      for (const term of terms) this.termId(term);
-      return;
+  private prepareWrite(id: string, terms: readonly string[]): number | undefined {
+    if (!this.lazy) return this.slotOf.get(id);
+    const slot = this.slotOf.get(id) ?? this.savedSlot(id);
+    this.loadAttributes();
+    for (const term of terms) this.termId(term);
+    // A saved slot about to leave or change its class: its class as saved, for the searches' correction.
+    if (slot !== undefined && slot < this.savedUsed && !this.touched.has(slot))
+      this.touched.set(slot, this.classOf[slot]!);
+    return slot;
+  }
+
+  /** Folds the touched slots' class changes into the document frequencies: one pass over every posting (all read). */
+  private foldTouched(): void {
+    if (this.touched.size === 0) return;
+    const saved = new Int32Array(this.used).fill(-1);
+    for (const [slot, c] of this.touched) saved[slot] = c;
+    for (const p of this.postings) {
+      for (let i = 0; i < p.n; i++) {
+        const s = p.slots[i]!;
+        const was = saved[s]!;
+        if (was === -1) continue;
+        const now = this.classOf[s]!;
+        if (was === now) continue;
+        if (was !== DEAD) p.df[was]!--;
+        if (now !== DEAD) {
+          if (p.df.length <= now) p.df = grown(p.df, new Int32Array(Math.max(now + 1, p.df.length * 2)));
+          p.df[now]!++;
+        }
+      }
     }
-    this.materialize();
+    this.touched.clear();
+  }
+
+  /** The document frequency of a posting among the admitted classes, corrected for the touched saved slots. */
+  private dfIn(p: Posting, classOk: Uint8Array): number {
+    let d = 0;
+    for (let c = 1; c < classOk.length && c < p.df.length; c++) if (classOk[c] === 1) d += p.df[c]!;
+    for (const [slot, was] of this.touched) {
+      const at = gallop(p.slots, 0, p.n, slot);
+      if (at === p.n || p.slots[at] !== slot) continue;
+      d += classOk[this.classOf[slot]!]! - classOk[was]!; // classOk[DEAD] is 0
+    }
+    return d;
   }
 
   /** The live saved slot holding `id` in a lazy index, found by binary search over the saved id order. */
@@ -384,11 +422,7 @@ export class KeywordIndex {
         totalText += this.classText[c]!;
         totalContext += this.classContext[c]!;
       }
-      for (const p of postings) {
-        let d = 0;
-        for (let c = 1; c < classOk.length && c < p.df.length; c++) if (classOk[c] === 1) d += p.df[c]!;
-        df.push(d);
-      }
+      for (const p of postings) df.push(this.dfIn(p, classOk));
       ok = classOk;
       byClass = this.classOf;
     } else {
@@ -747,6 +781,7 @@ export class KeywordIndex {
   private materialize(): void {
     if (!this.lazy) return;
     this.loadAll();
+    this.foldTouched(); // all read already before (by read-ahead): fold here
     this.lazy = false;
     this.idRank = undefined; // a write's new slot has no rank: ties go by the ids (all read now)
     for (let s = 0; s < this.used; s++) if (this.classOf[s] !== DEAD) this.slotOf.set(this.ids[s]!, s);
@@ -1064,6 +1099,7 @@ export class KeywordIndex {
     this.idBlocks = [];
     this.newIds = [];
     this.bySavedRank = undefined;
+    this.foldTouched();
     this.lazyPostings = new Map();
     this.reader = undefined;
     this.parts = undefined;
