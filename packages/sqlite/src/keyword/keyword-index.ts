@@ -104,8 +104,7 @@ export class SqliteKeywordIndex {
 
   /**
    * A write reaching the loaded index. A restored index reads the parts a write needs before it
-   * changes anything (a new record: the postings parts of its terms and a few id parts; a rewrite or
-   * delete of a saved one: all of them): when they are gone (another connection saved since) it is
+   * changes anything (the attribute part, a few id parts, the postings parts of its terms): when they are gone (another connection saved since) it is
    * dropped, and the next search loads the file's state, this write included (it is logged).
    */
   private update(write: (index: KeywordIndex) => void): void {

@@ -774,9 +774,9 @@ export class KeywordIndex {
   }
 
   /**
-   * Builds what a restored index leaves out until a write needs it: every part not read yet, the
+   * Builds what a restored index leaves out until a compaction needs it: every part not read yet, the
    * slot of each id, and each slot's term ids (from the postings, which hold the same pairs), for the
-   * class counts of a write.
+   * class counts of a write; the touched slots' document frequencies folded in.
    */
   private materialize(): void {
     if (!this.lazy) return;
@@ -813,7 +813,7 @@ export class KeywordIndex {
    * parts, so a backend can keep it in its file and `fromParts` it on open instead of tokenizing
    * every record again. A restored index reads a part only when it needs it: the documents' lengths
    * and classes at once, the postings of a query's terms, the ids of the slots it returns, the
-   * attribute columns when a filter tests them; everything before its first write.
+   * attribute columns when a filter tests them; a write, the parts of its document (`prepareWrite`).
    */
   toParts(): { header: Uint8Array; parts: Uint8Array[] } {
     this.loadAll();
