@@ -5,7 +5,12 @@
  * Goal: open + first recall at 100k <= 10x a warm recall p50; `agentmem recall`
  * on the store <= 3x `agentmem --help`.
  *
- *   npm run bench -- cold [--size 100000] [--runs 3] [--db <file>] [--embedder hashing|semantic]
+ *   npm run bench -- cold [--size 100000] [--runs 3] [--db <file>] [--embedder hashing|semantic] [--writes <n>]
+ *
+ * `--writes n`: each run starts from a copy of the store into which another process (a writer) first
+ * recalls once, as `agentmem remember`'s conflict check does, then remembers n memories one at a
+ * time: the hook pattern (remember in one process, recall in the next). The writer's CPU for its
+ * writes is a row; the cold start then catches up on them.
  *
  * `--embedder semantic`: the store is built and recalled with `SemanticTestEmbedder` (dense vectors,
  * as a real embedding model or given vectors give): then the first recall also loads the binary
@@ -18,7 +23,7 @@
  * carry the same TypeScript loading cost; the median of the runs is shown.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -90,6 +95,21 @@ async function child(path: string, embedder: Embedder): Promise<void> {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
+/** The writer of `--writes`: one recall (its index loaded), then n memories one write each; prints the CPU of both. */
+async function writer(path: string, embedder: Embedder, writes: number): Promise<void> {
+  const start = process.cpuUsage();
+  const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder });
+  await store.recall('service port', { k: 5, reinforce: false });
+  const recalled = process.cpuUsage(start);
+  const next = textGenerator(99);
+  const before = process.cpuUsage();
+  for (let i = 0; i < writes; i++) await store.remember({ content: next(8, 20), type: 'user' });
+  const used = process.cpuUsage(before);
+  await store.close();
+  const recallCpuMs = (recalled.user + recalled.system) / 1000;
+  process.stdout.write(`${JSON.stringify({ recallCpuMs, writesCpuMs: (used.user + used.system) / 1000 })}\n`);
+}
+
 async function build(path: string, size: number, embedder: Embedder): Promise<void> {
   const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder });
   const next = textGenerator(42);
@@ -124,8 +144,13 @@ export async function run(args: string[]): Promise<void> {
       db: { type: 'string' },
       child: { type: 'string' },
       embedder: { type: 'string', default: 'hashing' },
+      writes: { type: 'string', default: '0' },
+      writer: { type: 'string' },
     },
   });
+  const writes = Number(values.writes);
+  if (!Number.isInteger(writes) || writes < 0) throw new Error(`--writes is a count of memories, got ${values.writes}`);
+  if (values.writer) return writer(values.writer, embedderFor(values.embedder), writes);
   if (values.child) return child(values.child, embedderFor(values.embedder));
   const size = Number(values.size);
   const runs = Number(values.runs);
@@ -138,16 +163,44 @@ export async function run(args: string[]): Promise<void> {
     // Each run prints its own row too: the median hides a first run that rebuilt the index.
     const help: number[] = [];
     const cli: number[] = [];
+    const writerCpu: number[] = [];
+    const writerRecallCpu: number[] = [];
+    const copy = `${path}.writes.db`;
     for (let r = 0; r < runs; r++) {
-      const { stdout } = timed([...tsx, 'bench/run.ts', 'cold', '--child', path, '--embedder', values.embedder]);
+      let target = path;
+      if (writes > 0) {
+        // A fresh copy each run: every run catches up on the same n changes.
+        for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
+        copyFileSync(path, copy);
+        target = copy;
+        const w = timed([
+          ...tsx,
+          'bench/run.ts',
+          'cold',
+          '--writer',
+          copy,
+          '--writes',
+          String(writes),
+          '--embedder',
+          values.embedder,
+        ]);
+        const cpu = JSON.parse(w.stdout.trim().split('\n').pop()!) as { recallCpuMs: number; writesCpuMs: number };
+        writerCpu.push(cpu.writesCpuMs);
+        writerRecallCpu.push(cpu.recallCpuMs);
+        console.error(
+          `run ${r + 1}: writer CPU: open + recall ${cpu.recallCpuMs.toFixed(1)} ms, ${writes} memories ${cpu.writesCpuMs.toFixed(1)} ms`,
+        );
+      }
+      const { stdout } = timed([...tsx, 'bench/run.ts', 'cold', '--child', target, '--embedder', values.embedder]);
       const result = JSON.parse(stdout.trim().split('\n').pop()!) as ChildResult;
       console.error(`run ${r + 1}: ${JSON.stringify(result)}`);
       results.push(result);
       // The CLI opens stores with the embedders it can name: the test embedder is not one of them.
       if (values.embedder !== 'hashing') continue;
       help.push(timed([...tsx, 'packages/cli/src/bin.ts', '--help']).ms);
-      cli.push(timed([...tsx, 'packages/cli/src/bin.ts', '--db', path, 'recall', 'zaiko brava tou']).ms);
+      cli.push(timed([...tsx, 'packages/cli/src/bin.ts', '--db', target, 'recall', 'zaiko brava tou']).ms);
     }
+    if (writes > 0) for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
     const open = median(results.map((r) => r.openMs));
     const first = median(results.map((r) => r.firstMs));
     const warm = median(results.map((r) => r.warmP50));
@@ -156,7 +209,7 @@ export async function run(args: string[]): Promise<void> {
     const warmCpu = median(results.map((r) => r.warmCpuP50));
     const cliRatio = cli.length > 0 ? median(cli) / median(help) : Number.NaN;
     console.log(
-      `\ncold start, ${size.toLocaleString('en')} memories (${values.embedder} embedder, hybrid k = 10, reinforce off), median of ${runs} fresh processes; ` +
+      `\ncold start, ${size.toLocaleString('en')} memories${writes > 0 ? `, ${writes} written by another process since the save` : ''} (${values.embedder} embedder, hybrid k = 10, reinforce off), median of ${runs} fresh processes; ` +
         `${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.versions.node}, load average ${loadavg()[0]!.toFixed(1)}\n`,
     );
     console.log('| measure | ms |');
@@ -167,6 +220,10 @@ export async function run(args: string[]): Promise<void> {
     console.log(`| warm recall p50 (same process, after ${WARMUP}) | ${warm.toFixed(2)} |`);
     console.log(`| CPU: open + first recall | ${coldCpu.toFixed(1)} |`);
     console.log(`| CPU: warm recall p50 | ${warmCpu.toFixed(2)} |`);
+    if (writerCpu.length > 0) {
+      console.log(`| writer (another process): CPU of its open + recall | ${median(writerRecallCpu).toFixed(1)} |`);
+      console.log(`| writer: CPU of ${writes} remember calls after its recall | ${median(writerCpu).toFixed(1)} |`);
+    }
     console.log(`| the first query again, warm | ${median(results.map((r) => r.firstWarmMs)).toFixed(2)} |`);
     if (cli.length > 0) {
       console.log(`| \`agentmem --help\` (process, tsx) | ${median(help).toFixed(0)} |`);

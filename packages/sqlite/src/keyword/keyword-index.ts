@@ -103,9 +103,9 @@ export class SqliteKeywordIndex {
   }
 
   /**
-   * A write reaching the loaded index. A restored index reads its remaining parts at its first write
-   * (before it changes anything): when they are gone (another connection saved since) it is dropped,
-   * and the next search loads the file's state, this write included (it is logged).
+   * A write reaching the loaded index. A restored index reads the parts a write needs before it
+   * changes anything (the attribute part, a few id parts, the postings parts of its terms): when they are gone (another connection saved since) it is
+   * dropped, and the next search loads the file's state, this write included (it is logged).
    */
   private update(write: (index: KeywordIndex) => void): void {
     if (!this.index) return;

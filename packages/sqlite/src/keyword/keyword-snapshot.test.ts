@@ -165,6 +165,32 @@ describe('the keyword index kept in the file', () => {
     await expectSameAsInMemory(backend(path), [...current.values()]);
   });
 
+  it("a restored index takes new records, rewrites and deletes (this connection's and another's) and ranks as the in-memory backend", async () => {
+    const path = await savedStore(records);
+    const fresh = randomRecords(60, 11).map((r) => ({ ...r, id: `new-${r.id}`, text: `${r.text} apple zanzibar` }));
+    const current = new Map(records.map((r) => [r.id, r]));
+    // As `agentmem remember` after a recall: a loaded (lazy) index, then new records written into it.
+    const writer = backend(path);
+    await touch(writer);
+    await writer.upsert(fresh.slice(0, 20));
+    for (const r of fresh.slice(0, 20)) current.set(r.id, r);
+    await expectSameAsInMemory(writer, [...current.values()]);
+    const rewritten = { ...fresh[3]!, text: 'ferry ferry crust' };
+    await writer.upsert([rewritten]);
+    current.set(rewritten.id, rewritten);
+    const deleted = [fresh[5]!.id, fresh[6]!.id, records[2]!.id, records[9]!.id];
+    await writer.delete(deleted);
+    for (const id of deleted) current.delete(id);
+    await expectSameAsInMemory(writer, [...current.values()]);
+    await writer.close();
+    // Another process's new records: the next connection catches up on its restored index.
+    const other = backend(path);
+    await other.upsert(fresh.slice(20));
+    for (const r of fresh.slice(20)) current.set(r.id, r);
+    await other.close();
+    await expectSameAsInMemory(backend(path), [...current.values()]);
+  });
+
   it('takes writes on a loaded snapshot: deleting most records compacts it, and it still ranks exactly', async () => {
     const path = fresh();
     const writer = backend(path);

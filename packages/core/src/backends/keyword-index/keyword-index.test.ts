@@ -340,6 +340,125 @@ describe('KeywordIndex saved in parts', () => {
       expect(search(again, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
   });
 
+  it('restored, takes writes of new documents (and their rollback) and ranks as the exhaustive ranking, on random corpora', () => {
+    const newArb = recordArb.map((r) => ({ ...r, id: `q${r.id}` })); // ids the saved index does not hold
+    const writeArb = fc.oneof(
+      { weight: 6, arbitrary: newArb.map((r) => ({ op: 'set' as const, r })) },
+      { weight: 1, arbitrary: newArb.map((r) => ({ op: 'remove' as const, id: r.id })) },
+      { weight: 1, arbitrary: newArb.map((r) => ({ op: 'patch' as const, id: r.id, status: r.attributes.status })) },
+      { weight: 1, arbitrary: opArb }, // now and then a saved document: the whole index is built
+    );
+    fc.assert(
+      fc.property(
+        fc.array(opArb, { maxLength: 60 }),
+        fc.array(writeArb, { maxLength: 20 }),
+        fc.array(writeArb, { maxLength: 5 }),
+        fc.array(fc.tuple(textArb, filterArb, fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 5 }),
+        (before, after, undone, queries) => {
+          const index = new KeywordIndex();
+          const records = new Map<string, BackendRecord>();
+          for (const op of before) apply(index, records, op as Op);
+          const { copy } = restored(index);
+          const [query, filter, k] = queries[0]!;
+          search(copy, records, query, filter, k); // some parts read before the writes, as a recall does
+          for (const op of after) apply(copy, records, op as Op);
+          // Writes journaled and rolled back leave it as it was.
+          copy.begin();
+          const kept = new Map(records);
+          for (const op of undone) apply(copy, records, op as Op);
+          copy.rollback();
+          for (const [query, filter, k] of queries)
+            expect(search(copy, kept, query, filter, k)).toEqual(bruteForce(kept, query, filter, k));
+          const { copy: again } = restored(copy);
+          for (const [query, filter, k] of queries)
+            expect(search(again, kept, query, filter, k)).toEqual(bruteForce(kept, query, filter, k));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("a write of new documents reads their terms' postings parts and a few id parts, not the whole index", () => {
+    const random = seededRandom(5);
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    const vocabulary = Array.from({ length: 3000 }, (_, i) => `w${i}`);
+    const text = () =>
+      Array.from({ length: 8 }, () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]).join(' ');
+    for (let i = 0; i < 5000; i++)
+      apply(index, records, {
+        op: 'set',
+        r: {
+          id: `d${String(i).padStart(5, '0')}`,
+          tenant: 't',
+          namespace: 'a',
+          text: text(),
+          attributes: { kind: 'memory' },
+        },
+      });
+    const { copy, read, parts, buckets, idParts } = restored(index);
+    const filter = { tenant: 't', where: { kind: 'memory' } };
+    search(copy, records, 'w1 w2', filter, 5);
+    const readBefore = read.length;
+    const added = Array.from({ length: 20 }, (_, i) => ({
+      id: `n${i}`,
+      tenant: 't',
+      namespace: 'a',
+      text: `${text()} brandnew${i}`,
+      attributes: { kind: 'memory' },
+    }));
+    for (const r of added) apply(copy, records, { op: 'set', r });
+    apply(copy, records, { op: 'remove', id: 'n3' });
+    const written = read.slice(readBefore);
+    const termBuckets = new Set(
+      added.flatMap((r) => keywordTerms(r.text).map((t) => 3 + idParts + bucketOf(t, buckets))),
+    );
+    // The attributes, the id order, the id parts of a binary search per id, the buckets of their terms.
+    for (const n of written) expect(n <= 2 || n < 3 + idParts || termBuckets.has(n)).toBe(true);
+    expect(written.filter((n) => n >= 3 && n < 3 + idParts).length).toBeLessThan(20 * Math.ceil(Math.log2(5000)));
+    expect(written.length).toBeLessThan(parts.length / 2);
+    for (const q of ['w1 w2 w2999', 'brandnew3 w5', 'brandnew7 w1500', 'w0'])
+      expect(search(copy, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
+    // A rewrite, a patch out of the filter's class and a delete of saved documents: still not the whole index.
+    const readBeforeSaved = read.length;
+    apply(copy, records, {
+      op: 'set',
+      r: { id: 'd00010', tenant: 't', namespace: 'a', text: 'brandnew7 w1', attributes: { kind: 'memory' } },
+    });
+    apply(copy, records, { op: 'patch', id: 'd00020', status: 'superseded' });
+    apply(copy, records, { op: 'remove', id: 'd00030' });
+    const rewriteBuckets = new Set(['brandnew7', 'w1'].map((t) => 3 + idParts + bucketOf(t, buckets)));
+    for (const n of read.slice(readBeforeSaved)) expect(n < 3 + idParts || rewriteBuckets.has(n)).toBe(true);
+    for (const q of ['w1 w2 w2999', 'brandnew3 w5', 'brandnew7 w1500', 'w0'])
+      expect(search(copy, records, q, { ...filter, where: { ...filter.where, status: 'superseded' } }, 20)).toEqual(
+        bruteForce(records, q, { ...filter, where: { ...filter.where, status: 'superseded' } }, 20),
+      );
+    for (const q of ['w1 w2 w2999', 'brandnew3 w5', 'brandnew7 w1500', 'w0'])
+      expect(search(copy, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
+  });
+
+  it('restored and saved again before any write (every part read), takes writes and ranks the same', () => {
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    for (let i = 0; i < 300; i++)
+      apply(index, records, {
+        op: 'set',
+        r: { id: `d${i}`, tenant: 't', namespace: 'a', text: `apple pie w${i % 17}`, attributes: { kind: 'memory' } },
+      });
+    const { copy } = restored(index);
+    copy.toParts(); // as a save after a catch-up: every part read, the id order not
+    apply(copy, records, {
+      op: 'set',
+      r: { id: 'n1', tenant: 't', namespace: 'a', text: 'apple w3 ferry', attributes: {} },
+    });
+    apply(copy, records, {
+      op: 'set',
+      r: { id: 'd5', tenant: 't', namespace: 'a', text: 'w3 w3 ferry', attributes: {} },
+    });
+    for (const q of ['apple w3', 'ferry', 'pie w16'])
+      expect(search(copy, records, q, { tenant: 't' }, 10)).toEqual(bruteForce(records, q, { tenant: 't' }, 10));
+  });
+
   it('a part that cannot be read throws KeywordPartError and leaves the index as it was', () => {
     const index = new KeywordIndex();
     const records = new Map<string, BackendRecord>();

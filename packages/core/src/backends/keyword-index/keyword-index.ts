@@ -179,6 +179,21 @@ export class KeywordIndex {
   private bucketCursor = 0;
   /** A restored index's order of its slots' ids (rank by slot): ties go by it without reading ids. Dropped at the first write. */
   private idRank: PackedArray | undefined;
+  /** A restored index's saved slots and terms (the header's); slots and term ids past them are its writes'. */
+  private savedUsed = 0;
+  private savedTerms = 0;
+  /** The ids of the slots a restored index took past its saved ones, from `savedUsed`. */
+  private newIds: string[] = [];
+  /** Term ids a restored index gave to terms its parts do not hold, from `savedTerms`. */
+  private newTerms = 0;
+  /**
+   * Saved slots a write of a lazy index took out of their class or moved (a rewrite, delete or patch),
+   * with their class as saved: their terms are unknown until the postings are all read, so the
+   * postings' document frequencies stay as saved and a search corrects them for these slots.
+   */
+  private touched = new Map<number, number>();
+  /** Each saved slot by the rank of its id (rank's inverse): finds a saved id's slot by binary search. */
+  private bySavedRank: Int32Array | undefined;
   // Per-search scratch, reused.
   private admitted = new Uint8Array(0);
   private scores = new Float64Array(0);
@@ -206,10 +221,9 @@ export class KeywordIndex {
 
   /** Indexes (or re-indexes) a record; one without terms is not a document, as in FTS5. */
   set(id: string, doc: KeywordDocument): void {
-    this.materialize();
     const terms = keywordTerms(doc.text);
     const contextTerms = doc.context ? keywordTerms(doc.context) : [];
-    const before = this.slotOf.get(id);
+    const before = this.prepareWrite(id, [...terms, ...contextTerms]);
     if (before !== undefined) {
       this.kill(id, before);
       this.journal?.push(() => this.revive(id, before));
@@ -223,7 +237,8 @@ export class KeywordIndex {
     }
     if (this.used === this.scope.length) this.grow();
     const slot = this.used++;
-    this.ids[slot] = id;
+    if (this.reader) this.newIds[slot - this.savedUsed] = id;
+    else this.ids[slot] = id;
     this.slotOf.set(id, slot);
     this.scope[slot] = this.scopeId(doc.tenant, doc.namespace);
     this.textLength[slot] = terms.length;
@@ -242,8 +257,7 @@ export class KeywordIndex {
 
   /** Rewrites the filterable attributes of a document (a patch), merged key by key; a key set to undefined is missing. */
   setAttributes(id: string, attributes: Readonly<Record<string, AttributeValue | undefined>>): void {
-    this.materialize();
-    const slot = this.slotOf.get(id);
+    const slot = this.prepareWrite(id, []);
     if (slot === undefined) return;
     const changed = this.columns.filter((c) => Object.hasOwn(attributes, c.key));
     if (changed.length === 0) return;
@@ -262,11 +276,86 @@ export class KeywordIndex {
   }
 
   remove(id: string): void {
-    this.materialize();
-    const slot = this.slotOf.get(id);
+    const slot = this.prepareWrite(id, []);
     if (slot === undefined) return;
     this.kill(id, slot);
     this.journal?.push(() => this.revive(id, slot));
+  }
+
+  /**
+   * What a write of `id` with these terms reads of a restored index, before it changes anything (so
+   * a part that cannot be read leaves the index as it was): a write of an id its saved slots do not
+   * hold reads the attribute columns, the id parts of a binary search by the saved id order, and the
+   * postings parts of its terms; the cost of the document, not of the index. A write that rewrites
+   * or removes a saved document builds the whole index first (`materialize`): taking a saved slot
+   * out of its class's document frequencies needs its terms, which only the postings hold.
+   */
+  private prepareWrite(id: string, terms: readonly string[]): number | undefined {
+    if (!this.lazy) return this.slotOf.get(id);
+    const slot = this.slotOf.get(id) ?? this.savedSlot(id);
+    this.loadAttributes();
+    for (const term of terms) this.termId(term);
+    // A saved slot about to leave or change its class: its class as saved, for the searches' correction.
+    if (slot !== undefined && slot < this.savedUsed && !this.touched.has(slot))
+      this.touched.set(slot, this.classOf[slot]!);
+    return slot;
+  }
+
+  /** Folds the touched slots' class changes into the document frequencies: one pass over every posting (all read). */
+  private foldTouched(): void {
+    if (this.touched.size === 0) return;
+    const saved = new Int32Array(this.used).fill(-1);
+    for (const [slot, c] of this.touched) saved[slot] = c;
+    for (const p of this.postings) {
+      for (let i = 0; i < p.n; i++) {
+        const s = p.slots[i]!;
+        const was = saved[s]!;
+        if (was === -1) continue;
+        const now = this.classOf[s]!;
+        if (was === now) continue;
+        if (was !== DEAD) p.df[was]!--;
+        if (now !== DEAD) {
+          if (p.df.length <= now) p.df = grown(p.df, new Int32Array(Math.max(now + 1, p.df.length * 2)));
+          p.df[now]!++;
+        }
+      }
+    }
+    this.touched.clear();
+  }
+
+  /** The document frequency of a posting among the admitted classes, corrected for the touched saved slots. */
+  private dfIn(p: Posting, classOk: Uint8Array): number {
+    let d = 0;
+    for (let c = 1; c < classOk.length && c < p.df.length; c++) if (classOk[c] === 1) d += p.df[c]!;
+    for (const [slot, was] of this.touched) {
+      const at = gallop(p.slots, 0, p.n, slot);
+      if (at === p.n || p.slots[at] !== slot) continue;
+      d += classOk[this.classOf[slot]!]! - classOk[was]!; // classOk[DEAD] is 0
+    }
+    return d;
+  }
+
+  /** The live saved slot holding `id` in a lazy index, found by binary search over the saved id order. */
+  private savedSlot(id: string): number | undefined {
+    const n = this.savedUsed;
+    if (n === 0) return undefined;
+    if (!this.bySavedRank) {
+      const rank = this.idRank ?? this.loadRank();
+      const bySavedRank = new Int32Array(n);
+      for (let s = 0; s < n; s++) bySavedRank[rank[s]!] = s;
+      this.bySavedRank = bySavedRank;
+    }
+    const order = this.bySavedRank;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.idAt(order[mid]!) < id) lo = mid + 1;
+      else hi = mid;
+    }
+    // A rewritten id leaves dead slots beside its live one: the live one, if any.
+    for (let r = lo; r < n && this.idAt(order[r]!) === id; r++) if (this.classOf[order[r]!] !== DEAD) return order[r];
+    return undefined;
   }
 
   /** Starts journaling writes (or returns the position inside an open journal, for a savepoint). */
@@ -308,7 +397,7 @@ export class KeywordIndex {
     const postings: Posting[] = [];
     for (const term of new Set(keywordTerms(query))) {
       const id = this.termId(term);
-      if (id !== undefined) postings.push(this.reader ? this.lazyPostings.get(id)! : this.postings[id]!);
+      if (id !== undefined) postings.push(this.posting(id));
     }
     if (postings.length === 0) return [];
     if (filter.namespaces && filter.namespaces.length === 0) return [];
@@ -333,11 +422,7 @@ export class KeywordIndex {
         totalText += this.classText[c]!;
         totalContext += this.classContext[c]!;
       }
-      for (const p of postings) {
-        let d = 0;
-        for (let c = 1; c < classOk.length && c < p.df.length; c++) if (classOk[c] === 1) d += p.df[c]!;
-        df.push(d);
-      }
+      for (const p of postings) df.push(this.dfIn(p, classOk));
       ok = classOk;
       byClass = this.classOf;
     } else {
@@ -544,7 +629,7 @@ export class KeywordIndex {
     this.classContext[c]! += this.contextLength[slot]!;
     const end = this.termStart[slot]! + this.termCount[slot]!;
     for (let i = this.termStart[slot]!; i < end; i++) {
-      const p = this.postings[this.docTerms[i]!]!;
+      const p = this.posting(this.docTerms[i]!);
       if (p.df.length <= c) p.df = grown(p.df, new Int32Array(Math.max(c + 1, p.df.length * 2)));
       p.df[c]!++;
     }
@@ -559,7 +644,7 @@ export class KeywordIndex {
     this.classText[c]! -= this.textLength[slot]!;
     this.classContext[c]! -= this.contextLength[slot]!;
     const end = this.termStart[slot]! + this.termCount[slot]!;
-    for (let i = this.termStart[slot]!; i < end; i++) this.postings[this.docTerms[i]!]!.df[c]!--;
+    for (let i = this.termStart[slot]!; i < end; i++) this.posting(this.docTerms[i]!).df[c]!--;
   }
 
   private writeColumn(column: Column, slot: number, value: AttributeValue): void {
@@ -593,20 +678,27 @@ export class KeywordIndex {
 
   /** Appends the slot to the term's postings; returns the term id. */
   private post(term: string, slot: number, tf: number): number {
-    let id = this.termIds.get(term);
+    let id = this.termId(term);
     if (id === undefined) {
-      id = this.postings.length;
-      this.termIds.set(term, id);
-      this.postings.push({
+      const p: Posting = {
         slots: new Int32Array(4),
         tfs: new Uint32Array(4),
         n: 0,
         df: new Int32Array(4),
         maxText: 0,
         maxContext: 0,
-      });
+      };
+      if (this.reader) {
+        // A restored index's new term: an id past the saved ones, its postings beside theirs.
+        id = this.savedTerms + this.newTerms++;
+        this.lazyPostings.set(id, p);
+      } else {
+        id = this.postings.length;
+        this.postings.push(p);
+      }
+      this.termIds.set(term, id);
     }
-    const p = this.postings[id]!;
+    const p = this.posting(id);
     if (p.n === p.slots.length) {
       p.slots = grown(p.slots, new Int32Array(p.n * 2));
       p.tfs = grown(p.tfs, new Uint32Array(p.n * 2));
@@ -682,13 +774,14 @@ export class KeywordIndex {
   }
 
   /**
-   * Builds what a restored index leaves out until a write needs it: every part not read yet, the
+   * Builds what a restored index leaves out until a compaction needs it: every part not read yet, the
    * slot of each id, and each slot's term ids (from the postings, which hold the same pairs), for the
-   * class counts of a write.
+   * class counts of a write; the touched slots' document frequencies folded in.
    */
   private materialize(): void {
     if (!this.lazy) return;
     this.loadAll();
+    this.foldTouched(); // all read already before (by read-ahead): fold here
     this.lazy = false;
     this.idRank = undefined; // a write's new slot has no rank: ties go by the ids (all read now)
     for (let s = 0; s < this.used; s++) if (this.classOf[s] !== DEAD) this.slotOf.set(this.ids[s]!, s);
@@ -720,7 +813,7 @@ export class KeywordIndex {
    * parts, so a backend can keep it in its file and `fromParts` it on open instead of tokenizing
    * every record again. A restored index reads a part only when it needs it: the documents' lengths
    * and classes at once, the postings of a query's terms, the ids of the slots it returns, the
-   * attribute columns when a filter tests them; everything before its first write.
+   * attribute columns when a filter tests them; a write, the parts of its document (`prepareWrite`).
    */
   toParts(): { header: Uint8Array; parts: Uint8Array[] } {
     this.loadAll();
@@ -817,7 +910,8 @@ export class KeywordIndex {
     if (h.format !== PARTS_FORMAT || JSON.stringify(h.columns) !== JSON.stringify(index.columns.map((c) => c.key)))
       return undefined;
     const used = h.used;
-    const capacity = Math.max(1024, used);
+    // Room for the writes of a catch-up: doubling every array at the first write made it collect garbage (~40 ms at 100k).
+    const capacity = used + Math.max(1024, used >> 3);
     index.reader = read;
     index.parts = h;
     index.lazy = true;
@@ -857,6 +951,8 @@ export class KeywordIndex {
       if (c !== DEAD) index.classIds.set(`${scope}\u0000${JSON.stringify(h.classValues[c])}`, c);
     });
     index.used = used;
+    index.savedUsed = used;
+    index.savedTerms = h.terms;
     index.dead = h.dead;
     return index;
   }
@@ -892,16 +988,22 @@ export class KeywordIndex {
     this.bucketLoaded[bucket] = 1;
   }
 
+  /** A term's postings, in a restored index whose parts are not all read or not. */
+  private posting(id: number): Posting {
+    return this.reader ? this.lazyPostings.get(id)! : this.postings[id]!;
+  }
+
   /** Whether slot a's id sorts after slot b's: by the saved order of a restored index (no id read), else by the ids. */
   private after(a: number, b: number): boolean {
     if (!this.reader) return this.ids[a]! > this.ids[b]!;
+    if (a >= this.savedUsed || b >= this.savedUsed) return this.idAt(a) > this.idAt(b); // a write's slot: no rank
     const rank = this.idRank ?? this.loadRank();
     return rank[a]! > rank[b]!;
   }
 
   private loadRank(): PackedArray {
     const [rank] = this.part(RANK_PART, (bytes) => unpack(bytes).arrays);
-    if (rank?.length !== this.used || rank instanceof Float64Array)
+    if (rank?.length !== this.savedUsed || rank instanceof Float64Array)
       throw new KeywordPartError(`keyword index part ${RANK_PART}: not the id order of the header`);
     this.idRank = rank;
     return rank;
@@ -940,13 +1042,14 @@ export class KeywordIndex {
   /** The id of a live or dead slot, reading its part first when the index was restored and it is not read yet. */
   private idAt(slot: number): string {
     if (!this.reader) return this.ids[slot]!;
+    if (slot >= this.savedUsed) return this.newIds[slot - this.savedUsed]!;
     const block = Math.floor(slot / ID_BLOCK);
     return (this.idBlocks[block] ?? this.loadIds(block))[slot - block * ID_BLOCK]!;
   }
 
   private loadIds(block: number): string[] {
     const ids = this.part(FIRST_ID_PART + block, unpackStrings);
-    if (ids.length !== Math.min(ID_BLOCK, this.used - block * ID_BLOCK))
+    if (ids.length !== Math.min(ID_BLOCK, this.savedUsed - block * ID_BLOCK))
       throw new KeywordPartError(`keyword index part ${FIRST_ID_PART + block}: not the ids of the header`);
     this.idBlocks[block] = ids;
     return ids;
@@ -955,7 +1058,7 @@ export class KeywordIndex {
   /** The scopes and attribute columns of a restored index (a filter on them, or a write, needs them). */
   private loadAttributes(): void {
     if (!this.reader || this.attributesLoaded) return;
-    const used = this.used;
+    const used = this.savedUsed;
     const capacity = this.classOf.length;
     const [scope, ...columns] = this.part(ATTRIBUTES_PART, (bytes) => unpack(bytes).arrays);
     if (scope?.length !== used || columns.length !== this.columns.length * 2)
@@ -979,6 +1082,7 @@ export class KeywordIndex {
   private loadAll(): void {
     if (!this.reader) return;
     this.loadAttributes();
+    this.idRank ??= this.loadRank(); // a later write of a new id finds the saved ones by it
     for (let b = 0; b < this.idBlocks.length; b++) if (!this.idBlocks[b]) this.loadIds(b);
     for (let b = 0; b < this.bucketLoaded.length; b++) if (this.bucketLoaded[b] === 0) this.loadBucket(b);
     this.loaded();
@@ -986,12 +1090,16 @@ export class KeywordIndex {
 
   /** Every part is read: the ids and postings as the arrays an index built here holds; no more reading. */
   private loaded(): void {
-    const terms = this.parts!.terms;
+    const terms = this.savedTerms + this.newTerms;
     for (let id = 0; id < terms; id++)
       if (!this.lazyPostings.has(id)) throw new KeywordPartError(`keyword index parts: no postings for term ${id}`);
     for (let id = 0; id < terms; id++) this.postings.push(this.lazyPostings.get(id)!);
     this.ids = this.idBlocks.flat();
+    for (const id of this.newIds) this.ids.push(id);
     this.idBlocks = [];
+    this.newIds = [];
+    this.bySavedRank = undefined;
+    this.foldTouched();
     this.lazyPostings = new Map();
     this.reader = undefined;
     this.parts = undefined;
