@@ -515,7 +515,7 @@ export function noStoreAt(path: string): 'missing' | 'empty' | undefined {
 }
 
 /** A SQLite store file a command created: was an empty file there, and the directories made for it. */
-interface NewStore {
+export interface NewStore {
   path: string;
   wasEmpty: boolean;
   /** Missing directories above the file, deepest first. */
@@ -529,8 +529,13 @@ function missingDirs(path: string): string[] {
   return dirs;
 }
 
-/** Puts back what was there before a store was created: no file (or the empty one), no new directories. */
-function removeNewStore(store: NewStore): void {
+/**
+ * Puts back what was there before a store was created: no file (or the empty one), no new directories.
+ * Called after this process closed the store; a `-wal` file still there means another connection has
+ * the file open (SQLite's last connection to close removes it) and may be writing: the file then stays.
+ */
+export function removeNewStore(store: NewStore): boolean {
+  if (existsSync(`${store.path}-wal`)) return false;
   for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${store.path}${suffix}`, { force: true });
   if (store.wasEmpty) writeFileSync(store.path, '');
   else rmSync(store.path, { force: true });
@@ -541,6 +546,7 @@ function removeNewStore(store: NewStore): void {
       break;
     }
   }
+  return true;
 }
 
 function writable(path: string): boolean {
