@@ -252,6 +252,48 @@ describe('keywordTerms', () => {
   });
 });
 
+/** 5,000 documents d00000… of 8 words each from 3,000, drawn with a Zipf-like skew; `text` draws another. */
+function zipfCorpus(random: () => number) {
+  const index = new KeywordIndex();
+  const records = new Map<string, BackendRecord>();
+  const vocabulary = Array.from({ length: 3000 }, (_, i) => `w${i}`);
+  const text = () =>
+    Array.from({ length: 8 }, () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]).join(' ');
+  for (let i = 0; i < 5000; i++)
+    apply(index, records, {
+      op: 'set',
+      r: {
+        id: `d${String(i).padStart(5, '0')}`,
+        tenant: 't',
+        namespace: 'a',
+        text: text(),
+        attributes: { kind: 'memory' },
+      },
+    });
+  return { index, records, text };
+}
+
+/** 300 documents d0…d299: "apple pie w{i % 17}". */
+function applePies() {
+  const index = new KeywordIndex();
+  const records = new Map<string, BackendRecord>();
+  for (let i = 0; i < 300; i++)
+    apply(index, records, {
+      op: 'set',
+      r: { id: `d${i}`, tenant: 't', namespace: 'a', text: `apple pie w${i % 17}`, attributes: { kind: 'memory' } },
+    });
+  return { index, records };
+}
+/** Every query ranks as the exhaustive BM25F ranking of `records`. */
+function expectExact(
+  index: KeywordIndex,
+  records: Map<string, BackendRecord>,
+  queries: readonly (readonly [string, RecordFilter, number])[],
+): void {
+  for (const [query, filter, k] of queries)
+    expect(search(index, records, query, filter, k)).toEqual(bruteForce(records, query, filter, k));
+}
+
 /** A restored copy of `index` whose reads are counted (and fail while `broken` says so). */
 function restored(index: KeywordIndex, broken: (part: number) => boolean = () => false) {
   const { header, parts } = index.toParts();
@@ -277,15 +319,12 @@ describe('KeywordIndex saved in parts', () => {
           const records = new Map<string, BackendRecord>();
           for (const op of before) apply(index, records, op as Op);
           const { copy } = restored(index);
-          for (const [query, filter, k] of queries)
-            expect(search(copy, records, query, filter, k)).toEqual(bruteForce(records, query, filter, k));
+          expectExact(copy, records, queries);
           for (const op of after) apply(copy, records, op as Op);
-          for (const [query, filter, k] of queries)
-            expect(search(copy, records, query, filter, k)).toEqual(bruteForce(records, query, filter, k));
+          expectExact(copy, records, queries);
           // Saved again after its writes, and restored: the same.
           const { copy: again } = restored(copy);
-          for (const [query, filter, k] of queries)
-            expect(search(again, records, query, filter, k)).toEqual(bruteForce(records, query, filter, k));
+          expectExact(again, records, queries);
         },
       ),
       { numRuns: 200 },
@@ -293,17 +332,7 @@ describe('KeywordIndex saved in parts', () => {
   });
 
   it('a search reads the documents part, then only the postings parts of its terms and the id parts of its results', () => {
-    const random = seededRandom(3);
-    const index = new KeywordIndex();
-    const records = new Map<string, BackendRecord>();
-    const vocabulary = Array.from({ length: 3000 }, (_, i) => `w${i}`);
-    for (let i = 0; i < 5000; i++) {
-      const text = Array.from({ length: 8 }, () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]).join(' ');
-      apply(index, records, {
-        op: 'set',
-        r: { id: `d${String(i).padStart(5, '0')}`, tenant: 't', namespace: 'a', text, attributes: { kind: 'memory' } },
-      });
-    }
+    const { index, records } = zipfCorpus(seededRandom(3));
     const { copy, read, buckets, idParts } = restored(index);
     expect(read).toEqual([0]); // fromParts: the header and the documents' lengths, classes and id order
     expect(buckets).toBeGreaterThan(4);
@@ -367,11 +396,9 @@ describe('KeywordIndex saved in parts', () => {
           const kept = new Map(records);
           for (const op of undone) apply(copy, records, op as Op);
           copy.rollback();
-          for (const [query, filter, k] of queries)
-            expect(search(copy, kept, query, filter, k)).toEqual(bruteForce(kept, query, filter, k));
+          expectExact(copy, kept, queries);
           const { copy: again } = restored(copy);
-          for (const [query, filter, k] of queries)
-            expect(search(again, kept, query, filter, k)).toEqual(bruteForce(kept, query, filter, k));
+          expectExact(again, kept, queries);
         },
       ),
       { numRuns: 200 },
@@ -379,23 +406,7 @@ describe('KeywordIndex saved in parts', () => {
   });
 
   it("a write of new documents reads their terms' postings parts and a few id parts, not the whole index", () => {
-    const random = seededRandom(5);
-    const index = new KeywordIndex();
-    const records = new Map<string, BackendRecord>();
-    const vocabulary = Array.from({ length: 3000 }, (_, i) => `w${i}`);
-    const text = () =>
-      Array.from({ length: 8 }, () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]).join(' ');
-    for (let i = 0; i < 5000; i++)
-      apply(index, records, {
-        op: 'set',
-        r: {
-          id: `d${String(i).padStart(5, '0')}`,
-          tenant: 't',
-          namespace: 'a',
-          text: text(),
-          attributes: { kind: 'memory' },
-        },
-      });
+    const { index, records, text } = zipfCorpus(seededRandom(5));
     const { copy, read, parts, buckets, idParts } = restored(index);
     const filter = { tenant: 't', where: { kind: 'memory' } };
     search(copy, records, 'w1 w2', filter, 5);
@@ -438,13 +449,7 @@ describe('KeywordIndex saved in parts', () => {
   });
 
   it('restored and saved again before any write (every part read), takes writes and ranks the same', () => {
-    const index = new KeywordIndex();
-    const records = new Map<string, BackendRecord>();
-    for (let i = 0; i < 300; i++)
-      apply(index, records, {
-        op: 'set',
-        r: { id: `d${i}`, tenant: 't', namespace: 'a', text: `apple pie w${i % 17}`, attributes: { kind: 'memory' } },
-      });
+    const { index, records } = applePies();
     const { copy } = restored(index);
     copy.toParts(); // as a save after a catch-up: every part read, the id order not
     apply(copy, records, {
@@ -460,13 +465,7 @@ describe('KeywordIndex saved in parts', () => {
   });
 
   it('a part that cannot be read throws KeywordPartError and leaves the index as it was', () => {
-    const index = new KeywordIndex();
-    const records = new Map<string, BackendRecord>();
-    for (let i = 0; i < 300; i++)
-      apply(index, records, {
-        op: 'set',
-        r: { id: `d${i}`, tenant: 't', namespace: 'a', text: `apple pie w${i % 17}`, attributes: { kind: 'memory' } },
-      });
+    const { index, records } = applePies();
     let broken = true;
     const { copy } = restored(index, (n) => broken && n > 0);
     const filter = { tenant: 't' };
