@@ -54,6 +54,8 @@ const PARTS_FORMAT = 5;
 const BUCKET_BYTES = 8192;
 /** Ids per saved part: a search reads the parts of the slots it returns. */
 const ID_BLOCK = 64;
+/** Postings entries (the query terms' together) up to which a search goes term at a time instead of by MaxScore. */
+const TERM_AT_A_TIME = 16_384;
 /** Parts: the documents' lengths and classes (read at once), their scopes and attribute columns, the order of their ids, then the id blocks, then the postings buckets. */
 const DOCS_PART = 0;
 const ATTRIBUTES_PART = 1;
@@ -198,13 +200,17 @@ export class KeywordIndex {
   private admitted = new Uint8Array(0);
   private scores = new Float64Array(0);
   private identitySlots = new Int32Array(0);
+  private readonly termAtATimeMax: number;
 
   constructor(
     options: {
       /** Attributes held per document for filtering (the first two also class documents); others need `admit`. */
       columns?: readonly string[];
+      /** Postings entries up to which a search goes term at a time (default 16,384; 0: always MaxScore). Same results either way. */
+      termAtATime?: number;
     } = {},
   ) {
+    this.termAtATimeMax = options.termAtATime ?? TERM_AT_A_TIME;
     this.columns = (options.columns ?? KEYWORD_INDEX_COLUMNS).map((key) => ({
       key,
       labels: new Int32Array(1024),
@@ -488,6 +494,9 @@ export class KeywordIndex {
       const bound = ((idf * f * (k1 + 1)) / (f + k1)) * (1 + 1e-9) + 1e-12; // above any rounding of a real score
       terms.push({ slots: p.slots, tfs: p.tfs, n: p.n, at: 0, idf, bound, query });
     });
+    let total = 0;
+    for (const t of terms) total += t.n;
+    if (total <= this.termAtATimeMax) return this.termAtATime(terms, avgText, avgContext, ok, at, k);
     terms.sort((x, y) => x.bound - y.bound);
     const count = terms.length;
     // below[i]: the sum of the bounds of terms 0..i-1 (the weaker ones).
@@ -552,6 +561,65 @@ export class KeywordIndex {
         if (heap.offer(s, score)) while (essential < count && below[essential + 1]! < heap.threshold) essential++;
       }
       has.fill(0);
+    }
+    return heap.sorted().map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
+  }
+
+  /**
+   * The same k best as `maxScore`, one term at a time (in query order, so each score adds the same
+   * parts in the same order) into the scores by slot, then every matched slot offered once: for short
+   * postings, where MaxScore skips little. Its loops are a few operations an entry, which is what a
+   * cold process pays for: its first search runs them in V8's interpreter (MaxScore's loop: ~10 ms for
+   * 4,700 entries there, issue 30).
+   */
+  private termAtATime(
+    terms: readonly Cursor[],
+    avgText: number,
+    avgContext: number,
+    ok: Uint8Array,
+    at: Int32Array,
+    k: number,
+  ): KeywordMatch[] {
+    const k1 = BM25_K1;
+    const b = BM25_B;
+    const bc = BM25_B_CONTEXT;
+    const w = CONTEXT_WEIGHT;
+    const scores = this.scores.length < this.used ? this.growScores() : this.scores;
+    const textLength = this.textLength;
+    const contextLength = this.contextLength;
+    // The admitted slots, each once: marked -1, listed and reset to 0 at their first entry.
+    let total = 0;
+    for (const t of terms) total += t.n;
+    const matched = new Int32Array(total);
+    let m = 0;
+    for (const t of terms) for (let i = 0; i < t.n; i++) scores[t.slots[i]!] = -1;
+    for (const t of terms) {
+      const slots = t.slots;
+      for (let i = 0; i < t.n; i++) {
+        const s = slots[i]!;
+        if (scores[s] !== -1) continue;
+        scores[s] = 0;
+        if (ok[at[s]!] !== 0) matched[m++] = s;
+      }
+    }
+    for (const t of terms) {
+      const { slots, tfs, idf } = t;
+      for (let i = 0; i < t.n; i++) {
+        const s = slots[i]!;
+        if (ok[at[s]!] === 0) continue;
+        const packed = tfs[i]!;
+        const fc = packed >>> 16;
+        let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
+        if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
+        scores[s] = scores[s]! + (idf * f * (k1 + 1)) / (f + k1);
+      }
+    }
+    const heap = new TopK(k, scores, (x, y) => this.after(x, y));
+    for (let i = 0; i < m; i++) {
+      const s = matched[i]!;
+      const score = scores[s]!;
+      if (heap.full && score < heap.threshold) continue;
+      heap.offer(s, score);
     }
     return heap.sorted().map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
   }
@@ -903,7 +971,7 @@ export class KeywordIndex {
   static fromParts(
     header: Uint8Array,
     read: (part: number) => Uint8Array,
-    options: { columns?: readonly string[] } = {},
+    options: { columns?: readonly string[]; termAtATime?: number } = {},
   ): KeywordIndex | undefined {
     const h = JSON.parse(new TextDecoder().decode(header)) as PartsHeader;
     const index = new KeywordIndex(options);
