@@ -19,6 +19,7 @@ import {
   packStrings,
   unpack,
   unpackPostings,
+  widened,
   unpackStrings,
 } from './packed';
 
@@ -614,12 +615,20 @@ export class KeywordIndex {
         scores[s] = scores[s]! + (idf * f * (k1 + 1)) / (f + k1);
       }
     }
+    // Only the slots scoring at least the k-th best score can be kept: the heap sees those (k and its
+    // ties) instead of every match, each offer a few calls the interpreter pays for.
+    let least = Number.NEGATIVE_INFINITY;
+    if (m > k) {
+      const sorted = new Float64Array(m);
+      for (let i = 0; i < m; i++) sorted[i] = scores[matched[i]!]!;
+      sorted.sort();
+      least = sorted[m - k]!;
+    }
     const heap = new TopK(k, scores, (x, y) => this.after(x, y));
     for (let i = 0; i < m; i++) {
       const s = matched[i]!;
       const score = scores[s]!;
-      if (heap.full && score < heap.threshold) continue;
-      heap.offer(s, score);
+      if (score >= least) heap.offer(s, score);
     }
     return heap.sorted().map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
   }
@@ -1058,7 +1067,7 @@ export class KeywordIndex {
 
   /** A term's postings, in a restored index whose parts are not all read or not. */
   private posting(id: number): Posting {
-    return this.reader ? this.lazyPostings.get(id)! : this.postings[id]!;
+    return this.reader ? widened(this.lazyPostings.get(id)!) : this.postings[id]!;
   }
 
   /** Whether slot a's id sorts after slot b's: by the saved order of a restored index (no id read), else by the ids. */
@@ -1161,7 +1170,7 @@ export class KeywordIndex {
     const terms = this.savedTerms + this.newTerms;
     for (let id = 0; id < terms; id++)
       if (!this.lazyPostings.has(id)) throw new KeywordPartError(`keyword index parts: no postings for term ${id}`);
-    for (let id = 0; id < terms; id++) this.postings.push(this.lazyPostings.get(id)!);
+    for (let id = 0; id < terms; id++) this.postings.push(widened(this.lazyPostings.get(id)!));
     this.ids = this.idBlocks.flat();
     for (const id of this.newIds) this.ids.push(id);
     this.idBlocks = [];
