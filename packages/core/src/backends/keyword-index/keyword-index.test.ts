@@ -347,6 +347,49 @@ describe('KeywordIndex saved in parts', () => {
       expect(search(again, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
   });
 
+  it('with readMany, reads the id parts of a search\'s results in one call, and ranks the same', () => {
+    const random = seededRandom(5);
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    const vocabulary = Array.from({ length: 500 }, (_, i) => `w${i}`);
+    for (let i = 0; i < 3000; i++) {
+      const text = Array.from({ length: 8 }, () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]).join(' ');
+      apply(index, records, { op: 'set', r: { id: `d${String(i).padStart(5, '0')}`, tenant: 't', namespace: 'a', text, attributes: {} } });
+    }
+    const { header, parts } = index.toParts();
+    const one: number[] = [];
+    const many: number[][] = [];
+    const copy = KeywordIndex.fromParts(
+      header,
+      (n) => {
+        one.push(n);
+        return parts[n]!;
+      },
+      {
+        readMany: (ns) => {
+          many.push([...ns]);
+          return ns.map((n) => parts[n]!);
+        },
+      },
+    )!;
+    const filter = { tenant: 't' };
+    const hits = search(copy, records, 'w1 w2', filter, 30);
+    expect(hits).toEqual(bruteForce(records, 'w1 w2', filter, 30));
+    const idParts = new Set(hits.map((h) => 3 + Math.floor(Number(h.id.slice(1)) / 64)));
+    expect(idParts.size).toBeGreaterThan(1);
+    expect(many).toHaveLength(1);
+    expect(new Set(many[0])).toEqual(idParts);
+    expect(one.filter((n) => idParts.has(n))).toEqual([]);
+    // A part readMany does not give: the search fails as a part error, and the index is unchanged.
+    const { header: h2, parts: p2 } = index.toParts();
+    const broken = KeywordIndex.fromParts(h2, (n) => p2[n]!, {
+      readMany: () => {
+        throw new Error('gone');
+      },
+    })!;
+    expect(() => broken.search('w1 w2', filter, 30)).toThrow(KeywordPartError);
+  });
+
   it('restored, takes writes of new documents (and their rollback) and ranks as the exhaustive ranking, on random corpora', () => {
     const newArb = recordArb.map((r) => ({ ...r, id: `q${r.id}` })); // ids the saved index does not hold
     const writeArb = fc.oneof(

@@ -170,6 +170,7 @@ export class KeywordIndex {
   private lazy = false;
   /** A restored index's saved parts not read yet come from here (undefined once all are read). */
   private reader: ((part: number) => Uint8Array) | undefined;
+  private readMany: ((parts: readonly number[]) => Uint8Array[]) | undefined;
   private parts: PartsHeader | undefined;
   /** Which id blocks and postings buckets of a restored index are read, and its attribute columns. */
   /** A restored index's id blocks read so far, and its terms' postings (arrays are built whole once all are read: a sized holey array costs ~5 ms at 100k). */
@@ -563,7 +564,7 @@ export class KeywordIndex {
       }
       has.fill(0);
     }
-    return heap.sorted().map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
+    return this.matches(heap.sorted());
   }
 
   /**
@@ -630,7 +631,26 @@ export class KeywordIndex {
       const score = scores[s]!;
       if (score >= least) heap.offer(s, score);
     }
-    return heap.sorted().map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
+    return this.matches(heap.sorted());
+  }
+
+  /** The matches of these slots, best first: their id parts not read yet in one read. */
+  private matches(slots: readonly number[]): KeywordMatch[] {
+    if (this.reader && this.readMany) {
+      const missing: number[] = [];
+      for (const slot of slots) {
+        if (slot >= this.savedUsed) continue;
+        const block = Math.floor(slot / ID_BLOCK);
+        if (!this.idBlocks[block] && !missing.includes(block)) missing.push(block);
+      }
+      if (missing.length > 1) {
+        const read = this.readMany;
+        const parts = missing.map((b) => FIRST_ID_PART + b);
+        const bytes = this.guard(`parts ${parts.join(', ')}`, () => read(parts));
+        missing.forEach((block, i) => this.loadIds(block, bytes[i]));
+      }
+    }
+    return slots.map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
   }
 
   private growScores(): Float64Array {
@@ -980,7 +1000,12 @@ export class KeywordIndex {
   static fromParts(
     header: Uint8Array,
     read: (part: number) => Uint8Array,
-    options: { columns?: readonly string[]; termAtATime?: number } = {},
+    options: {
+      columns?: readonly string[];
+      termAtATime?: number;
+      /** Several parts at once, in the order asked (a search's id parts in one read instead of one each); else `read` each. */
+      readMany?: (parts: readonly number[]) => Uint8Array[];
+    } = {},
   ): KeywordIndex | undefined {
     const h = JSON.parse(new TextDecoder().decode(header)) as PartsHeader;
     const index = new KeywordIndex(options);
@@ -990,6 +1015,7 @@ export class KeywordIndex {
     // Room for the writes of a catch-up: doubling every array at the first write made it collect garbage (~40 ms at 100k).
     const capacity = used + Math.max(1024, used >> 3);
     index.reader = read;
+    index.readMany = options.readMany;
     index.parts = h;
     index.lazy = true;
     const [classOf, textLength, contextLength] = index.part(DOCS_PART, (bytes) => unpack(bytes).arrays);
@@ -1035,11 +1061,16 @@ export class KeywordIndex {
   }
 
   /** Part `n` decoded; any failure (a part gone with a newer save, bytes that do not decode) as a KeywordPartError. */
-  private part<T>(n: number, decode: (bytes: Uint8Array) => T): T {
+  private part<T>(n: number, decode: (bytes: Uint8Array) => T, given?: Uint8Array): T {
+    return this.guard(`part ${n}`, () => decode(given ?? this.reader!(n)));
+  }
+
+  /** `f`, any failure of it as a KeywordPartError naming `what`. */
+  private guard<T>(what: string, f: () => T): T {
     try {
-      return decode(this.reader!(n));
+      return f();
     } catch (error) {
-      throw new KeywordPartError(`keyword index part ${n}: ${error instanceof Error ? error.message : error}`, {
+      throw new KeywordPartError(`keyword index ${what}: ${error instanceof Error ? error.message : error}`, {
         cause: error,
       });
     }
@@ -1124,8 +1155,9 @@ export class KeywordIndex {
     return (this.idBlocks[block] ?? this.loadIds(block))[slot - block * ID_BLOCK]!;
   }
 
-  private loadIds(block: number): string[] {
-    const ids = this.part(FIRST_ID_PART + block, unpackStrings);
+  /** Reads (unless given) and decodes an id part. */
+  private loadIds(block: number, given?: Uint8Array): string[] {
+    const ids = this.part(FIRST_ID_PART + block, unpackStrings, given);
     if (ids.length !== Math.min(ID_BLOCK, this.savedUsed - block * ID_BLOCK))
       throw new KeywordPartError(`keyword index part ${FIRST_ID_PART + block}: not the ids of the header`);
     this.idBlocks[block] = ids;
@@ -1179,6 +1211,7 @@ export class KeywordIndex {
     this.foldTouched();
     this.lazyPostings = new Map();
     this.reader = undefined;
+    this.readMany = undefined;
     this.parts = undefined;
   }
 
