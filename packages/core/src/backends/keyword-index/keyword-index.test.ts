@@ -347,14 +347,17 @@ describe('KeywordIndex saved in parts', () => {
       expect(search(again, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
   });
 
-  it('with readMany, reads the id parts of a search\'s results in one call, and ranks the same', () => {
+  it("with readMany, reads the id parts of a search's results in one call, and ranks the same", () => {
     const random = seededRandom(5);
     const index = new KeywordIndex();
     const records = new Map<string, BackendRecord>();
     const vocabulary = Array.from({ length: 500 }, (_, i) => `w${i}`);
     for (let i = 0; i < 3000; i++) {
       const text = Array.from({ length: 8 }, () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]).join(' ');
-      apply(index, records, { op: 'set', r: { id: `d${String(i).padStart(5, '0')}`, tenant: 't', namespace: 'a', text, attributes: {} } });
+      apply(index, records, {
+        op: 'set',
+        r: { id: `d${String(i).padStart(5, '0')}`, tenant: 't', namespace: 'a', text, attributes: {} },
+      });
     }
     const { header, parts } = index.toParts();
     const one: number[] = [];

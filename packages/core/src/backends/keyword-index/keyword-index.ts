@@ -647,7 +647,7 @@ export class KeywordIndex {
         const read = this.readMany;
         const parts = missing.map((b) => FIRST_ID_PART + b);
         const bytes = this.guard(`parts ${parts.join(', ')}`, () => read(parts));
-        missing.forEach((block, i) => this.loadIds(block, bytes[i]));
+        for (let i = 0; i < missing.length; i++) this.loadIds(missing[i]!, bytes[i]);
       }
     }
     return slots.map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
