@@ -129,8 +129,10 @@ describe('KeywordIndex', () => {
       fc.property(
         fc.array(opArb, { maxLength: 60 }),
         fc.array(fc.tuple(textArb, filterArb, fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 5 }),
-        (ops, queries) => {
-          const index = new KeywordIndex();
+        fc.constantFrom(0, 2 ** 30),
+        (ops, queries, termAtATime) => {
+          // MaxScore (0) and term at a time (every query here is short enough) rank alike.
+          const index = new KeywordIndex({ termAtATime });
           const records = new Map<string, BackendRecord>();
           for (const op of ops) apply(index, records, op as Op);
           for (const [query, filter, k] of queries) {
@@ -295,14 +297,18 @@ function expectExact(
 }
 
 /** A restored copy of `index` whose reads are counted (and fail while `broken` says so). */
-function restored(index: KeywordIndex, broken: (part: number) => boolean = () => false) {
+function restored(index: KeywordIndex, broken: (part: number) => boolean = () => false, termAtATime?: number) {
   const { header, parts } = index.toParts();
   const read: number[] = [];
-  const copy = KeywordIndex.fromParts(header, (n) => {
-    if (broken(n)) throw new Error(`part ${n} unreadable`);
-    read.push(n);
-    return parts[n]!;
-  })!;
+  const copy = KeywordIndex.fromParts(
+    header,
+    (n) => {
+      if (broken(n)) throw new Error(`part ${n} unreadable`);
+      read.push(n);
+      return parts[n]!;
+    },
+    { termAtATime },
+  )!;
   const h = JSON.parse(new TextDecoder().decode(header)) as { buckets: number; idParts: number };
   return { copy, read, parts, buckets: h.buckets, idParts: h.idParts };
 }
@@ -314,11 +320,12 @@ describe('KeywordIndex saved in parts', () => {
         fc.array(opArb, { maxLength: 60 }),
         fc.array(opArb, { maxLength: 20 }),
         fc.array(fc.tuple(textArb, filterArb, fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 5 }),
-        (before, after, queries) => {
+        fc.constantFrom(0, 2 ** 30),
+        (before, after, queries, termAtATime) => {
           const index = new KeywordIndex();
           const records = new Map<string, BackendRecord>();
           for (const op of before) apply(index, records, op as Op);
-          const { copy } = restored(index);
+          const { copy } = restored(index, undefined, termAtATime);
           expectExact(copy, records, queries);
           for (const op of after) apply(copy, records, op as Op);
           expectExact(copy, records, queries);
@@ -367,6 +374,52 @@ describe('KeywordIndex saved in parts', () => {
     const { copy: again } = restored(copy);
     for (const q of ['w1 w2 w2999', 'w5 w77', 'w1500'])
       expect(search(again, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
+  });
+
+  it("with readMany, reads the id parts of a search's results in one call, and ranks the same", () => {
+    const random = seededRandom(5);
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    const vocabulary = Array.from({ length: 500 }, (_, i) => `w${i}`);
+    for (let i = 0; i < 3000; i++) {
+      const text = Array.from({ length: 8 }, () => vocabulary[Math.floor(random() ** 2 * vocabulary.length)]).join(' ');
+      apply(index, records, {
+        op: 'set',
+        r: { id: `d${String(i).padStart(5, '0')}`, tenant: 't', namespace: 'a', text, attributes: {} },
+      });
+    }
+    const { header, parts } = index.toParts();
+    const one: number[] = [];
+    const many: number[][] = [];
+    const copy = KeywordIndex.fromParts(
+      header,
+      (n) => {
+        one.push(n);
+        return parts[n]!;
+      },
+      {
+        readMany: (ns) => {
+          many.push([...ns]);
+          return ns.map((n) => parts[n]!);
+        },
+      },
+    )!;
+    const filter = { tenant: 't' };
+    const hits = search(copy, records, 'w1 w2', filter, 30);
+    expect(hits).toEqual(bruteForce(records, 'w1 w2', filter, 30));
+    const idParts = new Set(hits.map((h) => 3 + Math.floor(Number(h.id.slice(1)) / 64)));
+    expect(idParts.size).toBeGreaterThan(1);
+    expect(many).toHaveLength(1);
+    expect(new Set(many[0])).toEqual(idParts);
+    expect(one.filter((n) => idParts.has(n))).toEqual([]);
+    // A part readMany does not give: the search fails as a part error, and the index is unchanged.
+    const { header: h2, parts: p2 } = index.toParts();
+    const broken = KeywordIndex.fromParts(h2, (n) => p2[n]!, {
+      readMany: () => {
+        throw new Error('gone');
+      },
+    })!;
+    expect(() => broken.search('w1 w2', filter, 30)).toThrow(KeywordPartError);
   });
 
   it('restored, takes writes of new documents (and their rollback) and ranks as the exhaustive ranking, on random corpora', () => {

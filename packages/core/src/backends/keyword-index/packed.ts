@@ -87,6 +87,8 @@ export interface Posting {
   /** The largest text and context frequencies ever posted (bounds of a term's score; never lowered). */
   maxText: number;
   maxContext: number;
+  /** Saved two-byte frequencies not widened yet (`tfs` is empty until `widened`): a bucket's other terms cost nothing. */
+  narrowTfs?: Uint16Array | undefined;
 }
 
 /** One bucket of postings: its terms, their ids, and their postings, frequencies in two bytes when they fit. */
@@ -133,7 +135,9 @@ export function unpackPostings(
 ): { terms: string[]; ids: Int32Array; postings: Posting[] } {
   const { meta, arrays } = unpack<{ terms: string[] }>(bytes);
   const [ids, counts, slots, tfBytes, df] = arrays as [Int32Array, Int32Array, Int32Array, PackedArray, Int32Array];
-  const tfs = tfBytes instanceof Uint16Array ? widenTfs(tfBytes) : (tfBytes as Uint32Array);
+  const narrow = tfBytes instanceof Uint16Array ? tfBytes : undefined;
+  const tfs = narrow ? EMPTY_TFS : (tfBytes as Uint32Array);
+  if (!narrow && tfs.length !== slots.length) throw new RangeError('postings past the part');
   const postings: Posting[] = [];
   let at = 0;
   let dfAt = 0;
@@ -142,11 +146,13 @@ export function unpackPostings(
     const dfLength = counts[i * 4 + 3]!;
     if (ids[i]! < 0 || ids[i]! >= terms || at + n > slots.length || dfAt + dfLength > df.length)
       throw new RangeError('postings past the part');
+    if (narrow && at + n > narrow.length) throw new RangeError('postings past the part');
     // Views of the part: a posting that grows is copied out first (post), compaction rewrites
     // only its own range.
     postings.push({
       slots: slots.subarray(at, at + n),
-      tfs: tfs.subarray(at, at + n),
+      tfs: narrow ? tfs : tfs.subarray(at, at + n),
+      narrowTfs: narrow?.subarray(at, at + n),
       n,
       df: df.subarray(dfAt, dfAt + dfLength),
       maxText: counts[i * 4 + 1]!,
@@ -156,6 +162,17 @@ export function unpackPostings(
     dfAt += dfLength;
   });
   return { terms: meta.terms, ids, postings };
+}
+
+const EMPTY_TFS = new Uint32Array(0);
+
+/** The posting with its frequencies widened, when they are still the saved two-byte ones (once: it is changed in place). */
+export function widened(p: Posting): Posting {
+  if (p.narrowTfs) {
+    p.tfs = widenTfs(p.narrowTfs);
+    p.narrowTfs = undefined;
+  }
+  return p;
 }
 
 /** Frequencies saved in two bytes (text | context << 8) as the packed (text | context << 16) the postings hold. */
