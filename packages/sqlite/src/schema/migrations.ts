@@ -18,9 +18,9 @@ export const CODES_TABLE = 'vector_codes';
 export const VECTOR_SPACE_TABLE = 'vector_space';
 
 /**
- * The schema history. Never edit a shipped step: add a new one. The vector
- * table is not here because its dimension is only known at `init({ dimension })`
- * (see `createVectorTableSql`).
+ * The schema history. Never edit a shipped step: add a new one. The dimension
+ * is only known at `init({ dimension })`, which writes it to `vector_space`
+ * (before schema 13 it created the `vec0` table, `createVectorTableSql`).
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -178,14 +178,7 @@ export const MIGRATIONS: readonly Migration[] = [
     apply: (db) => {
       const vectors = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(VECTOR_TABLE);
       if (!vectors) return;
-      // One statement (a row cannot be written while another statement iterates): the codes come from a function.
-      db.function('agentmem_sign_code', { deterministic: true }, (blob: unknown) =>
-        codeBlob(blobVector(blob as Buffer)),
-      );
-      db.exec(
-        `INSERT INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)
-         SELECT rowid, tenant, namespace, agentmem_sign_code(embedding), embedding FROM ${VECTOR_TABLE}`,
-      );
+      copyVecRowsToCodes(db, '');
     },
   },
   {
@@ -416,21 +409,27 @@ export const MIGRATIONS: readonly Migration[] = [
       db.prepare(`INSERT OR REPLACE INTO ${VECTOR_SPACE_TABLE} (id, dimension) VALUES (1, ?)`).run(dimension);
       // Every write since schema 5 put a vector in both tables in one transaction; a vector found only in
       // vec0 (a raw-SQL edit) is copied over rather than lost, and then the saved binary index is stale.
-      db.function('agentmem_sign_code', { deterministic: true }, (blob: unknown) =>
-        codeBlob(blobVector(blob as Buffer)),
-      );
-      const copied = db
-        .prepare(
-          `INSERT INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)
-           SELECT rowid, tenant, namespace, agentmem_sign_code(embedding), embedding FROM ${VECTOR_TABLE}
-           WHERE rowid NOT IN (SELECT rowid FROM ${CODES_TABLE})`,
-        )
-        .run().changes;
+      const copied = copyVecRowsToCodes(db, `WHERE rowid NOT IN (SELECT rowid FROM ${CODES_TABLE})`);
       if (copied > 0) db.exec('DELETE FROM dense_snapshot');
       db.exec(`DROP TABLE ${VECTOR_TABLE}`);
     },
   },
 ];
+
+/**
+ * Copies the `vec0` table's rows (those `where` keeps) into the codes table with their sign codes, in
+ * one statement (a row cannot be written while another statement iterates): the codes come from a
+ * function. Returns how many rows it copied.
+ */
+function copyVecRowsToCodes(db: Database.Database, where: string): number {
+  db.function('agentmem_sign_code', { deterministic: true }, (blob: unknown) => codeBlob(blobVector(blob as Buffer)));
+  return db
+    .prepare(
+      `INSERT INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)
+       SELECT rowid, tenant, namespace, agentmem_sign_code(embedding), embedding FROM ${VECTOR_TABLE} ${where}`,
+    )
+    .run().changes;
+}
 
 /** A float vector stored as a blob, as a Float32Array (copied when the blob is not 4-byte aligned). */
 export function blobVector(blob: Buffer): Float32Array {
