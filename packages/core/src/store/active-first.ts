@@ -9,6 +9,8 @@ import type { SearchHit } from '../contracts';
 export function activeFirstOnTies<T extends SearchHit>(hits: T[]): T[] {
   const inactive = (h: T) =>
     h.record.attributes.status === undefined || h.record.attributes.status === 'active' ? 0 : 1;
+  // Default recall returns active records only: nothing to move, no run to copy.
+  if (!hits.some((h) => inactive(h) === 1)) return hits;
   let start = 0;
   while (start < hits.length) {
     let end = start + 1;
