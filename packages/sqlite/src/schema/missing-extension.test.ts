@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AgentMemoryError } from '@agentmem/core';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { SqliteBackend } from '../backend';
@@ -18,14 +17,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Opening `path` fails with MISSING_DEPENDENCY naming the install. */
 function expectMissingExtension(path: string): void {
-  let caught: unknown;
-  try {
-    new SqliteBackend({ path });
-  } catch (error) {
-    caught = error;
-  }
-  expect(AgentMemoryError.hasCode(caught, 'MISSING_DEPENDENCY')).toBe(true);
-  expect((caught as Error).message).toMatch(/npm install sqlite-vec/);
+  expect(() => new SqliteBackend({ path })).toThrow(
+    expect.objectContaining({ code: 'MISSING_DEPENDENCY', message: expect.stringMatching(/npm install sqlite-vec/) }),
+  );
 }
 
 describe('without the sqlite-vec extension', () => {
