@@ -155,7 +155,7 @@ describe('--json errors carry details', () => {
     const text = await store.cli('import', bad);
     expect(text.code).toBe(1);
     expect(text.stderr).toMatch(
-      /has 6 invalid line\(s\) \(line 2: .*; line 3: .*; line 4: .*; and 3 more; --json lists every line\)/,
+      /has 6 invalid lines \(line 2: .*; line 3: .*; line 4: .*; and 3 more; --json lists every line\)/,
     );
     const json = await store.cli('import', bad, '--json');
     expect(json.code).toBe(1);
