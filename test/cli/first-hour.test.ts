@@ -189,3 +189,23 @@ describe('help', () => {
     );
   });
 });
+
+describe('a misspelled branch name', () => {
+  it('branch diff, merge and delete name the closest branch with memories on stderr, and still do as asked', async () => {
+    await cli('--branch', 'feature/auth', 'remember', 'Auth uses JWT', '-t', 'project');
+    await cli('remember', 'Orders live in PostgreSQL 16', '-t', 'project');
+    const hint = (typed: string, meant: string) =>
+      `hint: branch ${typed} has no memories; did you mean ${meant}? (\`agentmem branch list\` names them)\n`;
+    const diff = await cli('branch', 'diff', 'feture/auth');
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toContain('New: 0 memories');
+    expect(diff.stderr).toBe(hint('feture/auth', 'feature/auth'));
+    const merge = await cli('-y', 'branch', 'merge', 'feature/auth', '--into', 'mian');
+    expect(merge.stderr).toBe(hint('mian', 'main'));
+    expect(merge.stdout).toContain('Imported: 1 new memory'); // a new branch is a valid target: the merge happened
+    expect((await cli('--json', 'branch', 'delete', 'feture/auth')).stderr).toBe(hint('feture/auth', 'feature/auth'));
+    // Right names, or a name close to none, get no hint.
+    expect((await cli('branch', 'diff', 'feature/auth')).stderr).toBe('');
+    expect((await cli('branch', 'diff', 'release/2.0')).stderr).toBe('');
+  });
+});
