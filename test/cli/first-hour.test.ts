@@ -209,3 +209,26 @@ describe('a misspelled branch name', () => {
     expect((await cli('branch', 'diff', 'release/2.0')).stderr).toBe('');
   });
 });
+
+describe('nothing found in this scope', () => {
+  it('recall and stats say which other tenants and branches hold memories, and say nothing when none do', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '-t', 'project');
+    expect((await cli('recall', 'kubernetes')).stderr).toBe(''); // no match, and no other scope holds any
+    await cli('--tenant', 'alice', 'remember', 'Alice prefers dark mode', '-t', 'user');
+    await cli('--tenant', 'alice', 'remember', 'Alice works in Lisbon', '-t', 'user');
+    await cli('--branch', 'feature/auth', 'remember', 'Auth uses JWT', '-t', 'project');
+    const recall = await cli('recall', 'dark mode');
+    expect(recall.stdout).toContain('No memories match "dark mode".');
+    expect(recall.stderr).toBe(
+      'hint: other scopes of this store hold memories: 2 memories with --tenant alice, 1 memory with --branch feature/auth.\n',
+    );
+    const stats = await cli('--tenant', 'bob', '--json', 'stats');
+    expect(stats.json().total).toBe(0);
+    expect(stats.stderr).toBe(
+      'hint: other scopes of this store hold memories: 2 memories in the default tenant (no --tenant), 2 memories with --tenant alice.\n',
+    );
+    // Found something, or nothing anywhere else: no hint.
+    expect((await cli('--tenant', 'alice', 'recall', 'dark mode')).stderr).toBe('');
+    expect((await cli('--branch', 'feature/auth', 'stats')).stderr).toBe('');
+  });
+});
