@@ -232,3 +232,31 @@ describe('nothing found in this scope', () => {
     expect((await cli('--branch', 'feature/auth', 'stats')).stderr).toBe('');
   });
 });
+
+describe('values of enum flags', () => {
+  it('take hyphens or underscores alike; a wrong one lists the values, and help lists them too', async () => {
+    await cli('remember', 'Deploys happen on Tuesdays', '-t', 'project');
+    const both = await cli(
+      '--json',
+      'remember',
+      'Deploys happen on Wednesdays',
+      '-t',
+      'project',
+      '--on-conflict',
+      'keep_both',
+    );
+    expect(both.code).toBe(0);
+    expect(both.json().conflicts).toHaveLength(1);
+    expect((await cli('--json', 'stats')).json().total).toBe(2); // kept both, as keep-both does (supersede keeps 1)
+    await cli('--branch', 'feature/auth', 'remember', 'Auth uses JWT', '-t', 'project');
+    expect((await cli('-y', 'branch', 'merge', 'feature/auth', '--strategy', 'newer-wins')).code).toBe(0);
+    const wrong = await cli('remember', 'x', '-t', 'project', '--on-conflict', 'replace');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('Allowed choices are supersede, keep-both, keep-existing.');
+    const strategy = await cli('branch', 'merge', 'feature/auth', '--strategy', 'mine');
+    expect(strategy.stderr).toContain('Allowed choices are local_wins, remote_wins, newer_wins, keep_both.');
+    expect((await runCli(['remember', '--help'])).stdout).toMatch(
+      /--on-conflict <resolution>\s+when a similar memory says something else\s+\(choices: "supersede", "keep-both",\s+"keep-existing", default: "supersede"\)/,
+    );
+  });
+});
