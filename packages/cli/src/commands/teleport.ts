@@ -214,12 +214,12 @@ export function register(program: Command, ctx: CliContext): void {
           );
         const merges = await memory.listMerges();
         const last = merges.find((m) => m.status === 'applied');
+        // Not a usage mistake but the store's state, like an unknown or already undone merge id: exit 1.
         if (!last)
-          throw new CliError(
-            'USAGE',
+          throw new AgentMemoryError(
+            'NOT_FOUND',
             `No merge to undo: ${merges.length === 0 ? 'this store has no merges' : 'every merge of this store was undone already'} (see \`agentmem merges\`).`,
-            2,
-            { helpHint: false },
+            { details: { merges: merges.length } },
           );
         // --last picks the merge for the user: say which one before undoing it.
         if (!ctx.json) ctx.print(`Last merge: ${last.id} from ${last.source.label} at ${last.at}.`);
