@@ -155,7 +155,7 @@ describe('--json errors carry details', () => {
     const text = await store.cli('import', bad);
     expect(text.code).toBe(1);
     expect(text.stderr).toMatch(
-      /has 6 invalid line\(s\) \(line 2: .*; line 3: .*; line 4: .*; and 3 more; --json lists every line\)/,
+      /has 6 invalid lines \(line 2: .*; line 3: .*; line 4: .*; and 3 more; --json lists every line\)/,
     );
     const json = await store.cli('import', bad, '--json');
     expect(json.code).toBe(1);
@@ -267,10 +267,11 @@ describe('messages that say what is wrong', () => {
     expect(existsSync(store.db)).toBe(false);
   });
 
-  it('undo-merge --last with nothing to undo gives one hint, not two', async () => {
+  it('undo-merge --last with nothing to undo gives one hint, not two, and exits 1 as an undone or unknown id does', async () => {
     await store.cli('remember', 'Orders live in PostgreSQL 16', '--type', 'project');
     const run = await store.cli('undo-merge', '--last');
-    expect(run.code).toBe(2);
-    expect(run.stderr).toBe('error [USAGE]: No merge to undo: this store has no merges (see `agentmem merges`).\n');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('error [NOT_FOUND]: No merge to undo: this store has no merges (see `agentmem merges`).\n');
+    expect((await store.cli('undo-merge', 'merge_unknown')).code).toBe(1);
   });
 });

@@ -292,7 +292,7 @@ describe('export and import', () => {
     const run = await cli('import', file);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /error \[INVALID_INPUT\]: bad\.jsonl has 3 invalid line\(s\) \(.*\); nothing was imported/,
+      /error \[INVALID_INPUT\]: bad\.jsonl has 3 invalid lines \(.*\); nothing was imported/,
     );
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/line 2: not valid JSON/);

@@ -27,6 +27,17 @@ describe('agentmem demo', () => {
     expect(existsSync(store)).toBe(false);
   });
 
+  it('lists every section the tour shows in demo --help', async () => {
+    const tour = await runCli(['demo']);
+    // A heading is "=== Topic: what it shows ===": each topic must be in the help.
+    const topics = new Set([...tour.stdout.matchAll(/^=== ([^:=]+):/gm)].map((m) => m[1]!.toLowerCase()));
+    expect([...topics]).toEqual(
+      expect.arrayContaining(['skills', 'memories', 'recall', 'conflicts', 'decay', 'branches', 'teleport']),
+    );
+    const help = (await runCli(['demo', '--help'])).stdout.replace(/\s+/g, ' ');
+    for (const topic of topics) expect(help, topic).toContain(topic);
+  });
+
   it('keeps the store with --db, so the commands can explore it afterwards', async () => {
     const db = tmp.path('demo.db');
     expect((await runCli(['--db', db, 'demo', '--json'])).code).toBe(0);

@@ -47,7 +47,7 @@ describe('agentmem eval', () => {
     const run = await runCli(['eval', dir.path('cases.jsonl'), '--window', '1', '--k', '3,10']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('cases.jsonl: 2 case(s), 2 question(s), 3 message(s); 1 configuration(s) on SQLite.');
+    expect(run.stdout).toContain('cases.jsonl: 2 cases, 2 questions, 3 messages; 1 configuration on SQLite.');
     expect(run.stdout).toMatch(/window=1\s+sam\s+2\s+100\.0\s+100\.0/);
     expect(run.stdout).toMatch(/window=1\s+skills\s+2\s+100\.0\s+100\.0\s+0\.0 of 1/);
   });

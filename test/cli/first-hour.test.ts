@@ -189,3 +189,74 @@ describe('help', () => {
     );
   });
 });
+
+describe('a misspelled branch name', () => {
+  it('branch diff, merge and delete name the closest branch with memories on stderr, and still do as asked', async () => {
+    await cli('--branch', 'feature/auth', 'remember', 'Auth uses JWT', '-t', 'project');
+    await cli('remember', 'Orders live in PostgreSQL 16', '-t', 'project');
+    const hint = (typed: string, meant: string) =>
+      `hint: branch ${typed} has no memories; did you mean ${meant}? (\`agentmem branch list\` names them)\n`;
+    const diff = await cli('branch', 'diff', 'feture/auth');
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toContain('New: 0 memories');
+    expect(diff.stderr).toBe(hint('feture/auth', 'feature/auth'));
+    const merge = await cli('-y', 'branch', 'merge', 'feature/auth', '--into', 'mian');
+    expect(merge.stderr).toBe(hint('mian', 'main'));
+    expect(merge.stdout).toContain('Imported: 1 new memory'); // a new branch is a valid target: the merge happened
+    expect((await cli('--json', 'branch', 'delete', 'feture/auth')).stderr).toBe(hint('feture/auth', 'feature/auth'));
+    // Right names, or a name close to none, get no hint.
+    expect((await cli('branch', 'diff', 'feature/auth')).stderr).toBe('');
+    expect((await cli('branch', 'diff', 'release/2.0')).stderr).toBe('');
+  });
+});
+
+describe('nothing found in this scope', () => {
+  it('recall and stats say which other tenants and branches hold memories, and say nothing when none do', async () => {
+    await cli('remember', 'Orders live in PostgreSQL 16', '-t', 'project');
+    expect((await cli('recall', 'kubernetes')).stderr).toBe(''); // no match, and no other scope holds any
+    await cli('--tenant', 'alice', 'remember', 'Alice prefers dark mode', '-t', 'user');
+    await cli('--tenant', 'alice', 'remember', 'Alice works in Lisbon', '-t', 'user');
+    await cli('--branch', 'feature/auth', 'remember', 'Auth uses JWT', '-t', 'project');
+    const recall = await cli('recall', 'dark mode');
+    expect(recall.stdout).toContain('No memories match "dark mode".');
+    expect(recall.stderr).toBe(
+      'hint: other scopes of this store hold memories: 2 memories with --tenant alice, 1 memory with --branch feature/auth.\n',
+    );
+    const stats = await cli('--tenant', 'bob', '--json', 'stats');
+    expect(stats.json().total).toBe(0);
+    expect(stats.stderr).toBe(
+      'hint: other scopes of this store hold memories: 2 memories in the default tenant (no --tenant), 2 memories with --tenant alice.\n',
+    );
+    // Found something, or nothing anywhere else: no hint.
+    expect((await cli('--tenant', 'alice', 'recall', 'dark mode')).stderr).toBe('');
+    expect((await cli('--branch', 'feature/auth', 'stats')).stderr).toBe('');
+  });
+});
+
+describe('values of enum flags', () => {
+  it('take hyphens or underscores alike; a wrong one lists the values, and help lists them too', async () => {
+    await cli('remember', 'Deploys happen on Tuesdays', '-t', 'project');
+    const both = await cli(
+      '--json',
+      'remember',
+      'Deploys happen on Wednesdays',
+      '-t',
+      'project',
+      '--on-conflict',
+      'keep_both',
+    );
+    expect(both.code).toBe(0);
+    expect(both.json().conflicts).toHaveLength(1);
+    expect((await cli('--json', 'stats')).json().total).toBe(2); // kept both, as keep-both does (supersede keeps 1)
+    await cli('--branch', 'feature/auth', 'remember', 'Auth uses JWT', '-t', 'project');
+    expect((await cli('-y', 'branch', 'merge', 'feature/auth', '--strategy', 'newer-wins')).code).toBe(0);
+    const wrong = await cli('remember', 'x', '-t', 'project', '--on-conflict', 'replace');
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('Allowed choices are supersede, keep-both, keep-existing.');
+    const strategy = await cli('branch', 'merge', 'feature/auth', '--strategy', 'mine');
+    expect(strategy.stderr).toContain('Allowed choices are local_wins, remote_wins, newer_wins, keep_both.');
+    expect((await runCli(['remember', '--help'])).stdout).toMatch(
+      /--on-conflict <resolution>\s+when a similar memory says something else\s+\(choices: "supersede", "keep-both",\s+"keep-existing", default: "supersede"\)/,
+    );
+  });
+});

@@ -2,9 +2,18 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type AddressInfo, createServer } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeCohereServer } from '../cohere/fake-cohere-server';
 import { runCli, useFreshStore } from './run-cli';
+
+// The Cohere adapter's waits between attempts, recorded instead of slept: the offline runs below would
+// otherwise sit through the default backoff (0.25 + 0.5 + 1 s) three times. Attempts are real requests.
+const backoffWaits = vi.hoisted(() => [] as number[]);
+vi.mock('../../packages/cohere/src/backoff', () => ({
+  backoff: async (ms: number) => {
+    backoffWaits.push(ms);
+  },
+}));
 
 describe('recall --include-superseded', () => {
   const store = useFreshStore();
@@ -46,6 +55,9 @@ describe('--embedder cohere: without a key, or without a connection', () => {
     }
     cohere.reset();
   });
+  beforeEach(() => {
+    backoffWaits.length = 0;
+  });
   const cohereCli = (db: string, ...argv: string[]) =>
     runCli(['--db', db, '--branch', 'main', '--embedder', 'cohere:embed-english-light-v3.0', ...argv]);
 
@@ -71,6 +83,8 @@ describe('--embedder cohere: without a key, or without a connection', () => {
     expect(offline.stderr).toMatch(
       /^error \[BACKEND_UNAVAILABLE\]: Cannot reach Cohere at http:\/\/127\.0\.0\.1:\d+ for embed after 4 attempts \(ECONNREFUSED\)\. Check the network connection and that AGENTMEM_COHERE_URL is right, then try again\.\n$/,
     );
+    // The CLI keeps the adapter's documented policy: three retries, backing off 250, 500 and 1000 ms.
+    expect(backoffWaits).toEqual([250, 500, 1000]);
     expect(readdirSync(store.tmp.dir)).toEqual([]);
     // An empty file given as --db is put back as it was.
     writeFileSync(store.db, '');

@@ -36,7 +36,7 @@ describe('hostile input at the command line: one-line errors, nothing written, n
     writeFileSync(many, Array.from({ length: 18 }, (_, i) => `not json ${i}`).join('\n'));
     const bad = await cli('import', many);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-    expect(bad.stderr).toMatch(/has 18 invalid line\(s\) \(line 1: .*; and 15 more; --json lists every line\)/);
+    expect(bad.stderr).toMatch(/has 18 invalid lines \(line 1: .*; and 15 more; --json lists every line\)/);
     expect(existsSync(store.db)).toBe(false);
   });
 

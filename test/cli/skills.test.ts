@@ -48,7 +48,7 @@ describe('agentmem skills', () => {
   it('lint reports problems with path and line and exits 1; a clean directory exits 0', async () => {
     const clean = await cli('skills', 'lint', EXAMPLES);
     expect(clean.code, clean.stdout).toBe(0);
-    expect(clean.stdout).toContain('4 skill(s) OK, no problems.');
+    expect(clean.stdout).toContain('4 skills OK, no problems.');
 
     const dir = store.tmp.path('skills');
     mkdirSync(join(dir, '.cursor', 'rules'), { recursive: true });
@@ -59,10 +59,21 @@ describe('agentmem skills', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/bad\.md:\d+: error: invalid YAML/);
     expect(run.stdout).toMatch(/quoted\.mdc:3: warning: alwaysApply is "true"/);
-    expect(run.stdout).toContain('2 skill(s) OK; 1 error(s), 1 warning(s).');
+    expect(run.stdout).toContain('2 skills OK; 1 error, 1 warning.');
     const json = await cli('skills', 'lint', dir, '--json');
     expect(json.code).toBe(1);
     expect(json.json()).toMatchObject({ ok: false, problems: [{ severity: 'warning' }, { severity: 'error' }] });
+  });
+
+  it('counts one as one: "1 skill OK; 1 error", "1 problem"', async () => {
+    const dir = store.tmp.path('one');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'good.md'), '---\ndescription: fine\n---\nDo things well.');
+    writeFileSync(join(dir, 'bad.md'), '---\ndescription: [oops\ntags: x\n---\nBody');
+    expect((await cli('skills', 'lint', dir)).stdout).toContain('1 skill OK; 1 error, 0 warnings.');
+    const load = await cli('skills', 'load', dir);
+    expect(load.stdout).toContain(`Loaded 1 skill from ${dir}: 1 added`);
+    expect(load.stderr).toContain(`1 problem; see \`agentmem skills lint ${dir}\`.`);
   });
 
   it('remove asks first (--yes skips) and reports unknown names', async () => {

@@ -124,7 +124,10 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
     const undo = (await ok(on('a.db', 'undo-merge', '--last', '--yes', '--json'))).json();
     expect(undo.removed).toBe(1);
     const none = await on('a.db', 'undo-merge', '--last');
-    expect(none.code).toBe(2);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      'error [NOT_FOUND]: No merge to undo: every merge of this store was undone already (see `agentmem merges`).\n',
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import { isMemoryType, MEMORY_TYPES, type MemoryType } from '@agentmem/core';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 
 // Option parsers for commander: a bad value is a usage error (exit 2) naming what is allowed.
 
@@ -82,4 +82,20 @@ export function parseTypes(value: string): MemoryType[] {
     throw new InvalidArgumentError(`Use a comma-separated list of ${MEMORY_TYPES.join(', ')}.`);
   }
   return types as MemoryType[];
+}
+
+/** The spelling that makes `keep-both`, `keep_both` and `Keep-Both` one value. */
+const choiceKey = (value: string) => value.trim().toLowerCase().replaceAll('_', '-');
+
+/**
+ * An option with a fixed set of values (listed in its help), taking each with hyphens or underscores,
+ * whichever the value is documented with: `--on-conflict keep_both` and `--strategy newer-wins` work.
+ * Anything else is a usage error that lists the values.
+ */
+export function choiceOption<T extends string>(flags: string, description: string, allowed: readonly T[]): Option {
+  return new Option(flags, description).choices(allowed).argParser((value: string): T => {
+    const found = allowed.find((a) => choiceKey(a) === choiceKey(value));
+    if (found === undefined) throw new InvalidArgumentError(`Allowed choices are ${allowed.join(', ')}.`);
+    return found;
+  });
 }

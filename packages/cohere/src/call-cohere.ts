@@ -1,5 +1,6 @@
-import { AgentMemoryError } from '@agentmem/core';
+import { AgentMemoryError, abortedError } from '@agentmem/core';
 import { CohereError, CohereTimeoutError } from 'cohere-ai';
+import { backoff } from './backoff';
 
 export interface RetryPolicy {
   /** Further attempts after the first; default 3. */
@@ -10,8 +11,6 @@ export interface RetryPolicy {
   maxDelayMs?: number;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Cohere's API, where a client without `baseUrl` sends its requests. */
 export const COHERE_API_URL = 'https://api.cohere.com';
 
@@ -21,21 +20,27 @@ export const COHERE_API_URL = 'https://api.cohere.com';
  * up to `maxDelayMs`, 5xx, timeouts and an unreachable service back off
  * exponentially, other 4xx fail at once. Every failure becomes an
  * AgentMemoryError that says what to do. `url` is the API base the client
- * talks to, named when it cannot be reached.
+ * talks to, named when it cannot be reached. `signal` is the caller's (also
+ * given to the request): once it aborts, nothing is retried or waited for, and
+ * the call fails with ABORTED.
  */
 export async function callCohere<T>(
   what: string,
   request: () => Promise<T>,
   policy: RetryPolicy = {},
   url = COHERE_API_URL,
+  signal?: AbortSignal,
 ): Promise<T> {
   const retries = policy.retries ?? 3;
   const minDelay = policy.minDelayMs ?? 250;
   const maxDelay = policy.maxDelayMs ?? 10_000;
   for (let attempt = 0; ; attempt++) {
+    if (signal?.aborted) throw abortedError(`Cohere ${what}`, signal);
     try {
       return await request();
     } catch (error) {
+      // The client reports an abort as a CohereError with no status: the signal says whose it was.
+      if (signal?.aborted) throw abortedError(`Cohere ${what}`, signal, error);
       const mapped = toAgentMemoryError(what, error, { url, attempts: attempt + 1 });
       const status = statusOf(error);
       const retryable =
@@ -52,7 +57,7 @@ export async function callCohere<T>(
           delay = retryAfter;
         }
       }
-      await sleep(delay);
+      await backoff(delay, signal);
     }
   }
 }
@@ -68,6 +73,18 @@ function retryAfterMs(error: unknown): number | undefined {
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(header);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** A cancelled request (cohere-ai says "The user aborted a request"), not one of its timeouts. */
+function aborted(error: unknown): boolean {
+  if (error instanceof Error && error.name === 'AbortError') return true;
+  return (
+    error instanceof CohereError &&
+    error.statusCode === undefined &&
+    !(error instanceof CohereTimeoutError) &&
+    /\baborted\b/i.test(error.message) &&
+    !/timeout|timed out/i.test(error.message)
+  );
 }
 
 function reasonOf(error: CohereError): string {
@@ -98,6 +115,8 @@ export function toAgentMemoryError(
   at: { url?: string; attempts?: number } = {},
 ): AgentMemoryError {
   if (AgentMemoryError.isInstance(error)) return error;
+  // An abort through a signal callCohere was not given (a client's own): cancelled, not a rejected request.
+  if (aborted(error)) return abortedError(`Cohere ${what}`, undefined, error);
   const offline = unreachable(error);
   if (offline !== undefined) {
     const url = at.url ?? COHERE_API_URL;

@@ -79,6 +79,7 @@ export class CohereEmbedder implements Embedder {
           ),
         this.options.retry,
         this.options.baseUrl ?? COHERE_API_URL,
+        options.abortSignal,
       );
       calls++;
       const vectors = response.embeddings?.float;

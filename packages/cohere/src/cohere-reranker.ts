@@ -43,6 +43,7 @@ export class CohereReranker implements Reranker {
         ),
       this.options.retry,
       this.options.baseUrl ?? COHERE_API_URL,
+      options.abortSignal,
     );
     return {
       ranking: response.results.map((r) => ({ index: r.index, score: r.relevanceScore })),

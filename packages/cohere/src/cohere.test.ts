@@ -1,9 +1,9 @@
 import { createServer } from 'node:net';
 import { AgentMemory, AgentMemoryError, InMemoryBackend } from '@agentmem/core';
 import { CohereError, type CohereClientV2 } from 'cohere-ai';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeCohereServer } from '../../../test/cohere/fake-cohere-server';
-import { cohereEmbedder, cohereReranker } from './index';
+import { callCohere, cohereEmbedder, cohereReranker } from './index';
 
 let server: FakeCohereServer;
 beforeAll(async () => {
@@ -15,6 +15,7 @@ beforeEach(() => server.reset());
 const fast = { retries: 2, minDelayMs: 5, maxDelayMs: 200 };
 const embedder = (extra: Parameters<typeof cohereEmbedder>[0] = {}) =>
   cohereEmbedder({ apiKey: 'test-key', baseUrl: server.url, model: 'embed-english-light-v3.0', retry: fast, ...extra });
+const reranker = () => cohereReranker({ apiKey: 'test-key', baseUrl: server.url, retry: fast });
 const memoryWith = (extra: Partial<ConstructorParameters<typeof AgentMemory>[0]> = {}) =>
   new AgentMemory({ backend: new InMemoryBackend(), embedder: embedder(), ...extra });
 
@@ -139,6 +140,64 @@ describe('cohereEmbedder', () => {
   });
 });
 
+describe("cancelled through the caller's AbortSignal", () => {
+  it('is ABORTED and never retried when the signal aborts a request in flight', async () => {
+    server.failNext({ status: 200, delayMs: 2_000 });
+    const cancel = new AbortController();
+    const call = embedder()
+      .embed(['x'], { purpose: 'document', abortSignal: cancel.signal })
+      .catch((e) => e);
+    await vi.waitFor(() => expect(server.requests).toHaveLength(1));
+    cancel.abort();
+    const error = await call;
+    expect(AgentMemoryError.hasCode(error, 'ABORTED')).toBe(true);
+    expect(error.message).toBe("Cohere embed was cancelled by the caller's signal.");
+    // The policy had two retries left: none was used.
+    expect(server.requests).toHaveLength(1);
+    const rerank = await reranker()
+      .rerank('q', [{ id: 'a', text: 'doc' }], { abortSignal: cancel.signal })
+      .catch((e) => e);
+    expect(AgentMemoryError.hasCode(rerank, 'ABORTED')).toBe(true);
+    expect(server.requests).toHaveLength(1); // an aborted signal sends nothing
+  });
+
+  it('ends a backoff wait at once when the signal aborts during it', async () => {
+    let attempts = 0;
+    let firstFailure: () => void = () => {};
+    const failed = new Promise<void>((resolve) => {
+      firstFailure = resolve;
+    });
+    const cancel = new AbortController();
+    let settled = false;
+    const call = callCohere(
+      'embed',
+      async () => {
+        attempts++;
+        firstFailure();
+        throw new CohereError({ message: 'unavailable', statusCode: 503 });
+      },
+      // A wait no test would sit through: only the abort can end it.
+      { retries: 3, minDelayMs: 600_000, maxDelayMs: 600_000 },
+      server.url,
+      cancel.signal,
+    )
+      .catch((e) => e)
+      .finally(() => {
+        settled = true;
+      });
+    await failed;
+    await new Promise((resolve) => setImmediate(resolve)); // the 503 is handled: the call is waiting
+    expect(settled).toBe(false);
+    cancel.abort(new Error('user closed the chat'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(true);
+    const error = await call;
+    expect(AgentMemoryError.hasCode(error, 'ABORTED')).toBe(true);
+    expect(error.message).toBe("Cohere embed was cancelled by the caller's signal (user closed the chat).");
+    expect(attempts).toBe(1);
+  });
+});
+
 /** A local URL where nothing listens (a port that was free a moment ago). */
 async function closedUrl(): Promise<string> {
   const probe = createServer();
@@ -191,7 +250,6 @@ describe('without a key, and without a connection', () => {
 });
 
 describe('cohereReranker and the rerank stage of recall', () => {
-  const reranker = () => cohereReranker({ apiKey: 'test-key', baseUrl: server.url, retry: fast });
   const facts = [
     'Deploys to staging happen every Tuesday',
     'Staging uses the eu-west-1 region',

@@ -1,6 +1,6 @@
 import { AgentMemoryError, type AgentMemoryErrorCode } from '@agentmem/core';
 import { Hono } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ContentfulStatusCode, UnofficialStatusCode } from 'hono/utils/http-status';
 import { loadAssets } from './assets';
 import { entityDetail, listEntityPage } from './data/entities';
 import { explainRecall } from './data/explain';
@@ -41,6 +41,8 @@ const STATUS_OF: Record<AgentMemoryErrorCode, ContentfulStatusCode> = {
   AUTHENTICATION: 502,
   RATE_LIMITED: 429,
   CLOSED: 503,
+  // nginx's "client closed request": the caller cancelled it, so no server fault (a 5xx would count as one).
+  ABORTED: 499 as UnofficialStatusCode,
 };
 
 /**

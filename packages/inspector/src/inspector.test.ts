@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { abortedError, AgentMemory, type Embedder, HashingEmbedder, InMemoryBackend } from '@agentmem/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InspectorHandle, startInspector } from './index';
 import { type SeededStore, seedStore } from './test-fixtures/seed';
@@ -229,5 +230,37 @@ describe('inspector API (read-only)', () => {
     const last = Date.parse((await store.memory.get(store.historyId))!.lastAccessedAt);
     expect(Date.parse(d.decay.pruneAt) - last).toBeCloseTo(4 * 168 * 3_600_000, -4);
     expect(d.decay.points[0]![1]).toBeCloseTo(0.8, 5);
+  });
+});
+
+describe('inspector errors', () => {
+  it('answers a recall its embedder was cancelled in with 499 ABORTED (the caller closed it), not a server error', async () => {
+    const hashing = new HashingEmbedder();
+    const cancel = new AbortController();
+    cancel.abort();
+    // Stores like the default embedder; a query's embedding is cancelled, as a caller's AbortSignal would.
+    const cancelled: Embedder = {
+      specificationVersion: 'v1',
+      id: hashing.id,
+      dimension: hashing.dimension,
+      embed: (texts, options) =>
+        options.purpose === 'query'
+          ? Promise.reject(abortedError('embed', cancel.signal))
+          : hashing.embed(texts, options),
+    };
+    const memory = new AgentMemory({ backend: new InMemoryBackend(), embedder: cancelled });
+    await memory.remember({ content: 'Deploys happen on Tuesdays', type: 'project' });
+    const inspector = await startInspector({ memory, label: 'in-memory' });
+    try {
+      const s = await login(inspector.url);
+      const res = await http(`${s.origin}/api/recall?q=deploys`, { headers: s.headers });
+      expect(res.status).toBe(499);
+      expect(res.json<{ error: { code: string; message: string } }>().error).toEqual({
+        code: 'ABORTED',
+        message: "embed was cancelled by the caller's signal.",
+      });
+    } finally {
+      await inspector.close();
+    }
   });
 });

@@ -99,6 +99,71 @@ describe('aiSdkEmbedder', () => {
   });
 });
 
+describe("cancelled through the caller's AbortSignal", () => {
+  /** Models that answer only when cancelled, as a provider's fetch does: with the signal's AbortError. */
+  const untilAborted = (signal: AbortSignal | undefined) =>
+    new Promise<never>((_, reject) => {
+      const fail = () => reject(new DOMException('This operation was aborted', 'AbortError'));
+      if (signal?.aborted) fail();
+      signal?.addEventListener('abort', fail);
+    });
+
+  it('is ABORTED for an embedding and a rerank, and the AI SDK does not retry it', async () => {
+    let embedCalls = 0;
+    const model = new MockEmbeddingModelV3({
+      provider: 'mock-provider',
+      modelId: 'mock-embed-1',
+      maxEmbeddingsPerCall: 100,
+      doEmbed: ({ abortSignal }) => {
+        embedCalls++;
+        return untilAborted(abortSignal);
+      },
+    });
+    const cancel = new AbortController();
+    const call = aiSdkEmbedder(model, { dimension: 26, maxRetries: 2 })
+      .embed(['alpha'], { purpose: 'query', abortSignal: cancel.signal })
+      .catch((e) => e);
+    cancel.abort();
+    const error = await call;
+    expect(AgentMemoryError.hasCode(error, 'ABORTED')).toBe(true);
+    expect(error.message).toBe(
+      "Embedding with ai-sdk:mock-provider:mock-embed-1 was cancelled by the caller's signal.",
+    );
+    expect(embedCalls).toBe(1);
+
+    const reranker = new MockRerankingModelV3({
+      provider: 'mock-provider',
+      modelId: 'mock-rerank',
+      doRerank: ({ abortSignal }) => untilAborted(abortSignal),
+    });
+    const stop = new AbortController();
+    const rerank = aiSdkReranker(reranker)
+      .rerank('q', [{ id: 'a', text: 'doc' }], { abortSignal: stop.signal })
+      .catch((e) => e);
+    stop.abort(new Error('user closed the chat'));
+    const rerankError = await rerank;
+    expect(AgentMemoryError.hasCode(rerankError, 'ABORTED')).toBe(true);
+    expect(rerankError.message).toBe(
+      "Reranking with ai-sdk:mock-provider:mock-rerank was cancelled by the caller's signal (user closed the chat).",
+    );
+  });
+
+  it('leaves other failures as the provider threw them', async () => {
+    const model = new MockEmbeddingModelV3({
+      provider: 'mock-provider',
+      modelId: 'mock-embed-1',
+      doEmbed: async () => {
+        throw new Error('quota exceeded');
+      },
+    });
+    const error = await aiSdkEmbedder(model, { dimension: 26, maxRetries: 0 })
+      .embed(['alpha'], { purpose: 'query', abortSignal: new AbortController().signal })
+      .catch((e) => e);
+    expect(error.message).toBe('quota exceeded');
+    expect(AgentMemoryError.isInstance(error)).toBe(false);
+  });
+});
+
 describe('aiSdkReranker', () => {
   it('maps the AI SDK ranking to indexes into the given documents', async () => {
     const model = new MockRerankingModelV3({

@@ -1,4 +1,11 @@
-import { AgentMemoryError, type Embedder, type EmbedOptions, type EmbedResult, invalidInput } from '@agentmem/core';
+import {
+  AgentMemoryError,
+  abortedError,
+  type Embedder,
+  type EmbedOptions,
+  type EmbedResult,
+  invalidInput,
+} from '@agentmem/core';
 import { type EmbeddingModel, embedMany } from 'ai';
 
 type ProviderOptions = NonNullable<Parameters<typeof embedMany>[0]['providerOptions']>;
@@ -41,13 +48,17 @@ export function aiSdkEmbedder(model: EmbeddingModel, options: AiSdkEmbedderOptio
     async embed(texts: readonly string[], embedOptions: EmbedOptions): Promise<EmbedResult> {
       if (texts.length === 0) return { embeddings: [], usage: { tokens: 0, calls: 0 } };
       const providerOptions = options.providerOptions?.[embedOptions.purpose];
+      const signal = embedOptions.abortSignal;
       const result = await embedMany({
         model,
         values: [...texts],
         ...(providerOptions ? { providerOptions } : {}),
-        ...(embedOptions.abortSignal ? { abortSignal: embedOptions.abortSignal } : {}),
+        ...(signal ? { abortSignal: signal } : {}),
         ...(options.maxParallelCalls !== undefined ? { maxParallelCalls: options.maxParallelCalls } : {}),
         ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+      }).catch((error: unknown) => {
+        // Whatever the provider threw for it (an AbortError, a RetryError), a cancel is the caller's: ABORTED.
+        throw signal?.aborted ? abortedError(`Embedding with ${id}`, signal, error) : error;
       });
       const embeddings = result.embeddings.map((vector, i) => {
         if (vector.length !== dimension) {

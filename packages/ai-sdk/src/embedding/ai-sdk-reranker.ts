@@ -1,4 +1,4 @@
-import type { RerankDocument, Reranker, RerankResult } from '@agentmem/core';
+import { abortedError, type RerankDocument, type Reranker, type RerankResult } from '@agentmem/core';
 import { type RerankingModel, rerank } from 'ai';
 
 /** The core `Reranker` over any AI SDK reranking model (`rerank`). */
@@ -10,13 +10,16 @@ export function aiSdkReranker(model: RerankingModel, options: { id?: string; max
     id,
     async rerank(query: string, documents: readonly RerankDocument[], rerankOptions = {}): Promise<RerankResult> {
       if (documents.length === 0) return { ranking: [], usage: { calls: 0 } };
+      const signal = rerankOptions.abortSignal;
       const result = await rerank({
         model,
         query,
         documents: documents.map((d) => d.text),
         ...(rerankOptions.topN !== undefined ? { topN: rerankOptions.topN } : {}),
-        ...(rerankOptions.abortSignal ? { abortSignal: rerankOptions.abortSignal } : {}),
+        ...(signal ? { abortSignal: signal } : {}),
         ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+      }).catch((error: unknown) => {
+        throw signal?.aborted ? abortedError(`Reranking with ${id}`, signal, error) : error;
       });
       return { ranking: result.ranking.map((r) => ({ index: r.originalIndex, score: r.score })), usage: { calls: 1 } };
     },

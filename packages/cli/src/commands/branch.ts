@@ -1,5 +1,6 @@
-import { AgentMemoryError, type MergeStrategy } from '@agentmem/core';
+import { type AgentMemory, AgentMemoryError, type MergeStrategy } from '@agentmem/core';
 import type { Command } from 'commander';
+import { closest } from '../closest';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { counted } from '../output';
@@ -53,6 +54,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--into <branch>', 'target branch (default: the current one)')
     .action(async (source: string, options: { into?: string }) => {
       const memory = await ctx.openMemory({ mustExist: true });
+      await hintMisspelled(ctx, memory, [source, options.into]);
       const diff = await memory.diffBranch(source, { into: options.into, onProgress: progressOf(ctx) });
       ctx.emit(diff.toJSON(), () => printDiff(ctx, diff));
     });
@@ -66,6 +68,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (source: string, options: { into?: string; strategy: MergeStrategy }) => {
       const memory = await ctx.openMemory({ mustExist: true });
       const into = options.into ?? memory.branch;
+      await hintMisspelled(ctx, memory, [source, options.into]);
       // Also with --yes: a merge that brings nothing is not recorded, so `undo-merge --last` finds the real one.
       const diff = await memory.diffBranch(source, { into, onProgress: progressOf(ctx) });
       if (!ctx.yes && !ctx.json) printDiff(ctx, diff);
@@ -104,6 +107,7 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const info = (await memory.listBranches()).find((b) => b.branch === name);
       if (!info || info.total === 0) {
+        await hintMisspelled(ctx, memory, [name]);
         ctx.emit({ branch: name, deleted: 0 }, () => ctx.print(`Branch ${name} has no memories; nothing to delete.`));
         return;
       }
@@ -121,4 +125,19 @@ export function register(program: Command, ctx: CliContext): void {
         ),
       );
     });
+}
+
+/**
+ * A branch name given that no memory is on, close to one that has some ("feture/auth"): said on stderr,
+ * since a diff or merge of an empty branch only prints zeros. The command still runs as asked (a new
+ * branch is a valid target).
+ */
+async function hintMisspelled(ctx: CliContext, memory: AgentMemory, names: readonly (string | undefined)[]) {
+  const known = (await memory.listBranches()).filter((b) => b.total > 0 || b.current).map((b) => b.branch);
+  for (const name of names) {
+    if (name === undefined || known.includes(name)) continue;
+    const near = closest(name, known);
+    if (near)
+      ctx.note(`hint: branch ${name} has no memories; did you mean ${near}? (\`agentmem branch list\` names them)`);
+  }
 }

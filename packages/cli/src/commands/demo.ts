@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
-import { runDemo } from '../demo';
+import { DEMO_TOPICS, runDemo } from '../demo';
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('demo')
-    .description(
-      'a guided tour on a temporary store, removed afterwards (--db NEW_PATH keeps it): memories, recall, prompt injection, history',
-    )
+    .description(`a guided tour on a temporary store, removed afterwards (--db NEW_PATH keeps it): ${DEMO_TOPICS}`)
     .action(() => runDemo(ctx));
 }

@@ -21,7 +21,7 @@ import { createSqliteMemory } from '@agentmem/sqlite';
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context';
 import { embedderFor, missingCohereKey } from '../embedder';
-import type { Column, Row } from '../output';
+import { type Column, counted, type Row } from '../output';
 import { parseList, parseNumber, wholeNumber } from '../parse';
 
 interface EvalCommandOptions {
@@ -244,8 +244,8 @@ function printReport(ctx: CliContext, report: EvalReport, options: EvalCommandOp
   const questions = first.cases.reduce((n, c) => n + c.questions.length, 0);
   const messages = first.cases.reduce((n, c) => n + c.messages.length, 0);
   ctx.print(
-    `${report.source}: ${first.cases.length} case(s), ${questions} question(s), ${messages} message(s); ` +
-      `${report.configurations.length} configuration(s) on ${options.inMemory ? 'in-memory stores' : 'SQLite'}.`,
+    `${report.source}: ${counted(first.cases.length, 'case', 'cases')}, ${counted(questions, 'question', 'questions')}, ${counted(messages, 'message', 'messages')}; ` +
+      `${counted(report.configurations.length, 'configuration', 'configurations')} on ${options.inMemory ? 'in-memory stores' : 'SQLite'}.`,
   );
   if (questions > 0) {
     const rows: Row[] = [];

@@ -57,7 +57,7 @@ function invalidLines(source: string, errors: readonly { line: number; message: 
   if (errors.length > 3) shown.push(`and ${errors.length - 3} more; --json lists every line`);
   return new AgentMemoryError(
     'INVALID_INPUT',
-    `${source} has ${errors.length} invalid line(s) (${shown.join('; ')}); nothing was imported. Fix them and import again.`,
+    `${source} has ${counted(errors.length, 'invalid line', 'invalid lines')} (${shown.join('; ')}); nothing was imported. Fix them and import again.`,
     { details: { errors } },
   );
 }

@@ -1,6 +1,7 @@
 import type { MemoryType } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
+import { memoriesElsewhere } from '../elsewhere';
 import { CliError } from '../errors';
 import { RECALL_COLUMNS, RECALL_STATUS_COLUMNS, recallJson, recallRows } from '../output';
 import { parseNumber, parsePositiveInt, parseTypes } from '../parse';
@@ -41,5 +42,9 @@ export function register(program: Command, ctx: CliContext): void {
           `No memories match "${query}".`,
         ),
       );
+      if (results.length === 0) {
+        const hint = await memoriesElsewhere(memory);
+        if (hint) ctx.note(hint);
+      }
     });
 }

@@ -7,11 +7,11 @@ import {
   type MemoryInput,
   type MemoryType,
 } from '@agentmem/core';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { describeMemory } from '../output';
-import { parseAtOption, parseFraction, parseList } from '../parse';
+import { choiceOption, parseAtOption, parseFraction, parseList } from '../parse';
 
 export interface RememberOptions {
   type: MemoryType;
@@ -50,7 +50,7 @@ export function register(program: Command, ctx: CliContext): void {
     .argument('<content>', 'the fact to remember')
     // Checked in the action, not by commander: commander checks mandatory options before arguments, so a bare
     // `agentmem remember` would ask for --type first and for the content only on the second try.
-    .addOption(new Option('-t, --type <type>', 'memory type, required').choices(MEMORY_TYPES))
+    .addOption(choiceOption('-t, --type <type>', 'memory type, required', MEMORY_TYPES))
     .option('-i, --importance <n>', 'importance from 0 to 1 (default 0.5)', parseFraction)
     .option('--tags <list>', 'comma-separated tags', parseList)
     .option('--metadata <json>', 'a JSON object stored with the memory', parseMetadata)
@@ -64,9 +64,9 @@ export function register(program: Command, ctx: CliContext): void {
       'text that helps find it (the conversation or document it came from), never shown as its content',
     )
     .addOption(
-      new Option('--on-conflict <resolution>', 'when a similar memory says something else')
-        .choices(ON_CONFLICT)
-        .default('supersede'),
+      choiceOption('--on-conflict <resolution>', 'when a similar memory says something else', ON_CONFLICT).default(
+        'supersede',
+      ),
     )
     .action(async (content: string, options: RememberOptions) => {
       if (options.type === undefined) {

@@ -14,7 +14,7 @@ import {
 import type { Command } from 'commander';
 import { type CliContext, refuseSpecialFile } from '../context';
 import { CliError } from '../errors';
-import type { Column } from '../output';
+import { type Column, counted } from '../output';
 import { wholeNumber } from '../parse';
 
 // k = 0 is meaningful here (only alwaysApply skills), so the shared positive-int parser does not fit.
@@ -206,12 +206,12 @@ export function register(program: Command, ctx: CliContext): void {
         },
         () => {
           ctx.print(
-            `Loaded ${result.skills.length} ${result.skills.length === 1 ? 'skill' : 'skills'} from ${dir}: ${result.added.length} added, ${result.updated.length} updated, ${result.unchanged.length} unchanged.`,
+            `Loaded ${counted(result.skills.length, 'skill', 'skills')} from ${dir}: ${result.added.length} added, ${result.updated.length} updated, ${result.unchanged.length} unchanged.`,
           );
           if (result.skills.length > 0) ctx.table(skillRows(result.skills), SKILL_COLUMNS);
           for (const p of result.problems) ctx.note(problemLine(p));
           if (result.problems.length > 0)
-            ctx.note(`${result.problems.length} problem(s); see \`agentmem skills lint ${dir}\`.`);
+            ctx.note(`${counted(result.problems.length, 'problem', 'problems')}; see \`agentmem skills lint ${dir}\`.`);
         },
       );
     });
@@ -272,8 +272,12 @@ export function register(program: Command, ctx: CliContext): void {
         () => {
           for (const p of problems) ctx.print(problemLine(p));
           const count = (severity: SkillProblem['severity']) => problems.filter((p) => p.severity === severity).length;
+          const skipped = count('skipped') > 0 ? `, ${count('skipped')} skipped (not skills)` : '';
+          const ok = `${counted(found.length, 'skill', 'skills')} OK`;
           ctx.print(
-            `${found.length} skill(s) OK${problems.length > 0 ? `; ${count('error')} error(s), ${count('warning')} warning(s)${count('skipped') > 0 ? `, ${count('skipped')} skipped (not skills)` : ''}` : ', no problems'}.`,
+            problems.length > 0
+              ? `${ok}; ${counted(count('error'), 'error', 'errors')}, ${counted(count('warning'), 'warning', 'warnings')}${skipped}.`
+              : `${ok}, no problems.`,
           );
         },
       );

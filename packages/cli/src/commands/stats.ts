@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
+import { memoriesElsewhere } from '../elsewhere';
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -27,5 +28,9 @@ export function register(program: Command, ctx: CliContext): void {
           '(no memories yet)',
         );
       });
+      if (stats.total === 0) {
+        const hint = await memoriesElsewhere(memory);
+        if (hint) ctx.note(hint);
+      }
     });
 }

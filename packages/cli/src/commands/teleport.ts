@@ -10,11 +10,11 @@ import {
   otherTenantsNote,
 } from '@agentmem/core';
 import { sqliteSnapshotFormat } from '@agentmem/sqlite';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { type CliContext, isDirectory, noStoreAt, refuseSpecialFile } from '../context';
 import { CliError } from '../errors';
 import { truncate } from '../output';
-import { parseList, parsePositiveInt } from '../parse';
+import { choiceOption, parseList, parsePositiveInt } from '../parse';
 
 /** Progress of a long merge or snapshot on one refreshed line (terminal only). */
 export function progressOf(ctx: CliContext): (p: MergeProgress) => void {
@@ -73,9 +73,11 @@ export function printDiff(ctx: CliContext, diff: DiffResult, limit = 20): void {
 }
 
 export const strategyOption = () =>
-  new Option('-s, --strategy <strategy>', 'how conflicts (same id, different content) are resolved')
-    .choices(MERGE_STRATEGIES as string[])
-    .default('newer_wins');
+  choiceOption(
+    '-s, --strategy <strategy>',
+    'how conflicts (same id, different content) are resolved',
+    MERGE_STRATEGIES,
+  ).default('newer_wins');
 
 interface MergeOptions {
   strategy: MergeStrategy;
@@ -212,12 +214,12 @@ export function register(program: Command, ctx: CliContext): void {
           );
         const merges = await memory.listMerges();
         const last = merges.find((m) => m.status === 'applied');
+        // Not a usage mistake but the store's state, like an unknown or already undone merge id: exit 1.
         if (!last)
-          throw new CliError(
-            'USAGE',
+          throw new AgentMemoryError(
+            'NOT_FOUND',
             `No merge to undo: ${merges.length === 0 ? 'this store has no merges' : 'every merge of this store was undone already'} (see \`agentmem merges\`).`,
-            2,
-            { helpHint: false },
+            { details: { merges: merges.length } },
           );
         // --last picks the merge for the user: say which one before undoing it.
         if (!ctx.json) ctx.print(`Last merge: ${last.id} from ${last.source.label} at ${last.at}.`);

@@ -14,15 +14,19 @@ import { teleportSection } from './teleport';
 
 export type { DemoContext, DemoSection } from './demo-context';
 
-// The tour, in order. Adding a section: a new file in ./ and one entry here.
-const sections: DemoSection[] = [
-  skillsSection,
-  memoriesSection,
-  conflictsSection,
-  decaySection,
-  branchesSection,
-  teleportSection,
+// The tour, in order, with what each section's headings show (`demo --help` lists them).
+// Adding a section: a new file in ./ and one entry here.
+const sections: { topics: string[]; run: DemoSection }[] = [
+  { topics: ['skills'], run: skillsSection },
+  { topics: ['memories', 'recall', 'prompt injection', 'history'], run: memoriesSection },
+  { topics: ['conflicts'], run: conflictsSection },
+  { topics: ['decay'], run: decaySection },
+  { topics: ['branches'], run: branchesSection },
+  { topics: ['teleport'], run: teleportSection },
 ];
+
+/** Every section of the tour, in order: "skills, memories, recall, …". */
+export const DEMO_TOPICS = sections.flatMap((s) => s.topics).join(', ');
 
 export async function runDemo(cli: CliContext): Promise<void> {
   const keep = cli.dbWasGiven;
@@ -57,7 +61,7 @@ export async function runDemo(cli: CliContext): Promise<void> {
     human(
       `agentmem demo: a fresh memory store at ${dbPath}${keep ? '' : ' (removed afterwards; pass --db PATH to keep one)'}`,
     );
-    for (const section of sections) await section(d);
+    for (const section of sections) await section.run(d);
     const elapsedMs = Date.now() - started;
     if (cli.json) {
       cli.print(toJson({ store: dbPath, kept: keep, elapsedMs, embedding: { ...memory.usage }, ...d.summary }));

@@ -17,4 +17,6 @@ export type AgentMemoryErrorCode =
   | 'AUTHENTICATION'
   | 'RATE_LIMITED'
   | 'CONFLICT'
-  | 'CLOSED';
+  | 'CLOSED'
+  /** The caller cancelled the operation through its AbortSignal; never retried. */
+  | 'ABORTED';
