@@ -56,6 +56,8 @@ interface ChildResult {
   /** CPU time (user + system) of open + first recall, and the warm recalls' p50: robust to a busy machine. */
   coldCpuMs: number;
   warmCpuP50: number;
+  /** Resident memory after the warm recalls, MB: what a process holding the store open costs. */
+  rssMb: number;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -93,6 +95,7 @@ async function child(path: string, embedder: Embedder): Promise<void> {
   const again = performance.now();
   await recall(store, queries[0]!);
   const firstWarmMs = performance.now() - again;
+  const rssMb = process.memoryUsage().rss / 2 ** 20;
   await store.close();
   const result: ChildResult = {
     openMs: opened - start,
@@ -101,6 +104,7 @@ async function child(path: string, embedder: Embedder): Promise<void> {
     firstWarmMs,
     coldCpuMs,
     warmCpuP50: median(warmCpu),
+    rssMb,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
@@ -287,6 +291,7 @@ export async function run(args: string[]): Promise<void> {
       console.log(`| writer: CPU of ${writes} remember calls after its recall | ${median(writerCpu).toFixed(1)} |`);
     }
     console.log(`| the first query again, warm | ${median(results.map((r) => r.firstWarmMs)).toFixed(2)} |`);
+    console.log(`| RSS after the warm recalls, MB | ${median(results.map((r) => r.rssMb)).toFixed(0)} |`);
     if (cli.length > 0) {
       console.log(`| \`agentmem --help\` (process, tsx) | ${median(help).toFixed(0)} |`);
       console.log(`| \`agentmem recall\` (process, tsx) | ${median(cli).toFixed(0)} |`);
