@@ -7,6 +7,15 @@
  *
  *   npm run bench -- cold [--size 100000] [--runs 3] [--db <file>] [--embedder hashing|semantic] [--writes <n>]
  *
+ * At 1M (`--size 1000000 --db <file>`): the store is ~4 GB and its build is long; keep it with
+ * `--db` (`--runs 0` builds it and measures nothing). Goal: open + first recall <= 300 ms.
+ *
+ * Each measured store says how many changes were logged since its indexes were last saved (the
+ * `keyword_changes` and `dense_changes` rows past the saved generation): a store written since its
+ * save catches up on them at every cold start until 1,000 pile up and a closing process saves, so
+ * the same file measures slower. The CLI's `recall` reinforces (a write): its rows run after all the
+ * fresh-process runs, and the store it leaves is the next bench's case with logged changes.
+ *
  * `--writes n`: each run starts from a copy of the store into which another process (a writer) first
  * recalls once, as `agentmem remember`'s conflict check does, then remembers n memories one at a
  * time: the hook pattern (remember in one process, recall in the next). The writer's CPU for its
@@ -30,6 +39,7 @@ import { parseArgs } from 'node:util';
 import { type Embedder, HashingEmbedder, MemoryStore } from '@agentmem/core';
 import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import { SqliteBackend } from '@agentmem/sqlite';
+import Database from 'better-sqlite3';
 import { textGenerator } from './recall';
 
 const BATCH = 5000;
@@ -46,6 +56,8 @@ interface ChildResult {
   /** CPU time (user + system) of open + first recall, and the warm recalls' p50: robust to a busy machine. */
   coldCpuMs: number;
   warmCpuP50: number;
+  /** Resident memory after the warm recalls, MB: what a process holding the store open costs. */
+  rssMb: number;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -83,6 +95,7 @@ async function child(path: string, embedder: Embedder): Promise<void> {
   const again = performance.now();
   await recall(store, queries[0]!);
   const firstWarmMs = performance.now() - again;
+  const rssMb = process.memoryUsage().rss / 2 ** 20;
   await store.close();
   const result: ChildResult = {
     openMs: opened - start,
@@ -91,6 +104,7 @@ async function child(path: string, embedder: Embedder): Promise<void> {
     firstWarmMs,
     coldCpuMs,
     warmCpuP50: median(warmCpu),
+    rssMb,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
@@ -126,6 +140,46 @@ async function build(path: string, size: number, embedder: Embedder): Promise<vo
   console.error(`built ${size} memories in ${((performance.now() - start) / 1000).toFixed(1)} s: ${path}`);
 }
 
+interface Logged {
+  /** Writes (rows) and ids logged since the keyword index's last save; `saved` false: no save, a full rebuild. */
+  keyword: { saved: boolean; writes: number; ids: number };
+  dense: { saved: boolean; writes: number; ids: number };
+}
+
+/**
+ * The changes logged since each index's last save: what the next cold start re-reads. A writable
+ * connection that writes nothing, so its close leaves no -wal behind (a read-only one would).
+ */
+function loggedSinceSave(path: string): Logged {
+  const db = new Database(path, { fileMustExist: true });
+  try {
+    const count = (snapshot: string, changes: string, column: string) => {
+      const row = db
+        .prepare(
+          `SELECT (SELECT count(*) FROM ${snapshot}) AS saved, count(*) AS writes,
+                  coalesce(sum(json_array_length(${column})), 0) AS ids
+           FROM ${changes} WHERE generation > coalesce((SELECT generation FROM ${snapshot}), 0)`,
+        )
+        .get() as { saved: number; writes: number; ids: number };
+      return { saved: row.saved > 0, writes: row.writes, ids: row.ids };
+    };
+    return {
+      keyword: count('keyword_snapshot', 'keyword_changes', 'ids'),
+      dense: count('dense_snapshot', 'dense_changes', 'rowids'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+function describeLogged({ keyword, dense }: Logged): string {
+  const one = (name: string, l: Logged['keyword']) =>
+    l.saved
+      ? `${name} ${l.writes} writes (${l.ids} ids) logged since its save`
+      : `${name} has no save (built by its first search; the hashing embedder's sparse vectors use no dense index)`;
+  return `${one('keyword index', keyword)}, ${one('dense index', dense)}`;
+}
+
 /** Wall time of a process, ms; throws with its stderr when it fails. */
 function timed(args: string[]): { ms: number; stdout: string } {
   const start = performance.now();
@@ -158,6 +212,7 @@ export async function run(args: string[]): Promise<void> {
   const path = values.db ? resolve(values.db) : join(dir!, 'memory.db');
   try {
     if (!existsSync(path)) await build(path, size, embedderFor(values.embedder));
+    if (runs === 0) return; // `--runs 0 --db <file>`: build the store only (1M takes long)
     const tsx = ['--import', 'tsx'];
     const results: ChildResult[] = [];
     // Each run prints its own row too: the median hides a first run that rebuilt the index.
@@ -165,9 +220,10 @@ export async function run(args: string[]): Promise<void> {
     const cli: number[] = [];
     const writerCpu: number[] = [];
     const writerRecallCpu: number[] = [];
+    const logged: Logged[] = [];
     const copy = `${path}.writes.db`;
+    let target = path;
     for (let r = 0; r < runs; r++) {
-      let target = path;
       if (writes > 0) {
         // A fresh copy each run: every run catches up on the same n changes.
         for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
@@ -191,14 +247,22 @@ export async function run(args: string[]): Promise<void> {
           `run ${r + 1}: writer CPU: open + recall ${cpu.recallCpuMs.toFixed(1)} ms, ${writes} memories ${cpu.writesCpuMs.toFixed(1)} ms`,
         );
       }
+      logged.push(loggedSinceSave(target));
+      console.error(`run ${r + 1}: ${describeLogged(logged.at(-1)!)}`);
       const { stdout } = timed([...tsx, 'bench/run.ts', 'cold', '--child', target, '--embedder', values.embedder]);
       const result = JSON.parse(stdout.trim().split('\n').pop()!) as ChildResult;
       console.error(`run ${r + 1}: ${JSON.stringify(result)}`);
       results.push(result);
-      // The CLI opens stores with the embedders it can name: the test embedder is not one of them.
-      if (values.embedder !== 'hashing') continue;
-      help.push(timed([...tsx, 'packages/cli/src/bin.ts', '--help']).ms);
-      cli.push(timed([...tsx, 'packages/cli/src/bin.ts', '--db', target, 'recall', 'zaiko brava tou']).ms);
+    }
+    // After every fresh-process run: `agentmem recall` reinforces what it returns (a write, logged), so run
+    // between them it changed the store under the next run. The CLI opens stores with the embedders it can
+    // name: the test embedder is not one of them.
+    if (values.embedder === 'hashing') {
+      for (let r = 0; r < runs; r++) {
+        help.push(timed([...tsx, 'packages/cli/src/bin.ts', '--help']).ms);
+        cli.push(timed([...tsx, 'packages/cli/src/bin.ts', '--db', target, 'recall', 'zaiko brava tou']).ms);
+      }
+      console.error(`after the CLI rows: ${describeLogged(loggedSinceSave(target))}`);
     }
     if (writes > 0) for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
     const open = median(results.map((r) => r.openMs));
@@ -212,6 +276,8 @@ export async function run(args: string[]): Promise<void> {
       `\ncold start, ${size.toLocaleString('en')} memories${writes > 0 ? `, ${writes} written by another process since the save` : ''} (${values.embedder} embedder, hybrid k = 10, reinforce off), median of ${runs} fresh processes; ` +
         `${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.versions.node}, load average ${loadavg()[0]!.toFixed(1)}\n`,
     );
+    const measured = [...new Set(logged.map(describeLogged))].join('; or ');
+    console.log(`store as measured: ${measured}\n`);
     console.log('| measure | ms |');
     console.log('| --- | --- |');
     console.log(`| open (MemoryStore.open) | ${open.toFixed(1)} |`);
@@ -225,6 +291,7 @@ export async function run(args: string[]): Promise<void> {
       console.log(`| writer: CPU of ${writes} remember calls after its recall | ${median(writerCpu).toFixed(1)} |`);
     }
     console.log(`| the first query again, warm | ${median(results.map((r) => r.firstWarmMs)).toFixed(2)} |`);
+    console.log(`| RSS after the warm recalls, MB | ${median(results.map((r) => r.rssMb)).toFixed(0)} |`);
     if (cli.length > 0) {
       console.log(`| \`agentmem --help\` (process, tsx) | ${median(help).toFixed(0)} |`);
       console.log(`| \`agentmem recall\` (process, tsx) | ${median(cli).toFixed(0)} |`);

@@ -1,11 +1,35 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  truncateSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_IMAGE_BYTES } from '../schema/open-database';
 import { createSqliteMemory } from './create-sqlite-memory';
 
 const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+/** The first `length` bytes of a file. */
+function head(path: string, length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, bytes, 0, length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return bytes;
+}
 
 /**
  * `readonly: true` reads a store without writing anything: no migration, no
@@ -75,5 +99,27 @@ describe('createSqliteMemory({ readonly: true }): reads with the default options
     await reader.close();
     await writer.close();
     expect(readdirSync(dir)).toEqual(['memory.db']);
+  });
+
+  it('opens a file past 2 GiB (a 1M-memory store is ~4 GB) in place: too large for an in-memory image', async () => {
+    // Sparse: the zeros past the store cost no disk, and SQLite takes the page count from the header.
+    // Read whole, this failed: readFileSync refuses a file past 2 GiB, SQLite an image past MAX_IMAGE_BYTES.
+    const big = join(dir, 'big.db');
+    copyFileSync(path, big);
+    const store = readFileSync(big);
+    const size = 2 ** 31 + 4096;
+    expect(size).toBeGreaterThan(MAX_IMAGE_BYTES);
+    truncateSync(big, size);
+    const reader = await createSqliteMemory({ path: big, branch: 'main', readonly: true });
+    expect((await reader.recall('kubernetes staging'))[0]?.memory.content).toBe(
+      'The staging cluster runs Kubernetes 1.30',
+    );
+    expect((await reader.stats()).total).toBe(3);
+    await expect(reader.remember({ content: 'A new fact', type: 'project' })).rejects.toThrow(/read-only/);
+    await reader.close();
+    // Read in place, through the -wal and -shm SQLite creates (and a read-only open cannot remove).
+    expect(readdirSync(dir).sort()).toEqual(['big.db', 'big.db-shm', 'big.db-wal', 'memory.db']);
+    expect(statSync(big).size).toBe(size);
+    expect(head(big, store.length).equals(store)).toBe(true);
   });
 });

@@ -213,19 +213,28 @@ function checkSchema(path: string, info: SchemaInfo): void {
 }
 
 /**
+ * The largest file a read-only open copies into memory: SQLite makes its copy of the image in one
+ * allocation, and refuses any past SQLITE_MAX_ALLOCATION_SIZE ("Out of memory"); `readFileSync` too
+ * refuses a file past 2 GiB. A 1M-memory store is ~4 GB: before this bound, its read-only open failed.
+ */
+export const MAX_IMAGE_BYTES = 2_147_483_391;
+
+/**
  * The bytes of a WAL-mode file that no process is writing (no `-wal` beside
  * it: the main file holds every commit), marked as a rollback-journal file.
  * SQLite reads a WAL-mode file only through `-wal` and `-shm` files it
  * creates, which a read-only directory refuses and a writable one keeps
  * afterwards; an in-memory image of the file needs neither, so a read-only
  * open leaves no file behind and changes no byte. Undefined when a writer is
- * present (or appears while reading): its `-wal`/`-shm` are read as usual.
+ * present (or appears while reading): its `-wal`/`-shm` are read as usual;
+ * and past MAX_IMAGE_BYTES, where the file is read in place, as with a writer.
  */
 function quiescentWalImage(path: string): Buffer | undefined {
   const header = readHeader(path);
   const wal = `${path}-wal`;
   if (header?.[18] !== 2 || header[19] !== 2 || existsSync(wal)) return undefined;
   const before = statSync(path);
+  if (before.size > MAX_IMAGE_BYTES) return undefined;
   const image = readFileSync(path);
   const after = statSync(path);
   // A writer that opened meanwhile may have checkpointed into the file while it was read.
@@ -287,8 +296,9 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   // A refused read-only open must leave no -wal/-shm behind: remember which existed before.
   const sidecars = memory ? [] : [`${shown}-wal`, `${shown}-shm`].filter((f) => !existsSync(f));
   let db: Database.Database;
+  let image: Buffer | undefined;
   try {
-    const image = readonly && !memory ? quiescentWalImage(shown) : undefined;
+    image = readonly && !memory ? quiescentWalImage(shown) : undefined;
     db = connect(image ?? (memory ? ':memory:' : shown), {
       readonly,
       fileMustExist: readonly,
@@ -349,6 +359,14 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
       throw new AgentMemoryError(
         'TIMEOUT',
         `${shown} stayed locked by another process for longer than the busy timeout while opening. Retry, or raise busyTimeoutMs.`,
+        { cause: error, details: { path: shown } },
+      );
+    }
+    const inPlace = readonly && !image && (statSync(shown, { throwIfNoEntry: false })?.size ?? 0) > MAX_IMAGE_BYTES;
+    if (inPlace && isSqliteError(error, 'SQLITE_READONLY', 'SQLITE_CANTOPEN')) {
+      throw new AgentMemoryError(
+        'BACKEND_UNAVAILABLE',
+        `Cannot open ${shown} read-only: past ${MAX_IMAGE_BYTES} bytes it is read in place, and SQLite reads it through -wal and -shm files it creates beside it, which its directory refuses (${(error as Error).message}). Let this user write the directory, or open it while a process that writes it has it open (its -wal/-shm are then read).`,
         { cause: error, details: { path: shown } },
       );
     }
