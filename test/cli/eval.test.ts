@@ -190,7 +190,7 @@ describe('agentmem eval', () => {
     ]);
     const text = await runCli(['eval', dir.path('bad.jsonl')]);
     expect(text.stderr).toContain(
-      'error [INVALID_INPUT]: bad.jsonl has 2 problem(s); nothing was run. bad.jsonl:2 expected:',
+      'error [INVALID_INPUT]: bad.jsonl has 2 problems; nothing was run. bad.jsonl:2 expected:',
     );
   });
 

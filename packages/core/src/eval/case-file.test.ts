@@ -177,8 +177,14 @@ describe('loadEvalFile', () => {
       [3, 'expect[0]'],
     ]);
     expect(error.message).toContain(
-      'cases.jsonl has 2 problem(s); nothing was run. cases.jsonl:1 skills: no skills directory',
+      'cases.jsonl has 2 problems; nothing was run. cases.jsonl:1 skills: no skills directory',
     );
+  });
+
+  it('counts a single problem in the singular', async () => {
+    const file = write('one.jsonl', lines({ skills: './missing' }, { message: 'hi', expect: [] }));
+    const error = (await loadEvalFile(file).catch((e: unknown) => e)) as AgentMemoryError;
+    expect(error.message).toContain('one.jsonl has 1 problem; nothing was run. one.jsonl:1 skills:');
   });
 
   it('reads LoCoMo JSON, and refuses another JSON array or a missing file', async () => {

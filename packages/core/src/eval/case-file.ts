@@ -331,7 +331,7 @@ export function caseFileError(source: string, errors: readonly CaseFileError[]):
   if (errors.length > 3) shown.push(`and ${errors.length - 3} more (details.errors lists every one)`);
   return new AgentMemoryError(
     'INVALID_INPUT',
-    `${source} has ${errors.length} problem(s); nothing was run. ${shown.join(' ')}`,
+    `${source} has ${errors.length} ${errors.length === 1 ? 'problem' : 'problems'}; nothing was run. ${shown.join(' ')}`,
     { details: { errors } },
   );
 }
