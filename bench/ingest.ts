@@ -16,11 +16,12 @@
  * speakers in its metadata), stored twice into new files, with entity extraction off
  * (`entities: false`) and on (the default): what finding and linking entities costs a write.
  *
- * `--floors` then copies the same rows, bytes unchanged, from that file into
- * new files with raw SQL (one transaction per 5,000 memories, the backend's
- * pragmas), once per way of storing a memory: what SQLite alone costs for the
- * bytes each layout writes. Those rows are not the store's behaviour; they
- * bound what a change of the data model could gain.
+ * `--floors` then copies the same rows from that file into new files with raw
+ * SQL (one transaction per 5,000 memories, the backend's pragmas), once per way
+ * of storing a memory (as stored now, and leaner layouts made from the same
+ * rows): what SQLite alone costs for the bytes each layout writes. Those rows
+ * are not the store's behaviour; they bound what a change of the data model
+ * could gain.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -207,26 +208,57 @@ function printRows(rows: readonly Row[], count: number): void {
   );
 }
 
-/** Raw copies of the built file's rows into new files, per layout; CPU time of the inserts and commits. */
+/**
+ * Raw copies of the built file's rows into new files, per layout; CPU time of the inserts and commits
+ * (the commits' checkpoints included), and the file's bytes a memory. Each layout is a list of
+ * statements run per batch with the batch's first and last memory rowid; `setup` changes the new
+ * file's schema before the copy (outside the clock).
+ */
 async function floors(dir: string, source: string, count: number): Promise<void> {
-  const { openDatabase, createVectorTableSql } = await import('@agentmem/sqlite');
-  const memoryRows = 'SELECT * FROM src.records WHERE attr_kind = ? AND rowid BETWEEN ? AND ?';
-  const historyRows = (copy: boolean) =>
-    `INSERT INTO records SELECT rowid, id, namespace, tenant, text, attributes, ${copy ? 'payload' : "json_remove(payload, '$.memory')"}, ` +
-    'attr_kind, attr_status, attr_type, attr_content_hash, attr_memory_id, context, attr_occurred_at FROM src.records ' +
-    "WHERE attr_kind = 'history' AND attr_memory_id IN (SELECT id FROM src.records WHERE attr_kind = 'memory' AND rowid BETWEEN ? AND ?)";
-  const vec0 =
-    'INSERT INTO vectors (rowid, tenant, namespace, embedding) SELECT rowid, tenant, namespace, embedding FROM src.vector_codes WHERE rowid BETWEEN ? AND ?';
+  const { openDatabase } = await import('@agentmem/sqlite');
+  const columns =
+    'rowid, id, namespace, tenant, text, attributes, payload, attr_kind, attr_status, attr_type, attr_content_hash, attr_memory_id, context, attr_occurred_at';
+  const range = 'FROM src.records WHERE rowid BETWEEN ? AND ?';
+  const memoryRows = `INSERT INTO records (${columns}) SELECT ${columns} ${range}`;
+  // The payload without what the row's columns hold again (text, id, scope, content hash), the
+  // attributes without the keys that have columns: what a reader could put back from the columns.
+  const slimPayload = "json_remove(payload, '$.content', '$.id', '$.namespace', '$.tenant', '$.contentHash')";
+  const slimAttributes =
+    "jsonb_remove(attributes, '$.kind', '$.status', '$.type', '$.contentHash', '$.occurredAt', '$.memoryId')";
+  const slimRows = (attributes: string, hash: string) =>
+    `INSERT INTO records (${columns}) SELECT rowid, id, namespace, tenant, text, ${attributes}, ${slimPayload}, ` +
+    `attr_kind, attr_status, attr_type, ${hash}, attr_memory_id, context, attr_occurred_at ${range}`;
   const codes = 'INSERT INTO vector_codes SELECT * FROM src.vector_codes WHERE rowid BETWEEN ? AND ?';
-  const layouts: [string, string[]][] = [
+  // Eight vectors a row (their codes and floats concatenated, built before the clock): 1.6 KB rows
+  // fill a 4 KiB page two at a time, leaving ~870 bytes of each page empty.
+  const packedCodes =
+    'INSERT INTO packed_codes SELECT * FROM temp.packed WHERE chunk BETWEEN (? - 1) / 8 AND (? - 1) / 8';
+  const packedSetup = [
+    'DROP TABLE vector_codes',
+    'CREATE TABLE packed_codes (chunk INTEGER PRIMARY KEY, tenant TEXT NOT NULL, namespace TEXT NOT NULL, codes BLOB NOT NULL, embeddings BLOB NOT NULL)',
+    'CREATE INDEX packed_codes_scope ON packed_codes (tenant, namespace)',
+    `CREATE TEMP TABLE packed AS SELECT (rowid - 1) / 8 AS chunk, min(tenant) AS tenant, min(namespace) AS namespace,
+       unhex(group_concat(hex(code), '')) AS codes, unhex(group_concat(hex(embedding), '')) AS embeddings
+       FROM (SELECT * FROM src.vector_codes ORDER BY rowid) GROUP BY (rowid - 1) / 8`,
+  ];
+  const shortHash =
+    'DROP INDEX records_content_hash; CREATE INDEX records_content_hash ON records (attr_content_hash) WHERE attr_content_hash IS NOT NULL';
+  const layouts: [string, string[], string[]][] = [
+    ['as stored now: memory row + codes and floats', [memoryRows, codes], []],
+    ['memory rows only', [memoryRows], []],
+    ['codes and floats only', [codes], []],
+    ['slim payload (no text, id, scope, hash again) + codes', [slimRows('attributes', 'attr_content_hash'), codes], []],
     [
-      'schema 12: memory + history row with a copy + vec0 + codes and floats',
-      [memoryRows, historyRows(true), vec0, codes],
+      'slim payload and attributes, 16-character hash key + codes',
+      [slimRows(slimAttributes, 'substr(attr_content_hash, 1, 16)'), codes],
+      [shortHash],
     ],
-    ['history row without the copy', [memoryRows, historyRows(false), vec0, codes]],
-    ['no vec0 (each vector once, in the codes table: schema 13)', [memoryRows, historyRows(true), codes]],
-    ['both: no copy, no vec0', [memoryRows, historyRows(false), codes]],
-    ['memory rows + codes and floats only', [memoryRows, codes]],
+    ['memory row + codes and floats 8 a row', [memoryRows, packedCodes], packedSetup],
+    [
+      'all three: slim rows, short hash key, 8 vectors a row',
+      [slimRows(slimAttributes, 'substr(attr_content_hash, 1, 16)'), packedCodes],
+      [shortHash, ...packedSetup],
+    ],
   ];
   const src = openDatabase(source, { readonly: true });
   const memoryRowids = src
@@ -235,35 +267,35 @@ async function floors(dir: string, source: string, count: number): Promise<void>
     .all() as number[];
   src.close();
   console.log(
-    `\nwrite floors: the ${count} memories' rows copied with raw SQL into new files, ${BATCH} memories a transaction (CPU)`,
+    `\nwrite floors: the ${count} memories' rows copied with raw SQL into new files, ${BATCH} memories a transaction (CPU, in this process after the rows above: warmer than their first ingest)`,
   );
-  for (const [label, statements] of layouts) {
+  for (const [label, statements, setup] of layouts) {
     const path = join(dir, 'floor.db');
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-    // An empty file with the store's schema (vectors included), then a raw connection as the backend opens one.
+    // An empty file with the store's schema, then a raw connection as the backend opens one.
     const empty = new SqliteBackend({ path });
     await empty.init({ dimension: 384 });
     await empty.close();
     const db = openDatabase(path);
-    // The layouts with the vec0 copy files kept until schema 12 (the store no longer creates it).
-    if (statements.includes(vec0)) db.exec(createVectorTableSql(384));
     db.prepare('ATTACH DATABASE ? AS src').run(source);
+    for (const sql of setup) db.exec(sql);
+    db.pragma('wal_checkpoint(TRUNCATE)');
     const prepared = statements.map((sql) => db.prepare(sql));
     const start = process.cpuUsage();
     for (let i = 0; i < memoryRowids.length; i += BATCH) {
       const first = memoryRowids[i]!;
       const last = memoryRowids[Math.min(memoryRowids.length, i + BATCH) - 1]!;
       db.exec('BEGIN IMMEDIATE');
-      for (const statement of prepared) {
-        if (statement.source === memoryRows) statement.run('memory', first, last);
-        else statement.run(first, last);
-      }
+      for (const statement of prepared) statement.run(first, last);
       db.exec('COMMIT');
     }
     const used = cpuMs(start);
+    db.exec('DETACH DATABASE src');
+    db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
+    const bytes = statSync(path).size / count;
     console.log(
-      `${label.padEnd(70)} ${used.toFixed(0).padStart(6)} ms  ${((used * 1000) / count).toFixed(1).padStart(5)} µs a memory`,
+      `${label.padEnd(62)} ${used.toFixed(0).padStart(6)} ms  ${((used * 1000) / count).toFixed(1).padStart(5)} µs a memory  ${Math.round(bytes).toLocaleString('en').padStart(6)} bytes a memory`,
     );
   }
 }
