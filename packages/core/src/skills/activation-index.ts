@@ -284,7 +284,9 @@ export class ActivationIndex {
   ): RawSignals[] {
     const n = this.entries.length;
     const dense = this.cosines(vector);
-    const bm25 = this.bm25(`${message} ${paths.map(pathWords).join(' ')}`);
+    // Each sentence and each path apart: word pairs are phrases, never made across a full stop or
+    // from the message's last word and a path's first (`batch docs`), nor from two paths.
+    const bm25 = this.bm25([...sentences(message), ...paths.map(pathWords)]);
     const keywordHits = this.keywordHits(messageTerms(message), message);
     const globHits = this.globHits(paths);
     const out: RawSignals[] = [];
@@ -336,7 +338,7 @@ export class ActivationIndex {
     const out = new Float64Array(this.entries.length);
     const dense = this.cosines(vector);
     const idfMax = idf(this.idfSkills, 1) || 1;
-    for (const [doc, score] of this.bm25(message)) out[doc] = score / idfMax;
+    for (const [doc, score] of this.bm25(sentences(message))) out[doc] = score / idfMax;
     if (dense) for (let doc = 0; doc < out.length; doc++) out[doc]! += dense[doc]!;
     return out;
   }
@@ -369,12 +371,16 @@ export class ActivationIndex {
     return out;
   }
 
-  private bm25(text: string): Map<number, number> {
+  private bm25(segments: readonly string[]): Map<number, number> {
     const scores = new Map<number, number>();
     const { k1, b } = this.params.bm25;
-    const terms = lexicalTerms(text);
     const query = new Map<string, number>();
-    for (const term of [...terms, ...bigrams(terms)]) query.set(term, 1);
+    const terms: string[] = [];
+    for (const segment of segments) {
+      const words = lexicalTerms(segment);
+      terms.push(...words);
+      for (const term of [...words, ...bigrams(words)]) query.set(term, 1);
+    }
     // A message word no skill writes reaches the forms of its family the library does write, for part
     // of a word: "concurrently" meets `concurrent`, "validator" meets `validate`, each with its own idf.
     // Only such words: expanding every word let common families ("project") raise unrelated skills.
@@ -669,6 +675,15 @@ function headings(content: string): string {
  */
 export function pathWords(path: string): string {
   return path.replace(/\.[^./\\]+$/, '').replace(/[\\/._-]+/g, ' ');
+}
+
+/**
+ * A message's sentences (split at a full stop, question or exclamation mark, semicolon or colon
+ * followed by a space, and at line breaks): a word pair across them is no phrase. Commas stay
+ * inside: splitting there too cost skills-dev one Agent-Skill message sent without its files.
+ */
+function sentences(message: string): string[] {
+  return message.split(/[.!?;:]+(?=\s|$)|\n+/);
 }
 
 function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {
