@@ -72,6 +72,10 @@ export class ActivationIndex {
   private streams: string[][] = [];
   private readonly occurrences = new Map<string, number[]>();
   private readonly associateCache = new Map<string, [string, number][]>();
+  /** Postings over name, keywords and description alone, and their lengths (`descriptionWeight`). */
+  private readonly descriptionPostings = new Map<string, number[]>();
+  private readonly descriptionLengths: number[] = [];
+  private descriptionAverage = 1;
 
   constructor(
     records: readonly BackendRecord[],
@@ -175,6 +179,16 @@ export class ActivationIndex {
       return { id: record.id, record, skill, keywords, globs };
     });
     this.averageLength = n > 0 ? totalLength / n : 0;
+    if (params.descriptionWeight > 0) {
+      for (const [doc, f] of fields.entries()) {
+        const terms = [...f.name, ...f.keywords, ...f.description];
+        const tf = new Map<string, number>();
+        for (const t of [...terms, ...bigrams(f.description)]) tf.set(t, (tf.get(t) ?? 0) + 1);
+        for (const [t, count] of tf) listOf(this.descriptionPostings, t).push(doc, count);
+        this.descriptionLengths.push(terms.length);
+      }
+      this.descriptionAverage = this.descriptionLengths.reduce((a, b) => a + b, 0) / Math.max(1, n) || 1;
+    }
     if (params.associationWeight > 0 && params.associationCount > 0) {
       this.streams = fields.map((f) => [...f.description, ...f.headings, ...f.body]);
       for (const [doc, stream] of this.streams.entries())
@@ -286,7 +300,9 @@ export class ActivationIndex {
     const dense = this.cosines(vector);
     // Each sentence and each path apart: word pairs are phrases, never made across a full stop or
     // from the message's last word and a path's first (`batch docs`), nor from two paths.
-    const bm25 = this.bm25([...sentences(message), ...paths.map(pathWords)]);
+    const segments = [...sentences(message), ...paths.map(pathWords)];
+    const bm25 = this.bm25(segments);
+    const described = this.params.descriptionWeight > 0 ? this.descriptionScores(segments) : undefined;
     const keywordHits = this.keywordHits(messageTerms(message), message);
     const globHits = this.globHits(paths);
     const out: RawSignals[] = [];
@@ -300,7 +316,11 @@ export class ActivationIndex {
       const confidence = clamp01((cosine - range.floor) / (range.ceiling - range.floor));
       const raw = bm25.get(doc) ?? 0;
       const { lexicalFloor, lexicalScale } = this.params;
-      const lexical = idfMax > 0 ? 1 - Math.exp(-Math.max(0, raw / idfMax - lexicalFloor) / lexicalScale) : 0;
+      const relevance = (x: number) =>
+        idfMax > 0 ? 1 - Math.exp(-Math.max(0, x / idfMax - lexicalFloor) / lexicalScale) : 0;
+      // What the name and description alone say, joined by noisy-OR: a long body no longer dilutes them.
+      const lexical =
+        1 - (1 - relevance(raw)) * (1 - relevance(described?.get(doc) ?? 0)) ** this.params.descriptionWeight;
       // Noisy-OR of the two absolute relevances: either alone can carry the signal, both reinforce.
       const semantic =
         1 - (1 - confidence) ** (weights.dense / maxWeight) * (1 - lexical) ** (weights.keyword / maxWeight);
@@ -369,6 +389,34 @@ export class ActivationIndex {
       out[doc] = skillNorm > 0 ? dot / (norm * skillNorm) : 0;
     }
     return out;
+  }
+
+  /**
+   * BM25 of the message's words and word pairs over each skill's name, keywords and description
+   * alone, normalised by their own length (idf is the library's): the fields every library writes
+   * to say when a skill applies, scored without the body's length.
+   */
+  private descriptionScores(segments: readonly string[]): Map<number, number> {
+    const scores = new Map<number, number>();
+    const { k1, b } = this.params.bm25;
+    const query = new Set<string>();
+    for (const segment of segments) {
+      const words = lexicalTerms(segment);
+      for (const t of [...words, ...bigrams(words)]) query.add(t);
+    }
+    for (const term of query) {
+      const list = this.descriptionPostings.get(term);
+      const df = this.postings.get(term)?.df ?? 0;
+      if (!list || df === 0) continue;
+      const weight = idf(this.idfSkills, df) * (term.includes(' ') ? this.params.bigramWeight : 1);
+      for (let i = 0; i < list.length; i += 2) {
+        const doc = list[i]!;
+        const tf = list[i + 1]!;
+        const norm = k1 * (1 - b + (b * this.descriptionLengths[doc]!) / this.descriptionAverage);
+        scores.set(doc, (scores.get(doc) ?? 0) + (weight * tf * (k1 + 1)) / (tf + norm));
+      }
+    }
+    return scores;
   }
 
   private bm25(segments: readonly string[]): Map<number, number> {
