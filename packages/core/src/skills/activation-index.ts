@@ -300,9 +300,9 @@ export class ActivationIndex {
     const dense = this.cosines(vector);
     // Each sentence and each path apart: word pairs are phrases, never made across a full stop or
     // from the message's last word and a path's first (`batch docs`), nor from two paths.
-    const segments = [...sentences(message), ...paths.map(pathWords)];
-    const bm25 = this.bm25(segments);
-    const described = this.params.descriptionWeight > 0 ? this.descriptionScores(segments) : undefined;
+    const query = queryTerms([...sentences(message), ...paths.map(pathWords)]);
+    const bm25 = this.bm25(query);
+    const described = this.params.descriptionWeight > 0 ? this.descriptionScores(query.phrases) : undefined;
     const keywordHits = this.keywordHits(messageTerms(message), message);
     const globHits = this.globHits(paths);
     const out: RawSignals[] = [];
@@ -316,11 +316,12 @@ export class ActivationIndex {
       const confidence = clamp01((cosine - range.floor) / (range.ceiling - range.floor));
       const raw = bm25.get(doc) ?? 0;
       const { lexicalFloor, lexicalScale } = this.params;
-      const relevance = (x: number) =>
-        idfMax > 0 ? 1 - Math.exp(-Math.max(0, x / idfMax - lexicalFloor) / lexicalScale) : 0;
       // What the name and description alone say, joined by noisy-OR: a long body no longer dilutes them.
       const lexical =
-        1 - (1 - relevance(raw)) * (1 - relevance(described?.get(doc) ?? 0)) ** this.params.descriptionWeight;
+        1 -
+        (1 - lexicalRelevance(raw, idfMax, lexicalFloor, lexicalScale)) *
+          (1 - lexicalRelevance(described?.get(doc) ?? 0, idfMax, lexicalFloor, lexicalScale)) **
+            this.params.descriptionWeight;
       // Noisy-OR of the two absolute relevances: either alone can carry the signal, both reinforce.
       const semantic =
         1 - (1 - confidence) ** (weights.dense / maxWeight) * (1 - lexical) ** (weights.keyword / maxWeight);
@@ -358,7 +359,7 @@ export class ActivationIndex {
     const out = new Float64Array(this.entries.length);
     const dense = this.cosines(vector);
     const idfMax = idf(this.idfSkills, 1) || 1;
-    for (const [doc, score] of this.bm25(sentences(message))) out[doc] = score / idfMax;
+    for (const [doc, score] of this.bm25(queryTerms(sentences(message)))) out[doc] = score / idfMax;
     if (dense) for (let doc = 0; doc < out.length; doc++) out[doc]! += dense[doc]!;
     return out;
   }
@@ -396,14 +397,9 @@ export class ActivationIndex {
    * alone, normalised by their own length (idf is the library's): the fields every library writes
    * to say when a skill applies, scored without the body's length.
    */
-  private descriptionScores(segments: readonly string[]): Map<number, number> {
+  private descriptionScores(query: Iterable<string>): Map<number, number> {
     const scores = new Map<number, number>();
     const { k1, b } = this.params.bm25;
-    const query = new Set<string>();
-    for (const segment of segments) {
-      const words = lexicalTerms(segment);
-      for (const t of [...words, ...bigrams(words)]) query.add(t);
-    }
     for (const term of query) {
       const list = this.descriptionPostings.get(term);
       const df = this.postings.get(term)?.df ?? 0;
@@ -419,16 +415,11 @@ export class ActivationIndex {
     return scores;
   }
 
-  private bm25(segments: readonly string[]): Map<number, number> {
+  private bm25({ terms, phrases }: { terms: readonly string[]; phrases: ReadonlySet<string> }): Map<number, number> {
     const scores = new Map<number, number>();
     const { k1, b } = this.params.bm25;
     const query = new Map<string, number>();
-    const terms: string[] = [];
-    for (const segment of segments) {
-      const words = lexicalTerms(segment);
-      terms.push(...words);
-      for (const term of [...words, ...bigrams(words)]) query.set(term, 1);
-    }
+    for (const term of phrases) query.set(term, 1);
     // A message word no skill writes reaches the forms of its family the library does write, for part
     // of a word: "concurrently" meets `concurrent`, "validator" meets `validate`, each with its own idf.
     // Only such words: expanding every word let common families ("project") raise unrelated skills.
@@ -732,6 +723,27 @@ export function pathWords(path: string): string {
  */
 function sentences(message: string): string[] {
   return message.split(/[.!?;:]+(?=\s|$)|\n+/);
+}
+
+/**
+ * A message's terms (words, repeated as written) and its query terms (each word and each word
+ * pair once), the pairs made within a segment (a sentence, a path).
+ */
+function queryTerms(segments: readonly string[]): { terms: string[]; phrases: Set<string> } {
+  const terms: string[] = [];
+  const phrases = new Set<string>();
+  for (const segment of segments) {
+    const words = lexicalTerms(segment);
+    terms.push(...words);
+    for (const term of words) phrases.add(term);
+    for (const pair of bigrams(words)) phrases.add(pair);
+  }
+  return { terms, phrases };
+}
+
+/** BM25 in units of one distinctive word's idf, above the floor, mapped onto 0..1. */
+function lexicalRelevance(raw: number, idfMax: number, floor: number, scale: number): number {
+  return idfMax > 0 ? 1 - Math.exp(-Math.max(0, raw / idfMax - floor) / scale) : 0;
 }
 
 function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {
