@@ -219,6 +219,7 @@ const GRID: Record<string, number[]> = {
   'fieldWeights.body': [0.25, 0.5, 0.75],
   lexicalFloor: [1, 1.25, 1.5],
   lexicalScale: [1, 1.5, 2],
+  descriptionWeight: [0, 0.5, 1],
   bigramWeight: [0, 0.5, 1],
   minScore: [0.25, 0.3, 0.35],
   companionMinScore: [0, 0.2, 0.3],

@@ -292,6 +292,25 @@ describe('lexical relevance over skill text', () => {
     expect(lexical('serverless-functions')).toBeGreaterThan(lexical('archive-storage'));
   });
 
+  it('a word pair is not made across two sentences, or from the message and a path', async () => {
+    const lambda: SkillInput = {
+      name: 'serverless-functions',
+      description: 'Serverless function handlers: cold start latency and plan docs',
+      content: '# Handlers\n- Initialise clients outside the handler.',
+    };
+    const skills = await registry([lambda, ...filler]);
+    const lexical = async (message: string, files: string[] = []) =>
+      (await skills.explain(message, { files })).candidates.find((c) => c.name === 'serverless-functions')?.signals
+        .semantic?.lexical ?? 0;
+    // "cold. Start" is two sentences, the same words as "cold start" but not the phrase.
+    expect(await lexical('the handler is cold. Start it again')).toBeLessThan(
+      await lexical('the handler cold start it again'),
+    );
+    expect(await lexical('the handler needs a plan', ['docs/x.md'])).toBeLessThan(
+      await lexical('the handler needs a plan docs'),
+    );
+  });
+
   it('British spelling in a message meets American spelling in a skill', async () => {
     const init: SkillInput = {
       name: 'client-setup',

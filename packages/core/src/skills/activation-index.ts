@@ -72,6 +72,10 @@ export class ActivationIndex {
   private streams: string[][] = [];
   private readonly occurrences = new Map<string, number[]>();
   private readonly associateCache = new Map<string, [string, number][]>();
+  /** Postings over name, keywords and description alone, and their lengths (`descriptionWeight`). */
+  private readonly descriptionPostings = new Map<string, number[]>();
+  private readonly descriptionLengths: number[] = [];
+  private descriptionAverage = 1;
 
   constructor(
     records: readonly BackendRecord[],
@@ -175,6 +179,16 @@ export class ActivationIndex {
       return { id: record.id, record, skill, keywords, globs };
     });
     this.averageLength = n > 0 ? totalLength / n : 0;
+    if (params.descriptionWeight > 0) {
+      for (const [doc, f] of fields.entries()) {
+        const terms = [...f.name, ...f.keywords, ...f.description];
+        const tf = new Map<string, number>();
+        for (const t of [...terms, ...bigrams(f.description)]) tf.set(t, (tf.get(t) ?? 0) + 1);
+        for (const [t, count] of tf) listOf(this.descriptionPostings, t).push(doc, count);
+        this.descriptionLengths.push(terms.length);
+      }
+      this.descriptionAverage = this.descriptionLengths.reduce((a, b) => a + b, 0) / Math.max(1, n) || 1;
+    }
     if (params.associationWeight > 0 && params.associationCount > 0) {
       this.streams = fields.map((f) => [...f.description, ...f.headings, ...f.body]);
       for (const [doc, stream] of this.streams.entries())
@@ -284,7 +298,11 @@ export class ActivationIndex {
   ): RawSignals[] {
     const n = this.entries.length;
     const dense = this.cosines(vector);
-    const bm25 = this.bm25(`${message} ${paths.map(pathWords).join(' ')}`);
+    // Each sentence and each path apart: word pairs are phrases, never made across a full stop or
+    // from the message's last word and a path's first (`batch docs`), nor from two paths.
+    const query = queryTerms([...sentences(message), ...paths.map(pathWords)]);
+    const bm25 = this.bm25(query);
+    const described = this.params.descriptionWeight > 0 ? this.descriptionScores(query.phrases) : undefined;
     const keywordHits = this.keywordHits(messageTerms(message), message);
     const globHits = this.globHits(paths);
     const out: RawSignals[] = [];
@@ -298,7 +316,12 @@ export class ActivationIndex {
       const confidence = clamp01((cosine - range.floor) / (range.ceiling - range.floor));
       const raw = bm25.get(doc) ?? 0;
       const { lexicalFloor, lexicalScale } = this.params;
-      const lexical = idfMax > 0 ? 1 - Math.exp(-Math.max(0, raw / idfMax - lexicalFloor) / lexicalScale) : 0;
+      // What the name and description alone say, joined by noisy-OR: a long body no longer dilutes them.
+      const lexical =
+        1 -
+        (1 - lexicalRelevance(raw, idfMax, lexicalFloor, lexicalScale)) *
+          (1 - lexicalRelevance(described?.get(doc) ?? 0, idfMax, lexicalFloor, lexicalScale)) **
+            this.params.descriptionWeight;
       // Noisy-OR of the two absolute relevances: either alone can carry the signal, both reinforce.
       const semantic =
         1 - (1 - confidence) ** (weights.dense / maxWeight) * (1 - lexical) ** (weights.keyword / maxWeight);
@@ -336,7 +359,7 @@ export class ActivationIndex {
     const out = new Float64Array(this.entries.length);
     const dense = this.cosines(vector);
     const idfMax = idf(this.idfSkills, 1) || 1;
-    for (const [doc, score] of this.bm25(message)) out[doc] = score / idfMax;
+    for (const [doc, score] of this.bm25(queryTerms(sentences(message)))) out[doc] = score / idfMax;
     if (dense) for (let doc = 0; doc < out.length; doc++) out[doc]! += dense[doc]!;
     return out;
   }
@@ -369,12 +392,34 @@ export class ActivationIndex {
     return out;
   }
 
-  private bm25(text: string): Map<number, number> {
+  /**
+   * BM25 of the message's words and word pairs over each skill's name, keywords and description
+   * alone, normalised by their own length (idf is the library's): the fields every library writes
+   * to say when a skill applies, scored without the body's length.
+   */
+  private descriptionScores(query: Iterable<string>): Map<number, number> {
     const scores = new Map<number, number>();
     const { k1, b } = this.params.bm25;
-    const terms = lexicalTerms(text);
+    for (const term of query) {
+      const list = this.descriptionPostings.get(term);
+      const df = this.postings.get(term)?.df ?? 0;
+      if (!list || df === 0) continue;
+      const weight = idf(this.idfSkills, df) * (term.includes(' ') ? this.params.bigramWeight : 1);
+      for (let i = 0; i < list.length; i += 2) {
+        const doc = list[i]!;
+        const tf = list[i + 1]!;
+        const norm = k1 * (1 - b + (b * this.descriptionLengths[doc]!) / this.descriptionAverage);
+        scores.set(doc, (scores.get(doc) ?? 0) + (weight * tf * (k1 + 1)) / (tf + norm));
+      }
+    }
+    return scores;
+  }
+
+  private bm25({ terms, phrases }: { terms: readonly string[]; phrases: ReadonlySet<string> }): Map<number, number> {
+    const scores = new Map<number, number>();
+    const { k1, b } = this.params.bm25;
     const query = new Map<string, number>();
-    for (const term of [...terms, ...bigrams(terms)]) query.set(term, 1);
+    for (const term of phrases) query.set(term, 1);
     // A message word no skill writes reaches the forms of its family the library does write, for part
     // of a word: "concurrently" meets `concurrent`, "validator" meets `validate`, each with its own idf.
     // Only such words: expanding every word let common families ("project") raise unrelated skills.
@@ -669,6 +714,36 @@ function headings(content: string): string {
  */
 export function pathWords(path: string): string {
   return path.replace(/\.[^./\\]+$/, '').replace(/[\\/._-]+/g, ' ');
+}
+
+/**
+ * A message's sentences (split at a full stop, question or exclamation mark, semicolon or colon
+ * followed by a space, and at line breaks): a word pair across them is no phrase. Commas stay
+ * inside: splitting there too cost skills-dev one Agent-Skill message sent without its files.
+ */
+function sentences(message: string): string[] {
+  return message.split(/[.!?;:]+(?=\s|$)|\n+/);
+}
+
+/**
+ * A message's terms (words, repeated as written) and its query terms (each word and each word
+ * pair once), the pairs made within a segment (a sentence, a path).
+ */
+function queryTerms(segments: readonly string[]): { terms: string[]; phrases: Set<string> } {
+  const terms: string[] = [];
+  const phrases = new Set<string>();
+  for (const segment of segments) {
+    const words = lexicalTerms(segment);
+    terms.push(...words);
+    for (const term of words) phrases.add(term);
+    for (const pair of bigrams(words)) phrases.add(pair);
+  }
+  return { terms, phrases };
+}
+
+/** BM25 in units of one distinctive word's idf, above the floor, mapped onto 0..1. */
+function lexicalRelevance(raw: number, idfMax: number, floor: number, scale: number): number {
+  return idfMax > 0 ? 1 - Math.exp(-Math.max(0, raw / idfMax - floor) / scale) : 0;
 }
 
 function listOf<K, V>(map: Map<K, V[]>, key: K): V[] {

@@ -45,6 +45,19 @@ export interface ActivationParameters {
   lexicalFloor: number;
   lexicalScale: number;
   /**
+   * A second lexical relevance over a skill's name, keywords and description alone, normalised by
+   * their own length (same idf, floor and scale), joined to the full-text one by noisy-OR with this
+   * exponent. Descriptions are the field every library writes to say when a skill applies, and in
+   * the one BM25 over all fields a long body dilutes them (length normalisation is the whole
+   * skill's). skills-dev, its halves and LOLO unchanged; bodies cut to 2,500 characters and Agent
+   * Skills alone cut alike each find one more Agent-Skill message first ("carry it out task by task
+   * and stop at checkpoints" → `executing-plans`, whose description says "review checkpoints"); no
+   * style lost a message or added a false activation. 1 lost one on a half; a lower floor for it
+   * (1.0, 0.75) lost more. Per-field length normalisation for the one BM25 (BM25F) instead cost
+   * skills-dev top-1 0.6-3.5 points. 0 turns it off.
+   */
+  descriptionWeight: number;
+  /**
    * idf is computed as if a library of fewer skills had this many (the others
    * without any of its words). In a small library a word most skills share
    * counts for almost nothing, though a handful of skills is no evidence that
@@ -174,6 +187,7 @@ export const DEFAULT_ACTIVATION_PARAMETERS: ActivationParameters = Object.freeze
   mentionWindow: 4,
   lexicalFloor: 1.25,
   lexicalScale: 1.5,
+  descriptionWeight: 0.5,
   bigramWeight: 0.5,
   familyWeight: 0.5,
   associationWeight: 0.5,

@@ -296,6 +296,36 @@ describe('activate: combining', () => {
   });
 });
 
+describe('activate: what a description says', () => {
+  it('a skill whose description says when it applies is not lost for its long body (descriptionWeight)', async () => {
+    // executing-plans says "review checkpoints" in its description, then 25 lines of steps; team-notes
+    // has the same words in one short line of text. Scored over all fields at once, the long body
+    // dilutes the description and the short note wins; the description's own relevance puts the
+    // skill it describes first.
+    const steps = Array.from({ length: 25 }, (_, i) => `- Step ${i}: open the file, edit the function, save the work.`);
+    const plans: SkillInput = {
+      name: 'executing-plans',
+      description: 'Use when you have a written plan to carry out with review checkpoints',
+      content: `# Executing\n${steps.join('\n')}`,
+    };
+    const notes: SkillInput = {
+      name: 'team-notes',
+      description: 'Notes for the team',
+      content: '# Notes\n- Review each checkpoint of the plan with the team.',
+    };
+    const filler = Array.from({ length: 8 }, (_, i) => ({
+      name: `topic-${i}`,
+      description: `Guidelines for area ${i}: naming, structure and style`,
+      content: `# Area ${i}\n- Keep modules small.\n- Write tests for area ${i}.`,
+    }));
+    const message = 'carry out this plan and stop at review checkpoints';
+    const withDescriptions = await registry([plans, notes, ...filler]);
+    expect(names(await withDescriptions.activate(message))[0]).toBe('executing-plans');
+    const off = await registry([plans, notes, ...filler], { parameters: { descriptionWeight: 0 } });
+    expect(names(await off.activate(message))[0]).toBe('team-notes');
+  });
+});
+
 describe('activate: semantic scores are absolute', () => {
   it('an unrelated message activates nothing, even with a single skill', async () => {
     for (const set of [[DOCKER, PYTHON, CI], [DOCKER]]) {
