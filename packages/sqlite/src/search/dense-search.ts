@@ -95,7 +95,8 @@ export function knnDenseSearch(
   }
   const hasWhere = Object.values(filter.where ?? {}).some((c) => c !== undefined);
   const knnSql = (among: boolean) => {
-    const where = among ? ['rowid IN (SELECT value FROM json_each(@among))', ...parts] : parts;
+    // Among given rowids: each looked up by rowid (`+` keeps SQLite from walking the scope index instead).
+    const where = among ? ['rowid IN (SELECT value FROM json_each(@among))', ...parts.map((p) => `+${p}`)] : parts;
     return (
       `SELECT rowid, vec_distance_cosine(embedding, @query) AS distance FROM ${CODES_TABLE}` +
       (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +

@@ -67,8 +67,7 @@ export class SparseIndex {
   private readonly tail = new Map<number, number>();
   private source: SavedParts | undefined;
   private readonly acc = new Float64Array(CHUNK);
-  /** Scratch of `candidates`: each slot's bounds (reused: 16 MB at 1M, fresh memory every query otherwise). */
-  private lower = new Float64Array(0);
+  /** Scratch of `candidates`: each slot's upper bound (reused: 8 MB at 1M, fresh memory every query otherwise). */
   private upper = new Float64Array(0);
 
   constructor(readonly dimension: number) {}
@@ -159,11 +158,8 @@ export class SparseIndex {
     // Rounding a component moves it by at most half a step (1 / scale): the dot product by at most
     // 0.5 * |q|_1 / scale, the cosine by that over both norms, i.e. 0.5 * |q|_1 / |q| * factor.
     const spread = (0.5 * l1) / norm;
-    if (this.lower.length < this.total) {
-      this.lower = new Float64Array(this.total + CHUNK);
-      this.upper = new Float64Array(this.total + CHUNK);
-    }
-    const { lower, upper } = this;
+    if (this.upper.length < this.total) this.upper = new Float64Array(this.total + CHUNK);
+    const upper = this.upper;
     const heap = new MinHeap(Math.max(1, m));
     const acc = this.acc;
     for (let c = 0; c < this.chunks.length; c++) {
@@ -179,19 +175,17 @@ export class SparseIndex {
       const base = c << CHUNK_BITS;
       for (let i = 0; i < n; i++) {
         const s = base + i;
-        if (chunk.dead[i] || !allowed.has(chunk.scopes[i]!)) {
-          lower[s] = Number.NaN; // not in the scope
+        if (chunk.dead[i] || !allowed[chunk.scopes[i]!]) {
+          upper[s] = Number.NaN; // not in the scope: never a candidate
           continue;
         }
         if (chunk.odd[i]) {
-          lower[s] = Number.NEGATIVE_INFINITY;
           upper[s] = Number.POSITIVE_INFINITY;
           continue;
         }
         const f = chunk.factors[i]!;
         const score = (acc[i]! * f) / norm;
         const e = spread * f + FLOAT_MARGIN;
-        lower[s] = score - e;
         upper[s] = score + e;
         heap.offer(score - e);
       }
@@ -200,8 +194,7 @@ export class SparseIndex {
     const floor = heap.full ? heap.min : Number.NEGATIVE_INFINITY;
     const out: number[] = [];
     for (let s = 0; s < this.total; s++) {
-      if (Number.isNaN(lower[s]!)) continue;
-      if (upper[s]! >= floor) out.push(this.keyAt(s));
+      if (upper[s]! >= floor) out.push(this.keyAt(s)); // false for NaN
     }
     return out;
   }
@@ -378,13 +371,14 @@ export class SparseIndex {
     return id;
   }
 
-  private allowedScopes(scope: { tenant: string | null; namespaces?: readonly string[] }): Set<number> {
+  /** 1 for each scope id the query asks for. */
+  private allowedScopes(scope: { tenant: string | null; namespaces?: readonly string[] }): Uint8Array {
     const namespaces = scope.namespaces ? new Set(scope.namespaces) : undefined;
-    const out = new Set<number>();
+    const out = new Uint8Array(this.scopeList.length);
     this.scopeList.forEach((s, id) => {
       if (scope.tenant !== null && s.tenant !== scope.tenant) return;
       if (namespaces && !namespaces.has(s.namespace)) return;
-      out.add(id);
+      out[id] = 1;
     });
     return out;
   }
