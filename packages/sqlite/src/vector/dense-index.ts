@@ -69,6 +69,10 @@ interface PendingCode {
  * connection's newer save makes it load again; a save that does not decode, or
  * none, means a load from the codes table (saved when it read many rows, or at
  * close after many writes to a loaded index).
+ *
+ * A file of sparse vectors (a lexical embedder) gets a SparseIndex instead, loaded, saved and caught
+ * up the same way: it serves exact search (`sparseCandidates`), not the approximate one (`size`
+ * undefined). Only a connection that can save it builds it from the table.
  */
 export class SqliteDenseIndex {
   /** A SparseIndex when the file's vectors are sparse (lexical embedder): signs cannot rank them. */
