@@ -31,7 +31,9 @@ export function approximateDenseSearch(
   if (!where.satisfiable) return [];
   const scope = { tenant: filter.tenant, namespaces };
   const total = index.size(scope);
-  if (total === undefined) return undefined;
+  // Sparse vectors (lexical embedder): exact search, over the candidates of the sparse index.
+  if (total === undefined)
+    return knnDenseSearch(ctx, vector, filter, k, (m) => index.sparseCandidates(vector, scope, m));
   // The int8 ranking is near-exact (on the bench corpus 4 rows beyond k already give the exact top k):
   // only its first passing rows are read, whole, with their floats.
   const head = k + Math.max(RESCORE_MARGIN, Math.ceil(k / 4));
@@ -67,9 +69,17 @@ export function approximateDenseSearch(
  * bounded sort, limited to the (tenant, namespace) scopes the filter names (by
  * the table's scope index when it names a tenant); attribute conditions are
  * applied by joining the candidates with `records`, and the candidate pool
- * grows until k match or none are left.
+ * grows until k match or none are left. `candidates(m)`, when it gives rowids, replaces the scan
+ * with a look-up of those rows: a superset of the scope's m nearest (the sparse index), so the
+ * results are the scan's.
  */
-export function knnDenseSearch(ctx: StoreContext, vector: Float32Array, filter: RecordFilter, k: number): SearchHit[] {
+export function knnDenseSearch(
+  ctx: StoreContext,
+  vector: Float32Array,
+  filter: RecordFilter,
+  k: number,
+  candidates?: (m: number) => number[] | undefined,
+): SearchHit[] {
   const query = vectorBlob(vector);
   const scope = new SqlBuilder();
   const parts: string[] = [];
@@ -84,10 +94,15 @@ export function knnDenseSearch(ctx: StoreContext, vector: Float32Array, filter: 
     );
   }
   const hasWhere = Object.values(filter.where ?? {}).some((c) => c !== undefined);
-  const knnSql =
-    `SELECT rowid, vec_distance_cosine(embedding, @query) AS distance FROM ${CODES_TABLE}` +
-    (parts.length > 0 ? ` WHERE ${parts.join(' AND ')}` : '') +
-    ' ORDER BY distance, rowid LIMIT @k';
+  const knnSql = (among: boolean) => {
+    // Among given rowids: each looked up by rowid (`+` keeps SQLite from walking the scope index instead).
+    const where = among ? ['rowid IN (SELECT value FROM json_each(@among))', ...parts.map((p) => `+${p}`)] : parts;
+    return (
+      `SELECT rowid, vec_distance_cosine(embedding, @query) AS distance FROM ${CODES_TABLE}` +
+      (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
+      ' ORDER BY distance, rowid LIMIT @k'
+    );
+  };
   const fetch = new SqlBuilder();
   const where = compileFilter(filter, fetch);
   const passingSql = (from: ReadSource) =>
@@ -99,16 +114,19 @@ export function knnDenseSearch(ctx: StoreContext, vector: Float32Array, filter: 
   // pool's rowids are filtered; only the k rows returned are read whole.
   let pool = Math.min(MAX_KNN, hasWhere ? k + Math.max(64, k) : k);
   for (;;) {
-    const candidates = ctx.stmt(knnSql).all({ ...scope.params, query, k: pool }) as {
+    const among = candidates?.(pool);
+    const found = ctx
+      .stmt(knnSql(among !== undefined))
+      .all({ ...scope.params, query, k: pool, ...(among ? { among: JSON.stringify(among) } : {}) }) as {
       rowid: number;
       distance: number;
     }[];
-    const distance = new Map(candidates.map((c) => [c.rowid, c.distance]));
-    const exhausted = candidates.length < pool;
+    const distance = new Map(found.map((c) => [c.rowid, c.distance]));
+    const exhausted = found.length < pool;
     const { passed, rows } = ctx.snapshot(() => {
       const passing = ctx.stmt(passingSql(ctx.source(false))).all({
         ...fetch.params,
-        rowids: JSON.stringify(candidates.map((c) => c.rowid)),
+        rowids: JSON.stringify(found.map((c) => c.rowid)),
       }) as { rowid: number; id: string }[];
       if (passing.length < k && !exhausted) return { passed: passing.length, rows: undefined };
       const top = passing
@@ -128,7 +146,7 @@ export function knnDenseSearch(ctx: StoreContext, vector: Float32Array, filter: 
     }
     if (pool >= MAX_KNN) return exactDenseSearch(ctx, query, filter, k);
     // Grow by the observed share of matching candidates, at least doubling.
-    const share = Math.max(passed / candidates.length, 1 / 256);
+    const share = Math.max(passed / found.length, 1 / 256);
     pool = Math.min(MAX_KNN, Math.max(pool * 2, Math.ceil((k / share) * 1.25) + 16));
   }
 }

@@ -10,6 +10,7 @@ import {
 import type Database from 'better-sqlite3';
 import { chunks, multiRowInsert } from '../records';
 import { blobVector, CODES_TABLE, codeBlob, isSqliteError } from '../schema';
+import { SparseIndex } from './sparse-index';
 
 /** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
 export const DENSE_SAVE_AFTER = 1000;
@@ -68,11 +69,14 @@ interface PendingCode {
  * connection's newer save makes it load again; a save that does not decode, or
  * none, means a load from the codes table (saved when it read many rows, or at
  * close after many writes to a loaded index).
+ *
+ * A file of sparse vectors (a lexical embedder) gets a SparseIndex instead, loaded, saved and caught
+ * up the same way: it serves exact search (`sparseCandidates`), not the approximate one (`size`
+ * undefined). Only a connection that can save it builds it from the table.
  */
 export class SqliteDenseIndex {
-  private index: BinaryIndex<number> | undefined;
-  /** False when the file's vectors are sparse (lexical embedder): signs cannot rank them. */
-  private usable = true;
+  /** A SparseIndex when the file's vectors are sparse (lexical embedder): signs cannot rank them. */
+  private index: BinaryIndex<number> | SparseIndex | undefined;
   private version: number | undefined;
   private pending: PendingCode[] = [];
   private readonly statements = new Map<string, Database.Statement>();
@@ -195,7 +199,35 @@ export class SqliteDenseIndex {
    */
   size(scope: { tenant: string | null; namespaces?: readonly string[] }): number | undefined {
     const index = this.load();
-    return index ? index.count(scope) + this.pending.length : undefined;
+    return index instanceof BinaryIndex ? index.count(scope) + this.pending.length : undefined;
+  }
+
+  /**
+   * For a file of sparse vectors: rowids of a superset of the `m` rows of the scope nearest to the
+   * query by cosine (SparseIndex.candidates), with every row the open transaction wrote; the caller
+   * scores them exactly and keeps the best m. Undefined when the index cannot serve (dense vectors:
+   * see `size`; a zero query; a first load inside a transaction): then the caller scans.
+   */
+  sparseCandidates(
+    query: Float32Array,
+    scope: { tenant: string | null; namespaces?: readonly string[] },
+    m: number,
+  ): number[] | undefined {
+    const index = this.load();
+    if (!(index instanceof SparseIndex)) return undefined;
+    let keys: number[] | undefined;
+    try {
+      // The open transaction may have replaced or deleted some of the index's best m: m more cover them.
+      keys = index.candidates(query, scope, m + this.pending.length);
+    } catch (error) {
+      if (!(error instanceof BinaryPartError)) throw error;
+      this.dropFailed(); // a column part gone with another connection's newer save: load again next time
+      return undefined;
+    }
+    // Bounds too loose to exclude much (odd vectors, a query with many dimensions): a scan reads less.
+    if (!keys || keys.length > index.size / 2) return undefined;
+    for (const p of this.pending) if (p.code) keys.push(p.rowid);
+    return keys;
   }
 
   /**
@@ -208,7 +240,8 @@ export class SqliteDenseIndex {
     scope: { tenant: string | null; namespaces?: readonly string[] },
     m: number,
   ): number[] {
-    const { keys, scores } = this.index ? this.ranked(this.index, query, scope, m) : { keys: [], scores: [] };
+    const index = this.index instanceof BinaryIndex ? this.index : undefined; // `size` said it serves
+    const { keys, scores } = index ? this.ranked(index, query, scope, m) : { keys: [], scores: [] };
     if (this.pending.length === 0) return keys;
     // The open transaction's rows: the last write of a rowid wins over the index and earlier writes.
     const latest = new Map<number, PendingCode>();
@@ -269,8 +302,7 @@ export class SqliteDenseIndex {
    * search loaded is not built here (a bulk write would pay a whole load at close).
    */
   close(): void {
-    if (!this.persist || !this.index || !this.usable || this.unsaved < DENSE_SAVE_AFTER || this.db.inTransaction)
-      return;
+    if (!this.persist || !this.index || this.unsaved < DENSE_SAVE_AFTER || this.db.inTransaction) return;
     if (this.dataVersion.get() !== this.version) return; // another connection committed: not the file's state
     this.trySave(this.index);
   }
@@ -280,15 +312,15 @@ export class SqliteDenseIndex {
     this.index = undefined;
   }
 
-  private load(): BinaryIndex<number> | undefined {
+  private load(): BinaryIndex<number> | SparseIndex | undefined {
     const version = this.dataVersion.get() as number;
     if (version !== this.version) this.index = undefined; // another connection committed
-    if (this.index) return this.usable ? this.index : undefined;
+    if (this.index) return this.index;
     // Loaded outside transactions only, so that the index never holds rows a rollback takes back.
     if (this.db.inTransaction) return undefined;
     const table = this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(CODES_TABLE);
     if (!table) return undefined; // a read-only file from before schema step 4: exact search
-    let loaded: { index: BinaryIndex<number>; save?: number; reread: number } | undefined;
+    let loaded: { index: BinaryIndex<number> | SparseIndex; save?: number; reread: number } | undefined;
     // One read transaction: the saved index, the changes after it and the rows they name agree.
     this.withoutMmap(() => {
       this.db.prepare('BEGIN').run();
@@ -298,14 +330,15 @@ export class SqliteDenseIndex {
         this.db.prepare('COMMIT').run();
       }
     });
-    const { index, save, reread } = loaded!;
+    if (!loaded) return undefined; // sparse vectors, no saved index, and none may be saved: exact scans
+    const { index, save, reread } = loaded;
     this.index = index;
     this.version = version;
     this.loadedSave = save;
     this.searches = 0;
     this.unsaved = reread;
-    if (this.persist && this.usable && reread >= DENSE_SAVE_AFTER) this.trySave(index);
-    return this.usable ? index : undefined;
+    if (this.persist && reread >= DENSE_SAVE_AFTER) this.trySave(index);
+    return index;
   }
 
   /**
@@ -346,7 +379,7 @@ export class SqliteDenseIndex {
   }
 
   /** The saved index caught up with the changes logged since, or undefined (then the table is read). */
-  private restore(): { index: BinaryIndex<number>; save: number; reread: number } | undefined {
+  private restore(): { index: BinaryIndex<number> | SparseIndex; save: number; reread: number } | undefined {
     if (!this.saves) return undefined;
     const saved = this.db.prepare('SELECT generation, save, data FROM dense_snapshot WHERE id = 1').get() as
       | { generation: number; save: number; data: Buffer }
@@ -361,9 +394,11 @@ export class SqliteDenseIndex {
       },
       codes: (rowids) => this.codes(rowids),
     };
-    let index: BinaryIndex<number>;
+    let index: BinaryIndex<number> | SparseIndex;
     try {
-      index = BinaryIndex.fromParts(saved.data, source);
+      index = SparseIndex.isHeader(saved.data)
+        ? SparseIndex.fromParts(saved.data, source)
+        : BinaryIndex.fromParts(saved.data, source);
       if (index.dimension !== this.dimension) throw new Error('saved with another dimension');
     } catch {
       this.failedSave = saved.save; // does not decode: the table is read, and saved again
@@ -384,12 +419,11 @@ export class SqliteDenseIndex {
       this.failedSave = saved.save;
       return undefined;
     }
-    this.usable = true; // only an index of dense vectors is saved
     return { index, save: saved.save, reread: changed.size };
   }
 
   /** Re-reads the codes of these rowids into the index (those gone leave it). */
-  private catchUp(index: BinaryIndex<number>, rowids: readonly number[]): void {
+  private catchUp(index: BinaryIndex<number> | SparseIndex, rowids: readonly number[]): void {
     const read = this.db
       .prepare(
         `SELECT rowid, tenant, namespace, code, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE} ` +
@@ -437,13 +471,17 @@ export class SqliteDenseIndex {
   }
 
   /** A load from the codes table (no usable save). */
-  private loadTable(): { index: BinaryIndex<number>; reread: number } {
+  private loadTable(): { index: BinaryIndex<number> | SparseIndex; reread: number } | undefined {
     const sample = this.db.prepare(`SELECT embedding FROM ${CODES_TABLE} LIMIT 32`).pluck().all() as Buffer[];
-    this.usable = !sample.some((b) => isSparse(blobVector(b)));
-    const index = new BinaryIndex<number>(this.dimension, { rescoring: true });
-    if (!this.usable) return { index, reread: 0 };
+    const sparse = sample.some((b) => isSparse(blobVector(b)));
+    // A sparse index built here costs ~10 us a row (~1 s at 100k, 3-7x a scan): only worth it when it is
+    // saved for the next processes; a read-only or in-memory connection scans, as it did before.
+    if (sparse && !this.persist) return undefined;
+    const index = sparse
+      ? new SparseIndex(this.dimension)
+      : new BinaryIndex<number>(this.dimension, { rescoring: true });
     // Codes with sign bits only (as written since schema 11, and before the int8 copy joined them)
-    // are quantized from the floats.
+    // are quantized from the floats; a sparse index reads every row's floats (encodedBytes -1).
     const rows = this.db
       .prepare(
         `SELECT rowid, tenant, namespace, code, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE}`,
@@ -461,7 +499,7 @@ export class SqliteDenseIndex {
   }
 
   /** A save that never fails the caller: the changes stay logged and the next load catches up from them. */
-  private trySave(index: BinaryIndex<number>): void {
+  private trySave(index: BinaryIndex<number> | SparseIndex): void {
     try {
       this.save(index);
     } catch (error) {
@@ -475,7 +513,7 @@ export class SqliteDenseIndex {
    * under the write lock, and no other connection committed since it was loaded. Skipped (the
    * changes stay logged) when another process holds the lock: a search does not wait for a save.
    */
-  private save(index: BinaryIndex<number>): void {
+  private save(index: BinaryIndex<number> | SparseIndex): void {
     if (!this.saves || this.db.inTransaction || index.size === 0) return;
     const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
     this.db.pragma('busy_timeout = 0');
@@ -518,14 +556,16 @@ export class SqliteDenseIndex {
 
   /** Copies a full code (signs + int8), or quantizes the vector of a signs-only one. */
   private addCode(
-    index: BinaryIndex<number>,
+    index: BinaryIndex<number> | SparseIndex,
     rowid: number,
     tenant: string,
     namespace: string,
     encoded: Uint8Array,
     vector: Float32Array | undefined,
   ): void {
-    if (encoded.length === index.encodedBytes) index.setEncoded(rowid, tenant, namespace, encoded);
+    if (index instanceof SparseIndex) {
+      if (vector) index.set(rowid, tenant, namespace, vector);
+    } else if (encoded.length === index.encodedBytes) index.setEncoded(rowid, tenant, namespace, encoded);
     else if (vector) index.set(rowid, tenant, namespace, vector);
   }
 
