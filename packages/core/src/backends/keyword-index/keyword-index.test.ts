@@ -504,6 +504,35 @@ describe('KeywordIndex saved in parts', () => {
       expect(search(copy, records, q, filter, 20)).toEqual(bruteForce(records, q, filter, 20));
   });
 
+  it('restored, takes more new documents than its spare room, then filters on their attributes and saves them', () => {
+    const { index, records } = applePies();
+    const { copy, read } = restored(index);
+    for (let i = 0; i < 2500; i++)
+      apply(copy, records, {
+        op: 'set',
+        r: {
+          id: `n${i}`,
+          tenant: 't',
+          namespace: i % 3 === 0 ? 'b' : 'a',
+          text: `apple w${i % 23} fresh${i % 7}`,
+          attributes: { kind: 'memory', occurredAt: i % 100, type: i % 2 === 0 ? 'user' : 'ai' },
+        },
+      });
+    expect(read).not.toContain(1); // the attribute part: not read by writes of new documents
+    const filters: RecordFilter[] = [
+      { tenant: 't', where: { occurredAt: { gte: 20, lt: 60 } } },
+      { tenant: 't', namespaces: ['b'], where: { kind: 'memory', type: 'ai' } },
+      { tenant: 't' },
+    ];
+    for (const filter of filters)
+      for (const q of ['apple w3', 'fresh2 pie', 'w16 fresh6'])
+        expect(search(copy, records, q, filter, 15)).toEqual(bruteForce(records, q, filter, 15));
+    const { copy: again } = restored(copy);
+    for (const filter of filters)
+      for (const q of ['apple w3', 'fresh2 pie'])
+        expect(search(again, records, q, filter, 15)).toEqual(bruteForce(records, q, filter, 15));
+  });
+
   it('restored and saved again before any write (every part read), takes writes and ranks the same', () => {
     const { index, records } = applePies();
     const { copy } = restored(index);

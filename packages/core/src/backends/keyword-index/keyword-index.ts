@@ -208,8 +208,11 @@ export class KeywordIndex {
   private bySavedRank: Int32Array | undefined;
   /** The id buckets of a restored index read so far: id -> its live saved slot. */
   private idBucketsRead = new Map<number, Map<string, number>>();
-  /** Whether a restored index's attribute arrays are allocated (a write of a new slot fills its own entries only). */
-  private attributeArrays = false;
+  /**
+   * The slot of the attribute arrays' first entry: a restored index's saved slots until its attribute
+   * part is read (its writes' slots fill small arrays of their own), then 0.
+   */
+  private attrBase = 0;
   /**
    * Postings of a restored index's writes for terms whose saved bucket is not read yet, under ids
    * -1, -2, … (`pendingPostings[-id - 1]`): a write appends to them instead of reading the term's
@@ -269,11 +272,12 @@ export class KeywordIndex {
       if (tf >>> 16 < MAX_TF) tfs.set(t, tf + 0x10000);
     }
     if (this.used === this.classOf.length) this.grow();
+    if (this.used - this.attrBase === this.scope.length) this.growAttributes();
     const slot = this.used++;
     if (this.reader) this.newIds[slot - this.savedUsed] = id;
     else this.ids[slot] = id;
     this.slotOf.set(id, slot);
-    this.scope[slot] = this.scopeId(doc.tenant, doc.namespace);
+    this.scope[slot - this.attrBase] = this.scopeId(doc.tenant, doc.namespace);
     this.textLength[slot] = terms.length;
     this.contextLength[slot] = contextTerms.length;
     for (const column of this.columns) this.writeColumn(column, slot, doc.attributes[column.key] ?? null);
@@ -294,15 +298,16 @@ export class KeywordIndex {
     if (slot === undefined) return;
     const changed = this.columns.filter((c) => Object.hasOwn(attributes, c.key));
     if (changed.length === 0) return;
-    const before = changed.map((c) => [c.labels[slot]!, c.numbers[slot]!] as const);
+    const at = slot - this.attrBase; // a patch of a saved slot read the attributes (prepareWrite): 0 then
+    const before = changed.map((c) => [c.labels[at]!, c.numbers[at]!] as const);
     this.leave(slot);
     for (const column of changed) this.writeColumn(column, slot, attributes[column.key] ?? null);
     this.enter(slot);
     this.journal?.push(() => {
       this.leave(slot);
       changed.forEach((c, i) => {
-        c.labels[slot] = before[i]![0];
-        c.numbers[slot] = before[i]![1];
+        c.labels[at] = before[i]![0];
+        c.numbers[at] = before[i]![1];
       });
       this.enter(slot);
     });
@@ -328,7 +333,6 @@ export class KeywordIndex {
     if (!this.lazy) return this.slotOf.get(id);
     const slot = this.slotOf.get(id) ?? this.savedSlot(id);
     if (attributes && slot !== undefined && slot < this.savedUsed) this.loadAttributes();
-    else this.allocateAttributes();
     // A saved slot about to leave or change its class: its class as saved, for the searches' correction.
     if (slot !== undefined && slot < this.savedUsed && !this.touched.has(slot))
       this.touched.set(slot, this.classOf[slot]!);
@@ -736,8 +740,9 @@ export class KeywordIndex {
 
   /** The value a column holds for a slot. */
   private value(column: Column, slot: number): AttributeValue {
-    const label = column.labels[slot]!;
-    return label >= 0 ? this.labels[label]! : column.numbers[slot]!;
+    const at = slot - this.attrBase;
+    const label = column.labels[at]!;
+    return label >= 0 ? this.labels[label]! : column.numbers[at]!;
   }
 
   /** Puts a slot into the class of its scope and class-column values, counting it there. */
@@ -745,12 +750,13 @@ export class KeywordIndex {
     let c = known;
     if (c === undefined) {
       const values = this.columns.slice(0, CLASS_COLUMNS).map((c) => this.value(c, slot));
-      const key = `${this.scope[slot]}\u0000${JSON.stringify(values)}`;
+      const scope = this.scope[slot - this.attrBase]!;
+      const key = `${scope}\u0000${JSON.stringify(values)}`;
       c = this.classIds.get(key);
       if (c === undefined) {
         c = this.classScope.length;
         this.classIds.set(key, c);
-        this.classScope.push(this.scope[slot]!);
+        this.classScope.push(scope);
         this.classValues.push(values);
         this.classN.push(0);
         this.classText.push(0);
@@ -783,8 +789,8 @@ export class KeywordIndex {
 
   private writeColumn(column: Column, slot: number, value: AttributeValue): void {
     if (typeof value === 'number') {
-      column.labels[slot] = -1;
-      column.numbers[slot] = value;
+      column.labels[slot - this.attrBase] = -1;
+      column.numbers[slot - this.attrBase] = value;
       return;
     }
     const key = JSON.stringify(value);
@@ -794,8 +800,8 @@ export class KeywordIndex {
       this.labels.push(value);
       this.labelIds.set(key, label);
     }
-    column.labels[slot] = label;
-    column.numbers[slot] = Number.NaN;
+    column.labels[slot - this.attrBase] = label;
+    column.numbers[slot - this.attrBase] = Number.NaN;
   }
 
   private scopeId(tenant: string, namespace: string): number {
@@ -1109,6 +1115,7 @@ export class KeywordIndex {
     });
     index.used = used;
     index.savedUsed = used;
+    index.attrBase = used;
     index.savedTerms = h.terms;
     index.dead = h.dead;
     return index;
@@ -1251,29 +1258,29 @@ export class KeywordIndex {
     const [scope, ...columns] = this.part(ATTRIBUTES_PART, (bytes) => unpack(bytes).arrays);
     if (scope?.length !== used || columns.length !== this.columns.length * 2)
       throw new KeywordPartError('keyword index part 1: not the attributes of the header');
-    this.allocateAttributes();
-    this.scope.set(scope);
-    this.columns.forEach((c, i) => {
-      const labels = columns[i * 2]!;
-      const numbers = columns[i * 2 + 1]!;
-      if (labels.length > 0) c.labels.set(labels);
-      else c.labels.fill(-1, 0, used);
-      if (numbers.length > 0) c.numbers.set(numbers);
-      else c.numbers.fill(Number.NaN, 0, used);
-    });
-    this.attributesLoaded = true;
-  }
-
-  /** A restored index's attribute arrays, sized as its other arrays, before a write fills its slot's entries (the saved ones are read when needed). */
-  private allocateAttributes(): void {
-    if (!this.reader || this.attributeArrays) return;
+    // The saved slots' entries, then the writes' (from their own arrays, which start at the first slot past them).
     const capacity = this.classOf.length;
-    this.scope = new Int32Array(capacity);
-    for (const c of this.columns) {
-      c.labels = new Int32Array(capacity);
-      c.numbers = new Float64Array(capacity);
-    }
-    this.attributeArrays = true;
+    const written = this.used - used;
+    const fresh = new Int32Array(capacity);
+    fresh.set(scope);
+    fresh.set(this.scope.subarray(0, written), used);
+    this.scope = fresh;
+    this.columns.forEach((c, i) => {
+      const savedLabels = columns[i * 2]!;
+      const savedNumbers = columns[i * 2 + 1]!;
+      const labels = new Int32Array(capacity);
+      if (savedLabels.length > 0) labels.set(savedLabels);
+      else labels.fill(-1, 0, used);
+      labels.set(c.labels.subarray(0, written), used);
+      const numbers = new Float64Array(capacity);
+      if (savedNumbers.length > 0) numbers.set(savedNumbers);
+      else numbers.fill(Number.NaN, 0, used);
+      numbers.set(c.numbers.subarray(0, written), used);
+      c.labels = labels;
+      c.numbers = numbers;
+    });
+    this.attrBase = 0;
+    this.attributesLoaded = true;
   }
 
   /** Reads an id bucket: the live saved slot of each id in it. */
@@ -1335,12 +1342,17 @@ export class KeywordIndex {
 
   private grow(): void {
     const size = this.classOf.length * 2;
-    this.scope = grown(this.scope, new Int32Array(size));
     this.classOf = grown(this.classOf, new Int32Array(size));
     this.termStart = grown(this.termStart, new Int32Array(size));
     this.termCount = grown(this.termCount, new Int32Array(size));
     this.textLength = grown(this.textLength, new Uint32Array(size));
     this.contextLength = grown(this.contextLength, new Uint32Array(size));
+  }
+
+  /** The attribute arrays, twice as long (they hold the slots from `attrBase`). */
+  private growAttributes(): void {
+    const size = this.scope.length * 2;
+    this.scope = grown(this.scope, new Int32Array(size));
     for (const c of this.columns) {
       c.labels = grown(c.labels, new Int32Array(size));
       c.numbers = grown(c.numbers, new Float64Array(size));
