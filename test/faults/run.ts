@@ -1,7 +1,7 @@
 /**
  * The fault suite: `npm run faults` (full) or `npm run faults -- --short` (CI,
  * a few trials each). kill -9 trials during merge, import, decay, compact,
- * undo-merge, a bulk ingest and the saves of the dense index; the multi-process writer test; the corrupt-snapshot matrix; crafted
+ * undo-merge, a bulk ingest, the saves of the dense index, writes after a keyword save; the multi-process writer test; the corrupt-snapshot matrix; crafted
  * snapshot records and oversized fields; the tenant-isolation and prompt-block
  * property tests. Prints one table and exits 1 when anything failed. See
  * docs/reliability.md.
@@ -15,6 +15,7 @@ import { crashTrials } from './crash-trials';
 import { killPointTrials } from './kill-points'; // kill -9 at chosen points of a 6,000-memory decay and compact
 import { bulkIngestTrials } from './bulk-ingest'; // kill -9 during rememberMany batches and the close that saves the keyword index
 import { denseSaveTrials } from './dense-save'; // kill -9 during the saves of the binary dense index (first dense search, close)
+import { catchUpTrials } from './catch-up'; // kill -9 in a process writing after the keyword index's save; the next one catches up
 
 const short = process.argv.includes('--short');
 const scale = short ? 'short' : 'full';
@@ -38,6 +39,7 @@ for (const r of [
   ...(await killPointTrials(short)),
   await bulkIngestTrials(short),
   await denseSaveTrials(short),
+  await catchUpTrials(short),
 ]) {
   rows.push({
     scenario: `kill -9 during ${r.operation}`,

@@ -50,14 +50,20 @@ const CLASS_COLUMNS = 2;
 const DEAD = 0;
 
 /** The saved format `toParts` writes and `fromParts` reads (another: a rebuild). */
-const PARTS_FORMAT = 5;
+const PARTS_FORMAT = 6;
+/** The previous format, still read: the same parts without the id buckets (a write finds a saved id by the id order). */
+const PARTS_FORMAT_NO_ID_BUCKETS = 5;
 /** Postings bytes per saved part, about: a query reads the parts of its terms only. */
 const BUCKET_BYTES = 8192;
 /** Ids per saved part: a search reads the parts of the slots it returns. */
 const ID_BLOCK = 64;
 /** Postings entries (the query terms' together) up to which a search goes term at a time instead of by MaxScore. */
 const TERM_AT_A_TIME = 16_384;
-/** Parts: the documents' lengths and classes (read at once), their scopes and attribute columns, the order of their ids, then the id blocks, then the postings buckets. */
+/**
+ * Parts: the documents' lengths and classes (read at once), their scopes and attribute columns, the
+ * order of their ids, then the id blocks, then the postings buckets, then the id buckets (each live
+ * id with its slot, found by a hash of the id: a write finds whether its id is saved in one read).
+ */
 const DOCS_PART = 0;
 const ATTRIBUTES_PART = 1;
 const RANK_PART = 2;
@@ -72,6 +78,8 @@ interface PartsHeader {
   terms: number;
   buckets: number;
   idParts: number;
+  /** Format 6 on: parts of (id, slot) by a hash of the id; 0 (format 5): none. */
+  idBuckets?: number;
   labels: AttributeValue[];
   scopeTenants: string[];
   scopeNamespaces: string[];
@@ -196,8 +204,27 @@ export class KeywordIndex {
    * postings' document frequencies stay as saved and a search corrects them for these slots.
    */
   private touched = new Map<number, number>();
-  /** Each saved slot by the rank of its id (rank's inverse): finds a saved id's slot by binary search. */
+  /** Each saved slot by the rank of its id (rank's inverse): finds a saved id's slot by binary search (format 5). */
   private bySavedRank: Int32Array | undefined;
+  /** The id buckets of a restored index read so far: id -> its live saved slot. */
+  private idBucketsRead = new Map<number, Map<string, number>>();
+  /**
+   * The slot of the attribute arrays' first entry: a restored index's saved slots until its attribute
+   * part is read (its writes' slots fill small arrays of their own), then 0.
+   */
+  private attrBase = 0;
+  /**
+   * Postings of a restored index's writes for terms whose saved bucket is not read yet, under ids
+   * -1, -2, … (`pendingPostings[-id - 1]`): a write appends to them instead of reading the term's
+   * saved postings (~17 KB a term at 1M documents). Reading the bucket (a search of the term, the
+   * read-ahead, a save) appends them to the saved postings, whose slots all come before theirs;
+   * `pendingResolved` then holds each one's term id.
+   */
+  private pendingIds = new Map<string, number>();
+  private pendingPostings: Posting[] = [];
+  private pendingResolved: number[] = [];
+  /** The pending terms of each bucket not read yet. */
+  private pendingByBucket = new Map<number, string[]>();
   // Per-search scratch, reused.
   private admitted = new Uint8Array(0);
   private scores = new Float64Array(0);
@@ -231,10 +258,11 @@ export class KeywordIndex {
   set(id: string, doc: KeywordDocument): void {
     const terms = keywordTerms(doc.text);
     const contextTerms = doc.context ? keywordTerms(doc.context) : [];
-    const before = this.prepareWrite(id, [...terms, ...contextTerms]);
+    const before = this.prepareWrite(id, false);
     if (before !== undefined) {
+      const c = this.classOf[before]!;
       this.kill(id, before);
-      this.journal?.push(() => this.revive(id, before));
+      this.journal?.push(() => this.revive(id, before, c));
     }
     if (terms.length + contextTerms.length === 0) return;
     const tfs = new Map<string, number>();
@@ -243,12 +271,13 @@ export class KeywordIndex {
       const tf = tfs.get(t) ?? 0;
       if (tf >>> 16 < MAX_TF) tfs.set(t, tf + 0x10000);
     }
-    if (this.used === this.scope.length) this.grow();
+    if (this.used === this.classOf.length) this.grow();
+    if (this.used - this.attrBase === this.scope.length) this.growAttributes();
     const slot = this.used++;
     if (this.reader) this.newIds[slot - this.savedUsed] = id;
     else this.ids[slot] = id;
     this.slotOf.set(id, slot);
-    this.scope[slot] = this.scopeId(doc.tenant, doc.namespace);
+    this.scope[slot - this.attrBase] = this.scopeId(doc.tenant, doc.namespace);
     this.textLength[slot] = terms.length;
     this.contextLength[slot] = contextTerms.length;
     for (const column of this.columns) this.writeColumn(column, slot, doc.attributes[column.key] ?? null);
@@ -265,44 +294,45 @@ export class KeywordIndex {
 
   /** Rewrites the filterable attributes of a document (a patch), merged key by key; a key set to undefined is missing. */
   setAttributes(id: string, attributes: Readonly<Record<string, AttributeValue | undefined>>): void {
-    const slot = this.prepareWrite(id, []);
+    const slot = this.prepareWrite(id, true);
     if (slot === undefined) return;
     const changed = this.columns.filter((c) => Object.hasOwn(attributes, c.key));
     if (changed.length === 0) return;
-    const before = changed.map((c) => [c.labels[slot]!, c.numbers[slot]!] as const);
+    const at = slot - this.attrBase; // a patch of a saved slot read the attributes (prepareWrite): 0 then
+    const before = changed.map((c) => [c.labels[at]!, c.numbers[at]!] as const);
     this.leave(slot);
     for (const column of changed) this.writeColumn(column, slot, attributes[column.key] ?? null);
     this.enter(slot);
     this.journal?.push(() => {
       this.leave(slot);
       changed.forEach((c, i) => {
-        c.labels[slot] = before[i]![0];
-        c.numbers[slot] = before[i]![1];
+        c.labels[at] = before[i]![0];
+        c.numbers[at] = before[i]![1];
       });
       this.enter(slot);
     });
   }
 
   remove(id: string): void {
-    const slot = this.prepareWrite(id, []);
+    const slot = this.prepareWrite(id, false);
     if (slot === undefined) return;
+    const c = this.classOf[slot]!;
     this.kill(id, slot);
-    this.journal?.push(() => this.revive(id, slot));
+    this.journal?.push(() => this.revive(id, slot, c));
   }
 
   /**
-   * What a write of `id` with these terms reads of a restored index, before it changes anything (so
-   * a part that cannot be read leaves the index as it was): a write of an id its saved slots do not
-   * hold reads the attribute columns, the id parts of a binary search by the saved id order, and the
-   * postings parts of its terms; the cost of the document, not of the index. A write that rewrites
-   * or removes a saved document builds the whole index first (`materialize`): taking a saved slot
-   * out of its class's document frequencies needs its terms, which only the postings hold.
+   * What a write of `id` reads of a restored index, before it changes anything (so a part that cannot
+   * be read leaves the index as it was): the id bucket of `id` (is it saved, in which slot), and the
+   * attribute columns when it patches a saved document's (`attributes`); the cost of the document,
+   * not of the index. Its terms' saved postings are not read: its own go to pending postings (`post`).
+   * A saved slot it takes out of its class is `touched`: taking it out of its terms' document
+   * frequencies needs its terms, which only the postings hold (see `dfIn`).
    */
-  private prepareWrite(id: string, terms: readonly string[]): number | undefined {
+  private prepareWrite(id: string, attributes: boolean): number | undefined {
     if (!this.lazy) return this.slotOf.get(id);
     const slot = this.slotOf.get(id) ?? this.savedSlot(id);
-    this.loadAttributes();
-    for (const term of terms) this.termId(term);
+    if (attributes && slot !== undefined && slot < this.savedUsed) this.loadAttributes();
     // A saved slot about to leave or change its class: its class as saved, for the searches' correction.
     if (slot !== undefined && slot < this.savedUsed && !this.touched.has(slot))
       this.touched.set(slot, this.classOf[slot]!);
@@ -347,6 +377,14 @@ export class KeywordIndex {
   private savedSlot(id: string): number | undefined {
     const n = this.savedUsed;
     if (n === 0) return undefined;
+    const idBuckets = this.parts?.idBuckets ?? 0;
+    if (idBuckets > 0) {
+      const bucket = bucketOf(id, idBuckets);
+      const slots = this.idBucketsRead.get(bucket) ?? this.loadIdBucket(bucket);
+      const slot = slots.get(id);
+      // Killed by a write since the load (a delete, or a rewrite whose slot is in slotOf): not saved any more.
+      return slot !== undefined && this.classOf[slot] !== DEAD ? slot : undefined;
+    }
     if (!this.bySavedRank) {
       const rank = this.idRank ?? this.loadRank();
       const bySavedRank = new Int32Array(n);
@@ -702,23 +740,28 @@ export class KeywordIndex {
 
   /** The value a column holds for a slot. */
   private value(column: Column, slot: number): AttributeValue {
-    const label = column.labels[slot]!;
-    return label >= 0 ? this.labels[label]! : column.numbers[slot]!;
+    const at = slot - this.attrBase;
+    const label = column.labels[at]!;
+    return label >= 0 ? this.labels[label]! : column.numbers[at]!;
   }
 
   /** Puts a slot into the class of its scope and class-column values, counting it there. */
-  private enter(slot: number): void {
-    const values = this.columns.slice(0, CLASS_COLUMNS).map((c) => this.value(c, slot));
-    const key = `${this.scope[slot]}\u0000${JSON.stringify(values)}`;
-    let c = this.classIds.get(key);
+  private enter(slot: number, known?: number): void {
+    let c = known;
     if (c === undefined) {
-      c = this.classScope.length;
-      this.classIds.set(key, c);
-      this.classScope.push(this.scope[slot]!);
-      this.classValues.push(values);
-      this.classN.push(0);
-      this.classText.push(0);
-      this.classContext.push(0);
+      const values = this.columns.slice(0, CLASS_COLUMNS).map((c) => this.value(c, slot));
+      const scope = this.scope[slot - this.attrBase]!;
+      const key = `${scope}\u0000${JSON.stringify(values)}`;
+      c = this.classIds.get(key);
+      if (c === undefined) {
+        c = this.classScope.length;
+        this.classIds.set(key, c);
+        this.classScope.push(scope);
+        this.classValues.push(values);
+        this.classN.push(0);
+        this.classText.push(0);
+        this.classContext.push(0);
+      }
     }
     this.classOf[slot] = c;
     this.classN[c]!++;
@@ -746,8 +789,8 @@ export class KeywordIndex {
 
   private writeColumn(column: Column, slot: number, value: AttributeValue): void {
     if (typeof value === 'number') {
-      column.labels[slot] = -1;
-      column.numbers[slot] = value;
+      column.labels[slot - this.attrBase] = -1;
+      column.numbers[slot - this.attrBase] = value;
       return;
     }
     const key = JSON.stringify(value);
@@ -757,8 +800,8 @@ export class KeywordIndex {
       this.labels.push(value);
       this.labelIds.set(key, label);
     }
-    column.labels[slot] = label;
-    column.numbers[slot] = Number.NaN;
+    column.labels[slot - this.attrBase] = label;
+    column.numbers[slot - this.attrBase] = Number.NaN;
   }
 
   private scopeId(tenant: string, namespace: string): number {
@@ -773,18 +816,24 @@ export class KeywordIndex {
     return id;
   }
 
-  /** Appends the slot to the term's postings; returns the term id. */
+  /** Appends the slot to the term's postings; returns the term id (a pending one, negative, while its saved bucket is not read). */
   private post(term: string, slot: number, tf: number): number {
-    let id = this.termId(term);
+    let id = this.termIds.get(term) ?? this.pendingIds.get(term);
+    if (id === undefined && this.reader) {
+      const bucket = bucketOf(term, this.parts!.buckets);
+      if (this.bucketLoaded[bucket] === 0) {
+        // The saved postings of the term (if any) are not read: these go beside them until they are.
+        id = -1 - this.pendingPostings.length;
+        this.pendingPostings.push(emptyPosting());
+        this.pendingResolved.push(-1);
+        this.pendingIds.set(term, id);
+        const terms = this.pendingByBucket.get(bucket);
+        if (terms) terms.push(term);
+        else this.pendingByBucket.set(bucket, [term]);
+      }
+    }
     if (id === undefined) {
-      const p: Posting = {
-        slots: new Int32Array(4),
-        tfs: new Uint32Array(4),
-        n: 0,
-        df: new Int32Array(4),
-        maxText: 0,
-        maxContext: 0,
-      };
+      const p = emptyPosting();
       if (this.reader) {
         // A restored index's new term: an id past the saved ones, its postings beside theirs.
         id = this.savedTerms + this.newTerms++;
@@ -817,9 +866,10 @@ export class KeywordIndex {
     if (!this.journal) this.maybeCompact();
   }
 
-  private revive(id: string, slot: number): void {
-    if (this.classOf[slot] !== DEAD) return;
-    this.enter(slot);
+  /** Undoes a kill: the slot goes back into the class it left (a restored index may not have read its attributes). */
+  private revive(id: string, slot: number, c: number): void {
+    if (this.classOf[slot] !== DEAD || c === DEAD) return;
+    this.enter(slot, c);
     this.slotOf.set(id, slot);
     this.dead--;
   }
@@ -927,6 +977,8 @@ export class KeywordIndex {
       members[bucketOf(term, buckets)]!.push(id);
     });
     const idParts = Math.ceil(used / ID_BLOCK);
+    // About ID_BLOCK live ids a bucket.
+    const idBuckets = Math.max(1, Math.ceil((used - this.dead) / ID_BLOCK));
     const header = new TextEncoder().encode(
       JSON.stringify({
         format: PARTS_FORMAT,
@@ -936,6 +988,7 @@ export class KeywordIndex {
         terms: terms.length,
         buckets,
         idParts,
+        idBuckets,
         labels: this.labels,
         scopeTenants: this.scopeTenants,
         scopeNamespaces: this.scopeNamespaces,
@@ -987,6 +1040,9 @@ export class KeywordIndex {
           ids.map((id) => this.postings[id]!),
         ),
       );
+    const idMembers: number[][] = Array.from({ length: idBuckets }, () => []);
+    for (let s = 0; s < used; s++) if (this.classOf[s] !== DEAD) idMembers[bucketOf(this.ids[s]!, idBuckets)]!.push(s);
+    for (const slots of idMembers) parts.push(pack({ ids: slots.map((s) => this.ids[s]!) }, [Int32Array.from(slots)]));
     return { header, parts };
   }
 
@@ -1009,7 +1065,11 @@ export class KeywordIndex {
   ): KeywordIndex | undefined {
     const h = JSON.parse(new TextDecoder().decode(header)) as PartsHeader;
     const index = new KeywordIndex(options);
-    if (h.format !== PARTS_FORMAT || JSON.stringify(h.columns) !== JSON.stringify(index.columns.map((c) => c.key)))
+    if (
+      (h.format !== PARTS_FORMAT && h.format !== PARTS_FORMAT_NO_ID_BUCKETS) ||
+      (h.format === PARTS_FORMAT) !== (h.idBuckets !== undefined && h.idBuckets > 0) ||
+      JSON.stringify(h.columns) !== JSON.stringify(index.columns.map((c) => c.key))
+    )
       return undefined;
     const used = h.used;
     // Room for the writes of a catch-up: doubling every array at the first write made it collect garbage (~40 ms at 100k).
@@ -1055,6 +1115,7 @@ export class KeywordIndex {
     });
     index.used = used;
     index.savedUsed = used;
+    index.attrBase = used;
     index.savedTerms = h.terms;
     index.dead = h.dead;
     return index;
@@ -1094,10 +1155,33 @@ export class KeywordIndex {
       this.lazyPostings.set(loaded.ids[i]!, loaded.postings[i]!);
     });
     this.bucketLoaded[bucket] = 1;
+    const pending = this.pendingByBucket.get(bucket);
+    if (!pending) return;
+    this.pendingByBucket.delete(bucket);
+    for (const term of pending) {
+      const k = -1 - this.pendingIds.get(term)!;
+      this.pendingIds.delete(term);
+      const p = this.pendingPostings[k]!;
+      let id = this.termIds.get(term);
+      if (id === undefined) {
+        // A term no saved document holds: a new term id, as a write after the read would have taken.
+        id = this.savedTerms + this.newTerms++;
+        this.termIds.set(term, id);
+        this.lazyPostings.set(id, p);
+      } else {
+        this.lazyPostings.set(id, appended(widened(this.lazyPostings.get(id)!), p));
+      }
+      this.pendingResolved[k] = id;
+      this.pendingPostings[k] = EMPTY_POSTING;
+    }
   }
 
-  /** A term's postings, in a restored index whose parts are not all read or not. */
+  /** A term's postings, in a restored index whose parts are not all read or not; a pending id's (negative) until its bucket is read. */
   private posting(id: number): Posting {
+    if (id < 0) {
+      const resolved = this.pendingResolved[-1 - id]!;
+      return resolved < 0 ? this.pendingPostings[-1 - id]! : this.posting(resolved);
+    }
     return this.reader ? widened(this.lazyPostings.get(id)!) : this.postings[id]!;
   }
 
@@ -1164,27 +1248,58 @@ export class KeywordIndex {
     return ids;
   }
 
-  /** The scopes and attribute columns of a restored index (a filter on them, or a write, needs them). */
+  /**
+   * The scopes and attribute columns of a restored index (a filter on them, or a patch of a saved
+   * document, needs them): the saved slots' entries; the writes' slots past them keep theirs.
+   */
   private loadAttributes(): void {
     if (!this.reader || this.attributesLoaded) return;
     const used = this.savedUsed;
-    const capacity = this.classOf.length;
     const [scope, ...columns] = this.part(ATTRIBUTES_PART, (bytes) => unpack(bytes).arrays);
     if (scope?.length !== used || columns.length !== this.columns.length * 2)
       throw new KeywordPartError('keyword index part 1: not the attributes of the header');
-    this.scope = new Int32Array(capacity);
-    this.scope.set(scope);
+    // The saved slots' entries, then the writes' (from their own arrays, which start at the first slot past them).
+    const capacity = this.classOf.length;
+    const written = this.used - used;
+    const fresh = new Int32Array(capacity);
+    fresh.set(scope);
+    fresh.set(this.scope.subarray(0, written), used);
+    this.scope = fresh;
     this.columns.forEach((c, i) => {
-      const labels = columns[i * 2]!;
-      const numbers = columns[i * 2 + 1]!;
-      c.labels = new Int32Array(capacity);
-      if (labels.length > 0) c.labels.set(labels);
-      else c.labels.fill(-1, 0, used);
-      c.numbers = new Float64Array(capacity);
-      if (numbers.length > 0) c.numbers.set(numbers);
-      else c.numbers.fill(Number.NaN);
+      const savedLabels = columns[i * 2]!;
+      const savedNumbers = columns[i * 2 + 1]!;
+      const labels = new Int32Array(capacity);
+      if (savedLabels.length > 0) labels.set(savedLabels);
+      else labels.fill(-1, 0, used);
+      labels.set(c.labels.subarray(0, written), used);
+      const numbers = new Float64Array(capacity);
+      if (savedNumbers.length > 0) numbers.set(savedNumbers);
+      else numbers.fill(Number.NaN, 0, used);
+      numbers.set(c.numbers.subarray(0, written), used);
+      c.labels = labels;
+      c.numbers = numbers;
     });
+    this.attrBase = 0;
     this.attributesLoaded = true;
+  }
+
+  /** Reads an id bucket: the live saved slot of each id in it. */
+  private loadIdBucket(bucket: number): Map<string, number> {
+    const h = this.parts!;
+    const slots = this.part(FIRST_ID_PART + h.idParts + h.buckets + bucket, (bytes) => {
+      const { meta, arrays } = unpack<{ ids: string[] }>(bytes);
+      const [at] = arrays;
+      if (!(at instanceof Int32Array) || at.length !== meta.ids.length) throw new RangeError('not an id bucket');
+      const found = new Map<string, number>();
+      meta.ids.forEach((id, i) => {
+        if (at[i]! < 0 || at[i]! >= this.savedUsed || bucketOf(id, h.idBuckets!) !== bucket)
+          throw new RangeError('not an id bucket');
+        found.set(id, at[i]!);
+      });
+      return found;
+    });
+    this.idBucketsRead.set(bucket, slots);
+    return slots;
   }
 
   /** Every part of a restored index; then it no longer reads. */
@@ -1202,12 +1317,22 @@ export class KeywordIndex {
     const terms = this.savedTerms + this.newTerms;
     for (let id = 0; id < terms; id++)
       if (!this.lazyPostings.has(id)) throw new KeywordPartError(`keyword index parts: no postings for term ${id}`);
+    if (this.pendingByBucket.size > 0) throw new KeywordPartError('keyword index parts: pending postings left');
     for (let id = 0; id < terms; id++) this.postings.push(widened(this.lazyPostings.get(id)!));
+    // Every bucket is read: the writes' slots name their terms' ids, no pending one.
+    for (let s = this.savedUsed; s < this.used; s++) {
+      const end = this.termStart[s]! + this.termCount[s]!;
+      for (let i = this.termStart[s]!; i < end; i++)
+        if (this.docTerms[i]! < 0) this.docTerms[i] = this.pendingResolved[-1 - this.docTerms[i]!]!;
+    }
+    this.pendingPostings = [];
+    this.pendingResolved = [];
     this.ids = this.idBlocks.flat();
     for (const id of this.newIds) this.ids.push(id);
     this.idBlocks = [];
     this.newIds = [];
     this.bySavedRank = undefined;
+    this.idBucketsRead = new Map();
     this.foldTouched();
     this.lazyPostings = new Map();
     this.reader = undefined;
@@ -1216,13 +1341,18 @@ export class KeywordIndex {
   }
 
   private grow(): void {
-    const size = this.scope.length * 2;
-    this.scope = grown(this.scope, new Int32Array(size));
+    const size = this.classOf.length * 2;
     this.classOf = grown(this.classOf, new Int32Array(size));
     this.termStart = grown(this.termStart, new Int32Array(size));
     this.termCount = grown(this.termCount, new Int32Array(size));
     this.textLength = grown(this.textLength, new Uint32Array(size));
     this.contextLength = grown(this.contextLength, new Uint32Array(size));
+  }
+
+  /** The attribute arrays, twice as long (they hold the slots from `attrBase`). */
+  private growAttributes(): void {
+    const size = this.scope.length * 2;
+    this.scope = grown(this.scope, new Int32Array(size));
     for (const c of this.columns) {
       c.labels = grown(c.labels, new Int32Array(size));
       c.numbers = grown(c.numbers, new Float64Array(size));
@@ -1320,6 +1450,41 @@ function gallop(slots: Int32Array, from: number, n: number, s: number): number {
     else hi = mid;
   }
   return hi;
+}
+
+/** The saved postings with a write's pending ones after them (their slots are all past the saved ones). */
+function appended(saved: Posting, pending: Posting): Posting {
+  const n = saved.n + pending.n;
+  const slots = new Int32Array(Math.max(4, n + (n >> 3)));
+  slots.set(saved.slots.subarray(0, saved.n));
+  slots.set(pending.slots.subarray(0, pending.n), saved.n);
+  const tfs = new Uint32Array(slots.length);
+  tfs.set(saved.tfs.subarray(0, saved.n));
+  tfs.set(pending.tfs.subarray(0, pending.n), saved.n);
+  const df = new Int32Array(Math.max(saved.df.length, pending.df.length));
+  df.set(saved.df);
+  for (let c = 0; c < pending.df.length; c++) df[c]! += pending.df[c]!;
+  return {
+    slots,
+    tfs,
+    n,
+    df,
+    maxText: Math.max(saved.maxText, pending.maxText),
+    maxContext: Math.max(saved.maxContext, pending.maxContext),
+  };
+}
+
+const EMPTY_POSTING: Posting = {
+  slots: new Int32Array(0),
+  tfs: new Uint32Array(0),
+  n: 0,
+  df: new Int32Array(0),
+  maxText: 0,
+  maxContext: 0,
+};
+
+function emptyPosting(): Posting {
+  return { slots: new Int32Array(4), tfs: new Uint32Array(4), n: 0, df: new Int32Array(4), maxText: 0, maxContext: 0 };
 }
 
 function grown<T extends Int32Array | Uint32Array | Float64Array>(from: T, to: T): T {
