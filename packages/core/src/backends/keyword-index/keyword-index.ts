@@ -625,7 +625,22 @@ export class KeywordIndex {
       sorted.sort();
       least = sorted[m - k]!;
     }
-    const heap = new TopK(k, scores, (x, y) => this.after(x, y));
+    let after = (x: number, y: number) => this.after(x, y);
+    if (this.reader && !this.idRank) {
+      // Ties go by id. A restored index that has not read its id order (a part of 2-4 bytes a document:
+      // ~1 ms of a first search at 100k) compares the candidates' ids instead when they are few against
+      // the documents: their id parts are mostly those the k best need anyway. The same order (the id
+      // order is the ids' own).
+      const most = Math.min(2 * k, Math.floor(this.savedUsed / (8 * ID_BLOCK)));
+      const candidates: number[] = [];
+      for (let i = 0; i < m && candidates.length <= most; i++)
+        if (scores[matched[i]!]! >= least) candidates.push(matched[i]!);
+      if (candidates.length <= most) {
+        this.readIdsOf(candidates);
+        after = (x, y) => this.idAt(x) > this.idAt(y);
+      }
+    }
+    const heap = new TopK(k, scores, after);
     for (let i = 0; i < m; i++) {
       const s = matched[i]!;
       const score = scores[s]!;
@@ -636,21 +651,25 @@ export class KeywordIndex {
 
   /** The matches of these slots, best first: their id parts not read yet in one read. */
   private matches(slots: readonly number[]): KeywordMatch[] {
-    if (this.reader && this.readMany) {
-      const missing: number[] = [];
-      for (const slot of slots) {
-        if (slot >= this.savedUsed) continue;
-        const block = Math.floor(slot / ID_BLOCK);
-        if (!this.idBlocks[block] && !missing.includes(block)) missing.push(block);
-      }
-      if (missing.length > 1) {
-        const read = this.readMany;
-        const parts = missing.map((b) => FIRST_ID_PART + b);
-        const bytes = this.guard(`parts ${parts.join(', ')}`, () => read(parts));
-        for (let i = 0; i < missing.length; i++) this.loadIds(missing[i]!, bytes[i]);
-      }
-    }
+    this.readIdsOf(slots);
     return slots.map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
+  }
+
+  /** Reads the id parts of these slots that are not read yet, in one read when there are several. */
+  private readIdsOf(slots: readonly number[]): void {
+    if (!this.reader || !this.readMany) return;
+    const missing: number[] = [];
+    for (const slot of slots) {
+      if (slot >= this.savedUsed) continue;
+      const block = Math.floor(slot / ID_BLOCK);
+      if (!this.idBlocks[block] && !missing.includes(block)) missing.push(block);
+    }
+    if (missing.length > 1) {
+      const read = this.readMany;
+      const parts = missing.map((b) => FIRST_ID_PART + b);
+      const bytes = this.guard(`parts ${parts.join(', ')}`, () => read(parts));
+      for (let i = 0; i < missing.length; i++) this.loadIds(missing[i]!, bytes[i]);
+    }
   }
 
   private growScores(): Float64Array {
