@@ -422,6 +422,21 @@ describe('KeywordIndex saved in parts', () => {
     expect(() => broken.search('w1 w2', filter, 30)).toThrow(KeywordPartError);
   });
 
+  it('ranks the same over hundreds of searches of one index (the scratch marks of each search)', () => {
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    for (let i = 0; i < 300; i++) {
+      const text = i < 100 ? `apple a${i % 5}` : `berry b${i % 7}`;
+      apply(index, records, { op: 'set', r: { id: `d${i}`, tenant: 't', namespace: 'a', text, attributes: {} } });
+    }
+    const filter = { tenant: 't' };
+    // One query's documents are searched again only after many searches of others (the marks cycle).
+    for (let i = 0; i < 600; i++) {
+      const query = i % 255 === 0 ? 'apple a1' : 'berry b3';
+      expect(search(index, records, query, filter, 5)).toEqual(bruteForce(records, query, filter, 5));
+    }
+  });
+
   it('orders tied matches by their ids without reading the id order part when the candidates are few', () => {
     const index = new KeywordIndex();
     const records = new Map<string, BackendRecord>();
