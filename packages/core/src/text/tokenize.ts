@@ -8,6 +8,7 @@ const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
  */
 const ASCII_WORD = /[a-z0-9]+(?:'[a-z]+)?/g;
 /** Text of ASCII characters only. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is every ASCII character, controls too
 export const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /** Lower-cased word tokens, apostrophes kept inside words ("don't"). */

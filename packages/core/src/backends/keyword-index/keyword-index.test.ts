@@ -454,7 +454,12 @@ describe('KeywordIndex saved in parts', () => {
         read.push(n);
         return parts[n]!;
       },
-      { readMany: (ns) => (read.push(...ns), ns.map((n) => parts[n]!)) },
+      {
+        readMany: (ns) => {
+          read.push(...ns);
+          return ns.map((n) => parts[n]!);
+        },
+      },
     )!;
     const filter = { tenant: 't' };
     const hits = search(copy, records, 'pear', filter, 3);
