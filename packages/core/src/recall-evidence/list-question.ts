@@ -9,5 +9,9 @@ const LIST_QUESTION =
 
 /** Whether a query asks for a list (its answer joins turns from many places of a conversation). */
 export function isListQuestion(query: string): boolean {
+  // Every list question opens with one of these words: others skip the pattern, whose first run
+  // compiles it. `trimStart` drops what `\s*` does, and the `i` flag folds ASCII letters only.
+  const head = query.trimStart().slice(0, 5).toLowerCase();
+  if (!(head.startsWith('what') || head.startsWith('which') || head.startsWith('how'))) return false;
   return LIST_QUESTION.test(query);
 }

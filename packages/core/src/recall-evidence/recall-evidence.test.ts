@@ -95,6 +95,8 @@ describe('list questions', () => {
       'Which cities has Jon visited?',
       'What kinds of books does Nate enjoy?',
       'How many tournaments has Nate won?',
+      '  WHICH Cities has Jon visited?',
+      '\nhow  many cats?',
       'What are some changes Caroline has faced?',
     ])
       expect(isListQuestion(q), q).toBe(true);
@@ -104,6 +106,7 @@ describe('list questions', () => {
       'What class does Maria take?',
       'When did Jon visit Paris?',
       'Does Gina have pets?',
+      'Tell me what activities does Melanie partake in',
     ])
       expect(isListQuestion(q), q).toBe(false);
   });

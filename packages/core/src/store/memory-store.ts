@@ -541,13 +541,14 @@ export class MemoryStore {
     };
     const entities = (options.entityEvidence ?? this.options.entityEvidence ?? true) && this.backend.capabilities.links;
     const dates = options.dateEvidence ?? this.options.dateEvidence ?? true;
-    const keywordEvidence = { ...evidence, timeAnswer: dates ? timeAnswerIn(query) : undefined };
+    const timeAnswer = timeAnswerIn(query);
+    const keywordEvidence = { ...evidence, timeAnswer: dates ? timeAnswer : undefined };
     const speakerFocus = options.speakerFocus ?? this.options.speakerFocus ?? true;
     const replyEvidence = options.replyEvidence ?? this.options.replyEvidence ?? true;
     const listFocus = options.listFocus ?? this.options.listFocus;
     if (listFocus !== undefined && !(Number.isFinite(listFocus) && listFocus >= 0))
       throw invalidInput(`listFocus must be a number >= 0 (default ${LIST_FOCUS_WEIGHT}), got ${listFocus}.`);
-    const asksTime = timeAnswerIn(query) !== undefined;
+    const asksTime = timeAnswer !== undefined;
     const rescore = async (hits: SearchHit[]) => {
       let rescored = applyKeywordEvidence(hits, keywordEvidence);
       // Conversation evidence before the entity hop, so the hop follows the candidates it put first.

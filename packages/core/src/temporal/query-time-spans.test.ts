@@ -42,6 +42,16 @@ describe('timeSpansInQuery', () => {
     expect(matches('the bug we fixed three months ago', '2026-03-10T00:00:00Z')).toBe(false);
   });
 
+  it('reads a time however it is cased or abbreviated, next to words that are not one', () => {
+    expect(matches('WHAT HAPPENED ON SEPT. 3, 2025?', '2025-09-03T12:00:00Z')).toBe(true);
+    expect(matches('the Mid-June trip', '2024-06-20T00:00:00Z')).toBe(true);
+    expect(matches('Sunday market plans from Yesterday', '2026-03-14T09:00:00Z')).toBe(true);
+    expect(matches('what we said Tonight', '2026-03-15T20:00:00Z')).toBe(true);
+    expect(matches('the call 2 days ago', '2026-03-13T09:00:00Z')).toBe(true);
+    expect(matches('the call 2 days ago', '2026-03-01T09:00:00Z')).toBe(false);
+    expect(timeSpansInQuery('Sunday market decisions', NOW)).toEqual([]);
+  });
+
   it('names no time in ordinary questions ("may" as a verb, numbers that are not years)', () => {
     expect(timeSpansInQuery('May I ask what Melanie likes?', NOW)).toEqual([]);
     expect(timeSpansInQuery('Which of the 12 services owns billing?', NOW)).toEqual([]);

@@ -66,6 +66,13 @@ describe('timeAnswerIn and statesDuration', () => {
     expect(timeAnswerIn('How long has Nate had his turtles?')).toBe('duration');
     expect(timeAnswerIn('What did Caroline research?')).toBeUndefined();
     expect(timeAnswerIn('Do you remember when we met?')).toBeUndefined(); // not how it opens
+    expect(timeAnswerIn('  "So WHEN did it happen?')).toBe('date');
+    expect(timeAnswerIn('During which week did they travel?')).toBe('date');
+    expect(timeAnswerIn('How many years ago did they marry?')).toBe('date');
+    expect(timeAnswerIn('Which year?')).toBe('date');
+    expect(timeAnswerIn('What time is it in Paris')).toBe('date');
+    expect(timeAnswerIn('HOW LONG has she painted?')).toBe('duration');
+    expect(timeAnswerIn('What did she paint?')).toBeUndefined();
   });
 
   it('finds stated durations', () => {

@@ -1,5 +1,5 @@
 import { stem } from './stem';
-import { tokenize } from './tokenize';
+import { ASCII_ONLY, tokenize } from './tokenize';
 
 /** A Latin letter followed by combining marks (an accent written apart by NFD). */
 const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
@@ -15,6 +15,8 @@ const MAX_STEMS = 100_000;
  * voicing) carry meaning and stay.
  */
 export function keywordTerms(text: string): string[] {
+  // ASCII text has no marks to remove (nor a Unicode class to compile on a first call).
+  if (ASCII_ONLY.test(text)) return tokenize(text, cachedStem);
   return tokenize(text.normalize('NFD').replace(LATIN_MARKS, '$1'), cachedStem);
 }
 

@@ -425,6 +425,56 @@ describe('KeywordIndex saved in parts', () => {
     expect(() => broken.search('w1 w2', filter, 30)).toThrow(KeywordPartError);
   });
 
+  it('ranks the same over hundreds of searches of one index (the scratch marks of each search)', () => {
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    for (let i = 0; i < 300; i++) {
+      const text = i < 100 ? `apple a${i % 5}` : `berry b${i % 7}`;
+      apply(index, records, { op: 'set', r: { id: `d${i}`, tenant: 't', namespace: 'a', text, attributes: {} } });
+    }
+    const filter = { tenant: 't' };
+    // One query's documents are searched again only after many searches of others (the marks cycle).
+    for (let i = 0; i < 600; i++) {
+      const query = i % 255 === 0 ? 'apple a1' : 'berry b3';
+      expect(search(index, records, query, filter, 5)).toEqual(bruteForce(records, query, filter, 5));
+    }
+  });
+
+  it('orders tied matches by their ids without reading the id order part when the candidates are few', () => {
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    // Ids in another order than the slots; three documents tie on "pear", one ranks above them.
+    for (let i = 0; i < 3000; i++) {
+      const text = [3, 1, 2].includes(i) ? `pear n${i}` : i === 700 ? 'pear pear n700' : `n${i} m${i % 50}`;
+      const id = `d${String((i * 7919) % 3000).padStart(5, '0')}`;
+      apply(index, records, { op: 'set', r: { id, tenant: 't', namespace: 'a', text, attributes: {} } });
+    }
+    const { header, parts } = index.toParts();
+    const read: number[] = [];
+    const copy = KeywordIndex.fromParts(
+      header,
+      (n) => {
+        read.push(n);
+        return parts[n]!;
+      },
+      {
+        readMany: (ns) => {
+          read.push(...ns);
+          return ns.map((n) => parts[n]!);
+        },
+      },
+    )!;
+    const filter = { tenant: 't' };
+    const hits = search(copy, records, 'pear', filter, 3);
+    expect(hits).toEqual(bruteForce(records, 'pear', filter, 3));
+    expect(hits.map((h) => h.id)).toEqual(['d02300', 'd00838', 'd01919']);
+    const RANK_PART = 2;
+    expect(read).not.toContain(RANK_PART);
+    // Many candidates (50 tie on "m7"): the order part is read, and the ranking is the same.
+    expect(search(copy, records, 'm7', filter, 40)).toEqual(bruteForce(records, 'm7', filter, 40));
+    expect(read).toContain(RANK_PART);
+  });
+
   it('restored, takes writes of new documents (and their rollback) and ranks as the exhaustive ranking, on random corpora', () => {
     const newArb = recordArb.map((r) => ({ ...r, id: `q${r.id}` })); // ids the saved index does not hold
     const writeArb = fc.oneof(
