@@ -10,6 +10,7 @@ import {
 import type Database from 'better-sqlite3';
 import { chunks, multiRowInsert } from '../records';
 import { blobVector, CODES_TABLE, codeBlob, isSqliteError } from '../schema';
+import { buildSparseParts, type SparseRow } from './sparse-build';
 import { SparseIndex } from './sparse-index';
 
 /** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
@@ -385,15 +386,7 @@ export class SqliteDenseIndex {
       | { generation: number; save: number; data: Buffer }
       | undefined;
     if (!saved || saved.save === this.failedSave) return undefined;
-    const part = this.db.prepare('SELECT data FROM dense_parts WHERE part = ? AND save = ?').pluck();
-    const source: SavedCodes<number> = {
-      part: (n) => {
-        const data = part.get(n, saved.save) as Buffer | undefined;
-        if (!data) throw new BinaryPartError('gone: the file holds another save');
-        return data;
-      },
-      codes: (rowids) => this.codes(rowids),
-    };
+    const source: SavedCodes<number> = { ...this.savedParts(saved.save), codes: (rowids) => this.codes(rowids) };
     let index: BinaryIndex<number> | SparseIndex;
     try {
       index = SparseIndex.isHeader(saved.data)
@@ -420,6 +413,18 @@ export class SqliteDenseIndex {
       return undefined;
     }
     return { index, save: saved.save, reread: changed.size };
+  }
+
+  /** The parts of one save, read when asked (BinaryPartError when the file holds another save). */
+  private savedParts(save: number): { part(n: number): Uint8Array } {
+    const part = this.db.prepare('SELECT data FROM dense_parts WHERE part = ? AND save = ?').pluck();
+    return {
+      part: (n) => {
+        const data = part.get(n, save) as Buffer | undefined;
+        if (!data) throw new BinaryPartError('gone: the file holds another save');
+        return data;
+      },
+    };
   }
 
   /** Re-reads the codes of these rowids into the index (those gone leave it). */
@@ -474,12 +479,19 @@ export class SqliteDenseIndex {
   private loadTable(): { index: BinaryIndex<number> | SparseIndex; reread: number } | undefined {
     const sample = this.db.prepare(`SELECT embedding FROM ${CODES_TABLE} LIMIT 32`).pluck().all() as Buffer[];
     const sparse = sample.some((b) => isSparse(blobVector(b)));
-    // A sparse index built here costs ~10 us a row (~1 s at 100k, 3-7x a scan): only worth it when it is
-    // saved for the next processes; a read-only or in-memory connection scans, as it did before.
+    // A sparse index built here costs a few us a row (more than a scan): only worth it when it is saved
+    // for the next processes; a read-only or in-memory connection scans, as it did before.
     if (sparse && !this.persist) return undefined;
-    const index = sparse
-      ? new SparseIndex(this.dimension)
-      : new BinaryIndex<number>(this.dimension, { rescoring: true });
+    if (sparse) {
+      // Built straight into its saved parts (floats only, in rowid order), then read like a restore.
+      const rows = this.db
+        .prepare(`SELECT rowid, tenant, namespace, embedding FROM ${CODES_TABLE} ORDER BY rowid`)
+        .raw()
+        .iterate() as Iterable<SparseRow>;
+      const { header, parts, size } = buildSparseParts(this.dimension, rows);
+      return { index: SparseIndex.fromParts(header, { part: (n) => parts[n]! }), reread: size };
+    }
+    const index = new BinaryIndex<number>(this.dimension, { rescoring: true });
     // Codes with sign bits only (as written since schema 11, and before the int8 copy joined them)
     // are quantized from the floats; a sparse index reads every row's floats (encodedBytes -1).
     const rows = this.db
@@ -547,7 +559,9 @@ export class SqliteDenseIndex {
       this.db.prepare('DELETE FROM dense_changes WHERE generation <= ?').run(generation);
       this.db.prepare('COMMIT').run();
       this.unsaved = 0;
-      this.loadedSave = undefined; // the index read all its parts to save them: it reads none again
+      // A sparse index saved as it was built or restored reads its columns from this save from now on
+      // (a built one stops holding them all); otherwise the index read all its parts to save them.
+      this.loadedSave = index instanceof SparseIndex && index.rebase(this.savedParts(save)) ? save : undefined;
     } catch (error) {
       if (this.db.inTransaction) this.db.prepare('ROLLBACK').run();
       throw error;

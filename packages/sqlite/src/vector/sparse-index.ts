@@ -1,14 +1,15 @@
 import { BinaryPartError } from '@agentmem/core';
 
 /**
- * Slots per chunk: a chunk's column parts index slots with 16 bits. At 1M vectors, 62 chunks: a
- * query of 15 non-zero dimensions reads ~900 small column parts on a cold start (~9 KB each with
- * the hashing embedder), not the whole index.
+ * Slots per chunk: a chunk's column parts index slots with 16 bits. At 1M vectors, 16 chunks: a
+ * query of 15 non-zero dimensions reads ~240 column parts on a cold start (~36 KB each with the
+ * hashing embedder), not the whole index. (Format 1 had chunks of 16,384: ~4x the parts, each read
+ * costing ~15 us of SQLite overflow pages and call overhead whatever its size.)
  */
-const CHUNK_BITS = 14;
-const CHUNK = 1 << CHUNK_BITS;
+export const CHUNK_BITS = 16;
+export const CHUNK = 1 << CHUNK_BITS;
 /** Version of the saved layout: another one is not read (the table is, and the index saved again). */
-const SPARSE_FORMAT = 'agentmem-sparse-1';
+export const SPARSE_FORMAT = 'agentmem-sparse-2';
 /**
  * Added to every bound: sqlite-vec computes the exact cosine in float32 (~1e-6 off the float64 one
  * the bounds are about); a wider margin only adds a few candidates.
@@ -69,6 +70,8 @@ export class SparseIndex {
   private readonly acc = new Float64Array(CHUNK);
   /** Scratch of `candidates`: each slot's upper bound (reused: 8 MB at 1M, fresh memory every query otherwise). */
   private upper = new Float64Array(0);
+  /** The header it was restored from, while no write changed it since: its parts are then the source's. */
+  private header: Uint8Array | undefined;
 
   constructor(readonly dimension: number) {}
 
@@ -83,9 +86,17 @@ export class SparseIndex {
   /** Adds or replaces the vector of `key`. */
   set(key: number, tenant: string, namespace: string, vector: Float32Array): void {
     if (vector.length !== this.dimension) throw new Error(`SparseIndex takes ${this.dimension} dimensions.`);
+    this.header = undefined;
     // Appended in key order (a load in rowid order, new rows): no earlier slot can hold it.
-    const appended =
+    let appended =
       this.tail.size === 0 && this.sorted === this.total && (this.total === 0 || key > this.keyAt(this.total - 1));
+    const last = this.chunks[this.total >>> CHUNK_BITS];
+    if (last && last.part !== undefined) {
+      // A restored chunk's columns grow only once all read (384 parts): new slots start a chunk of
+      // their own instead, the rest of the restored one left unused (slots past its n).
+      this.total = this.chunks.length << CHUNK_BITS;
+      appended = false;
+    }
     if (!appended) this.remove(key);
     const slot = this.total++;
     const c = slot >>> CHUNK_BITS;
@@ -95,7 +106,6 @@ export class SparseIndex {
       this.chunks.push(chunk);
     }
     const at = slot & (CHUNK - 1);
-    if (chunk.part !== undefined) this.readColumns(chunk); // a restored chunk's columns grow only once all read
     chunk.n = at + 1;
     chunk.keys[at] = key;
     chunk.scopes[at] = this.scopeId(tenant, namespace);
@@ -128,6 +138,7 @@ export class SparseIndex {
     const slot = this.find(key);
     if (slot === undefined) return;
     this.tail.delete(key);
+    this.header = undefined;
     this.chunks[slot >>> CHUNK_BITS]!.dead[slot & (CHUNK - 1)] = 1;
     this.live--;
   }
@@ -175,8 +186,10 @@ export class SparseIndex {
     // The m-th best lower bound: at least m vectors score that much, so none below it ranks in the top m.
     const floor = heap.full ? heap.min : Number.NEGATIVE_INFINITY;
     const out: number[] = [];
-    for (let s = 0; s < this.total; s++) {
-      if (upper[s]! >= floor) out.push(this.keyAt(s)); // false for NaN
+    for (let c = 0; c < this.chunks.length; c++) {
+      const { n, keys } = this.chunks[c]!;
+      const base = c << CHUNK_BITS;
+      for (let i = 0; i < n; i++) if (upper[base + i]! >= floor) out.push(keys[i]!); // false for NaN
     }
     return out;
   }
@@ -186,12 +199,16 @@ export class SparseIndex {
    * scopes, then one part per dimension of its column. Removed slots are left out.
    */
   toParts(): { header: Uint8Array; parts: Uint8Array[] } {
+    if (this.header) {
+      // Unchanged since it was restored (or built, `buildSparseParts`): the saved parts as they are.
+      const count = this.chunks.length * (1 + this.dimension);
+      return { header: this.header, parts: Array.from({ length: count }, (_, n) => this.source!.part(n)) };
+    }
     for (const chunk of this.chunks) this.readColumns(chunk);
     const order: number[] = [];
-    for (let s = 0; s < this.total; s++) {
-      const chunk = this.chunks[s >>> CHUNK_BITS]!;
-      if (!chunk.dead[s & (CHUNK - 1)]) order.push(s);
-    }
+    this.chunks.forEach((chunk, c) => {
+      for (let i = 0; i < chunk.n; i++) if (!chunk.dead[i]) order.push((c << CHUNK_BITS) + i);
+    });
     order.sort((a, b) => this.keyAt(a) - this.keyAt(b));
     // Each slot's place in the saved order, and the range of saved chunks each chunk's slots go to
     // (one or two: slots are mostly in key order already).
@@ -248,19 +265,27 @@ export class SparseIndex {
         parts.push(bytes);
       }
     }
-    const header = {
-      format: SPARSE_FORMAT,
-      dimension: this.dimension,
-      chunks: counts,
-      scopes: this.scopeList.map((s) => [s.tenant, s.namespace]),
-    };
-    return { header: new TextEncoder().encode(JSON.stringify(header)), parts };
+    return { header: sparseHeader(this.dimension, counts, this.scopeList), parts };
   }
 
-  /** Whether `header` is a saved SparseIndex's (else it may be a BinaryIndex's). */
+  /**
+   * Its parts were just saved as they are (`toParts` of an unchanged index): read them from `source`
+   * from now on, so that a built index stops holding them all in memory. False when it changed.
+   */
+  rebase(source: SavedParts): boolean {
+    if (!this.header) return false;
+    this.source = source;
+    return true;
+  }
+
+  /**
+   * Whether `header` is a saved SparseIndex's (else it may be a BinaryIndex's), of this layout or
+   * another (`fromParts` then throws: the caller builds it again).
+   */
   static isHeader(header: Uint8Array): boolean {
     try {
-      return (JSON.parse(new TextDecoder().decode(header)) as { format?: unknown })?.format === SPARSE_FORMAT;
+      const format = (JSON.parse(new TextDecoder().decode(header)) as { format?: unknown })?.format;
+      return typeof format === 'string' && format.startsWith('agentmem-sparse-');
     } catch {
       return false;
     }
@@ -303,6 +328,7 @@ export class SparseIndex {
     index.sorted = index.total;
     index.live = index.total;
     index.source = source;
+    index.header = header;
     return index;
   }
 
@@ -372,6 +398,21 @@ export class SparseIndex {
     });
     return out;
   }
+}
+
+/** The saved header: the layout's version, the chunks' sizes and the scopes their ids stand for. */
+export function sparseHeader(
+  dimension: number,
+  chunks: readonly number[],
+  scopes: readonly { tenant: string; namespace: string }[],
+): Uint8Array {
+  const header = {
+    format: SPARSE_FORMAT,
+    dimension,
+    chunks,
+    scopes: scopes.map((s) => [s.tenant, s.namespace]),
+  };
+  return new TextEncoder().encode(JSON.stringify(header));
 }
 
 /** acc[slot] += q * value over a column: the hot loop, kept monomorphic in its own function. */
