@@ -103,7 +103,10 @@ export function buildSparseParts(
     odd[n] = ok ? 0 : 1;
     if (tenant !== lastTenant || namespace !== lastNamespace) {
       let byNamespace = scopeIds.get(tenant);
-      if (!byNamespace) scopeIds.set(tenant, (byNamespace = new Map()));
+      if (!byNamespace) {
+        byNamespace = new Map();
+        scopeIds.set(tenant, byNamespace);
+      }
       let id = byNamespace.get(namespace);
       if (id === undefined) {
         id = scopeList.length;
