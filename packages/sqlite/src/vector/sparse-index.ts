@@ -253,7 +253,11 @@ export class SparseIndex {
           }
         }
       }
+      // Slots from more than one chunk (changed vectors moved to the end): the column in slot order
+      // again, as a build leaves it (entries `slot << 8 | value`: numeric order is slot order).
+      const sources = reach.filter((r) => r.from <= out && r.to >= out).length;
       for (const column of columns) {
+        if (sources > 1) column.packed.subarray(0, column.length).sort();
         const bytes = new Uint8Array(column.length * 3);
         // Saved as the slots (16 bits each), then the values.
         const slots = new Uint16Array(bytes.buffer, 0, column.length);
