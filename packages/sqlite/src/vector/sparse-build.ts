@@ -4,7 +4,7 @@ import { CHUNK, sparseHeader } from './sparse-index';
  * A SparseIndex's saved parts (`SparseIndex.toParts` layout) built straight from vectors added in
  * ascending key order, one chunk at a time: each chunk's vectors are quantized into one reused
  * row-major buffer (dimension and int8 value per non-zero component), which a counting sort by
- * dimension turns into that chunk's column parts. Nothing is kept per vector but the parts (3 bytes a
+ * dimension turns into that chunk's column parts. Nothing is kept per vector but the parts (4 bytes a
  * non-zero component, 17 a vector of metadata): no per-dimension growing arrays, no int32 copy of
  * every column, no second pass over them to save. `SparseIndex.fromParts` over the result is the
  * index (columns decoded when queries need them) and `toParts` of it, unchanged, gives the parts back
@@ -123,22 +123,17 @@ export class SparseBuilder {
     parts.push(packed);
     this.counts.push(n);
     // Counting sort by dimension: each column lists its slots in ascending order, as `set` leaves them.
-    const columnSlots: Uint16Array[] = [];
-    const columnValues: Int8Array[] = [];
+    const columns: Int32Array[] = [];
     for (let d = 0; d < dimension; d++) {
-      const length = perDimension[d]!;
-      const bytes = new Uint8Array(length * 3);
-      parts.push(bytes);
-      columnSlots.push(new Uint16Array(bytes.buffer, 0, length));
-      columnValues.push(new Int8Array(bytes.buffer, length * 2, length));
+      const column = new Int32Array(perDimension[d]!);
+      parts.push(new Uint8Array(column.buffer));
+      columns.push(column);
     }
     const fill = new Uint32Array(dimension);
     for (let slot = 0; slot < n; slot++) {
       for (let e = starts[slot]!; e < starts[slot + 1]!; e++) {
         const d = dims[e]!;
-        const j = fill[d]!++;
-        columnSlots[d]![j] = slot;
-        columnValues[d]![j] = values[e]!;
+        columns[d]![fill[d]!++] = (slot << 8) | (values[e]! & 0xff);
       }
     }
     perDimension.fill(0);

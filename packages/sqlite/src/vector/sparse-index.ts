@@ -1,7 +1,7 @@
 import { BinaryPartError } from '@agentmem/core';
 
 /**
- * Slots per chunk: a chunk's column parts index slots with 16 bits. At 1M vectors, 16 chunks: a
+ * Slots per chunk: a column entry holds its slot in 16 bits (and its int8 value). At 1M vectors, 16 chunks: a
  * query of 15 non-zero dimensions reads ~240 column parts on a cold start (~36 KB each with the
  * hashing embedder), not the whole index. (Format 1 had chunks of 16,384: ~4x the parts, each read
  * costing ~15 us of SQLite overflow pages and call overhead whatever its size.)
@@ -261,15 +261,8 @@ export class SparseIndex {
       const sources = reach.filter((r) => r.from <= out && r.to >= out).length;
       for (const column of columns) {
         if (sources > 1) column.packed.subarray(0, column.length).sort();
-        const bytes = new Uint8Array(column.length * 3);
-        // Saved as the slots (16 bits each), then the values.
-        const slots = new Uint16Array(bytes.buffer, 0, column.length);
-        const values = new Int8Array(bytes.buffer, column.length * 2, column.length);
-        for (let j = 0; j < column.length; j++) {
-          slots[j] = column.packed[j]! >> 8;
-          values[j] = (column.packed[j]! << 24) >> 24;
-        }
-        parts.push(bytes);
+        // Saved as the entries are kept (little-endian int32): a read is a view or one copy, no conversion.
+        parts.push(new Uint8Array(column.packed.slice(0, column.length).buffer));
       }
     }
     return { header: sparseHeader(this.dimension, counts, this.scopeList), parts };
@@ -343,12 +336,13 @@ export class SparseIndex {
     let column = chunk.columns[d];
     if (column) return column;
     const bytes = this.source!.part(chunk.part! + 1 + d);
-    if (bytes.length % 3 !== 0) throw new BinaryPartError(`Saved part ${chunk.part! + 1 + d} has the wrong size.`);
-    const length = bytes.length / 3;
-    const packed = new Int32Array(length);
-    const slots = new Uint16Array(length);
-    new Uint8Array(slots.buffer).set(bytes.subarray(0, length * 2));
-    for (let j = 0; j < length; j++) packed[j] = (slots[j]! << 8) | (bytes[length * 2 + j]! & 0xff);
+    if (bytes.length % 4 !== 0) throw new BinaryPartError(`Saved part ${chunk.part! + 1 + d} has the wrong size.`);
+    const length = bytes.length / 4;
+    // A part as SQLite hands it over is a buffer of its own (aligned): its entries are used in place.
+    const packed =
+      bytes.byteOffset % 4 === 0
+        ? new Int32Array(bytes.buffer, bytes.byteOffset, length)
+        : new Int32Array(bytes.slice().buffer, 0, length);
     column = { packed, length };
     chunk.columns[d] = column;
     return column;
