@@ -3,16 +3,18 @@
 // batches with rememberMany and closes (which saves the index again: it was loaded and many vectors were
 // written). Prints `loaded` after the recall, `ack <n>` once the first n new memories' call returned,
 // `closing` before close and `closed` after it, each with ms since `started`.
-//   dense-save-child.ts <file> <batches> <batch>
-import { MemoryStore } from '@agentmem/core';
+// With `hashing`, the default HashingEmbedder: the recall's words are in no memory, so its dense search
+// builds the sparse index and saves it.
+//   dense-save-child.ts <file> <batches> <batch> [semantic|hashing]
+import { HashingEmbedder, MemoryStore } from '@agentmem/core';
 import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import { SqliteBackend } from '@agentmem/sqlite';
 import { denseContent } from './dense-save';
 
-const [path, batches, batch] = process.argv.slice(2);
+const [path, batches, batch, kind] = process.argv.slice(2);
 const store = await MemoryStore.open({
   backend: new SqliteBackend({ path: path! }),
-  embedder: new SemanticTestEmbedder(),
+  embedder: kind === 'hashing' ? new HashingEmbedder() : new SemanticTestEmbedder(),
 });
 const start = performance.now();
 const say = (line: string) => process.stdout.write(`${line} ${(performance.now() - start).toFixed(1)}\n`);

@@ -5,19 +5,25 @@
  * SQLite's integrity check and open, every memory of an acknowledged batch must be there, and dense
  * search must give the same results from the file's saved index (and the changes logged after it) as
  * from a load of the codes table, with each acknowledged memory found first by its own text.
+ * With `hashing` (the default HashingEmbedder's sparse vectors) the index is the SparseIndex, built
+ * by the first (no-match) dense search and saved, and the check compares it with sqlite-vec's scan.
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MemoryStore } from '@agentmem/core';
+import { HashingEmbedder, MemoryStore } from '@agentmem/core';
 import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import { SqliteBackend } from '@agentmem/sqlite';
 import Database from 'better-sqlite3';
 import { type CrashResult, checkTrial, emptyResult, type KillTrigger, runChild, seededRandom } from './crash-trials';
 
 const child = fileURLToPath(new URL('./dense-save-child.ts', import.meta.url));
-const embedder = new SemanticTestEmbedder();
+type Kind = 'semantic' | 'hashing';
+const embedders: Record<Kind, SemanticTestEmbedder | HashingEmbedder> = {
+  semantic: new SemanticTestEmbedder(),
+  hashing: new HashingEmbedder(),
+};
 const QUERIES = ['harbour engine', 'violet lantern orbit', 'quiet river market', 'zaiko brava tou'];
 const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tu', 'sa', 'vo', 'qi', 'ne', 'dar', 'po', 'li', 'zu', 'he', 'ba', 'or'];
 
@@ -60,7 +66,11 @@ async function runSaveChild(argv: string[], kill: KillTrigger | undefined): Prom
 }
 
 /** Dense hits (ids and scores) of the queries and of some memories' own texts, with a read-only backend. */
-async function denseHits(path: string, own: string[]): Promise<{ hits: string; ownFirst: number }> {
+async function denseHits(
+  path: string,
+  own: string[],
+  embedder: SemanticTestEmbedder | HashingEmbedder,
+): Promise<{ hits: string; ownFirst: number }> {
   const backend = new SqliteBackend({ path, readonly: true });
   try {
     const out: string[] = [];
@@ -90,7 +100,8 @@ async function denseHits(path: string, own: string[]): Promise<{ hits: string; o
   }
 }
 
-export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashResult> {
+export async function denseSaveTrials(short: boolean, seed = 1, vectors: Kind = 'semantic'): Promise<CrashResult> {
+  const embedder = embedders[vectors];
   const trials = short ? 4 : 12;
   const base = short ? 2000 : 6000;
   const batches = 4;
@@ -98,7 +109,7 @@ export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashRe
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-faults-dense-'));
   const random = seededRandom(seed);
   const result = emptyResult(
-    `a dense-index save (first dense search of ${base} memories, then ${batches} batches of ${batch} and close)`,
+    `a ${vectors === 'hashing' ? 'sparse' : 'dense'}-index save (first dense search of ${base} memories, then ${batches} batches of ${batch} and close)`,
   );
   try {
     // The template: memories written, never searched, so the file holds no saved dense index.
@@ -126,7 +137,7 @@ export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashRe
     if (saveOf(template) !== undefined) throw new Error('the template already holds a saved dense index');
     const fullPath = join(dir, 'full.db');
     copy(fullPath);
-    const full = await runSaveChild([fullPath, String(batches), String(batch)], undefined);
+    const full = await runSaveChild([fullPath, String(batches), String(batch), vectors], undefined);
     if (!full.closed) throw new Error(`the run did not complete without a kill: ${full.stderr}`);
     const after = new Database(fullPath, { readonly: true });
     const logged = after.prepare('SELECT count(*) FROM dense_changes').pluck().get() as number;
@@ -147,7 +158,7 @@ export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashRe
           : kind === 1
             ? { on: 'closing', ms: random() * (closed - closing) }
             : { on: 'started', ms: random() * closed * 1.05 };
-      const run = await runSaveChild([db, String(batches), String(batch)], kill);
+      const run = await runSaveChild([db, String(batches), String(batch), vectors], kill);
       if (!run.closed) {
         if (!('loaded' in run.at)) inLoad++;
         else if ('closing' in run.at) inClose++;
@@ -173,13 +184,13 @@ export async function denseSaveTrials(short: boolean, seed = 1): Promise<CrashRe
         const own = [0, 1, base - 1].map(baseContent);
         for (let i = 0; i < written; i += Math.max(1, Math.floor(written / 8))) own.push(denseContent(i));
         if (written > 0) own.push(denseContent(written - 1));
-        const saved = await denseHits(db, own);
+        const saved = await denseHits(db, own, embedder);
         if (saved.ownFirst !== own.length)
           fail(`${own.length - saved.ownFirst} memories not found first by their own text`);
         const raw = new Database(db);
         raw.exec('DELETE FROM dense_snapshot; DELETE FROM dense_parts');
         raw.close();
-        if (saved.hits !== (await denseHits(db, own)).hits)
+        if (saved.hits !== (await denseHits(db, own, embedder)).hits)
           fail('dense search from the saved index differs from a load of the codes table');
       });
     }

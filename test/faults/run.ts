@@ -39,6 +39,7 @@ for (const r of [
   ...(await killPointTrials(short)),
   await bulkIngestTrials(short),
   await denseSaveTrials(short),
+  await denseSaveTrials(short, 2, 'hashing'), // the same kills while the sparse index (hashing embedder) is built and saved
   await catchUpTrials(short),
 ]) {
   rows.push({

@@ -10,6 +10,7 @@ import {
 import type Database from 'better-sqlite3';
 import { chunks, multiRowInsert } from '../records';
 import { blobVector, CODES_TABLE, codeBlob, isSqliteError } from '../schema';
+import { SparseBuilder } from './sparse-build';
 import { SparseIndex } from './sparse-index';
 
 /** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
@@ -28,6 +29,14 @@ const READ_AHEAD_PARTS = 2;
 const POOL_CACHE_PAGES = 128;
 /** Rowids per statement when the changes since the saved index are read back. */
 const READ_CHUNK = 500;
+/**
+ * Rows per statement of a sparse index's build, read as one blob of their floats (1.5 MB at 384
+ * dims): a row a time, better-sqlite3 made a Buffer of each row's floats and strings of its scope
+ * (~5 us a row, more than the rest of the build); batched, the read took ~2.6 us a row at 100k.
+ */
+const BUILD_BATCH = 1024;
+/** Scopes a batched build tells apart in SQL (a CASE); a file with more is read row by row. */
+const BUILD_SCOPES = 64;
 
 const INSERT_CODES = multiRowInsert(
   `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)`,
@@ -385,15 +394,7 @@ export class SqliteDenseIndex {
       | { generation: number; save: number; data: Buffer }
       | undefined;
     if (!saved || saved.save === this.failedSave) return undefined;
-    const part = this.db.prepare('SELECT data FROM dense_parts WHERE part = ? AND save = ?').pluck();
-    const source: SavedCodes<number> = {
-      part: (n) => {
-        const data = part.get(n, saved.save) as Buffer | undefined;
-        if (!data) throw new BinaryPartError('gone: the file holds another save');
-        return data;
-      },
-      codes: (rowids) => this.codes(rowids),
-    };
+    const source: SavedCodes<number> = { ...this.savedParts(saved.save), codes: (rowids) => this.codes(rowids) };
     let index: BinaryIndex<number> | SparseIndex;
     try {
       index = SparseIndex.isHeader(saved.data)
@@ -420,6 +421,18 @@ export class SqliteDenseIndex {
       return undefined;
     }
     return { index, save: saved.save, reread: changed.size };
+  }
+
+  /** The parts of one save, read when asked (BinaryPartError when the file holds another save). */
+  private savedParts(save: number): { part(n: number): Uint8Array } {
+    const part = this.db.prepare('SELECT data FROM dense_parts WHERE part = ? AND save = ?').pluck();
+    return {
+      part: (n) => {
+        const data = part.get(n, save) as Buffer | undefined;
+        if (!data) throw new BinaryPartError('gone: the file holds another save');
+        return data;
+      },
+    };
   }
 
   /** Re-reads the codes of these rowids into the index (those gone leave it). */
@@ -474,12 +487,15 @@ export class SqliteDenseIndex {
   private loadTable(): { index: BinaryIndex<number> | SparseIndex; reread: number } | undefined {
     const sample = this.db.prepare(`SELECT embedding FROM ${CODES_TABLE} LIMIT 32`).pluck().all() as Buffer[];
     const sparse = sample.some((b) => isSparse(blobVector(b)));
-    // A sparse index built here costs ~10 us a row (~1 s at 100k, 3-7x a scan): only worth it when it is
-    // saved for the next processes; a read-only or in-memory connection scans, as it did before.
+    // A sparse index built here costs a few us a row (more than a scan): only worth it when it is saved
+    // for the next processes; a read-only or in-memory connection scans, as it did before.
     if (sparse && !this.persist) return undefined;
-    const index = sparse
-      ? new SparseIndex(this.dimension)
-      : new BinaryIndex<number>(this.dimension, { rescoring: true });
+    if (sparse) {
+      // Built straight into its saved parts (floats only, in rowid order), then read like a restore.
+      const { header, parts, size } = this.buildSparse();
+      return { index: SparseIndex.fromParts(header, { part: (n) => parts[n]! }), reread: size };
+    }
+    const index = new BinaryIndex<number>(this.dimension, { rescoring: true });
     // Codes with sign bits only (as written since schema 11, and before the int8 copy joined them)
     // are quantized from the floats; a sparse index reads every row's floats (encodedBytes -1).
     const rows = this.db
@@ -496,6 +512,55 @@ export class SqliteDenseIndex {
       n++;
     }
     return { index, reread: n };
+  }
+
+  /**
+   * A sparse index's parts from the codes table, in rowid order: batches of rows as one blob of their
+   * floats (group_concat of a UTF-8 file's blobs keeps their bytes; the rowids and scope numbers come
+   * from the same rows in the same order), or row by row in a file of another encoding or many scopes.
+   */
+  private buildSparse(): ReturnType<SparseBuilder['finish']> {
+    const builder = new SparseBuilder(this.dimension);
+    const scopes = this.db.prepare(`SELECT DISTINCT tenant, namespace FROM ${CODES_TABLE}`).raw().all() as [
+      string,
+      string,
+    ][];
+    if (this.db.pragma('encoding', { simple: true }) !== 'UTF-8' || scopes.length > BUILD_SCOPES) {
+      const rows = this.db
+        .prepare(`SELECT rowid, tenant, namespace, embedding FROM ${CODES_TABLE} ORDER BY rowid`)
+        .raw()
+        .iterate() as Iterable<[number, string, string, Buffer]>;
+      for (const [rowid, tenant, namespace, embedding] of rows)
+        builder.add(rowid, builder.scope(tenant, namespace), embedding);
+      return builder.finish();
+    }
+    const ids = scopes.map(([tenant, namespace]) => builder.scope(tenant, namespace));
+    const cases = ids.map((id) => `WHEN tenant = ? AND namespace = ? THEN ${id}`).join(' ');
+    const batch = (after: boolean) =>
+      this.db
+        .prepare(
+          `SELECT count(*), max(rowid), group_concat(rowid), group_concat(scope), CAST(group_concat(embedding, x'') AS BLOB) ` +
+            `FROM (SELECT rowid, CASE ${cases} END AS scope, embedding FROM ${CODES_TABLE}` +
+            `${after ? ' WHERE rowid > ?' : ''} ORDER BY rowid LIMIT ${BUILD_BATCH})`,
+        )
+        .raw();
+    const [first, next] = [batch(false), batch(true)];
+    const params = scopes.flat();
+    const bytes = this.dimension * 4;
+    let last: number | undefined;
+    for (;;) {
+      const [count, max, rowids, scopeIds, blob] = (
+        last === undefined ? first.get(params) : next.get(...params, last)
+      ) as [number, number | null, string | null, string | null, Buffer | null];
+      if (count === 0 || max === null) break;
+      const keys = rowids!.split(',');
+      const scopeOf = scopeIds?.split(',') ?? [];
+      if (keys.length !== count || scopeOf.length !== count || blob?.length !== count * bytes)
+        throw new Error(`A vector of vector_codes is not of ${this.dimension} dimensions (or has no scope).`);
+      for (let i = 0; i < count; i++) builder.add(Number(keys[i]), Number(scopeOf[i]), blob, i * bytes);
+      last = max;
+    }
+    return builder.finish();
   }
 
   /** A save that never fails the caller: the changes stay logged and the next load catches up from them. */
@@ -547,7 +612,9 @@ export class SqliteDenseIndex {
       this.db.prepare('DELETE FROM dense_changes WHERE generation <= ?').run(generation);
       this.db.prepare('COMMIT').run();
       this.unsaved = 0;
-      this.loadedSave = undefined; // the index read all its parts to save them: it reads none again
+      // A sparse index saved as it was built or restored reads its columns from this save from now on
+      // (a built one stops holding them all); otherwise the index read all its parts to save them.
+      this.loadedSave = index instanceof SparseIndex && index.rebase(this.savedParts(save)) ? save : undefined;
     } catch (error) {
       if (this.db.inTransaction) this.db.prepare('ROLLBACK').run();
       throw error;

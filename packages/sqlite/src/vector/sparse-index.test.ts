@@ -36,7 +36,8 @@ function exactTop(
 }
 
 describe('SparseIndex', () => {
-  // 40k keys: the index spans three chunks, so saved and appended slots, removals and scopes meet.
+  // 40k keys in one chunk of 65,536 with removals, replacements and scopes (sparse-build.test.ts covers
+  // several chunks, and writes after a restore going to a chunk of their own).
   const index = new SparseIndex(64);
   const vectors = new Map<number, { scope: string; v: Float32Array }>();
   for (let key = 1; key <= 40_000; key++) {

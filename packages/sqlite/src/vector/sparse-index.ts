@@ -1,14 +1,15 @@
 import { BinaryPartError } from '@agentmem/core';
 
 /**
- * Slots per chunk: a chunk's column parts index slots with 16 bits. At 1M vectors, 62 chunks: a
- * query of 15 non-zero dimensions reads ~900 small column parts on a cold start (~9 KB each with
- * the hashing embedder), not the whole index.
+ * Slots per chunk: a column entry holds its slot in 16 bits (and its int8 value). At 1M vectors, 16 chunks: a
+ * query of 15 non-zero dimensions reads ~240 column parts on a cold start (~36 KB each with the
+ * hashing embedder), not the whole index. (Format 1 had chunks of 16,384: ~4x the parts, each read
+ * costing ~15 us of SQLite overflow pages and call overhead whatever its size.)
  */
-const CHUNK_BITS = 14;
-const CHUNK = 1 << CHUNK_BITS;
+export const CHUNK_BITS = 16;
+export const CHUNK = 1 << CHUNK_BITS;
 /** Version of the saved layout: another one is not read (the table is, and the index saved again). */
-const SPARSE_FORMAT = 'agentmem-sparse-1';
+export const SPARSE_FORMAT = 'agentmem-sparse-2';
 /**
  * Added to every bound: sqlite-vec computes the exact cosine in float32 (~1e-6 off the float64 one
  * the bounds are about); a wider margin only adds a few candidates.
@@ -29,6 +30,8 @@ interface Chunk {
   scopes: Uint32Array;
   /** 1: removed (or replaced by a later slot); its entries stay in the columns until the next save. */
   dead: Uint8Array;
+  /** Slots marked dead. */
+  removed: number;
   /** 1: a vector whose bounds say nothing (zero or not finite): always a candidate. */
   odd: Uint8Array;
   /**
@@ -67,8 +70,10 @@ export class SparseIndex {
   private readonly tail = new Map<number, number>();
   private source: SavedParts | undefined;
   private readonly acc = new Float64Array(CHUNK);
-  /** Scratch of `candidates`: each slot's upper bound (reused: 8 MB at 1M, fresh memory every query otherwise). */
-  private upper = new Float64Array(0);
+  /** Scratch of `candidates`: the slots whose upper bound reached the floor of their time, with it. */
+  private readonly kept: Kept = { slots: new Int32Array(1024), uppers: new Float64Array(1024), length: 0 };
+  /** The header it was restored from, while no write changed it since: its parts are then the source's. */
+  private header: Uint8Array | undefined;
 
   constructor(readonly dimension: number) {}
 
@@ -83,9 +88,17 @@ export class SparseIndex {
   /** Adds or replaces the vector of `key`. */
   set(key: number, tenant: string, namespace: string, vector: Float32Array): void {
     if (vector.length !== this.dimension) throw new Error(`SparseIndex takes ${this.dimension} dimensions.`);
+    this.header = undefined;
     // Appended in key order (a load in rowid order, new rows): no earlier slot can hold it.
-    const appended =
+    let appended =
       this.tail.size === 0 && this.sorted === this.total && (this.total === 0 || key > this.keyAt(this.total - 1));
+    const last = this.chunks[this.total >>> CHUNK_BITS];
+    if (last && last.part !== undefined) {
+      // A restored chunk's columns grow only once all read (384 parts): new slots start a chunk of
+      // their own instead, the rest of the restored one left unused (slots past its n).
+      this.total = this.chunks.length << CHUNK_BITS;
+      appended = false;
+    }
     if (!appended) this.remove(key);
     const slot = this.total++;
     const c = slot >>> CHUNK_BITS;
@@ -95,7 +108,6 @@ export class SparseIndex {
       this.chunks.push(chunk);
     }
     const at = slot & (CHUNK - 1);
-    if (chunk.part !== undefined) this.readColumns(chunk); // a restored chunk's columns grow only once all read
     chunk.n = at + 1;
     chunk.keys[at] = key;
     chunk.scopes[at] = this.scopeId(tenant, namespace);
@@ -128,7 +140,10 @@ export class SparseIndex {
     const slot = this.find(key);
     if (slot === undefined) return;
     this.tail.delete(key);
-    this.chunks[slot >>> CHUNK_BITS]!.dead[slot & (CHUNK - 1)] = 1;
+    this.header = undefined;
+    const chunk = this.chunks[slot >>> CHUNK_BITS]!;
+    chunk.dead[slot & (CHUNK - 1)] = 1;
+    chunk.removed++;
     this.live--;
   }
 
@@ -158,8 +173,9 @@ export class SparseIndex {
     // Rounding a component moves it by at most half a step (1 / scale): the dot product by at most
     // 0.5 * |q|_1 / scale, the cosine by that over both norms, i.e. 0.5 * |q|_1 / |q| * factor.
     const spread = (0.5 * l1) / norm;
-    if (this.upper.length < this.total) this.upper = new Float64Array(this.total + CHUNK);
-    const upper = this.upper;
+    const kept = this.kept;
+    kept.length = 0;
+    const every = allowed.every((a) => a === 1);
     const heap = new MinHeap(Math.max(1, m));
     const acc = this.acc;
     for (let c = 0; c < this.chunks.length; c++) {
@@ -170,14 +186,14 @@ export class SparseIndex {
         const { packed, length } = this.column(chunk, d);
         accumulate(acc, packed, length, query[d]!);
       }
-      bound(chunk, c << CHUNK_BITS, allowed, acc, 1 / norm, spread, upper, heap);
+      // Every slot of the chunk is in the scope (one tenant's file, no removal since the load): no test a slot.
+      const check = !every || chunk.removed > 0;
+      bound(chunk, c << CHUNK_BITS, check, allowed, acc, 1 / norm, spread, kept, heap);
     }
     // The m-th best lower bound: at least m vectors score that much, so none below it ranks in the top m.
     const floor = heap.full ? heap.min : Number.NEGATIVE_INFINITY;
     const out: number[] = [];
-    for (let s = 0; s < this.total; s++) {
-      if (upper[s]! >= floor) out.push(this.keyAt(s)); // false for NaN
-    }
+    for (let j = 0; j < kept.length; j++) if (kept.uppers[j]! >= floor) out.push(this.keyAt(kept.slots[j]!));
     return out;
   }
 
@@ -186,12 +202,16 @@ export class SparseIndex {
    * scopes, then one part per dimension of its column. Removed slots are left out.
    */
   toParts(): { header: Uint8Array; parts: Uint8Array[] } {
+    if (this.header) {
+      // Unchanged since it was restored (or built, `buildSparseParts`): the saved parts as they are.
+      const count = this.chunks.length * (1 + this.dimension);
+      return { header: this.header, parts: Array.from({ length: count }, (_, n) => this.source!.part(n)) };
+    }
     for (const chunk of this.chunks) this.readColumns(chunk);
     const order: number[] = [];
-    for (let s = 0; s < this.total; s++) {
-      const chunk = this.chunks[s >>> CHUNK_BITS]!;
-      if (!chunk.dead[s & (CHUNK - 1)]) order.push(s);
-    }
+    this.chunks.forEach((chunk, c) => {
+      for (let i = 0; i < chunk.n; i++) if (!chunk.dead[i]) order.push((c << CHUNK_BITS) + i);
+    });
     order.sort((a, b) => this.keyAt(a) - this.keyAt(b));
     // Each slot's place in the saved order, and the range of saved chunks each chunk's slots go to
     // (one or two: slots are mostly in key order already).
@@ -236,31 +256,36 @@ export class SparseIndex {
           }
         }
       }
+      // Slots from more than one chunk (changed vectors moved to the end): the column in slot order
+      // again, as a build leaves it (entries `slot << 8 | value`: numeric order is slot order).
+      const sources = reach.filter((r) => r.from <= out && r.to >= out).length;
       for (const column of columns) {
-        const bytes = new Uint8Array(column.length * 3);
-        // Saved as the slots (16 bits each), then the values.
-        const slots = new Uint16Array(bytes.buffer, 0, column.length);
-        const values = new Int8Array(bytes.buffer, column.length * 2, column.length);
-        for (let j = 0; j < column.length; j++) {
-          slots[j] = column.packed[j]! >> 8;
-          values[j] = (column.packed[j]! << 24) >> 24;
-        }
-        parts.push(bytes);
+        if (sources > 1) column.packed.subarray(0, column.length).sort();
+        // Saved as the entries are kept (little-endian int32): a read is a view or one copy, no conversion.
+        parts.push(new Uint8Array(column.packed.slice(0, column.length).buffer));
       }
     }
-    const header = {
-      format: SPARSE_FORMAT,
-      dimension: this.dimension,
-      chunks: counts,
-      scopes: this.scopeList.map((s) => [s.tenant, s.namespace]),
-    };
-    return { header: new TextEncoder().encode(JSON.stringify(header)), parts };
+    return { header: sparseHeader(this.dimension, counts, this.scopeList), parts };
   }
 
-  /** Whether `header` is a saved SparseIndex's (else it may be a BinaryIndex's). */
+  /**
+   * Its parts were just saved as they are (`toParts` of an unchanged index): read them from `source`
+   * from now on, so that a built index stops holding them all in memory. False when it changed.
+   */
+  rebase(source: SavedParts): boolean {
+    if (!this.header) return false;
+    this.source = source;
+    return true;
+  }
+
+  /**
+   * Whether `header` is a saved SparseIndex's (else it may be a BinaryIndex's), of this layout or
+   * another (`fromParts` then throws: the caller builds it again).
+   */
   static isHeader(header: Uint8Array): boolean {
     try {
-      return (JSON.parse(new TextDecoder().decode(header)) as { format?: unknown })?.format === SPARSE_FORMAT;
+      const format = (JSON.parse(new TextDecoder().decode(header)) as { format?: unknown })?.format;
+      return typeof format === 'string' && format.startsWith('agentmem-sparse-');
     } catch {
       return false;
     }
@@ -303,6 +328,7 @@ export class SparseIndex {
     index.sorted = index.total;
     index.live = index.total;
     index.source = source;
+    index.header = header;
     return index;
   }
 
@@ -310,12 +336,13 @@ export class SparseIndex {
     let column = chunk.columns[d];
     if (column) return column;
     const bytes = this.source!.part(chunk.part! + 1 + d);
-    if (bytes.length % 3 !== 0) throw new BinaryPartError(`Saved part ${chunk.part! + 1 + d} has the wrong size.`);
-    const length = bytes.length / 3;
-    const packed = new Int32Array(length);
-    const slots = new Uint16Array(length);
-    new Uint8Array(slots.buffer).set(bytes.subarray(0, length * 2));
-    for (let j = 0; j < length; j++) packed[j] = (slots[j]! << 8) | (bytes[length * 2 + j]! & 0xff);
+    if (bytes.length % 4 !== 0) throw new BinaryPartError(`Saved part ${chunk.part! + 1 + d} has the wrong size.`);
+    const length = bytes.length / 4;
+    // A part as SQLite hands it over is a buffer of its own (aligned): its entries are used in place.
+    const packed =
+      bytes.byteOffset % 4 === 0
+        ? new Int32Array(bytes.buffer, bytes.byteOffset, length)
+        : new Int32Array(bytes.slice().buffer, 0, length);
     column = { packed, length };
     chunk.columns[d] = column;
     return column;
@@ -374,6 +401,21 @@ export class SparseIndex {
   }
 }
 
+/** The saved header: the layout's version, the chunks' sizes and the scopes their ids stand for. */
+export function sparseHeader(
+  dimension: number,
+  chunks: readonly number[],
+  scopes: readonly { tenant: string; namespace: string }[],
+): Uint8Array {
+  const header = {
+    format: SPARSE_FORMAT,
+    dimension,
+    chunks,
+    scopes: scopes.map((s) => [s.tenant, s.namespace]),
+  };
+  return new TextEncoder().encode(JSON.stringify(header));
+}
+
 /** acc[slot] += q * value over a column: the hot loop, kept monomorphic in its own function. */
 function accumulate(acc: Float64Array, packed: Int32Array, length: number, q: number): void {
   for (let j = 0; j < length; j++) {
@@ -382,39 +424,60 @@ function accumulate(acc: Float64Array, packed: Int32Array, length: number, q: nu
   }
 }
 
-/** Each slot's upper bound into `upper` (NaN: not a candidate), its lower bound offered to the heap. */
+/** Slots kept by `bound`, with their upper bounds. */
+interface Kept {
+  slots: Int32Array;
+  uppers: Float64Array;
+  length: number;
+}
+
+/**
+ * Each slot's lower bound offered to the heap; the slot kept when its upper bound reaches the heap's
+ * floor so far (the floor only rises: a slot below it now is below the final one). No array of every
+ * slot's bound and no second pass over them: at 1M, ~1M stores and reads less a query.
+ */
 function bound(
   chunk: Chunk,
   base: number,
+  check: boolean,
   allowed: Uint8Array,
   acc: Float64Array,
   inverseNorm: number,
   spread: number,
-  upper: Float64Array,
+  kept: Kept,
   heap: MinHeap,
 ): void {
   const { n, dead, scopes, odd, factors } = chunk;
   // The heap's floor, kept here: most slots fall below it and are not offered.
   let floor = heap.full ? heap.min : Number.NEGATIVE_INFINITY;
   for (let i = 0; i < n; i++) {
-    const s = base + i;
-    if (dead[i] || !allowed[scopes[i]!]) {
-      upper[s] = Number.NaN; // not in the scope: never a candidate
-      continue;
+    if (check && (dead[i] || !allowed[scopes[i]!])) continue; // not in the scope: never a candidate
+    let up = Number.POSITIVE_INFINITY; // odd: no bounds, always a candidate
+    if (!odd[i]) {
+      const f = factors[i]!;
+      const score = acc[i]! * f * inverseNorm;
+      const e = spread * f + FLOAT_MARGIN;
+      up = score + e;
+      if (score - e > floor) {
+        heap.offer(score - e);
+        if (heap.full) floor = heap.min;
+      }
     }
-    if (odd[i]) {
-      upper[s] = Number.POSITIVE_INFINITY;
-      continue;
-    }
-    const f = factors[i]!;
-    const score = acc[i]! * f * inverseNorm;
-    const e = spread * f + FLOAT_MARGIN;
-    upper[s] = score + e;
-    if (score - e > floor) {
-      heap.offer(score - e);
-      if (heap.full) floor = heap.min;
-    }
+    if (up >= floor) keep(kept, base + i, up); // false for NaN
   }
+}
+
+function keep(kept: Kept, slot: number, upper: number): void {
+  if (kept.length === kept.slots.length) {
+    const slots = new Int32Array(kept.length * 2);
+    slots.set(kept.slots);
+    kept.slots = slots;
+    const uppers = new Float64Array(kept.length * 2);
+    uppers.set(kept.uppers);
+    kept.uppers = uppers;
+  }
+  kept.slots[kept.length] = slot;
+  kept.uppers[kept.length++] = upper;
 }
 
 function emptyChunk(dimension: number, columns = true): Chunk {
@@ -424,6 +487,7 @@ function emptyChunk(dimension: number, columns = true): Chunk {
     factors: new Float32Array(CHUNK),
     scopes: new Uint32Array(CHUNK),
     dead: new Uint8Array(CHUNK),
+    removed: 0,
     odd: new Uint8Array(CHUNK),
     columns: Array.from({ length: dimension }, () => (columns ? { packed: new Int32Array(64), length: 0 } : undefined)),
   };

@@ -78,6 +78,48 @@ describe('dense search of sparse vectors (lexical embedder)', () => {
     await Promise.all([exact.close(), restored.close(), readonly.close()]);
   });
 
+  it('a save of the previous layout (format 1) is built again, saved in the new one, with the same results', async () => {
+    const exact = new SqliteBackend({ path, denseSearch: 'exact' });
+    const expected = await results(exact);
+    const db = new Database(path);
+    const header = JSON.parse(db.prepare('SELECT data FROM dense_snapshot').pluck().get() as string) as {
+      format: string;
+    };
+    expect(header.format).toBe('agentmem-sparse-2');
+    const old = Buffer.from(JSON.stringify({ ...header, format: 'agentmem-sparse-1' }));
+    db.prepare('UPDATE dense_snapshot SET data = ?, save = save + 1').run(old);
+    const stale = db.prepare('SELECT save FROM dense_snapshot').pluck().get();
+    const b = new SqliteBackend({ path });
+    expect(await results(b)).toEqual(expected);
+    const saved = db.prepare('SELECT save, data FROM dense_snapshot').get() as { save: number; data: Buffer };
+    expect(saved.save).not.toBe(stale);
+    expect(JSON.parse(saved.data.toString()).format).toBe('agentmem-sparse-2');
+    db.close();
+    await Promise.all([b.close(), exact.close()]);
+  });
+
+  it('builds from a file of many scopes (read row by row) with the scan’s results', async () => {
+    const many = join(dir, 'many.db');
+    const writer = new SqliteBackend({ path: many });
+    await writer.init({ dimension: embedder.dimension });
+    await writer.upsert(corpus(DENSE_SAVE_AFTER + 200, 3).map((t, i) => record(`m${i}`, t, `ns${i % 70}`)));
+    await writer.close();
+    const exact = new SqliteBackend({ path: many, denseSearch: 'exact' });
+    const b = new SqliteBackend({ path: many });
+    for (const filter of [{ tenant: '' }, { tenant: '', namespaces: ['ns3', 'ns69'] }] as RecordFilter[])
+      for (const q of queries.slice(0, 4)) {
+        const search = (backend: SqliteBackend) =>
+          backend.search({ mode: 'dense', vector: embedder.embedOne(q), filter, k: 10 });
+        expect((await search(b)).map((h) => [h.record.id, h.score])).toEqual(
+          (await search(exact)).map((h) => [h.record.id, h.score]),
+        );
+      }
+    const db = new Database(many, { readonly: true });
+    expect(db.prepare('SELECT count(*) FROM dense_snapshot').pluck().get()).toBe(1);
+    db.close();
+    await Promise.all([b.close(), exact.close()]);
+  });
+
   it('follows writes: inside the transaction, after commit, other processes’ commits, deletes', async () => {
     const b = new SqliteBackend({ path });
     const other = new SqliteBackend({ path });

@@ -1,0 +1,120 @@
+import { seededRandom } from '@agentmem/core/testing';
+import { describe, expect, it } from 'vitest';
+import { SparseBuilder } from './sparse-build';
+import { CHUNK, SparseIndex } from './sparse-index';
+
+const DIMENSION = 16;
+const random = seededRandom(11);
+
+/** A sparse vector (~25% of components non-zero), sometimes all zero (no bounds: always a candidate). */
+function vector(): Float32Array {
+  const v = new Float32Array(DIMENSION);
+  if (random() < 0.001) return v;
+  for (let d = 0; d < DIMENSION; d++) if (random() < 0.25) v[d] = (random() - 0.5) * (1 + 10 * random());
+  return v;
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+/** The exact top m keys of the scopes (ties by key), what a full scan ranks. */
+function exactTop(vectors: Map<number, { ns: string; v: Float32Array }>, query: Float32Array, ns: string[], m: number) {
+  return [...vectors]
+    .filter(([, x]) => ns.includes(x.ns))
+    .map(([key, x]) => ({ key, score: cosine(query, x.v) }))
+    .filter((x) => !Number.isNaN(x.score))
+    .sort((a, b) => b.score - a.score || a.key - b.key)
+    .slice(0, m)
+    .map((x) => x.key);
+}
+
+function equalParts(a: { header: Uint8Array; parts: Uint8Array[] }, b: { header: Uint8Array; parts: Uint8Array[] }) {
+  expect(new TextDecoder().decode(a.header)).toBe(new TextDecoder().decode(b.header));
+  expect(a.parts.length).toBe(b.parts.length);
+  for (let n = 0; n < a.parts.length; n++) expect(Buffer.compare(a.parts[n]!, b.parts[n]!), `part ${n}`).toBe(0);
+}
+
+describe('SparseBuilder', () => {
+  // More than a chunk (65,536 slots): the build finishes one chunk and starts the next.
+  const count = CHUNK + 5_000;
+  const vectors = new Map<number, { ns: string; v: Float32Array }>();
+  const builder = new SparseBuilder(DIMENSION);
+  const bySet = new SparseIndex(DIMENSION);
+  // Numbered in the order the index meets them (the first key is in 'b'), so the headers agree.
+  const scopes = { b: builder.scope('t', 'b'), a: builder.scope('t', 'a') };
+  for (let i = 0; i < count; i++) {
+    const key = 3 * i + 1; // rowids with gaps
+    const ns = i % 5 === 0 ? 'b' : 'a';
+    const v = vector();
+    vectors.set(key, { ns, v });
+    const bytes = new Uint8Array(v.buffer);
+    // Given at an offset inside a larger blob, as a batch of rows arrives.
+    const blob = new Uint8Array(bytes.length + 8);
+    blob.set(bytes, 8);
+    builder.add(key, ns === 'a' ? scopes.a : scopes.b, blob, 8);
+    bySet.set(key, 't', ns, v);
+  }
+  const built = builder.finish();
+
+  it('gives the parts a SparseIndex of the same vectors saves, byte for byte', () => {
+    expect(built.size).toBe(count);
+    equalParts(built, bySet.toParts());
+  });
+
+  it('rejects keys out of order', () => {
+    const b = new SparseBuilder(DIMENSION);
+    const s = b.scope('t', 'a');
+    b.add(5, s, new Uint8Array(DIMENSION * 4));
+    expect(() => b.add(5, s, new Uint8Array(DIMENSION * 4))).toThrow(/ascending/);
+  });
+
+  it('restores into an index whose candidates hold the exact top m, and writes after it start a chunk of their own', () => {
+    const reads: number[] = [];
+    const index = SparseIndex.fromParts(built.header, {
+      part: (n) => {
+        reads.push(n);
+        return built.parts[n]!;
+      },
+    });
+    expect(index.size).toBe(count);
+    // Unchanged: its parts are the built ones.
+    equalParts(index.toParts(), built);
+    for (let q = 0; q < 5; q++) {
+      const query = vector();
+      if (query.every((x) => x === 0)) continue;
+      for (const ns of [['a', 'b'], ['b']]) {
+        const candidates = new Set(index.candidates(query, { tenant: 't', namespaces: ns }, 10));
+        expect(exactTop(vectors, query, ns, 10).filter((k) => !candidates.has(k))).toEqual([]);
+      }
+    }
+    // A new key, a replaced one and a removed one: none reads the rest of the restored last chunk's columns.
+    const before = reads.length;
+    // Dense, in a direction no stored vector has: these two are the query's top 2.
+    const fresh = Float32Array.from({ length: DIMENSION }, (_, d) => (d % 3) - 0.7);
+    index.set(10 * count, 't', 'a', fresh);
+    vectors.set(10 * count, { ns: 'a', v: fresh });
+    index.set(4, 't', 'b', fresh);
+    vectors.set(4, { ns: 'b', v: fresh });
+    index.remove(7);
+    vectors.delete(7);
+    expect(reads.length).toBe(before);
+    const query = fresh;
+    const candidates = index.candidates(query, { tenant: 't' }, 2)!;
+    expect(candidates).toEqual(expect.arrayContaining(exactTop(vectors, query, ['a', 'b'], 2)));
+    expect(candidates).toEqual(expect.arrayContaining([10 * count, 4]));
+    expect(candidates).not.toContain(7);
+    // Saved again: the same parts as an index that took the same vectors one by one.
+    const again = new SparseIndex(DIMENSION);
+    for (const [key, { ns, v }] of [...vectors].sort((x, y) => x[0] - y[0])) again.set(key, 't', ns, v);
+    equalParts(index.toParts(), again.toParts());
+  });
+});
