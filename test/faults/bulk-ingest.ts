@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HashingEmbedder, MemoryStore } from '@agentmem/core';
 import { SqliteBackend } from '@agentmem/sqlite';
-import Database from 'better-sqlite3';
 import { type CrashResult, checkTrial, emptyResult, runChild, seededRandom } from './crash-trials';
+import { keywordSearchMatchesRebuild } from './keyword-rebuild';
 
 const child = fileURLToPath(new URL('./bulk-ingest-child.ts', import.meta.url));
 const QUERIES = ['service port', 'fact 7 uses', 'port 3100', 'service 3 fact'];
@@ -35,21 +35,6 @@ async function runIngestChild(
   );
   const acks = [...out.matchAll(/ack (\d+)/g)].map((m) => Number(m[1]));
   return { closed: out.includes('closed\n'), acked: acks.length ? Math.max(...acks) : 0, ms, stderr };
-}
-
-/** Keyword hits of a few queries over every memory, as ids and scores. */
-async function keywordHits(path: string): Promise<string> {
-  const backend = new SqliteBackend({ path, readonly: true });
-  try {
-    const out: string[] = [];
-    for (const text of QUERIES) {
-      const hits = await backend.search({ mode: 'keyword', text, filter: { tenant: null }, k: 20 });
-      out.push(hits.map((h) => `${h.record.id}:${h.score.toFixed(9)}`).join(','));
-    }
-    return out.join('\n');
-  } finally {
-    await backend.close();
-  }
 }
 
 export async function bulkIngestTrials(short: boolean, seed = 1): Promise<CrashResult> {
@@ -85,11 +70,8 @@ export async function bulkIngestTrials(short: boolean, seed = 1): Promise<CrashR
           result.halfApplied++;
           fail(`${present} memories: not whole batches`);
         }
-        const saved = await keywordHits(db);
-        const raw = new Database(db);
-        raw.exec('DELETE FROM keyword_snapshot');
-        raw.close();
-        if (saved !== (await keywordHits(db))) fail('keyword search from the saved index differs from a rebuild');
+        if (!(await keywordSearchMatchesRebuild(db, QUERIES, true)))
+          fail('keyword search from the saved index differs from a rebuild');
       });
     }
     return result;

@@ -15,6 +15,7 @@ import { SqliteBackend } from '@agentmem/sqlite';
 import Database from 'better-sqlite3';
 import { bulkContent } from './bulk-ingest';
 import { type CrashResult, checkTrial, emptyResult, runChild, seededRandom } from './crash-trials';
+import { keywordSearchMatchesRebuild } from './keyword-rebuild';
 
 const child = fileURLToPath(new URL('./catch-up-child.ts', import.meta.url));
 const QUERIES = ['service port', 'fact 7 uses', 'port 9004 moved', 'later note 12 zone'];
@@ -22,21 +23,6 @@ const QUERIES = ['service port', 'fact 7 uses', 'port 9004 moved', 'later note 1
 /** The content of the i-th memory written after the save. */
 export function catchUpContent(i: number): string {
   return `later note ${i}: service ${i % 13} answers on port ${5000 + i} in zone ${['west', 'south'][i % 2]}`;
-}
-
-/** Keyword hits of a few queries over every memory, as ids and scores. */
-async function keywordHits(path: string): Promise<string> {
-  const backend = new SqliteBackend({ path });
-  try {
-    const out: string[] = [];
-    for (const text of QUERIES) {
-      const hits = await backend.search({ mode: 'keyword', text, filter: { tenant: null }, k: 20 });
-      out.push(hits.map((h) => `${h.record.id}:${h.score.toFixed(9)}`).join(','));
-    }
-    return out.join('\n');
-  } finally {
-    await backend.close();
-  }
 }
 
 export async function catchUpTrials(short: boolean, seed = 1): Promise<CrashResult> {
@@ -82,11 +68,7 @@ export async function catchUpTrials(short: boolean, seed = 1): Promise<CrashResu
         for (let i = 0; i < acked; i++) if (!contents.has(catchUpContent(i))) lost++;
         if (lost > 0) fail(`${lost} acknowledged memories missing`);
         result.recordsLost += lost;
-        const caughtUp = await keywordHits(db);
-        const raw = new Database(db);
-        raw.exec('DELETE FROM keyword_snapshot');
-        raw.close();
-        if (caughtUp !== (await keywordHits(db)))
+        if (!(await keywordSearchMatchesRebuild(db, QUERIES, false)))
           fail('keyword search caught up from the saved index differs from a rebuild');
       });
     }

@@ -1,3 +1,7 @@
+// Past ~700 lines (skills-13 added the description-only relevance and sentence-bounded word pairs):
+// the class's signals all read the per-skill structures its constructor builds, and the text helpers
+// after it (terms, headings, sentences, word pairs) are what builds them and reads a message, kept
+// beside them so a skill and a message are read alike. Those helpers are the next file to split off.
 import type { BackendRecord } from '../contracts';
 import { inflectionKey, stem, tokenize } from '../text';
 import {

@@ -481,7 +481,7 @@ describe('KeywordIndex saved in parts', () => {
       { weight: 6, arbitrary: newArb.map((r) => ({ op: 'set' as const, r })) },
       { weight: 1, arbitrary: newArb.map((r) => ({ op: 'remove' as const, id: r.id })) },
       { weight: 1, arbitrary: newArb.map((r) => ({ op: 'patch' as const, id: r.id, status: r.attributes.status })) },
-      { weight: 1, arbitrary: opArb }, // now and then a saved document: the whole index is built
+      { weight: 1, arbitrary: opArb }, // now and then a saved document (its slot `touched`; the index is not built whole)
     );
     fc.assert(
       fc.property(

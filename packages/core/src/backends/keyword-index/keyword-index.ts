@@ -189,7 +189,10 @@ export class KeywordIndex {
   /** Where `readAhead` goes on in the id blocks and postings buckets. */
   private idCursor = 0;
   private bucketCursor = 0;
-  /** A restored index's order of its slots' ids (rank by slot): ties go by it without reading ids. Dropped at the first write. */
+  /**
+   * A restored index's order of its slots' ids (rank by slot): ties go by it without reading ids. A
+   * write's slot has no rank (ties with it compare ids); dropped when the index is built whole (`materialize`).
+   */
   private idRank: PackedArray | undefined;
   /** A restored index's saved slots and terms (the header's); slots and term ids past them are its writes'. */
   private savedUsed = 0;
@@ -379,7 +382,10 @@ export class KeywordIndex {
     return d;
   }
 
-  /** The live saved slot holding `id` in a lazy index, found by binary search over the saved id order. */
+  /**
+   * The live saved slot holding `id` in a lazy index: from its id bucket (format 6), else (format 5, or
+   * once every part is read) by binary search over the saved id order.
+   */
   private savedSlot(id: string): number | undefined {
     const n = this.savedUsed;
     if (n === 0) return undefined;
