@@ -1,4 +1,4 @@
-import { CHUNK, sparseHeader } from './sparse-index';
+import { CHUNK, int8Scaling, sparseHeader } from './sparse-index';
 
 /**
  * A SparseIndex's saved parts (`SparseIndex.toParts` layout) built straight from vectors added in
@@ -32,6 +32,8 @@ export class SparseBuilder {
   private previous = Number.NEGATIVE_INFINITY;
   /** Vectors added. */
   size = 0;
+  /** int8Scaling's output for `add`. */
+  private readonly scaling = new Float64Array(2);
 
   constructor(readonly dimension: number) {
     this.floats = new Float32Array(dimension);
@@ -72,19 +74,11 @@ export class SparseBuilder {
     }
     // One copy into an aligned scratch vector: no Float32Array a row.
     this.floatBytes.set(bytes.subarray(offset, offset + dimension * 4));
-    let max = 0;
-    let norm = 0;
-    for (let d = 0; d < dimension; d++) {
-      const x = floats[d]!;
-      norm += x * x;
-      const m = Math.abs(x);
-      if (m > max) max = m;
-    }
-    const scale = max > 0 ? 127 / max : 0;
-    const ok = max > 0 && Number.isFinite(norm) && norm > 0 && Number.isFinite(scale);
+    const ok = int8Scaling(floats, dimension, this.scaling);
+    const scale = this.scaling[0]!;
     const n = this.n;
     this.keys[n] = key;
-    this.factors[n] = ok ? 1 / (scale * Math.sqrt(norm)) : 0;
+    this.factors[n] = this.scaling[1]!;
     this.odd[n] = ok ? 0 : 1;
     this.scopes[n] = scope;
     const { dims, values, perDimension } = this;

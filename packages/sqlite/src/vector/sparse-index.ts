@@ -8,6 +8,28 @@ import { BinaryPartError } from '@agentmem/core';
  */
 export const CHUNK_BITS = 16;
 export const CHUNK = 1 << CHUNK_BITS;
+/**
+ * A vector's int8 scale (127 / max |x|) into `out[0]` and the factor that turns its int8 dot product
+ * back into a cosine into `out[1]`; false (both 0) for a vector with no direction (all zeros, or not
+ * finite). The index and the builder quantize alike, so their saved parts are the same bytes; `out`
+ * is the caller's, so that a row allocates nothing.
+ */
+export function int8Scaling(v: Float32Array, dimension: number, out: Float64Array): boolean {
+  let max = 0;
+  let norm = 0;
+  for (let d = 0; d < dimension; d++) {
+    const x = v[d]!;
+    norm += x * x;
+    const m = Math.abs(x);
+    if (m > max) max = m;
+  }
+  const scale = max > 0 ? 127 / max : 0;
+  const ok = max > 0 && Number.isFinite(norm) && norm > 0 && Number.isFinite(scale);
+  out[0] = ok ? scale : 0;
+  out[1] = ok ? 1 / (scale * Math.sqrt(norm)) : 0;
+  return ok;
+}
+
 /** Version of the saved layout: another one is not read (the table is, and the index saved again). */
 export const SPARSE_FORMAT = 'agentmem-sparse-2';
 /**
@@ -75,6 +97,9 @@ export class SparseIndex {
   /** The header it was restored from, while no write changed it since: its parts are then the source's. */
   private header: Uint8Array | undefined;
 
+  /** int8Scaling's output for `set`. */
+  private readonly scaling = new Float64Array(2);
+
   constructor(readonly dimension: number) {}
 
   /** Live vectors. */
@@ -111,17 +136,9 @@ export class SparseIndex {
     chunk.n = at + 1;
     chunk.keys[at] = key;
     chunk.scopes[at] = this.scopeId(tenant, namespace);
-    let max = 0;
-    let norm = 0;
-    for (let d = 0; d < vector.length; d++) {
-      const x = vector[d]!;
-      norm += x * x;
-      const m = Math.abs(x);
-      if (m > max) max = m;
-    }
-    const scale = max > 0 ? 127 / max : 0;
-    const ok = max > 0 && Number.isFinite(norm) && norm > 0 && Number.isFinite(scale);
-    chunk.factors[at] = ok ? 1 / (scale * Math.sqrt(norm)) : 0;
+    const ok = int8Scaling(vector, vector.length, this.scaling);
+    const scale = this.scaling[0]!;
+    chunk.factors[at] = this.scaling[1]!;
     chunk.odd[at] = ok ? 0 : 1;
     if (ok)
       for (let d = 0; d < vector.length; d++) {
