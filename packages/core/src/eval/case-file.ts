@@ -2,6 +2,7 @@ import { AgentMemoryError } from '../errors';
 import { isMemoryType, MEMORY_TYPES } from '../scope';
 import type { SkillInput } from '../skills/skill';
 import { validateSkillInput } from '../skills/validate';
+import { editDistance } from '../text/edit-distance';
 import { type EvalCase, type EvalSession, type EvalSuite, emptyCase } from './eval-suite';
 
 /** A problem of a case file: its 1-based line, the field at fault (when one is), and what to do. */
@@ -420,18 +421,4 @@ function nearest(keys: readonly string[], allowed: readonly string[]): string | 
     if (near) return near;
   }
   return undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length]!;
 }

@@ -4,3 +4,4 @@ export { keywordTerms } from './keyword-terms';
 export { STOPWORDS } from './stopwords';
 export { countTerms, tokenize, words } from './tokenize';
 export { cleanLabel, cleanStoredText, needsCleaning, normalizeLineBreaks, toDisplayText } from './control-chars';
+export { editDistance } from './edit-distance';
