@@ -181,6 +181,14 @@ describe('loadEvalFile', () => {
     );
   });
 
+  it('names the field meant when two letters are swapped and one is too many', () => {
+    const { errors } = parseCaseFile(
+      lines({ case: 'x' }, { memory: 'Ana lives in Lisbon', id: 'lives' }, { question: 'Where?', exepcts: ['lives'] }),
+      'cases.jsonl',
+    );
+    expect(errors.map((e) => e.message)).toContainEqual(expect.stringContaining('Did you mean "expect"?'));
+  });
+
   it('counts a single problem in the singular', async () => {
     const file = write('one.jsonl', lines({ skills: './missing' }, { message: 'hi', expect: [] }));
     const error = (await loadEvalFile(file).catch((e: unknown) => e)) as AgentMemoryError;
