@@ -1,4 +1,4 @@
-import { AgentMemoryError, type BackendRecord, HashingEmbedder, InMemoryBackend } from '@agentmem/core';
+import { AgentMemoryError, type BackendRecord, cosineSimilarity, HashingEmbedder, InMemoryBackend } from '@agentmem/core';
 import { runBackendConformance, seededRandom } from '@agentmem/core/testing';
 import {
   createPostgresMemory,
@@ -348,7 +348,7 @@ export function postgresBehaviourSuite(
     // Exact order by cosine similarity.
     const expected = few
       .slice(1)
-      .map((r) => ({ id: r.id, s: cosine(query, r.vector!) }))
+      .map((r) => ({ id: r.id, s: cosineSimilarity(query, r.vector!) }))
       .sort((x, y) => y.s - x.s);
     expect(hits.map((h) => h.record.id)).toEqual(expected.map((e) => e.id));
     for (const [i, h] of hits.entries()) expect(h.score).toBeCloseTo(expected[i]!.s, 5);
@@ -412,14 +412,3 @@ export function postgresBehaviourSuite(
   });
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-}

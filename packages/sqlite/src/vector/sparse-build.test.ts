@@ -1,3 +1,4 @@
+import { cosineSimilarity } from '@agentmem/core';
 import { seededRandom } from '@agentmem/core/testing';
 import { describe, expect, it } from 'vitest';
 import { SparseBuilder } from './sparse-build';
@@ -14,24 +15,11 @@ function vector(): Float32Array {
   return v;
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-}
-
 /** The exact top m keys of the scopes (ties by key), what a full scan ranks. */
 function exactTop(vectors: Map<number, { ns: string; v: Float32Array }>, query: Float32Array, ns: string[], m: number) {
   return [...vectors]
     .filter(([, x]) => ns.includes(x.ns))
-    .map(([key, x]) => ({ key, score: cosine(query, x.v) }))
-    .filter((x) => !Number.isNaN(x.score))
+    .map(([key, x]) => ({ key, score: cosineSimilarity(query, x.v) }))
     .sort((a, b) => b.score - a.score || a.key - b.key)
     .slice(0, m)
     .map((x) => x.key);

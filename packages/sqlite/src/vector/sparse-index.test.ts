@@ -1,4 +1,4 @@
-import { BinaryPartError, HashingEmbedder } from '@agentmem/core';
+import { BinaryPartError, cosineSimilarity, HashingEmbedder } from '@agentmem/core';
 import { seededRandom } from '@agentmem/core/testing';
 import { describe, expect, it } from 'vitest';
 import { SparseIndex } from './sparse-index';
@@ -16,20 +16,10 @@ function exactTop(
   scopes: Set<string>,
   m: number,
 ): number[] {
-  const cos = (a: Float32Array, b: Float32Array) => {
-    let dot = 0;
-    let na = 0;
-    let nb = 0;
-    for (let i = 0; i < a.length; i++) {
-      dot += a[i]! * b[i]!;
-      na += a[i]! * a[i]!;
-      nb += b[i]! * b[i]!;
-    }
-    return dot / Math.sqrt(na * nb);
-  };
+
   return [...vectors]
     .filter(([, x]) => scopes.has(x.scope))
-    .map(([key, x]) => ({ key, score: cos(query, x.v) }))
+    .map(([key, x]) => ({ key, score: cosineSimilarity(query, x.v) }))
     .sort((a, b) => b.score - a.score || a.key - b.key)
     .slice(0, m)
     .map((x) => x.key);
