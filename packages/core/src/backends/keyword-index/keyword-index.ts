@@ -1,8 +1,9 @@
 // The in-process BM25F index every embedded backend keeps beside its records. It is rebuilt from the
 // records when a store opens, or restored from `toParts()` (SQLite keeps those parts so a cold open
 // with many memories does not re-tokenise every one of them before the first recall, and reads only
-// the parts its searches need). Past ~700 lines because the writes, the search, the compaction and
-// the saved parts all work on the same private typed arrays; the byte layout of a part is in
+// the parts its searches need). Past ~700 lines because the writes, the search, the compaction, the
+// saved parts and the catch-up of a restored index (id buckets, postings and attributes waiting beside
+// the unread saved ones) all work on the same private typed arrays; the byte layout of a part is in
 // packed.ts.
 
 import type { AttributeCondition, AttributeValue, RecordFilter } from '../../contracts';
@@ -19,8 +20,8 @@ import {
   packStrings,
   unpack,
   unpackPostings,
-  widened,
   unpackStrings,
+  widened,
 } from './packed';
 
 /** What the keyword index needs of a record: its scope, its two text fields, the attributes filters test. */
