@@ -81,7 +81,7 @@ export async function runMaintenance(log: (line: string) => void = console.log):
     log(`restored "${handbook.content}": ${(await memory.history(handbook.id)).map((h) => h.action).join(' -> ')}`);
 
     const { removed } = await memory.compact();
-    log(`compact: ${removed} pruned memories deleted for good (their history stays)`);
+    log(`compact: deleted ${removed} pruned ${removed === 1 ? 'memory' : 'memories'} for good (history stays)`);
     return {
       conflict: { similarity: conflict!.similarity, superseded: changed.superseded },
       nights,

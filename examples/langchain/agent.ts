@@ -27,7 +27,9 @@ import { createAgent, type ToolRuntime, tool } from 'langchain';
 import { z } from 'zod';
 
 const text = (m: BaseMessage | undefined) =>
-  typeof m?.content === 'string' ? m.content : (m?.content ?? []).map((p) => (typeof p === 'string' ? p : 'text' in p ? p.text : '')).join('');
+  typeof m?.content === 'string'
+    ? m.content
+    : (m?.content ?? []).map((p) => (typeof p === 'string' ? p : 'text' in p ? p.text : '')).join('');
 
 // runtime.store is the LangGraph store createAgent was given.
 const storeOf = (runtime: ToolRuntime) => runtime.store as unknown as BaseStore;
@@ -41,7 +43,8 @@ const saveNote = tool(
 );
 const searchNotes = tool(
   async ({ query }, runtime: ToolRuntime) =>
-    (await storeOf(runtime).search(['notes'], { query, limit: 3 })).map((i) => String(i.value.text)).join('\n') || 'nothing found',
+    (await storeOf(runtime).search(['notes'], { query, limit: 3 })).map((i) => String(i.value.text)).join('\n') ||
+    'nothing found',
   { name: 'search_notes', description: 'Search saved notes', schema: z.object({ query: z.string() }) },
 );
 
@@ -53,7 +56,11 @@ export interface ExampleResult {
   memories: string[];
 }
 
-async function agentFor(memory: AgentMemory, model: ReturnType<typeof fakeModel>, extractor: ReturnType<typeof fakeModel>) {
+async function agentFor(
+  memory: AgentMemory,
+  model: ReturnType<typeof fakeModel>,
+  extractor: ReturnType<typeof fakeModel>,
+) {
   const middleware = agentMemoryMiddleware({ memory, extraction: { model: extractor } });
   const agent = createAgent({
     model,
@@ -76,10 +83,14 @@ export async function runExample(path: string, log: (line: string) => void = con
     .respondWithTools([{ name: 'save_note', args: { note: 'Staging deploys need a green smoke test first' } }])
     .respond(new AIMessage('Noted, and saved the smoke-test rule.'));
   const extractor = fakeModel().respond(
-    new AIMessage('{"facts":[{"content":"The team deploys with Docker Compose on staging","type":"project","importance":0.8}]}'),
+    new AIMessage(
+      '{"facts":[{"content":"The team deploys with Docker Compose on staging","type":"project","importance":0.8}]}',
+    ),
   );
   const one = await agentFor(first, model1, extractor);
-  const r1 = await one.agent.invoke({ messages: [{ role: 'user', content: 'We deploy with Docker Compose on staging; remember the smoke-test rule.' }] });
+  const r1 = await one.agent.invoke({
+    messages: [{ role: 'user', content: 'We deploy with Docker Compose on staging; remember the smoke-test rule.' }],
+  });
   await one.middleware.idle();
   result.replies.push(text(r1.messages.at(-1)));
   log(`session 1 > ${result.replies[0]}`);

@@ -234,6 +234,15 @@ describe('agentmem eval', () => {
     expect(figures(memory)).toEqual(figures(sqlite));
   });
 
+  it('--help writes each default as it is typed (-k 5,10), and -k defaults to 5 and 10', async () => {
+    const help = await runCli(['eval', '--help']);
+    expect(help.stdout).toContain('(default: 5,10)');
+    expect(help.stdout).not.toContain('[5,10]');
+    expect(help.stdout).toMatch(/conversation, turn\s+\(default conversation\)/);
+    const run = await runCli(['eval', dir.path('cases.jsonl'), '--json']);
+    expect(run.json().ks).toEqual([5, 10]);
+  });
+
   it('refuses option values it cannot use as usage errors (exit 2)', async () => {
     for (const args of [
       ['--mode', 'chat'],

@@ -1,6 +1,8 @@
 // Every relative link of the README, docs/*.md and the packages' READMEs points to a file that exists, and every
 // `#anchor` to a heading of the page it names (as GitHub makes anchors), so a reader never lands on a 404 or on
-// the top of a long page. Links to other sites are not fetched (tests run offline).
+// the top of a long page; and a section named in prose or a comment (`docs/core.md, "Limits"`) is still on the page
+// it names, so moving a section to another page means updating its mentions. Links to other sites are not fetched
+// (tests run offline).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { Lexer, type Token, type Tokens } from 'marked';
@@ -84,6 +86,46 @@ function brokenLinks(file: string): BrokenLink[] {
   return broken;
 }
 
+/** Files that may name a docs page by path in prose or comments: the Markdown above, and the sources. */
+function sourceFiles(): string[] {
+  const roots = [
+    'bench',
+    'examples',
+    'scripts',
+    'test',
+    ...readdirSync(join(ROOT, 'packages')).map((p) => join('packages', p, 'src')),
+  ];
+  return roots
+    .filter((dir) => existsSync(join(ROOT, dir)))
+    .flatMap((dir) =>
+      readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+        .filter((f) => /\.(ts|mjs)$/.test(f) && !f.includes('node_modules'))
+        .map((f) => join(dir, f)),
+    );
+}
+
+/** The lower-case starts a section can be named by: its headings, and its emphasised leads ("**Cost.**", "*Cost.*"). */
+function sectionNames(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const headings = [...text.matchAll(/^#{1,6} +(.+)$/gm)].map((m) => m[1]!);
+  const leads = [...text.matchAll(/^(?:[-*] +|\d+\. +)?\*{1,2}([^*\n]+)/gm)].map((m) => m[1]!);
+  return [...headings, ...leads].map((s) => s.replace(/`/g, '').toLowerCase());
+}
+
+/** References `docs/<page>.md, "Section"` or without the comma (the quote may wrap a line) whose page has no such section. */
+function staleSectionReferences(file: string): BrokenLink[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const broken: BrokenLink[] = [];
+  for (const m of text.matchAll(/docs\/([a-z0-9-]+\.md),?\s+"([^"]{3,120})"/g)) {
+    const page = join(ROOT, 'docs', m[1]!);
+    const title = m[2]!.replace(/\s*(?:\n\s*(?:\/\/|\*|#)?\s*)+/g, ' ').toLowerCase();
+    if (!existsSync(page)) broken.push({ file, href: m[0], problem: `no file docs/${m[1]}` });
+    else if (!sectionNames(page).some((name) => name.startsWith(title)))
+      broken.push({ file, href: m[0], problem: `no heading or emphasised lead "${title}" in docs/${m[1]}` });
+  }
+  return broken;
+}
+
 describe('links in the documentation', () => {
   it('the anchor rule matches headings as GitHub writes them', () => {
     const found = anchors(join(ROOT, 'docs/operations.md'));
@@ -99,5 +141,12 @@ describe('links in the documentation', () => {
     );
     expect(links.length).toBeGreaterThan(100); // the walk reaches links in tables and lists
     expect(files.flatMap(brokenLinks)).toEqual([]);
+  });
+
+  it('a section named in quotes after its page (docs/skills.md "Measured") is still on that page', () => {
+    const files = [...markdownFiles(), ...sourceFiles()];
+    expect(files.length).toBeGreaterThan(200);
+    expect(sectionNames(join(ROOT, 'docs/postgres.md'))).toContain('cost.');
+    expect(files.flatMap(staleSectionReferences)).toEqual([]);
   });
 });

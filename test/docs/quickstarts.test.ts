@@ -109,7 +109,12 @@ function lastChatSystem(): string {
 beforeEach(() => {
   cwd = mkdtempSync(join(tmpdir(), 'agentmem-quickstart-'));
 });
-afterEach(() => rmSync(cwd, { recursive: true, force: true }));
+// A snippet that timed out may still hold the process in its folder: leave it first, or every later test fails
+// on process.cwd() (ENOENT) instead of the one that timed out.
+afterEach(() => {
+  process.chdir(ROOT);
+  rmSync(cwd, { recursive: true, force: true });
+});
 afterAll(() => rmSync(RUN, { recursive: true, force: true }));
 
 describe('README.md', () => {

@@ -18,7 +18,7 @@ import {
   runEval,
 } from '@agentmem/core';
 import { createSqliteMemory } from '@agentmem/sqlite';
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from '../context';
 import { embedderFor, missingCohereKey } from '../embedder';
 import { type Column, counted, type Row } from '../output';
@@ -101,10 +101,11 @@ export function register(program: Command, ctx: CliContext): void {
       'recall and skill regression tests: run a case file (JSONL, or LoCoMo JSON) on fresh stores and print R@k / hit@k; never touches --db',
     )
     .argument('<file>', 'case file (docs/eval.md)')
-    .option('-k, --k <list>', 'R@k for each k', listOf(positive), [5, 10])
+    // The default's label is the list as it is typed (commander would print the array: `[5,10]`).
+    .addOption(new Option('-k, --k <list>', 'R@k for each k').argParser(listOf(positive)).default([5, 10], '5,10'))
     .option(
       '--mode <list>',
-      `how conversation turns are stored: ${EVAL_INGEST_MODES.join(', ')}`,
+      `how conversation turns are stored: ${EVAL_INGEST_MODES.join(', ')} (default conversation)`,
       listOf(oneOf(EVAL_INGEST_MODES)),
     )
     .option(
@@ -115,14 +116,14 @@ export function register(program: Command, ctx: CliContext): void {
     .option('--signal <list>', `recall mode: ${EVAL_SIGNALS.join(', ')} (default hybrid)`, listOf(oneOf(EVAL_SIGNALS)))
     .option(
       '--dense-weight <list>',
-      'fusion weight of dense recall against keyword 1 (default: the store’s)',
+      "fusion weight of dense recall against keyword 1 (default: the store's)",
       listOf(nonNegativeNumber),
     )
     .option('--skill-k <list>', 'skills activated at most (default 3)', listOf(nonNegative))
     .option('--min-score <list>', 'minimum activation score (default 0.3)', listOf(parseNumber))
     .option('--gap-ratio <list>', 'drop skills below this share of the top score (default 0.65)', listOf(fraction))
-    .option('--min-recall <pct>', 'exit 1 when a configuration’s mean R@k is below this for any k', percent)
-    .option('--min-hit <pct>', 'exit 1 when a configuration’s skill hit@k is below this', percent)
+    .option('--min-recall <pct>', "exit 1 when a configuration's mean R@k is below this for any k", percent)
+    .option('--min-hit <pct>', "exit 1 when a configuration's skill hit@k is below this", percent)
     .option(
       '--max-false <pct>',
       'exit 1 when more than this share of messages expecting no skill activate one',
