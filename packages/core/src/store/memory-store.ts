@@ -380,6 +380,7 @@ export class MemoryStore {
       ids[i] = v.id ?? stableId('mem', this.tenant, namespace, hash);
     }
     // One lookup per namespace and one id check for the whole batch, not one round trip per memory.
+    const mark = await this.backend.writeMark?.();
     const existing = await this.findByHashes(namespaces, hashes);
     const takenIds = await this.existingIds(ids);
     const seen = new ByContent<Memory>();
@@ -445,11 +446,13 @@ export class MemoryStore {
       await this.transaction(async () => {
         // Another process may have written the same content since the lookup above; inside the
         // transaction (the write lock on SQLite) the lookup is certain, so it is returned, not created twice.
-        const now = await this.findByHashes(namespaces, hashes, fresh);
+        // Unless the backend's write mark says nothing was written since: the lookup then still holds.
+        const unchanged = mark !== undefined && (await this.backend.writeMark?.()) === mark;
+        const now = unchanged ? undefined : await this.findByHashes(namespaces, hashes, fresh);
         const records: BackendRecord[] = [];
         for (let j = 0; j < fresh.length; j++) {
           const i = fresh[j]!;
-          const other = now.get(namespaces[i]!, hashes[i]!);
+          const other = now?.get(namespaces[i]!, hashes[i]!);
           if (other) results[i] = other;
           else records.push(createdRecord(created[j]!, vectors[j]!));
         }

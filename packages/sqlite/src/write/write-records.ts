@@ -50,9 +50,11 @@ export async function upsert(ctx: StoreContext, records: readonly BackendRecord[
     for (let i = 0; i < records.length; i++) ids[i] = records[i]!.id;
     foldChanges(ctx, ids);
     // New rows go in with multi-row statements: every statement journals the pages it first changes,
-    // so one statement per row cost ~4x the CPU of the rows themselves.
+    // so one statement per row cost ~4x the CPU of the rows themselves. The ids probed straight from
+    // the list (CROSS JOIN keeps json_each outside): `id IN (SELECT ...)` first built and sorted a
+    // temporary index of the list, about 3x the CPU (a repeated id gives its row twice; a map dedups).
     const found = ctx
-      .stmt('SELECT id, rowid FROM records WHERE id IN (SELECT value FROM json_each(?))')
+      .stmt('SELECT r.id, r.rowid FROM json_each(?) AS j CROSS JOIN records AS r ON r.id = j.value')
       .raw()
       .all(JSON.stringify(ids)) as [string, number][];
     // A history entry holds a copy of the memory written beside it: its JSON is encoded once (when the
