@@ -1174,10 +1174,10 @@ export class MemoryStore {
 
   /** Which of these ids any record already has (any tenant: ids are unique in the backend). */
   private async existingIds(ids: readonly string[]): Promise<Set<string>> {
-    const unique = [...new Set(ids)];
+    // Repeats are not removed first (a set of the batch's ids): rare, and a repeat is only asked twice.
     const taken = new Set<string>();
-    for (let i = 0; i < unique.length; i += LOOKUP_CHUNK) {
-      for (const r of await this.backend.get(unique.slice(i, i + LOOKUP_CHUNK), { tenant: null, withVectors: false })) {
+    for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
+      for (const r of await this.backend.get(ids.slice(i, i + LOOKUP_CHUNK), { tenant: null, withVectors: false })) {
         taken.add(r.id);
       }
     }
