@@ -115,8 +115,9 @@ function writeMixed(
 }
 
 /**
- * Inserts records[start..end), whose ids are not in the file, with their vectors; their rowids, in
- * order. Each chunk's statement arguments are written from the records straight into an array kept
+ * Inserts records[start..end), whose ids are not in the file, with their vectors, in chunks of
+ * multi-row statements (no trigger, so they keep no statement journal; the caller's savepoint makes
+ * the whole batch atomic); their rowids, in order. Each chunk's statement arguments are written from the records straight into an array kept
  * per chunk size (no encoded row, indexed-value list or argument array per record or chunk: a
  * batch's garbage is what young-generation collections pay for).
  */
