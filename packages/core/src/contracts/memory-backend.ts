@@ -72,6 +72,13 @@ export interface MemoryBackend {
   linked?(query: LinkQuery): Promise<LinkedKey[]>;
   /** Optional (with `capabilities.links`): every entity key in scope with its record count, page by page in key order. */
   linkKeys?(options: LinkKeysOptions): Promise<LinkKeysPage>;
+  /**
+   * Optional: an opaque mark of the stored records that changes whenever a record may have been
+   * written since, by this instance or any other writer of the same storage (equal marks compare
+   * with `===`). Core takes one before a read and another inside its transaction: equal, the read
+   * still holds and is not made again (`rememberMany`'s duplicate check). Omitted: read again.
+   */
+  writeMark?(): Promise<string>;
   /** All or nothing (when `capabilities.transactions`). */
   transaction?<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;

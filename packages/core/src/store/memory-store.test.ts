@@ -16,7 +16,12 @@ describe('MemoryStore.remember', () => {
   it('derives namespace, hash, timestamps and provenance', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const memory = fresh({ branch: 'feature/x', agentId: 'agent-1', now: () => now });
-    const m = await memory.remember({ content: 'We deploy with Helm', type: 'project', importance: 0.8, tags: ['ops'] });
+    const m = await memory.remember({
+      content: 'We deploy with Helm',
+      type: 'project',
+      importance: 0.8,
+      tags: ['ops'],
+    });
     expect(m).toMatchObject({
       type: 'project',
       namespace: 'project:feature/x',
@@ -54,7 +59,9 @@ describe('MemoryStore.remember', () => {
     const memory = fresh();
     await expect(memory.remember({ content: '   ', type: 'user' })).rejects.toSatisfy(code('INVALID_INPUT'));
     await expect(memory.remember({ content: 'x'.repeat(40_000), type: 'user' })).rejects.toThrow(/limit is 32000/);
-    await expect(memory.remember({ content: 'ok', type: 'nope' as never })).rejects.toThrow(/user, feedback, project, reference/);
+    await expect(memory.remember({ content: 'ok', type: 'nope' as never })).rejects.toThrow(
+      /user, feedback, project, reference/,
+    );
     await expect(memory.remember({ content: 'ok', type: 'user', importance: 2 })).rejects.toThrow(/0 to 1/);
     await expect(memory.remember({ content: 'ok', type: 'user', namespace: '_skills' })).rejects.toThrow(/reserved/);
     await expect(
@@ -91,7 +98,9 @@ describe('MemoryStore.remember', () => {
     const inner = new FakeEmbedder({ dimension: 16 });
     const liar: Embedder = { specificationVersion: 'v1', id: 'liar', dimension: 8, embed: (t, o) => inner.embed(t, o) };
     const memory = fresh({ embedder: liar });
-    await expect(memory.remember({ content: 'hello world', type: 'user' })).rejects.toSatisfy(code('DIMENSION_MISMATCH'));
+    await expect(memory.remember({ content: 'hello world', type: 'user' })).rejects.toSatisfy(
+      code('DIMENSION_MISMATCH'),
+    );
   });
 
   it('opens a store whose embedder id is written and its dimension not yet (another process between the two writes)', async () => {
@@ -208,7 +217,11 @@ describe('MemoryStore.recall', () => {
   it('ranks important and recently used memories higher, other things equal', async () => {
     const memory = fresh();
     const low = await memory.remember({ content: 'The cache TTL is 60 seconds', type: 'project', importance: 0.1 });
-    const high = await memory.remember({ content: 'The cache TTL is 60 seconds in staging', type: 'project', importance: 1 });
+    const high = await memory.remember({
+      content: 'The cache TTL is 60 seconds in staging',
+      type: 'project',
+      importance: 1,
+    });
     const results = await memory.recall('cache TTL seconds', { reinforce: false });
     expect(results.map((r) => r.memory.id).slice(0, 2)).toEqual([high.id, low.id]);
   });
@@ -221,7 +234,9 @@ describe('MemoryStore.recall', () => {
     await main.remember({ content: 'Auth uses sessions stored in Redis', type: 'project' });
     await feature.remember({ content: 'Auth moves to JWT tokens', type: 'project' });
     await main.remember({ content: 'The user likes concise answers', type: 'user' });
-    const onFeature = (await feature.recall('auth tokens sessions user answers', { k: 10 })).map((r) => r.memory.content);
+    const onFeature = (await feature.recall('auth tokens sessions user answers', { k: 10 })).map(
+      (r) => r.memory.content,
+    );
     expect(onFeature).toContain('Auth moves to JWT tokens');
     expect(onFeature).toContain('The user likes concise answers');
     expect(onFeature).not.toContain('Auth uses sessions stored in Redis');
@@ -230,7 +245,10 @@ describe('MemoryStore.recall', () => {
   it('honours types, k, minScore and rejects a bad query', async () => {
     const memory = fresh();
     await memory.rememberMany(
-      Array.from({ length: 12 }, (_, i) => ({ content: `Service ${i} listens on port ${8000 + i}`, type: 'reference' as const })),
+      Array.from({ length: 12 }, (_, i) => ({
+        content: `Service ${i} listens on port ${8000 + i}`,
+        type: 'reference' as const,
+      })),
     );
     await memory.remember({ content: 'Service owners prefer email over chat', type: 'user' });
     expect(await memory.recall('service port', { k: 3 })).toHaveLength(3);
@@ -247,7 +265,9 @@ describe('MemoryStore.recall', () => {
     await memory.remember({ content: 'fact number 7', type: 'user' });
     const scan = vi.spyOn(backend, 'scan');
     const get = vi.spyOn(backend, 'get');
-    const batch = await memory.rememberMany(Array.from({ length: 2500 }, (_, i) => ({ content: `fact number ${i}`, type: 'user' as const })));
+    const batch = await memory.rememberMany(
+      Array.from({ length: 2500 }, (_, i) => ({ content: `fact number ${i}`, type: 'user' as const })),
+    );
     expect(scan.mock.calls.length).toBeLessThanOrEqual(10);
     expect(get.mock.calls.length).toBeLessThanOrEqual(10);
     expect(new Set(batch.map((m) => m.id)).size).toBe(2500);
@@ -258,13 +278,24 @@ describe('MemoryStore.recall', () => {
     const backend = new InMemoryBackend();
     const memory = new AgentMemory({ backend });
     await memory.remember({ content: 'a fact', type: 'user' });
-    await backend.upsert([{ id: 'lg1', namespace: 'lg:notes', tenant: '', text: 'item', attributes: { kind: 'langgraph-item' }, payload: {} }]);
+    await backend.upsert([
+      {
+        id: 'lg1',
+        namespace: 'lg:notes',
+        tenant: '',
+        text: 'item',
+        attributes: { kind: 'langgraph-item' },
+        payload: {},
+      },
+    ]);
     expect(await memory.stats()).toEqual({ namespaces: [{ namespace: 'user', count: 1 }], total: 1, inactive: 0 });
   });
 
   it('covers every memory in memories(), beyond any page size', async () => {
     const memory = fresh();
-    await memory.rememberMany(Array.from({ length: 2500 }, (_, i) => ({ content: `fact number ${i}`, type: 'user' as const })));
+    await memory.rememberMany(
+      Array.from({ length: 2500 }, (_, i) => ({ content: `fact number ${i}`, type: 'user' as const })),
+    );
     let n = 0;
     for await (const _ of memory.memories()) n++;
     expect(n).toBe(2500);

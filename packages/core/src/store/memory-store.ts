@@ -25,6 +25,7 @@ import type {
 import { fusedRelevance, fuseKeywordFirst, fuseRrf, RRF_K } from '../backends/rrf';
 import type { ConversationTurn, RememberConversationOptions } from '../conversation';
 import { activeFirstOnTies } from './active-first';
+import { ByContent } from './by-content';
 import { conversationInputs } from './conversation-inputs';
 import { applyKeywordEvidence, timeAnswerIn, timeSpansInQuery } from '../temporal';
 import {
@@ -363,34 +364,40 @@ export class MemoryStore {
     if (!Array.isArray(inputs)) throw invalidInput('rememberMany() takes an array of { content, type }.');
     const valid = inputs.map((input) => validateInput(input, this.writeLimits)); // all validated before anything is written
     const now = new Date(this.clock()).toISOString();
-    const results: Memory[] = new Array(valid.length);
-    const fresh: { index: number; memory: Memory }[] = [];
-    const seen = new Map<string, Memory>();
-    const planned = valid.map((v) => {
+    const count = valid.length;
+    const results: Memory[] = new Array(count);
+    // Per input, in arrays of the batch (no planning object or `namespace\u0000hash` key a memory: what
+    // a batch allocates lives through the whole call, and young-generation collections copy it).
+    const namespaces: string[] = new Array(count);
+    const hashes: string[] = new Array(count);
+    const ids: string[] = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const v = valid[i]!;
       const namespace = v.namespace ?? namespaceFor(v.type, this.branchName);
       const hash = contentHash(v.content);
-      // The duplicate key (findByHashes' key) built once: both lookups and the batch's own map use it.
-      const key = `${namespace}\u0000${hash}`;
-      return { v, namespace, hash, key, derivedId: stableId('mem', this.tenant, namespace, hash) };
-    });
+      namespaces[i] = namespace;
+      hashes[i] = hash;
+      ids[i] = v.id ?? stableId('mem', this.tenant, namespace, hash);
+    }
     // One lookup per namespace and one id check for the whole batch, not one round trip per memory.
-    const existingByKey = await this.findByHashes(planned);
-    const takenIds = await this.existingIds(planned.map((p) => p.v.id ?? p.derivedId));
+    const mark = await this.backend.writeMark?.();
+    const existing = await this.findByHashes(namespaces, hashes);
+    const takenIds = await this.existingIds(ids);
+    const seen = new ByContent<Memory>();
     const freshIds = new Set<string>();
-    for (let i = 0; i < planned.length; i++) {
-      const { v, namespace, hash, key, derivedId } = planned[i]!;
-      const inBatch = seen.get(key);
-      if (inBatch) {
-        results[i] = inBatch;
+    const fresh: number[] = []; // the inputs whose memories are created, in order
+    const created: Memory[] = [];
+    for (let i = 0; i < count; i++) {
+      const namespace = namespaces[i]!;
+      const hash = hashes[i]!;
+      // The batch's own memory first, then the stored one (findByHashes keeps the first per key).
+      const known = seen.get(namespace, hash) ?? existing.get(namespace, hash);
+      if (known) {
+        results[i] = known;
         continue;
       }
-      const existing = existingByKey.get(key);
-      if (existing) {
-        results[i] = existing;
-        seen.set(key, existing);
-        continue;
-      }
-      let id = v.id ?? derivedId;
+      const v = valid[i]!;
+      let id = ids[i]!;
       const taken = freshIds.has(id) || takenIds.has(id);
       if (taken && v.id) {
         // Records are keyed by id alone: writing would overwrite another memory, maybe another tenant's.
@@ -425,27 +432,31 @@ export class MemoryStore {
       memory.metadata = v.metadata;
       if (v.context) memory.context = v.context;
       results[i] = memory;
-      seen.set(key, memory);
+      seen.add(namespace, hash, memory);
       freshIds.add(id);
-      fresh.push({ index: i, memory });
+      fresh.push(i);
+      created.push(memory);
     }
-    if (fresh.length > 0) {
+    if (created.length > 0) {
       await this.linkEntities(
-        fresh.map((f) => f.memory),
-        fresh.map((f) => valid[f.index]!.entities),
+        created,
+        fresh.map((i) => valid[i]!.entities),
       );
-      const vectors = await this.embedDocuments(fresh.map((f) => f.memory.content));
+      const vectors = await this.embedDocuments(created.map((m) => m.content));
       await this.transaction(async () => {
         // Another process may have written the same content since the lookup above; inside the
         // transaction (the write lock on SQLite) the lookup is certain, so it is returned, not created twice.
-        const now = await this.findByHashes(fresh.map((f) => planned[f.index]!));
-        const items: { memory: Memory; vector: Float32Array }[] = [];
-        fresh.forEach((f, i) => {
-          const other = now.get(planned[f.index]!.key);
-          if (other) results[f.index] = other;
-          else items.push({ memory: f.memory, vector: vectors[i]! });
-        });
-        if (items.length > 0) await this.writeCreated(items);
+        // Unless the backend's write mark says nothing was written since: the lookup then still holds.
+        const unchanged = mark !== undefined && (await this.backend.writeMark?.()) === mark;
+        const now = unchanged ? undefined : await this.findByHashes(namespaces, hashes, fresh);
+        const records: BackendRecord[] = [];
+        for (let j = 0; j < fresh.length; j++) {
+          const i = fresh[j]!;
+          const other = now?.get(namespaces[i]!, hashes[i]!);
+          if (other) results[i] = other;
+          else records.push(createdRecord(created[j]!, vectors[j]!));
+        }
+        if (records.length > 0) await this.backend.upsert(records);
       });
     }
     return results;
@@ -842,21 +853,6 @@ export class MemoryStore {
   }
 
   /**
-   * Memories `rememberMany` created, with no history row: each record carries the HISTORY_PENDING
-   * marker and implies its `create` entry until it first changes other than by a prune (./codec). One row a memory
-   * instead of two: the history row was a fifth of the file and a quarter of the write's CPU.
-   */
-  private async writeCreated(items: readonly { memory: Memory; vector: Float32Array }[]): Promise<void> {
-    await this.backend.upsert(
-      items.map((i) => {
-        const record = memoryToRecord(i.memory, i.vector);
-        record.attributes[HISTORY_PENDING] = true;
-        return record;
-      }),
-    );
-  }
-
-  /**
    * Writes the implied `create` entries of the marked memory records among these as history rows,
    * with each memory as the record still holds it: every path that changes or removes memories calls
    * this first, in its transaction, with the records as they are before its change. Returns the ids
@@ -1140,17 +1136,27 @@ export class MemoryStore {
     await (this.backend.capabilities.persistent ? this.transaction(write) : write());
   }
 
-  /** Existing memories by `namespace\u0000contentHash`, looked up per namespace in chunks. */
-  private async findByHashes(items: readonly { namespace: string; hash: string }[]): Promise<Map<string, Memory>> {
+  /**
+   * Existing memories by namespace and content hash (the first found per key), looked up per namespace
+   * in chunks: of the inputs at `among` (their positions in `namespaces` and `hashes`), or of all.
+   */
+  private async findByHashes(
+    namespaces: readonly string[],
+    hashes: readonly string[],
+    among?: readonly number[],
+  ): Promise<ByContent<Memory>> {
     const byNamespace = new Map<string, Set<string>>();
-    for (const { namespace, hash } of items) {
-      const hashes = byNamespace.get(namespace);
-      if (hashes) hashes.add(hash);
-      else byNamespace.set(namespace, new Set([hash]));
+    const count = among ? among.length : namespaces.length;
+    for (let j = 0; j < count; j++) {
+      const i = among ? among[j]! : j;
+      const namespace = namespaces[i]!;
+      const set = byNamespace.get(namespace);
+      if (set) set.add(hashes[i]!);
+      else byNamespace.set(namespace, new Set([hashes[i]!]));
     }
-    const found = new Map<string, Memory>();
-    for (const [namespace, hashes] of byNamespace) {
-      const all = [...hashes];
+    const found = new ByContent<Memory>();
+    for (const [namespace, set] of byNamespace) {
+      const all = [...set];
       for (let i = 0; i < all.length; i += LOOKUP_CHUNK) {
         const filter: RecordFilter = {
           tenant: this.tenant,
@@ -1159,8 +1165,7 @@ export class MemoryStore {
         };
         for await (const record of this.scanRecords(filter)) {
           const memory = recordToMemory(record);
-          const key = `${namespace}\u0000${memory.contentHash}`;
-          if (!found.has(key)) found.set(key, memory);
+          found.add(namespace, memory.contentHash, memory);
         }
       }
     }
@@ -1169,10 +1174,10 @@ export class MemoryStore {
 
   /** Which of these ids any record already has (any tenant: ids are unique in the backend). */
   private async existingIds(ids: readonly string[]): Promise<Set<string>> {
-    const unique = [...new Set(ids)];
+    // Repeats are not removed first (a set of the batch's ids): rare, and a repeat is only asked twice.
     const taken = new Set<string>();
-    for (let i = 0; i < unique.length; i += LOOKUP_CHUNK) {
-      for (const r of await this.backend.get(unique.slice(i, i + LOOKUP_CHUNK), { tenant: null, withVectors: false })) {
+    for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
+      for (const r of await this.backend.get(ids.slice(i, i + LOOKUP_CHUNK), { tenant: null, withVectors: false })) {
         taken.add(r.id);
       }
     }
@@ -1185,22 +1190,29 @@ export class MemoryStore {
    */
   private async linkEntities(memories: Memory[], given: readonly EntitySource['given'][]): Promise<void> {
     const linked = this.backend.capabilities.links ? this.backend.linked?.bind(this.backend) : undefined;
-    const entities = await batchEntities(
-      memories.map((m, i) => ({ content: m.content, metadata: m.metadata, occurredAt: m.occurredAt, given: given[i] })),
-      {
-        extract: this.options.entities !== false,
-        known: async (keys) =>
-          new Set(
-            linked
-              ? (await linked({ tenant: this.tenant, keys, limit: 0 })).filter((l) => l.count > 0).map((l) => l.key)
-              : [],
-          ),
-      },
-    );
-    memories.forEach((m, i) => {
-      if (entities[i]!.length > 0) m.entities = entities[i];
-      else delete m.entities;
+    // A memory is its own entity source when nothing is given with it (no object a memory for the batch).
+    const sources = given.every((g) => g === undefined)
+      ? (memories as unknown as EntitySource[])
+      : memories.map((m, i) => ({
+          content: m.content,
+          metadata: m.metadata,
+          occurredAt: m.occurredAt,
+          given: given[i],
+        }));
+    const entities = await batchEntities(sources, {
+      extract: this.options.entities !== false,
+      known: async (keys) =>
+        new Set(
+          linked
+            ? (await linked({ tenant: this.tenant, keys, limit: 0 })).filter((l) => l.count > 0).map((l) => l.key)
+            : [],
+        ),
     });
+    for (let i = 0; i < memories.length; i++) {
+      const m = memories[i]!;
+      if (entities[i]!.length > 0) m.entities = entities[i];
+      else if ('entities' in m) delete m.entities;
+    }
   }
 
   private async mustGet(id: string): Promise<Memory> {
@@ -1208,4 +1220,15 @@ export class MemoryStore {
     if (!memory) throw new AgentMemoryError('NOT_FOUND', `No memory with id ${id} in this scope.`, { details: { id } });
     return memory;
   }
+}
+
+/**
+ * The record of a memory `rememberMany` created, with no history row: it carries the HISTORY_PENDING
+ * marker and implies its `create` entry until it first changes other than by a prune (./codec). One row a memory
+ * instead of two: the history row was a fifth of the file and a quarter of the write's CPU.
+ */
+function createdRecord(memory: Memory, vector: Float32Array): BackendRecord {
+  const record = memoryToRecord(memory, vector);
+  record.attributes[HISTORY_PENDING] = true;
+  return record;
 }

@@ -174,6 +174,26 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
     assert.equal(unpaged.records.length, n, 'a scan without limit must still cover every record');
   });
 
+  add('writeMark (optional) stays while nothing is written and moves with every write', async (b) => {
+    if (!b.writeMark) return; // core reads its duplicate check again instead
+    const before = await b.writeMark();
+    await b.get(['w1']);
+    await b.scan({ filter: { tenant: '' } });
+    assert.equal(await b.writeMark(), before, 'a read must not move the write mark');
+    const marks = [before];
+    const moved = async (what: string) => {
+      const mark = await b.writeMark!();
+      assert.ok(!marks.includes(mark), `${what} must move the write mark`);
+      marks.push(mark);
+    };
+    await b.upsert([rec('w1')]);
+    await moved('upsert');
+    await b.patch([{ id: 'w1', attributes: { status: 'pruned' } }]);
+    await moved('patch');
+    await b.delete(['w1']);
+    await moved('delete');
+  });
+
   add('scanAttributes (optional) gives every matching record once, with the attributes scan gives', async (b) => {
     const batch: BackendRecord[] = [];
     for (let i = 0; i < 240; i++) {

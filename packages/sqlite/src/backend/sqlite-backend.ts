@@ -205,6 +205,19 @@ export class SqliteBackend implements MemoryBackend {
     return writes.patchLogged(this.ctx, batch);
   }
 
+  /**
+   * This connection's row changes (`total_changes()`, rolled back ones too) and other connections'
+   * commits (`PRAGMA data_version`): equal marks, no record was written in between.
+   */
+  async writeMark(): Promise<string> {
+    return this.read(() => {
+      const [version, changes] = this.stmt('SELECT (SELECT data_version FROM pragma_data_version), total_changes()')
+        .raw()
+        .get() as [number, number];
+      return `${version}:${changes}`;
+    });
+  }
+
   async get(
     ids: readonly string[],
     options: { tenant?: string | null; withVectors?: boolean } = {},

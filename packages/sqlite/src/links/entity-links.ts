@@ -79,14 +79,18 @@ export class SqliteEntityLinks {
     checkLinks(record.id, record.links);
   }
 
-  /** Inside the caller's write transaction: these records were written; their links replace the old ones. */
-  written(records: readonly BackendRecord[]): void {
+  /**
+   * Inside the caller's write transaction: these records were written; their links replace the old ones.
+   * `allNew`: no record had a row before this write (and each id comes once), so none has old links.
+   */
+  written(records: readonly BackendRecord[], allNew = false): void {
+    const tables = this.hasTables();
+    // Most bulk writes link nothing: no map of the batch then.
+    if (!tables && !records.some((r) => r.links && r.links.length > 0)) return;
     const last = new Map(records.map((r) => [r.id, r]));
     const linked = [...last.values()].filter((r) => r.links && r.links.length > 0);
-    const tables = this.hasTables();
-    if (linked.length === 0 && !tables) return;
     if (!tables) this.db.exec(SCHEMA);
-    this.remove([...last.keys()]);
+    if (!allNew) this.remove([...last.keys()]);
     const rows = linked.flatMap((r) => [...new Set(r.links)].map((key) => [key, r.tenant, r.namespace, r.id]));
     if (rows.length === 0) return;
     this.stmt(

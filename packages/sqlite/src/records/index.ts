@@ -19,6 +19,7 @@ export {
   jsonPath,
   parseColumn,
   type PayloadTexts,
+  payloadOf,
   payloadTextsFor,
   pick,
   type ReadSource,

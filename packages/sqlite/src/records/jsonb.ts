@@ -128,7 +128,9 @@ function writeValue(at: number, value: AttributeValue): number {
 /** The JSONB blob of a flat object of attribute values (checked by the caller). */
 export function encodeAttributes(attributes: Readonly<Record<string, AttributeValue | undefined>>): Buffer {
   let end = MAX_HEADER;
-  for (const key of Object.keys(attributes)) {
+  // for...in in Object.keys' order (own keys; no key array a record), inherited keys skipped.
+  for (const key in attributes) {
+    if (!Object.hasOwn(attributes, key)) continue;
     const value = attributes[key];
     if (value === undefined) continue; // as JSON.stringify leaves it out
     end = writeText(end, key);

@@ -84,10 +84,15 @@ export function encodeRecord(r: BackendRecord, payloads?: PayloadTexts): Encoded
     // statement) would bring the statement journal back (see jsonb.ts).
     attributes: encodeAttributes(r.attributes),
     indexed: INDEXED_KEYS.map((key) => columnValue(r.attributes[key])),
-    payload: payloads ? payloadText(r.payload, payloads) : JSON.stringify(r.payload), // checkRecordShape checked its shape
+    payload: payloadOf(r, payloads),
     vector: r.vector && vectorBlob(r.vector),
     floats: r.vector,
   };
+}
+
+/** The payload's JSON text as the statements write it (see encodeRecord for `payloads`). */
+export function payloadOf(r: BackendRecord, payloads: PayloadTexts | undefined): string {
+  return payloads ? payloadText(r.payload, payloads) : JSON.stringify(r.payload); // checkRecordShape checked its shape
 }
 
 /** The JSON texts of plain payload objects one write has encoded, by object (none changes during the write). */

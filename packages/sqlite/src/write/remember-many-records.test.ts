@@ -74,6 +74,80 @@ describe.each(backends)('rememberMany on %s', (_, backend) => {
   });
 });
 
+/** A FakeEmbedder that runs `meanwhile` once, on its first document call (while rememberMany embeds). */
+class EmbedderWithInterleavedWrite extends FakeEmbedder {
+  meanwhile: (() => Promise<unknown>) | undefined;
+  override async embed(texts: readonly string[], options: Parameters<FakeEmbedder['embed']>[1]) {
+    const run = this.meanwhile;
+    this.meanwhile = undefined;
+    if (run && options.purpose === 'document') await run();
+    return super.embed(texts, options);
+  }
+}
+
+describe('rememberMany when another write lands between its duplicate check and its transaction', () => {
+  const content = ['Dana adopted a cat named Miso', 'The staging database moved to eu-west-1'];
+  // The same file through a second connection (another process, as far as SQLite tells), and through
+  // the same backend (another call of this process): either way the write lands while the batch embeds.
+  it.each(['another connection', 'the same backend'])(
+    'returns the memory written meanwhile through %s, and creates none twice',
+    async (through) => {
+      const path = join(dir, `interleaved-${n++}.db`);
+      const embedder = new EmbedderWithInterleavedWrite();
+      const store = new MemoryStore({ backend: new SqliteBackend({ path }), embedder });
+      const other =
+        through === 'the same backend'
+          ? new MemoryStore({ backend: store.backend, embedder: new FakeEmbedder() })
+          : new MemoryStore({ backend: new SqliteBackend({ path }), embedder: new FakeEmbedder() });
+      try {
+        await store.init();
+        await other.init();
+        let written: { id: string } | undefined;
+        embedder.meanwhile = async () => {
+          written = await other.remember({ content: content[1]!, type: 'project', tags: ['meanwhile'] });
+        };
+        const [first, second] = await store.rememberMany(content.map((c) => ({ content: c, type: 'project' })));
+        // The stored memory, not this batch's own (which has the same derived id but no tag).
+        expect(second).toEqual(written);
+        expect((await store.get(second!.id))?.tags).toEqual(['meanwhile']);
+        expect(first!.id).not.toBe(written!.id);
+        const db = (store.backend as SqliteBackend).database;
+        expect(db.prepare("SELECT count(*) FROM records WHERE attr_kind = 'memory'").pluck().get()).toBe(2);
+      } finally {
+        if (other.backend !== store.backend) await other.close();
+        await store.close();
+      }
+    },
+  );
+
+  it("the backend's write mark stays without a write and moves with one, this connection's or another's", async () => {
+    const path = join(dir, `mark-${n++}.db`);
+    const a = new SqliteBackend({ path });
+    const b = new SqliteBackend({ path });
+    try {
+      await a.init({ dimension: 3 });
+      await b.init({ dimension: 3 });
+      const record = (id: string) => ({ id, namespace: 'n', tenant: '', text: id, attributes: {}, payload: {} });
+      const first = await a.writeMark();
+      await a.get(['x']);
+      expect(await a.writeMark()).toBe(first);
+      await a.upsert([record('x')]);
+      const second = await a.writeMark();
+      expect(second).not.toBe(first);
+      await b.upsert([record('y')]);
+      expect(await a.writeMark()).not.toBe(second);
+      const third = await a.writeMark();
+      await a.transaction(async () => {
+        await a.delete(['x']);
+        expect(await a.writeMark()).not.toBe(third);
+      });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
 describe('encodeRecord with the payloads of a write', () => {
   it('writes the text JSON.stringify writes, whatever the payload holds', () => {
     const memory = { id: 'm', content: 'x "quoted"\n', tags: ['a'], metadata: { __proto__: 1 } };

@@ -5,14 +5,19 @@ import {
   chunks,
   columnValue,
   type EncodedRow,
+  encodeAttributes,
   encodePayload,
   encodeRecord,
+  INDEXED_KEYS,
   INDEXED_NAMES,
   INDEXED_SETS,
   INDEXED_SLOTS,
   multiRowInsert,
+  type PayloadTexts,
+  payloadOf,
   payloadTextsFor,
   ROW_VALUES,
+  vectorBlob,
 } from '../records';
 import { ATTRIBUTE_COLUMNS } from '../schema';
 import type { StoreContext } from '../store';
@@ -41,91 +46,147 @@ export async function upsert(ctx: StoreContext, records: readonly BackendRecord[
   for (const r of records) checkRecord(ctx, r); // all checked before anything is written
   if (records.length === 0) return;
   await ctx.write(() => {
-    foldChanges(
-      ctx,
-      records.map((r) => r.id),
-    );
+    const ids: string[] = new Array(records.length);
+    for (let i = 0; i < records.length; i++) ids[i] = records[i]!.id;
+    foldChanges(ctx, ids);
     // New rows go in with multi-row statements: every statement journals the pages it first changes,
-    // so one statement per row cost ~4x the CPU of the rows themselves.
-    const existing = new Map(
-      (
-        ctx
-          .stmt('SELECT id, rowid FROM records WHERE id IN (SELECT value FROM json_each(?))')
-          .all(JSON.stringify(records.map((r) => r.id))) as { id: string; rowid: number }[]
-      ).map((r) => [r.id, r.rowid]),
-    );
-    let fresh: BackendRecord[] = [];
-    const freshIds = new Set<string>();
+    // so one statement per row cost ~4x the CPU of the rows themselves. The ids probed straight from
+    // the list (CROSS JOIN keeps json_each outside): `id IN (SELECT ...)` first built and sorted a
+    // temporary index of the list, about 3x the CPU (a repeated id gives its row twice; a map dedups).
+    const found = ctx
+      .stmt('SELECT r.id, r.rowid FROM json_each(?) AS j CROSS JOIN records AS r ON r.id = j.value')
+      .raw()
+      .all(JSON.stringify(ids)) as [string, number][];
     // A history entry holds a copy of the memory written beside it: its JSON is encoded once (when the
     // write holds such a copy; else no text is kept past its slice).
     const payloads = payloadTextsFor(records);
-    const flush = () => {
-      // Encoded a slice at a time: a whole batch's encoded rows (JSON, JSONB, codes: ~3 KB a memory with
-      // its history row) outlived many young-generation collections, each copying them again.
-      for (let start = 0; start < fresh.length; start += ENCODE_SLICE) {
-        const slice = fresh.slice(start, start + ENCODE_SLICE).map((r) => encodeRecord(r, payloads));
-        const rowids = insertRows(ctx, slice);
-        writeVectors(ctx, slice, rowids);
-        for (let i = 0; i < slice.length; i++) existing.set(slice[i]!.id, rowids[i]!);
-      }
-      fresh = [];
-      freshIds.clear();
-    };
-    for (const record of records) {
-      if (!existing.has(record.id) && !freshIds.has(record.id)) {
-        fresh.push(record);
-        freshIds.add(record.id);
-        continue;
-      }
-      // An id written before (or earlier in this batch): update in place, in the order given.
-      flush();
-      const row = encodeRecord(record, payloads);
-      const rowid = existing.get(row.id)!;
-      ctx
-        .stmt(
-          `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = ?, payload = ?${INDEXED_SETS} WHERE rowid = ?`,
-        )
-        .run(row.namespace, row.tenant, row.text, row.context, row.attributes, row.payload, ...row.indexed, rowid);
-      // A new vector replaces the row's (INSERT OR REPLACE); none removes it.
-      if (!row.vector && ctx.hasVectorTable()) ctx.denseIndex()?.deleted(rowid);
-      writeVectors(ctx, [row], [rowid]);
-    }
-    flush();
+    // Every record new and each id once (a bulk create): inserted in order, with no map of rowids or
+    // list of pending records (nothing is updated in place), and no old links to remove.
+    const allNew = found.length === 0 && new Set(ids).size === ids.length;
+    if (allNew) {
+      for (let start = 0; start < records.length; start += ENCODE_SLICE)
+        insertSlice(ctx, records, start, Math.min(start + ENCODE_SLICE, records.length), payloads);
+    } else writeMixed(ctx, records, new Map(found), payloads);
     ctx.keywords.written(records);
-    ctx.links.written(records);
+    ctx.links.written(records, allNew);
   });
 }
 
+/** Records some of whose ids are in the file (`existing`: id to rowid) or repeat: inserts and updates, in order. */
+function writeMixed(
+  ctx: StoreContext,
+  records: readonly BackendRecord[],
+  existing: Map<string, number>,
+  payloads: PayloadTexts | undefined,
+): void {
+  let fresh: BackendRecord[] = [];
+  const freshIds = new Set<string>();
+  const flush = () => {
+    // Encoded a slice at a time: a whole batch's encoded rows (JSON, JSONB, codes: ~3 KB a memory with
+    // its history row) outlived many young-generation collections, each copying them again.
+    for (let start = 0; start < fresh.length; start += ENCODE_SLICE) {
+      const end = Math.min(start + ENCODE_SLICE, fresh.length);
+      const rowids = insertSlice(ctx, fresh, start, end, payloads);
+      for (let i = start; i < end; i++) existing.set(fresh[i]!.id, rowids[i - start]!);
+    }
+    fresh = [];
+    freshIds.clear();
+  };
+  for (const record of records) {
+    if (!existing.has(record.id) && !freshIds.has(record.id)) {
+      fresh.push(record);
+      freshIds.add(record.id);
+      continue;
+    }
+    // An id written before (or earlier in this batch): update in place, in the order given.
+    flush();
+    const row = encodeRecord(record, payloads);
+    const rowid = existing.get(row.id)!;
+    ctx
+      .stmt(
+        `UPDATE records SET namespace = ?, tenant = ?, text = ?, context = ?, attributes = ?, payload = ?${INDEXED_SETS} WHERE rowid = ?`,
+      )
+      .run(row.namespace, row.tenant, row.text, row.context, row.attributes, row.payload, ...row.indexed, rowid);
+    // A new vector replaces the row's (INSERT OR REPLACE); none removes it.
+    if (!row.vector && ctx.hasVectorTable()) ctx.denseIndex()?.deleted(rowid);
+    writeVectors(ctx, [row], [rowid]);
+  }
+  flush();
+}
+
 /**
- * Inserts rows whose ids are not in the file, in chunks of multi-row
- * statements (no trigger, so they keep no statement journal; the caller's
- * savepoint makes the whole batch atomic). Their rowids, in order.
+ * Inserts records[start..end), whose ids are not in the file, with their vectors, in chunks of
+ * multi-row statements (no trigger, so they keep no statement journal; the caller's savepoint makes
+ * the whole batch atomic); their rowids, in order. Each chunk's statement arguments are written from the records straight into an array kept
+ * per chunk size (no encoded row, indexed-value list or argument array per record or chunk: a
+ * batch's garbage is what young-generation collections pay for).
  */
-function insertRows(ctx: StoreContext, rows: readonly EncodedRow[]): number[] {
-  const ordered: number[] = new Array(rows.length);
-  for (const [offset, size] of chunks(rows.length)) {
-    const args: unknown[] = new Array(size * ROW_VALUES);
+function insertSlice(
+  ctx: StoreContext,
+  records: readonly BackendRecord[],
+  start: number,
+  end: number,
+  payloads: PayloadTexts | undefined,
+): number[] {
+  const rowids: number[] = new Array(end - start);
+  for (const [offset, size] of chunks(end - start)) {
+    const args = argsOf(size);
     let at = 0;
-    for (let i = offset; i < offset + size; i++) {
-      const r = rows[i]!;
+    for (let i = start + offset; i < start + offset + size; i++) {
+      const r = records[i]!;
+      const attributes = r.attributes;
       args[at++] = r.id;
       args[at++] = r.namespace;
       args[at++] = r.tenant;
       args[at++] = r.text;
-      args[at++] = r.context;
-      args[at++] = r.attributes;
-      args[at++] = r.payload;
-      for (const value of r.indexed) args[at++] = value;
+      args[at++] = r.context ?? '';
+      // JSONB encoded here: jsonb() inside the INSERT (a function that may fail halfway through the
+      // statement) would bring the statement journal back (see jsonb.ts).
+      args[at++] = encodeAttributes(attributes);
+      args[at++] = payloadOf(r, payloads);
+      for (let k = 0; k < INDEXED_KEYS.length; k++) args[at++] = columnValue(attributes[INDEXED_KEYS[k]!]);
     }
     // No RETURNING (it buffered every row and built an object per row): a multi-row insert gives its rows
     // consecutive rowids, one above the largest, in VALUES order; checked on the chunk's first row.
     const last = Number(ctx.stmt(INSERT_RECORDS(size)).run(args).lastInsertRowid);
+    args.fill(undefined); // the arrays are kept; the batch's texts are not
     const first = last - size + 1;
-    if (ctx.stmt('SELECT id FROM records WHERE rowid = ?').pluck().get(first) !== rows[offset]!.id)
+    if (ctx.stmt('SELECT id FROM records WHERE rowid = ?').pluck().get(first) !== records[start + offset]!.id)
       throw new AgentMemoryError('BACKEND_ERROR', `${ctx.path}: inserted rows did not get consecutive rowids.`);
-    for (let i = 0; i < size; i++) ordered[offset + i] = first + i;
+    for (let i = 0; i < size; i++) rowids[offset + i] = first + i;
   }
-  return ordered;
+  // The slice's vectors after its rows, in one writtenMany.
+  let vectors: WrittenVector[] | undefined;
+  let vectorRowids: number[] | undefined;
+  for (let i = start; i < end; i++) {
+    const floats = records[i]!.vector;
+    if (!floats) continue;
+    if (!vectors) {
+      vectors = [];
+      vectorRowids = [];
+    }
+    const r = records[i]!;
+    vectors.push({ tenant: r.tenant, namespace: r.namespace, floats, vector: vectorBlob(floats) });
+    vectorRowids!.push(rowids[i - start]!);
+  }
+  if (vectors) {
+    const index = ctx.denseIndex();
+    if (!index) throw invalidInput('Call init({ dimension }) before writing vectors.');
+    index.writtenMany(vectorRowids!, vectors);
+  }
+  return rowids;
+}
+
+/** One argument array per multi-row statement size, reused by every chunk of that size. */
+const argsBySize = new Map<number, unknown[]>();
+
+function argsOf(size: number): unknown[] {
+  let args = argsBySize.get(size);
+  if (!args) {
+    args = new Array(size * ROW_VALUES).fill(undefined);
+    argsBySize.set(size, args);
+  }
+  return args;
 }
 
 /**
