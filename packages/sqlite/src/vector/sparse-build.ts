@@ -8,7 +8,7 @@ import { CHUNK, int8Scaling, SPARSE_PARTIAL_FORMAT, sparseHeader } from './spars
  * more than the rest of the build); batched, the read took ~2.6 us a row at 100k.
  */
 const BUILD_BATCH = 1024;
-/** Scopes a batched build tells apart in SQL (a CASE); a slice with more is read row by row. */
+/** Scopes a batched build tells apart in SQL (a CASE); a file with more is read row by row. */
 const BUILD_SCOPES = 64;
 
 /**
@@ -160,7 +160,7 @@ export class SparseBuilder {
  * Adds the codes table's vectors of rowids above `after` to the builder, in rowid order, at most
  * `limit` of them: batches of rows as one blob of their floats (group_concat of a UTF-8 file's blobs
  * keeps their bytes; the rowids and scope numbers come from the same rows in the same order), or row
- * by row in a file of another encoding or a slice of many scopes. `ended`: no row is left above `last`.
+ * by row in a file of another encoding or of many scopes. `ended`: no row is left above `last`.
  */
 export function readSparseRows(
   db: Database.Database,
@@ -171,10 +171,8 @@ export function readSparseRows(
   const from = Number.isFinite(after) ? after : -(2 ** 63);
   const bounded = Number.isFinite(limit);
   const range = `FROM ${CODES_TABLE} WHERE rowid > ? ORDER BY rowid${bounded ? ` LIMIT ${limit}` : ''}`;
-  const scopes = db.prepare(`SELECT DISTINCT tenant, namespace FROM (SELECT tenant, namespace ${range})`).raw().all(from) as [
-    string,
-    string,
-  ][];
+  // The file's scopes, from the scope index (~10 ms at 100k; those of the slice's rows alone took ~130).
+  const scopes = db.prepare(`SELECT DISTINCT tenant, namespace FROM ${CODES_TABLE}`).raw().all() as [string, string][];
   let last: number | undefined;
   let read = 0;
   if (db.pragma('encoding', { simple: true }) !== 'UTF-8' || scopes.length > BUILD_SCOPES) {
