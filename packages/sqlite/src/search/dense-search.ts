@@ -32,8 +32,10 @@ export function approximateDenseSearch(
   const scope = { tenant: filter.tenant, namespaces };
   const total = index.size(scope);
   // Sparse vectors (lexical embedder): exact search, over the candidates of the sparse index.
-  if (total === undefined)
+  if (total === undefined) {
+    index.sparseSlice();
     return knnDenseSearch(ctx, vector, filter, k, (m) => index.sparseCandidates(vector, scope, m));
+  }
   // The int8 ranking is near-exact (on the bench corpus 4 rows beyond k already give the exact top k):
   // only its first passing rows are read, whole, with their floats.
   const head = k + Math.max(RESCORE_MARGIN, Math.ceil(k / 4));

@@ -211,6 +211,19 @@ export class SqliteDenseIndex {
   }
 
   /**
+   * Once a dense search, before `sparseCandidates`: a sparse index whose build is not finished goes on
+   * by one slice (sparse-build.ts) on a connection that may save it, unless this search's load just
+   * built the first one; the index is then restored again.
+   */
+  sparseSlice(): void {
+    const index = this.load();
+    const sliced = this.sliced;
+    this.sliced = false;
+    if (!(index instanceof SparseIndex) || index.through === Number.POSITIVE_INFINITY || sliced) return;
+    if (this.persist && !this.db.inTransaction && extendSparseSave(this.db, this.dimension)) this.index = undefined;
+  }
+
+  /**
    * For a file of sparse vectors: rowids of a superset of the `m` rows of the scope nearest to the
    * query by cosine (SparseIndex.candidates), with every row the open transaction wrote; the caller
    * scores them exactly and keeps the best m. Undefined when the index cannot serve (dense vectors:
@@ -221,17 +234,8 @@ export class SqliteDenseIndex {
     scope: { tenant: string | null; namespaces?: readonly string[] },
     m: number,
   ): { keys: number[]; after: number } | undefined {
-    let index = this.load();
+    const index = this.load();
     if (!(index instanceof SparseIndex)) return undefined;
-    // A build not finished goes on by a slice a search (sparse-build.ts), then the index is restored again.
-    if (index.through !== Number.POSITIVE_INFINITY && this.persist && !this.sliced && !this.db.inTransaction) {
-      if (extendSparseSave(this.db, this.dimension)) {
-        this.index = undefined;
-        index = this.load();
-        if (!(index instanceof SparseIndex)) return undefined;
-      }
-    }
-    this.sliced = false;
     let keys: number[] | undefined;
     try {
       // The open transaction may have replaced or deleted some of the index's best m: m more cover them.
