@@ -119,15 +119,13 @@ export function knnDenseSearch(
   for (;;) {
     const among = candidates?.(pool);
     const after = among !== undefined && among.after !== Number.POSITIVE_INFINITY;
-    const found = ctx
-      .stmt(knnSql(among !== undefined, after))
-      .all({
-        ...scope.params,
-        query,
-        k: pool,
-        ...(among ? { among: JSON.stringify(among.keys) } : {}),
-        ...(after ? { after: among.after } : {}),
-      }) as {
+    const found = ctx.stmt(knnSql(among !== undefined, after)).all({
+      ...scope.params,
+      query,
+      k: pool,
+      ...(among ? { among: JSON.stringify(among.keys) } : {}),
+      ...(after ? { after: among.after } : {}),
+    }) as {
       rowid: number;
       distance: number;
     }[];

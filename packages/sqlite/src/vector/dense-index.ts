@@ -325,7 +325,9 @@ export class SqliteDenseIndex {
    */
   close(): void {
     if (!this.persist || this.db.inTransaction) return;
-    const sparse = this.index ? this.index instanceof SparseIndex : this.saves && sparseSaveAtClose(this.db, this.sparseWritten, DENSE_SAVE_AFTER);
+    const sparse = this.index
+      ? this.index instanceof SparseIndex
+      : this.saves && sparseSaveAtClose(this.db, this.sparseWritten, DENSE_SAVE_AFTER);
     if (sparse && this.sparseWritten > 0) return this.closeSparse();
     if (!this.index || this.unsaved < DENSE_SAVE_AFTER) return;
     if (this.dataVersion.get() !== this.version) return; // another connection committed: not the file's state
@@ -441,7 +443,8 @@ export class SqliteDenseIndex {
       .iterate(saved.generation) as Iterable<string>;
     // Rowids above a build not finished are scanned, not held: nothing to re-read for them.
     const through = index instanceof SparseIndex ? index.through : Number.POSITIVE_INFINITY;
-    for (const rowids of logs) for (const rowid of JSON.parse(rowids) as number[]) if (rowid <= through) changed.add(rowid);
+    for (const rowids of logs)
+      for (const rowid of JSON.parse(rowids) as number[]) if (rowid <= through) changed.add(rowid);
     // Most of the vectors changed since: reading the table in one pass is cheaper than by rowid.
     if (changed.size > index.size / 2 + DENSE_SAVE_AFTER) return undefined;
     try {

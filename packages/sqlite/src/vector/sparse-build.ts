@@ -220,7 +220,11 @@ export function readSparseRows(
 }
 
 /** The first slice of a build (the whole index when the table holds at most `limit` vectors). */
-export function buildSparse(db: Database.Database, dimension: number, limit = CHUNK): ReturnType<SparseBuilder['finish']> {
+export function buildSparse(
+  db: Database.Database,
+  dimension: number,
+  limit = CHUNK,
+): ReturnType<SparseBuilder['finish']> {
   const builder = new SparseBuilder(dimension);
   const { last, ended } = readSparseRows(db, builder, undefined, limit);
   return builder.finish(ended || last === undefined ? Number.POSITIVE_INFINITY : last);

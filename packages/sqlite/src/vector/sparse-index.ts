@@ -336,7 +336,8 @@ export class SparseIndex {
     const partial = saved?.format === SPARSE_PARTIAL_FORMAT;
     if ((saved?.format !== SPARSE_FORMAT && !partial) || !(saved.dimension > 0) || !Array.isArray(saved.chunks))
       throw new Error('Not a saved SparseIndex header.');
-    if (partial && !Number.isSafeInteger(saved.through)) throw new Error('A partial SparseIndex header needs `through`.');
+    if (partial && !Number.isSafeInteger(saved.through))
+      throw new Error('A partial SparseIndex header needs `through`.');
     const index = new SparseIndex(saved.dimension);
     if (partial) index.through = saved.through!;
     for (const [tenant, namespace] of saved.scopes) index.scopeId(tenant, namespace);

@@ -90,10 +90,16 @@ describe('the sparse index saved by writers', () => {
 
   it('a new store is saved by its first writer, however few it wrote; later small writes are logged', async () => {
     const path = join(dir, 'small.db');
-    await write(path, texts(40, 2).map((t, i) => record(`s${i}`, t, i % 2 ? 'a' : 'b')));
+    await write(
+      path,
+      texts(40, 2).map((t, i) => record(`s${i}`, t, i % 2 ? 'a' : 'b')),
+    );
     const first = saved(path);
     expect(first?.format).toBe('agentmem-sparse-2');
-    await write(path, texts(5, 3).map((t, i) => record(`t${i}`, t)));
+    await write(
+      path,
+      texts(5, 3).map((t, i) => record(`t${i}`, t)),
+    );
     expect(saved(path)).toEqual(first); // a save exists: the 5 writes are logged, not saved at close
     const db = new Database(path, { readonly: true });
     expect(db.prepare('SELECT count(*) FROM dense_changes').pluck().get()).toBe(1);
@@ -104,7 +110,10 @@ describe('the sparse index saved by writers', () => {
 
   it('a bulk writer on a saved store catches it up and saves it; a store without one (older release) is built', async () => {
     const path = join(dir, 'grow.db');
-    await write(path, texts(200, 4).map((t, i) => record(`g${i}`, t)));
+    await write(
+      path,
+      texts(200, 4).map((t, i) => record(`g${i}`, t)),
+    );
     const first = saved(path);
     await write(
       path,
@@ -144,7 +153,7 @@ describe('the sparse index saved by writers', () => {
     expect(sparseSaveAtClose(db, 0, DENSE_SAVE_AFTER)).toBe(false);
     expect(sparseSaveAtClose(db, 1, DENSE_SAVE_AFTER)).toBe(true); // no save
     // A save of the first layout, or of a build not finished, is no finished save.
-    db.prepare("INSERT INTO dense_snapshot VALUES (1, 0, 1, '{\"format\":\"agentmem-sparse-1\"}')").run();
+    db.prepare('INSERT INTO dense_snapshot VALUES (1, 0, 1, \'{"format":"agentmem-sparse-1"}\')').run();
     expect(sparseSaveAtClose(db, 1, DENSE_SAVE_AFTER)).toBe(true);
     db.prepare(`UPDATE dense_snapshot SET data = '{"format":"agentmem-sparse-2-partial","through":9}'`).run();
     expect(sparseSaveAtClose(db, 1, DENSE_SAVE_AFTER)).toBe(true);
@@ -178,7 +187,9 @@ describe('a build in slices (a file without a finished save)', () => {
     const first = buildSparse(db, embedder.dimension, 400);
     const insert = db.prepare('INSERT INTO dense_parts (part, save, data) VALUES (?, 7, ?)');
     first.parts.forEach((bytes, n) => insert.run(n, Buffer.from(bytes)));
-    db.prepare('INSERT INTO dense_snapshot (id, generation, save, data) VALUES (1, 0, 7, ?)').run(Buffer.from(first.header));
+    db.prepare('INSERT INTO dense_snapshot (id, generation, save, data) VALUES (1, 0, 7, ?)').run(
+      Buffer.from(first.header),
+    );
     expect(header(db)).toMatchObject({ format: 'agentmem-sparse-2-partial', chunks: [400] });
     expect(extendSparseSave(db, embedder.dimension, 400)).toBe(true);
     const through = header(db).through!;
