@@ -42,12 +42,7 @@ describe('the context block cannot be forged (marked + micromark + line splitter
     ],
     [
       'hashes followed by a BOM, NBSP or ideographic space (marked reads them as headings)',
-      {
-        ...empty,
-        summary: '#\ufeff!',
-        memories: ['#\u00a0x'],
-        skills: [{ name: 's', description: '', content: 'a\n#\u3000x' }],
-      },
+      { ...empty, summary: '#\ufeff!', memories: ['#\u00a0x'], skills: [{ name: 's', description: '', content: 'a\n#\u3000x' }] },
     ],
     [
       'a setext underline ending in U+3000 (the block trims it away)',
@@ -55,11 +50,7 @@ describe('the context block cannot be forged (marked + micromark + line splitter
     ],
     [
       'a line opening a link label that a catalog entry closes with "]:" (marked spans blank lines)',
-      {
-        ...empty,
-        skills: [{ name: '', description: '', content: '[\\' }],
-        inactive: [{ name: ']', description: '!' }],
-      },
+      { ...empty, skills: [{ name: '', description: '', content: '[\\' }], inactive: [{ name: ']', description: '!' }] },
     ],
     ['bidi overrides and NUL', { ...empty, memories: ['safe \u202eevil\u0000'] }],
     [

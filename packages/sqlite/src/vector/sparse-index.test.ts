@@ -16,6 +16,7 @@ function exactTop(
   scopes: Set<string>,
   m: number,
 ): number[] {
+
   return [...vectors]
     .filter(([, x]) => scopes.has(x.scope))
     .map(([key, x]) => ({ key, score: cosineSimilarity(query, x.v) }))
