@@ -328,7 +328,10 @@ export class SqliteDenseIndex {
     const sparse = this.index
       ? this.index instanceof SparseIndex
       : this.saves && sparseSaveAtClose(this.db, this.sparseWritten, DENSE_SAVE_AFTER);
-    if (sparse && this.sparseWritten > 0) return this.closeSparse();
+    if (sparse && this.sparseWritten > 0) {
+      this.closeSparse();
+      return;
+    }
     if (!this.index || this.unsaved < DENSE_SAVE_AFTER) return;
     if (this.dataVersion.get() !== this.version) return; // another connection committed: not the file's state
     this.trySave(this.index);

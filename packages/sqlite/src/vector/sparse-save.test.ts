@@ -186,7 +186,7 @@ describe('a build in slices (a file without a finished save)', () => {
     db.prepare('DELETE FROM dense_snapshot').run();
     const first = buildSparse(db, embedder.dimension, 400);
     const insert = db.prepare('INSERT INTO dense_parts (part, save, data) VALUES (?, 7, ?)');
-    first.parts.forEach((bytes, n) => insert.run(n, Buffer.from(bytes)));
+    for (const [n, bytes] of first.parts.entries()) insert.run(n, Buffer.from(bytes));
     db.prepare('INSERT INTO dense_snapshot (id, generation, save, data) VALUES (1, 0, 7, ?)').run(
       Buffer.from(first.header),
     );
@@ -224,7 +224,7 @@ describe('a build in slices (a file without a finished save)', () => {
     db.prepare('DELETE FROM dense_snapshot').run();
     const first = buildSparse(db, embedder.dimension, 500);
     const insert = db.prepare('INSERT INTO dense_parts (part, save, data) VALUES (?, 8, ?)');
-    first.parts.forEach((bytes, n) => insert.run(n, Buffer.from(bytes)));
+    for (const [n, bytes] of first.parts.entries()) insert.run(n, Buffer.from(bytes));
     const generation = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'dense_changes'").pluck().get() ?? 0;
     db.prepare('INSERT INTO dense_snapshot (id, generation, save, data) VALUES (1, ?, 8, ?)').run(
       generation,
