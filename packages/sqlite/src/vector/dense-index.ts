@@ -220,7 +220,16 @@ export class SqliteDenseIndex {
     const sliced = this.sliced;
     this.sliced = false;
     if (!(index instanceof SparseIndex) || index.through === Number.POSITIVE_INFINITY || sliced) return;
-    if (this.persist && !this.db.inTransaction && extendSparseSave(this.db, this.dimension)) this.index = undefined;
+    if (this.persist && !this.db.inTransaction && this.trySlice()) this.index = undefined;
+  }
+
+  /** One slice appended to the save; a failed one (e.g. SQLITE_FULL: one transaction) fails nothing, the rest is scanned. */
+  private trySlice(): boolean {
+    try {
+      return extendSparseSave(this.db, this.dimension);
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -329,7 +338,11 @@ export class SqliteDenseIndex {
       ? this.index instanceof SparseIndex
       : this.saves && sparseSaveAtClose(this.db, this.sparseWritten, DENSE_SAVE_AFTER);
     if (sparse && this.sparseWritten > 0) {
-      this.closeSparse();
+      try {
+        this.closeSparse();
+      } catch {
+        // Not saved (a load that failed): the next search builds or catches up; the close goes on.
+      }
       return;
     }
     if (!this.index || this.unsaved < DENSE_SAVE_AFTER) return;
@@ -346,8 +359,7 @@ export class SqliteDenseIndex {
     const index = this.load();
     if (!(index instanceof SparseIndex)) return;
     if (this.loadedSave === undefined || this.unsaved >= DENSE_SAVE_AFTER) this.trySave(index);
-    for (let n = Math.max(1, Math.ceil(this.sparseWritten / CHUNK)); n > 0; n--)
-      if (!extendSparseSave(this.db, this.dimension)) break;
+    for (let n = Math.max(1, Math.ceil(this.sparseWritten / CHUNK)); n > 0; n--) if (!this.trySlice()) break;
   }
 
   private dropFailed(): void {

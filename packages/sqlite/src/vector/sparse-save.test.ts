@@ -133,6 +133,26 @@ describe('the sparse index saved by writers', () => {
     expect(after?.format).toBe('agentmem-sparse-2');
   });
 
+  it('a close while another process holds the write lock saves nothing and fails nothing', async () => {
+    const path = join(dir, 'locked.db');
+    const b = new SqliteBackend({ path });
+    await b.init({ dimension: embedder.dimension });
+    await b.upsert(texts(60, 8).map((t, i) => record(`l${i}`, t)));
+    const lock = new Database(path);
+    lock.prepare('BEGIN IMMEDIATE').run();
+    try {
+      await b.close();
+    } finally {
+      lock.prepare('ROLLBACK').run();
+      lock.close();
+    }
+    expect(saved(path)).toBeUndefined();
+    // The next search builds it in memory (60 rows: saved by a search from 1,000), with the scan's results.
+    expect((await searchedAfter(path)).after).toBeUndefined();
+    await write(path, [record('l60', 'zaiko brava')]); // the next writer's close saves it
+    expect(saved(path)?.format).toBe('agentmem-sparse-2');
+  });
+
   it('leaves dense vectors (a binary index) and read-only connections alone', async () => {
     const semantic = new SemanticTestEmbedder();
     const path = join(dir, 'dense.db');
