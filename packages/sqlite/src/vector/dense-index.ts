@@ -356,9 +356,13 @@ export class SqliteDenseIndex {
    * that a bulk writer leaves it whole and no later search builds it.
    */
   private closeSparse(): void {
+    const finished = (index: SparseIndex) => index.through === Number.POSITIVE_INFINITY;
+    // Loaded, whole, and few writes since: they stay logged (nothing to load again, no lock to take).
+    if (this.index instanceof SparseIndex && finished(this.index) && this.unsaved < DENSE_SAVE_AFTER) return;
     const index = this.load();
     if (!(index instanceof SparseIndex)) return;
     if (this.loadedSave === undefined || this.unsaved >= DENSE_SAVE_AFTER) this.trySave(index);
+    if (finished(index)) return;
     for (let n = Math.max(1, Math.ceil(this.sparseWritten / CHUNK)); n > 0; n--) if (!this.trySlice()) break;
   }
 
