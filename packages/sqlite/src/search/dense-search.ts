@@ -32,8 +32,10 @@ export function approximateDenseSearch(
   const scope = { tenant: filter.tenant, namespaces };
   const total = index.size(scope);
   // Sparse vectors (lexical embedder): exact search, over the candidates of the sparse index.
-  if (total === undefined)
+  if (total === undefined) {
+    index.sparseSlice();
     return knnDenseSearch(ctx, vector, filter, k, (m) => index.sparseCandidates(vector, scope, m));
+  }
   // The int8 ranking is near-exact (on the bench corpus 4 rows beyond k already give the exact top k):
   // only its first passing rows are read, whole, with their floats.
   const head = k + Math.max(RESCORE_MARGIN, Math.ceil(k / 4));
@@ -70,15 +72,15 @@ export function approximateDenseSearch(
  * the table's scope index when it names a tenant); attribute conditions are
  * applied by joining the candidates with `records`, and the candidate pool
  * grows until k match or none are left. `candidates(m)`, when it gives rowids, replaces the scan
- * with a look-up of those rows: a superset of the scope's m nearest (the sparse index), so the
- * results are the scan's.
+ * with a look-up of those rows: a superset of the scope's m nearest (the sparse index) among the
+ * rowids up to `after` (a build not finished: the rows above it are scanned), so the results are the scan's.
  */
 export function knnDenseSearch(
   ctx: StoreContext,
   vector: Float32Array,
   filter: RecordFilter,
   k: number,
-  candidates?: (m: number) => number[] | undefined,
+  candidates?: (m: number) => { keys: number[]; after: number } | undefined,
 ): SearchHit[] {
   const query = vectorBlob(vector);
   const scope = new SqlBuilder();
@@ -94,9 +96,10 @@ export function knnDenseSearch(
     );
   }
   const hasWhere = Object.values(filter.where ?? {}).some((c) => c !== undefined);
-  const knnSql = (among: boolean) => {
+  const knnSql = (among: boolean, after: boolean) => {
     // Among given rowids: each looked up by rowid (`+` keeps SQLite from walking the scope index instead).
-    const where = among ? ['rowid IN (SELECT value FROM json_each(@among))', ...parts.map((p) => `+${p}`)] : parts;
+    const rowids = `rowid IN (SELECT value FROM json_each(@among))${after ? ' OR rowid > @after' : ''}`;
+    const where = among ? [`(${rowids})`, ...parts.map((p) => `+${p}`)] : parts;
     return (
       `SELECT rowid, vec_distance_cosine(embedding, @query) AS distance FROM ${CODES_TABLE}` +
       (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
@@ -115,9 +118,14 @@ export function knnDenseSearch(
   let pool = Math.min(MAX_KNN, hasWhere ? k + Math.max(64, k) : k);
   for (;;) {
     const among = candidates?.(pool);
-    const found = ctx
-      .stmt(knnSql(among !== undefined))
-      .all({ ...scope.params, query, k: pool, ...(among ? { among: JSON.stringify(among) } : {}) }) as {
+    const after = among !== undefined && among.after !== Number.POSITIVE_INFINITY;
+    const found = ctx.stmt(knnSql(among !== undefined, after)).all({
+      ...scope.params,
+      query,
+      k: pool,
+      ...(among ? { among: JSON.stringify(among.keys) } : {}),
+      ...(after ? { after: among.after } : {}),
+    }) as {
       rowid: number;
       distance: number;
     }[];

@@ -10,8 +10,9 @@ import {
 import type Database from 'better-sqlite3';
 import { chunks, multiRowInsert } from '../records';
 import { blobVector, CODES_TABLE, codeBlob, isSqliteError } from '../schema';
-import { SparseBuilder } from './sparse-build';
-import { SparseIndex } from './sparse-index';
+import { buildSparse, extendSparseSave } from './sparse-build';
+import { CHUNK, SparseIndex } from './sparse-index';
+import { sparseSaveAtClose } from './sparse-save';
 
 /** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
 export const DENSE_SAVE_AFTER = 1000;
@@ -29,14 +30,6 @@ const READ_AHEAD_PARTS = 2;
 const POOL_CACHE_PAGES = 128;
 /** Rowids per statement when the changes since the saved index are read back. */
 const READ_CHUNK = 500;
-/**
- * Rows per statement of a sparse index's build, read as one blob of their floats (1.5 MB at 384
- * dims): a row a time, better-sqlite3 made a Buffer of each row's floats and strings of its scope
- * (~5 us a row, more than the rest of the build); batched, the read took ~2.6 us a row at 100k.
- */
-const BUILD_BATCH = 1024;
-/** Scopes a batched build tells apart in SQL (a CASE); a file with more is read row by row. */
-const BUILD_SCOPES = 64;
 
 const INSERT_CODES = multiRowInsert(
   `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)`,
@@ -98,6 +91,10 @@ export class SqliteDenseIndex {
   private unlogged: number[] = [];
   /** Rowids written since the index was loaded or saved: many make close() save it. */
   private unsaved = 0;
+  /** Sparse vectors this connection wrote: a writer leaves the sparse index saved at close (sparseSaveAtClose). */
+  private sparseWritten = 0;
+  /** The sparse index was just built from the table (a first slice): this search builds no more. */
+  private sliced = false;
   /** Whether the file has the tables of the saved index (schema 11; a read-only older file has not). */
   private readonly saves: boolean;
 
@@ -125,7 +122,9 @@ export class SqliteDenseIndex {
     // The in-process index takes the sign bits and the int8 copy (encodeRescoring); the table keeps
     // the sign bits only (the saved index holds the int8 copies; a load from the table derives them).
     const encoded = rows.map((r) => {
-      const code = isSparse(r.floats) ? codeBlob(r.floats) : encodeRescoring(r.floats);
+      const sparse = isSparse(r.floats);
+      if (sparse) this.sparseWritten++;
+      const code = sparse ? codeBlob(r.floats) : encodeRescoring(r.floats);
       return Buffer.from(code.buffer, code.byteOffset, code.byteLength);
     });
     const signBytes = Math.ceil(this.dimension / 32) * 4;
@@ -212,6 +211,28 @@ export class SqliteDenseIndex {
   }
 
   /**
+   * Once a dense search, before `sparseCandidates`: a sparse index whose build is not finished goes on
+   * by one slice (sparse-build.ts) on a connection that may save it, unless this search's load just
+   * built the first one; the index is then restored again.
+   */
+  sparseSlice(): void {
+    const index = this.load();
+    const sliced = this.sliced;
+    this.sliced = false;
+    if (!(index instanceof SparseIndex) || index.through === Number.POSITIVE_INFINITY || sliced) return;
+    if (this.persist && !this.db.inTransaction && this.trySlice()) this.index = undefined;
+  }
+
+  /** One slice appended to the save; a failed one (e.g. SQLITE_FULL: one transaction) fails nothing, the rest is scanned. */
+  private trySlice(): boolean {
+    try {
+      return extendSparseSave(this.db, this.dimension);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * For a file of sparse vectors: rowids of a superset of the `m` rows of the scope nearest to the
    * query by cosine (SparseIndex.candidates), with every row the open transaction wrote; the caller
    * scores them exactly and keeps the best m. Undefined when the index cannot serve (dense vectors:
@@ -221,7 +242,7 @@ export class SqliteDenseIndex {
     query: Float32Array,
     scope: { tenant: string | null; namespaces?: readonly string[] },
     m: number,
-  ): number[] | undefined {
+  ): { keys: number[]; after: number } | undefined {
     const index = this.load();
     if (!(index instanceof SparseIndex)) return undefined;
     let keys: number[] | undefined;
@@ -236,7 +257,7 @@ export class SqliteDenseIndex {
     // Bounds too loose to exclude much (odd vectors, a query with many dimensions): a scan reads less.
     if (!keys || keys.length > index.size / 2) return undefined;
     for (const p of this.pending) if (p.code) keys.push(p.rowid);
-    return keys;
+    return { keys, after: index.through };
   }
 
   /**
@@ -307,13 +328,42 @@ export class SqliteDenseIndex {
 
   /**
    * Before the connection closes: saves the index, when it is loaded and this connection wrote many
-   * vectors since it was loaded or saved, so the next process does not re-read them. An index no
-   * search loaded is not built here (a bulk write would pay a whole load at close).
+   * vectors since it was loaded or saved, so the next process does not re-read them. A binary index
+   * no search loaded is not built here (a bulk write would pay a whole load at close); a sparse one
+   * is, when sparseSaveAtClose says so, so that no search builds it.
    */
   close(): void {
-    if (!this.persist || !this.index || this.unsaved < DENSE_SAVE_AFTER || this.db.inTransaction) return;
+    if (!this.persist || this.db.inTransaction) return;
+    const sparse = this.index
+      ? this.index instanceof SparseIndex
+      : this.saves && sparseSaveAtClose(this.db, this.sparseWritten, DENSE_SAVE_AFTER);
+    if (sparse && this.sparseWritten > 0) {
+      try {
+        this.closeSparse();
+      } catch {
+        // Not saved (a load that failed): the next search builds or catches up; the close goes on.
+      }
+      return;
+    }
+    if (!this.index || this.unsaved < DENSE_SAVE_AFTER) return;
     if (this.dataVersion.get() !== this.version) return; // another connection committed: not the file's state
     this.trySave(this.index);
+  }
+
+  /**
+   * A writer of sparse vectors leaves the index saved: caught up or built (a first slice) and saved,
+   * and a build not finished carried on by as many slices as it wrote chunks (one at least), so
+   * that a bulk writer leaves it whole and no later search builds it.
+   */
+  private closeSparse(): void {
+    const finished = (index: SparseIndex) => index.through === Number.POSITIVE_INFINITY;
+    // Loaded, whole, and few writes since: they stay logged (nothing to load again, no lock to take).
+    if (this.index instanceof SparseIndex && finished(this.index) && this.unsaved < DENSE_SAVE_AFTER) return;
+    const index = this.load();
+    if (!(index instanceof SparseIndex)) return;
+    if (this.loadedSave === undefined || this.unsaved >= DENSE_SAVE_AFTER) this.trySave(index);
+    if (finished(index)) return;
+    for (let n = Math.max(1, Math.ceil(this.sparseWritten / CHUNK)); n > 0; n--) if (!this.trySlice()) break;
   }
 
   private dropFailed(): void {
@@ -410,7 +460,10 @@ export class SqliteDenseIndex {
       .prepare('SELECT rowids FROM dense_changes WHERE generation > ? ORDER BY generation')
       .pluck()
       .iterate(saved.generation) as Iterable<string>;
-    for (const rowids of logs) for (const rowid of JSON.parse(rowids) as number[]) changed.add(rowid);
+    // Rowids above a build not finished are scanned, not held: nothing to re-read for them.
+    const through = index instanceof SparseIndex ? index.through : Number.POSITIVE_INFINITY;
+    for (const rowids of logs)
+      for (const rowid of JSON.parse(rowids) as number[]) if (rowid <= through) changed.add(rowid);
     // Most of the vectors changed since: reading the table in one pass is cheaper than by rowid.
     if (changed.size > index.size / 2 + DENSE_SAVE_AFTER) return undefined;
     try {
@@ -491,8 +544,10 @@ export class SqliteDenseIndex {
     // for the next processes; a read-only or in-memory connection scans, as it did before.
     if (sparse && !this.persist) return undefined;
     if (sparse) {
-      // Built straight into its saved parts (floats only, in rowid order), then read like a restore.
-      const { header, parts, size } = this.buildSparse();
+      // Built straight into its saved parts (floats only, in rowid order), then read like a restore: the
+      // first chunk of rowids only in a larger file (sparse-build.ts), the next ones by later searches.
+      const { header, parts, size } = buildSparse(this.db, this.dimension);
+      this.sliced = true;
       return { index: SparseIndex.fromParts(header, { part: (n) => parts[n]! }), reread: size };
     }
     const index = new BinaryIndex<number>(this.dimension, { rescoring: true });
@@ -512,55 +567,6 @@ export class SqliteDenseIndex {
       n++;
     }
     return { index, reread: n };
-  }
-
-  /**
-   * A sparse index's parts from the codes table, in rowid order: batches of rows as one blob of their
-   * floats (group_concat of a UTF-8 file's blobs keeps their bytes; the rowids and scope numbers come
-   * from the same rows in the same order), or row by row in a file of another encoding or many scopes.
-   */
-  private buildSparse(): ReturnType<SparseBuilder['finish']> {
-    const builder = new SparseBuilder(this.dimension);
-    const scopes = this.db.prepare(`SELECT DISTINCT tenant, namespace FROM ${CODES_TABLE}`).raw().all() as [
-      string,
-      string,
-    ][];
-    if (this.db.pragma('encoding', { simple: true }) !== 'UTF-8' || scopes.length > BUILD_SCOPES) {
-      const rows = this.db
-        .prepare(`SELECT rowid, tenant, namespace, embedding FROM ${CODES_TABLE} ORDER BY rowid`)
-        .raw()
-        .iterate() as Iterable<[number, string, string, Buffer]>;
-      for (const [rowid, tenant, namespace, embedding] of rows)
-        builder.add(rowid, builder.scope(tenant, namespace), embedding);
-      return builder.finish();
-    }
-    const ids = scopes.map(([tenant, namespace]) => builder.scope(tenant, namespace));
-    const cases = ids.map((id) => `WHEN tenant = ? AND namespace = ? THEN ${id}`).join(' ');
-    const batch = (after: boolean) =>
-      this.db
-        .prepare(
-          `SELECT count(*), max(rowid), group_concat(rowid), group_concat(scope), CAST(group_concat(embedding, x'') AS BLOB) ` +
-            `FROM (SELECT rowid, CASE ${cases} END AS scope, embedding FROM ${CODES_TABLE}` +
-            `${after ? ' WHERE rowid > ?' : ''} ORDER BY rowid LIMIT ${BUILD_BATCH})`,
-        )
-        .raw();
-    const [first, next] = [batch(false), batch(true)];
-    const params = scopes.flat();
-    const bytes = this.dimension * 4;
-    let last: number | undefined;
-    for (;;) {
-      const [count, max, rowids, scopeIds, blob] = (
-        last === undefined ? first.get(params) : next.get(...params, last)
-      ) as [number, number | null, string | null, string | null, Buffer | null];
-      if (count === 0 || max === null) break;
-      const keys = rowids!.split(',');
-      const scopeOf = scopeIds?.split(',') ?? [];
-      if (keys.length !== count || scopeOf.length !== count || blob?.length !== count * bytes)
-        throw new Error(`A vector of vector_codes is not of ${this.dimension} dimensions (or has no scope).`);
-      for (let i = 0; i < count; i++) builder.add(Number(keys[i]), Number(scopeOf[i]), blob, i * bytes);
-      last = max;
-    }
-    return builder.finish();
   }
 
   /** A save that never fails the caller: the changes stay logged and the next load catches up from them. */

@@ -2,7 +2,7 @@ import { cosineSimilarity } from '@agentmem/core';
 import { seededRandom } from '@agentmem/core/testing';
 import { describe, expect, it } from 'vitest';
 import { SparseBuilder } from './sparse-build';
-import { CHUNK, SparseIndex } from './sparse-index';
+import { CHUNK, SparseIndex, sparseHeader } from './sparse-index';
 
 const DIMENSION = 16;
 const random = seededRandom(11);
@@ -104,5 +104,56 @@ describe('SparseBuilder', () => {
     const again = new SparseIndex(DIMENSION);
     for (const [key, { ns, v }] of [...vectors].sort((x, y) => x[0] - y[0])) again.set(key, 't', ns, v);
     equalParts(index.toParts(), again.toParts());
+  });
+});
+
+describe('a restored index of build slices (chunks not all full)', () => {
+  it('finds, replaces and removes keys of every chunk, and holds no key above `through`', () => {
+    // Two slices of 300 and 200 keys (a chunk of 300 before the next: slots 0-299, then 65,536-65,735).
+    const vectors = new Map<number, { ns: string; v: Float32Array }>();
+    const headers: number[] = [];
+    const parts: Uint8Array[] = [];
+    for (const [from, n] of [
+      [0, 300],
+      [300, 200],
+    ] as const) {
+      const b = new SparseBuilder(DIMENSION);
+      const scope = b.scope('t', 'a');
+      for (let i = from; i < from + n; i++) {
+        const v = vector();
+        vectors.set(2 * i + 1, { ns: 'a', v });
+        b.add(2 * i + 1, scope, new Uint8Array(v.buffer));
+      }
+      const { parts: p } = b.finish();
+      headers.push(n);
+      parts.push(...p);
+    }
+    const through = 2 * 499 + 1;
+    const header = sparseHeader(DIMENSION, headers, [{ tenant: 't', namespace: 'a' }], through);
+    const index = SparseIndex.fromParts(header, { part: (n) => parts[n]! });
+    expect(index.size).toBe(500);
+    const check = () => {
+      for (let q = 0; q < 20; q++) {
+        const query = vector();
+        const got = new Set(index.candidates(query, { tenant: 't' }, 10) ?? []);
+        for (const key of exactTop(vectors, query, ['a'], 10)) expect(got.has(key), `key ${key}`).toBe(true);
+      }
+    };
+    check();
+    // Keys of the first chunk (binary search must not run into its unused slots) and of the second.
+    for (const key of [1, 299, 599, 601, 999]) {
+      const v = vector();
+      index.set(key, 't', 'a', v);
+      vectors.set(key, { ns: 'a', v });
+    }
+    for (const key of [3, 801]) {
+      index.remove(key);
+      vectors.delete(key);
+    }
+    index.set(through + 2, 't', 'a', vector()); // above `through`: scanned by the search, not held
+    expect(index.size).toBe(498);
+    check();
+    const saved = index.toParts();
+    expect(JSON.parse(new TextDecoder().decode(saved.header))).toMatchObject({ chunks: [498], through });
   });
 });

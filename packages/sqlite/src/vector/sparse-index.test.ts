@@ -16,7 +16,6 @@ function exactTop(
   scopes: Set<string>,
   m: number,
 ): number[] {
-
   return [...vectors]
     .filter(([, x]) => scopes.has(x.scope))
     .map(([key, x]) => ({ key, score: cosineSimilarity(query, x.v) }))

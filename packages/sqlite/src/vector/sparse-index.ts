@@ -33,6 +33,12 @@ export function int8Scaling(v: Float32Array, dimension: number, out: Float64Arra
 /** Version of the saved layout: another one is not read (the table is, and the index saved again). */
 export const SPARSE_FORMAT = 'agentmem-sparse-2';
 /**
+ * The same layout, of a build not finished: it holds the vectors of rowids up to its `through` only
+ * (built a chunk at a time, sparse-build.ts); a search scans the rest. Its own name, so that a
+ * reader that does not know `through` builds the index again rather than missing those vectors.
+ */
+export const SPARSE_PARTIAL_FORMAT = 'agentmem-sparse-2-partial';
+/**
  * Added to every bound: sqlite-vec computes the exact cosine in float32 (~1e-6 off the float64 one
  * the bounds are about); a wider margin only adds a few candidates.
  */
@@ -99,6 +105,11 @@ export class SparseIndex {
 
   /** int8Scaling's output for `set`. */
   private readonly scaling = new Float64Array(2);
+  /**
+   * Keys above it are not held (a build not finished: their vectors are scanned), and `set` of one
+   * is ignored: they come from the table as one chunk when the build reaches them.
+   */
+  through = Number.POSITIVE_INFINITY;
 
   constructor(readonly dimension: number) {}
 
@@ -113,6 +124,7 @@ export class SparseIndex {
   /** Adds or replaces the vector of `key`. */
   set(key: number, tenant: string, namespace: string, vector: Float32Array): void {
     if (vector.length !== this.dimension) throw new Error(`SparseIndex takes ${this.dimension} dimensions.`);
+    if (key > this.through) return;
     this.header = undefined;
     // Appended in key order (a load in rowid order, new rows): no earlier slot can hold it.
     let appended =
@@ -282,7 +294,7 @@ export class SparseIndex {
         parts.push(new Uint8Array(column.packed.slice(0, column.length).buffer));
       }
     }
-    return { header: sparseHeader(this.dimension, counts, this.scopeList), parts };
+    return { header: sparseHeader(this.dimension, counts, this.scopeList, this.through), parts };
   }
 
   /**
@@ -319,10 +331,15 @@ export class SparseIndex {
       dimension: number;
       chunks: number[];
       scopes: [string, string][];
+      through?: number;
     };
-    if (saved?.format !== SPARSE_FORMAT || !(saved.dimension > 0) || !Array.isArray(saved.chunks))
+    const partial = saved?.format === SPARSE_PARTIAL_FORMAT;
+    if ((saved?.format !== SPARSE_FORMAT && !partial) || !(saved.dimension > 0) || !Array.isArray(saved.chunks))
       throw new Error('Not a saved SparseIndex header.');
+    if (partial && !Number.isSafeInteger(saved.through))
+      throw new Error('A partial SparseIndex header needs `through`.');
     const index = new SparseIndex(saved.dimension);
+    if (partial) index.through = saved.through!;
     for (const [tenant, namespace] of saved.scopes) index.scopeId(tenant, namespace);
     let part = 0;
     for (const n of saved.chunks) {
@@ -339,11 +356,14 @@ export class SparseIndex {
       chunk.odd.set(copy.subarray(n * 16));
       chunk.part = part;
       index.chunks.push(chunk);
-      index.total += n;
+      index.live += n;
       part += 1 + saved.dimension;
     }
+    // Slots are numbered per chunk (chunk << CHUNK_BITS | slot): a chunk of a build slice may hold
+    // fewer than CHUNK before the next one (a save rewritten after removals, then a slice appended).
+    const last = index.chunks.length - 1;
+    index.total = last < 0 ? 0 : (last << CHUNK_BITS) + index.chunks[last]!.n;
     index.sorted = index.total;
-    index.live = index.total;
     index.source = source;
     index.header = header;
     return index;
@@ -379,15 +399,23 @@ export class SparseIndex {
   private find(key: number): number | undefined {
     const t = this.tail.get(key);
     if (t !== undefined) return t;
+    if (this.sorted === 0) return undefined;
+    // The sorted run: whole chunks (not all full: see fromParts), then the head of one. Its chunk
+    // first (the last whose first key is not above it), then the slot in it.
+    let c = 0;
+    let top = (this.sorted - 1) >>> CHUNK_BITS;
+    while (c < top) {
+      const mid = (c + top + 1) >>> 1;
+      if (this.chunks[mid]!.keys[0]! <= key) c = mid;
+      else top = mid - 1;
+    }
+    const chunk = this.chunks[c]!;
     let lo = 0;
-    let hi = this.sorted - 1;
+    let hi = Math.min(chunk.n, this.sorted - (c << CHUNK_BITS)) - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const k = this.keyAt(mid);
-      if (k === key) {
-        const dead = this.chunks[mid >>> CHUNK_BITS]!.dead[mid & (CHUNK - 1)];
-        return dead ? undefined : mid;
-      }
+      const k = chunk.keys[mid]!;
+      if (k === key) return chunk.dead[mid] ? undefined : (c << CHUNK_BITS) + mid;
       if (k < key) lo = mid + 1;
       else hi = mid - 1;
     }
@@ -423,12 +451,15 @@ export function sparseHeader(
   dimension: number,
   chunks: readonly number[],
   scopes: readonly { tenant: string; namespace: string }[],
+  through = Number.POSITIVE_INFINITY,
 ): Uint8Array {
+  const partial = through !== Number.POSITIVE_INFINITY;
   const header = {
-    format: SPARSE_FORMAT,
+    format: partial ? SPARSE_PARTIAL_FORMAT : SPARSE_FORMAT,
     dimension,
     chunks,
     scopes: scopes.map((s) => [s.tenant, s.namespace]),
+    ...(partial ? { through } : {}),
   };
   return new TextEncoder().encode(JSON.stringify(header));
 }
