@@ -13,7 +13,8 @@
  * p50 is of 10 queries after 2.
  *
  * At 1M (`--size 1000000 --db <file>`): the store is ~4 GB and its build is long; keep it with
- * `--db` (`--runs 0` builds it and measures nothing). Goal: open + first recall <= 300 ms.
+ * `--db` (`--runs 0` builds it and measures nothing). Goal: open + first recall <= 300 ms of wall time
+ * in every run (the verdict line counts the runs under it; sizes below 1M take the 100k ratio goal).
  *
  * Each measured store says how many changes were logged since its indexes were last saved (the
  * `keyword_changes` and `dense_changes` rows past the saved generation): a store written since its
@@ -209,6 +210,32 @@ function describeLogged({ keyword, dense }: Logged): string {
   return `${one('keyword index', keyword)}, ${one('dense index', dense)}`;
 }
 
+/** Where the goal changes from the ratio to a budget: the 1M store's goal is open + first recall <= 300 ms. */
+const BUDGET_SIZE = 1_000_000;
+const BUDGET_MS = 300;
+
+/**
+ * The verdict line's goal for the size: at 100k open + first recall <= 10x a warm recall (the medians'
+ * ratio); at 1M open + first recall <= 300 ms of wall time in every run, so it counts the runs under it.
+ */
+export function coldVerdict(
+  size: number,
+  runs: Pick<ChildResult, 'openMs' | 'firstMs' | 'coldCpuMs'>[],
+  ratio: number,
+  cpuRatio: number,
+): string {
+  if (size < BUDGET_SIZE) {
+    return `open + first recall = ${ratio.toFixed(1)}x a warm recall in wall time, ${cpuRatio.toFixed(1)}x in CPU time (goal <= 10x: ${ratio <= 10 ? 'met' : 'NOT met'})`;
+  }
+  const walls = runs.map((r) => r.openMs + r.firstMs);
+  const under = walls.filter((ms) => ms <= BUDGET_MS).length;
+  const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
+  return (
+    `open + first recall = ${range(walls)} ms wall (CPU ${range(runs.map((r) => r.coldCpuMs))} ms), ` +
+    `${under} of ${runs.length} runs <= ${BUDGET_MS} ms (goal <= ${BUDGET_MS} ms in every run: ${under === runs.length ? 'met' : 'NOT met'})`
+  );
+}
+
 /** Wall time of a process, ms; throws with its stderr when it fails. */
 function timed(args: string[]): { ms: number; stdout: string } {
   const start = performance.now();
@@ -346,7 +373,7 @@ export async function run(args: string[]): Promise<void> {
       console.log(`| \`agentmem recall 'zaiko brava tou'\` (no-match, process, tsx) | ${median(cli).toFixed(0)} |`);
     }
     console.log(
-      `\nopen + first recall = ${ratio.toFixed(1)}x a warm recall in wall time, ${(coldCpu / warmCpu).toFixed(1)}x in CPU time (goal <= 10x: ${ratio <= 10 ? 'met' : 'NOT met'}); ` +
+      `\n${coldVerdict(size, results, ratio, coldCpu / warmCpu)}; ` +
         (cli.length > 0
           ? `agentmem recall = ${cliRatio.toFixed(2)}x agentmem --help (goal <= 3x: ${cliRatio <= 3 ? 'met' : 'NOT met'})`
           : 'CLI rows: hashing embedder only'),

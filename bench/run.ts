@@ -3,8 +3,7 @@
  * exported `run(args)`. Adding a bench = one file exporting `run` + one line below.
  */
 const BENCHES: Record<string, string> = {
-  cold:
-    'a new process on a 100k (or --size 1000000) SQLite store: open + first recall against a warm recall (goal <= 10x), a no-match query, agentmem recall vs --help',
+  cold: 'a new process on a 100k (or --size 1000000) SQLite store: open + first recall against a warm recall (goal <= 10x; at 1M <= 300 ms), a no-match query, agentmem recall vs --help',
   decay: 'applyDecay over 100k memories (goal <= 1 s), idempotent second pass, compact',
   ingest:
     'rememberMany into a new SQLite file (goal 20,000/s of CPU without embedding); --floors: raw SQL per storage layout',

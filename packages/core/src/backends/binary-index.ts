@@ -1,6 +1,7 @@
 // Past 700 lines on purpose: one class over one heap layout (chunks of codes, factors, int8 copies),
 // and its saved form (toParts/fromParts, lazily read rescoring parts) reads and writes that layout
 // directly; split, each half would have to expose the other's internals.
+import { cosineSimilarity } from '../embedding/vector-math';
 import { CodeHeap } from './kernels/code-heap';
 import { hammingScan, within } from './kernels/js-loops';
 
@@ -55,6 +56,8 @@ export class BinaryIndex<K> {
   private unplaced = 0;
   /** A block of `dimension` float32 where `writeSaved` copies a vector for the quantize kernel (0: none yet). */
   private floats = 0;
+  /** Two blocks of `dimension` float32 (a query, a vector) for the cosine kernel (0: none yet). */
+  private cosineFloats = 0;
   private chosenPartition = new Uint32Array(0);
   private chosenSlot = new Uint32Array(0);
   private chosenDistance = new Uint16Array(0);
@@ -284,6 +287,7 @@ export class BinaryIndex<K> {
     this.staging = undefined;
     this.unplaced = 0;
     this.floats = 0;
+    this.cosineFloats = 0;
   }
 
   /**
@@ -503,6 +507,27 @@ export class BinaryIndex<K> {
       u8.fill(0, quantized, quantized + d);
     }
     u8.fill(0, quantized + d, quantized + this.blocks * 16);
+  }
+
+  /**
+   * `cosineSimilarity(query, v)` of each vector, the same numbers (float64, in the same order), by
+   * the WebAssembly kernel when the heap has one: the exact scores of a search's head (~18 vectors),
+   * whose JS loop a cold process ran in V8's interpreter and then had TurboFan compile mid-search.
+   */
+  cosines(query: Float32Array, vectors: readonly Float32Array[]): number[] {
+    const d = query.length;
+    const kernels = this.heap.kernels;
+    if (!kernels || d !== this.dimension || d === 0) return vectors.map((v) => cosineSimilarity(query, v));
+    // Allocated before any view is taken (an allocation may re-make them).
+    if (this.cosineFloats === 0) this.cosineFloats = this.heap.alloc(d * 8);
+    const at = this.cosineFloats;
+    const f32 = this.heap.f32;
+    f32.set(query, at >>> 2);
+    return vectors.map((v) => {
+      if (v.length !== d) return cosineSimilarity(query, v);
+      f32.set(v, (at >>> 2) + d);
+      return kernels.cosine(at, at + d * 4, d);
+    });
   }
 
   /** How many codes the scope holds (tenant `null`: every tenant; no namespaces: all of them). */

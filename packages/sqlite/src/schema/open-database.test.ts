@@ -347,3 +347,21 @@ describe('a file another process is creating', () => {
     }
   });
 });
+
+describe('a file another process is writing', () => {
+  it('opens at once while the writer holds the write lock (a file at this schema takes no write to open)', async () => {
+    const path = join(dir, 'busy', 'memory.db');
+    await makeStore(path);
+    const writer = new Database(path);
+    writer.exec("BEGIN IMMEDIATE; INSERT INTO meta (key, value) VALUES ('busy', '1');");
+    try {
+      // Before: the open's migration check waited for the lock and failed with TIMEOUT after busyTimeoutMs.
+      const backend = new SqliteBackend({ path, busyTimeoutMs: 50 });
+      expect(readSchemaInfo(backend.database).version).toBe(SCHEMA_VERSION);
+      await backend.close();
+    } finally {
+      writer.exec('ROLLBACK');
+      writer.close();
+    }
+  });
+});

@@ -1,5 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AgentMemoryError } from '@agentmem/core';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
@@ -146,7 +148,8 @@ function isMissingNativeBuild(error: unknown): boolean {
  */
 function connect(filename: string | Buffer, options?: Database.Options): Database.Database {
   try {
-    return new Database(filename, options);
+    const addon = nativeBinding();
+    return new Database(filename, addon ? { ...options, nativeBinding: addon } : options);
   } catch (error) {
     if (!isMissingNativeBuild(error)) throw error;
     const first = (error as Error).message.split('\n')[0];
@@ -156,6 +159,36 @@ function connect(filename: string | Buffer, options?: Database.Options): Databas
       { cause: error },
     );
   }
+}
+
+let addonPath: string | null | undefined;
+
+/**
+ * better-sqlite3's addon where its build puts it, looked for in the order the `bindings` package tries
+ * first. Without it, better-sqlite3 asks `bindings`, which reads a stack trace for its caller's folder
+ * and `require`s paths until one loads (each miss a thrown error): 8.5M instructions of a cold open
+ * against 3.9M (callgrind, an in-memory open). Undefined when none of those holds the build or the
+ * package cannot be resolved from here (a bundle): then `bindings` searches as before, and its error
+ * names the paths it tried.
+ */
+function nativeBinding(): string | undefined {
+  if (addonPath === undefined) {
+    addonPath = null;
+    try {
+      const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
+      const root = dirname(createRequire(here).resolve('better-sqlite3/package.json'));
+      for (const dir of ['build', 'build/Debug', 'build/Release']) {
+        const file = join(root, dir, 'better_sqlite3.node');
+        if (existsSync(file)) {
+          addonPath = file;
+          break;
+        }
+      }
+    } catch {
+      // not resolvable from this file: better-sqlite3 finds its addon itself
+    }
+  }
+  return addonPath ?? undefined;
 }
 
 let extensionAvailable = false;
@@ -348,6 +381,9 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     // left the 100k recall bench at 402 MB RSS against 362 MB (docs/benchmarks.md), past the 400 MB goal.
     if (!memory) db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    // A file at this build's schema needs no step (versions only grow, and a newer one was refused above):
+    // no write transaction, which also waited for another process's write to end before the open returned.
+    if (info.version === SCHEMA_VERSION && info.applicationId === APPLICATION_ID) return db;
     const from = migrate(db, shown);
     // Put the new header (application id) into the main file now, so isAgentmemDatabase sees it at once.
     if (from < SCHEMA_VERSION && !memory) db.pragma('wal_checkpoint(PASSIVE)');

@@ -1,4 +1,4 @@
-import { approximateCandidates, cosineSimilarity, type RecordFilter, type SearchHit } from '@agentmem/core';
+import { approximateCandidates, type RecordFilter, type SearchHit } from '@agentmem/core';
 import { compileFilter, namespaceList, SqlBuilder } from '../query';
 import { COLUMNS, decodeRow, type ReadSource, type RecordRow, vectorBlob } from '../records';
 import { CODES_TABLE } from '../schema';
@@ -58,8 +58,12 @@ export function approximateDenseSearch(
     return { taken: ranked.length, examined, passing };
   });
   if (!rows) return undefined;
+  const scores = index.cosines(
+    vector,
+    rows.map((r) => r.vector),
+  );
   return rows
-    .map((r) => ({ row: r.row, score: cosineSimilarity(vector, r.vector) }))
+    .map((r, i) => ({ row: r.row, score: scores[i]! }))
     .sort((x, y) => y.score - x.score || (x.row.id < y.row.id ? -1 : 1))
     .slice(0, k)
     .map((t) => ({ record: decodeRow(t.row), score: t.score }));

@@ -308,6 +308,13 @@ export class SqliteDenseIndex {
     return ranked;
   }
 
+  /** `cosineSimilarity(query, v)` of each vector (the same numbers), by the index's WebAssembly kernel when it has one. */
+  cosines(query: Float32Array, vectors: readonly Float32Array[]): number[] {
+    return this.index instanceof BinaryIndex
+      ? this.index.cosines(query, vectors)
+      : vectors.map((v) => cosineSimilarity(query, v));
+  }
+
   /**
    * Those rowids' rows that pass `where` (SQL over `source r`: records, or the view that merges
    * pending logged changes in), as `columns` select them, each with its float vector read from the

@@ -10,6 +10,8 @@ export interface Kernels {
   within(distances: number, n: number, threshold: number, out: number): number;
   /** The int8 copy (at `out`) and factor (f32 at byte `factor`) of d float32 at `vector`: the bytes of JS `quantize`. */
   quantize(vector: number, d: number, out: number, factor: number): void;
+  /** The cosine of the d float32 at byte offsets `a` and `b`: the number JS `cosineSimilarity` gives. */
+  cosine(a: number, b: number, d: number): number;
 }
 
 /** The part of the WebAssembly API used here (core's type library has no WebAssembly declarations). */
@@ -75,6 +77,7 @@ export class CodeHeap {
           dot8: exports.dot8,
           within: exports.within,
           quantize: exports.quantize,
+          cosine: exports.cosine,
         };
         this.view(this.memory.buffer);
         return;

@@ -183,6 +183,25 @@
         (f32.demote_f64 (f64.div (f64.const 1) (f64.mul (local.get $scale) (f64.sqrt (local.get $norm)))))
         (f32.const 0)
         (i32.and (f64.gt (local.get $max) (f64.const 0)) (f64.gt (local.get $norm) (f64.const 0))))))
+;; The cosine of the d float32 at `a` and at `b`, as core's JS `cosineSimilarity` computes it, step
+;; for step in float64 (the same number): the exact scores of a search's head, which a cold process
+;; ran in the interpreter and then had TurboFan compile mid-search.
+  (func (export "cosine")
+    (param $a i32) (param $b i32) (param $d i32) (result f64)
+    (local $i i32) (local $x f64) (local $y f64) (local $dot f64) (local $na f64) (local $nb f64)
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $i) (local.get $d)))
+        (local.set $x (f64.promote_f32 (f32.load (i32.add (local.get $a) (i32.shl (local.get $i) (i32.const 2))))))
+        (local.set $y (f64.promote_f32 (f32.load (i32.add (local.get $b) (i32.shl (local.get $i) (i32.const 2))))))
+        (local.set $dot (f64.add (local.get $dot) (f64.mul (local.get $x) (local.get $y))))
+        (local.set $na (f64.add (local.get $na) (f64.mul (local.get $x) (local.get $x))))
+        (local.set $nb (f64.add (local.get $nb) (f64.mul (local.get $y) (local.get $y))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each)))
+    (if (result f64) (i32.or (f64.eq (local.get $na) (f64.const 0)) (f64.eq (local.get $nb) (f64.const 0)))
+      (then (f64.const 0))
+      (else (f64.div (local.get $dot) (f64.sqrt (f64.mul (local.get $na) (local.get $nb)))))))
 ;; The indexes i < n (ascending) whose u16 at `distances` is at most `threshold`, as u32 at `out`; returns how many.
   (func (export "within")
     (param $distances i32) (param $n i32) (param $threshold i32) (param $out i32) (result i32)

@@ -179,9 +179,11 @@ export function widened(p: Posting): Posting {
 
 /** Frequencies saved in two bytes (text | context << 8) as the packed (text | context << 16) the postings hold. */
 function widenTfs(packed: Uint16Array): Uint32Array {
-  const tfs = new Uint32Array(packed.length);
-  for (let i = 0; i < packed.length; i++) tfs[i] = (packed[i]! & 0xff) | ((packed[i]! >>> 8) << 16);
-  return tfs;
+  // Each byte widened to 16 bits by the typed-array conversion (native): text, context → text | context << 16
+  // in little-endian words (typed arrays are little-endian everywhere Node runs). A JS loop over the entries
+  // ran in the interpreter on a cold start and was then compiled by TurboFan on the spot (~3 ms at 100k).
+  const widened = new Uint16Array(new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength));
+  return new Uint32Array(widened.buffer, 0, packed.length);
 }
 
 /** Strings one a line when none holds a line break (a split is much cheaper than JSON.parse), else JSON. */
