@@ -227,6 +227,7 @@ const GRID: Record<string, number[]> = {
   'lexicalSemanticRange.floor': [0.25, 0.3, 0.35],
   'lexicalFusionWeights.dense': [0.25, 0.5, 1],
   nameRarityFull: [0, 0.5, 1],
+  nameAcronyms: [0, 0.5, 1],
   'fieldWeights.mentions': [0, 0.25, 0.5],
   mentionWindow: [2, 4, 8],
   associationWeight: [0, 0.5, 1],

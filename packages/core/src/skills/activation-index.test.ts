@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
-import { americanSpelling, lexicalTerms, mentionContexts, pathWords, splitName } from './activation-index';
+import { americanSpelling, lexicalTerms, mentionContexts, nameAcronym, pathWords, splitName } from './activation-index';
 import {
   type ActivationParametersInput,
   DEFAULT_ACTIVATION_PARAMETERS,
@@ -678,6 +678,34 @@ describe('names in any naming style', () => {
     expect(splitName('testDrivenDevelopment')).toBe('test Driven Development');
     expect(splitName('TDDWorkflow')).toBe('TDD Workflow');
     expect(splitName('vue3')).toBe('vue3');
+  });
+
+  it('the initials of a name of three or more parts, in any naming style; none for a shorter name', () => {
+    expect(nameAcronym('django-rest-framework')).toBe('drf');
+    expect(nameAcronym('testDrivenDevelopment')).toBe('tdd');
+    expect(nameAcronym('finishing_a_development_branch')).toBe('fadb');
+    expect(nameAcronym('react-query')).toBe('');
+    expect(nameAcronym('TDDWorkflow')).toBe('');
+  });
+
+  it("a long name's initials find it, though its text never spells them; nameAcronyms 0 turns that off", async () => {
+    const drf: SkillInput = {
+      name: 'django-rest-framework',
+      description: 'Serializers, viewsets and routers for Django APIs',
+      content: '# Views\n- Prefer ModelViewSet with a router.',
+    };
+    const library = [drf, PRISMA, REACT_QUERY, CATCH_ALL];
+    const message = 'With DRF, how do I add an owner-only permission to a viewset?';
+    const [first] = await (await registry(library)).activate(message);
+    expect(first?.skill.name).toBe('django-rest-framework');
+    expect(first?.signals.keyword).toMatchObject({ matched: ['drf'], source: 'derived' });
+    const off = new SkillRegistry(new MemoryStore({ backend: new InMemoryBackend() }), {
+      parameters: { nameAcronyms: 0 },
+    });
+    await off.registerMany(library);
+    const without = (await off.explain(message)).candidates.find((c) => c.name === 'django-rest-framework');
+    expect(without?.signals.keyword).toBeUndefined();
+    expect(without?.score ?? 0).toBeLessThan(first!.score);
   });
 
   it('a camel-case name is found by the words it is made of, as the kebab-case one is', async () => {

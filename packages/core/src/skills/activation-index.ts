@@ -162,6 +162,15 @@ export class ActivationIndex {
       } else {
         for (const compiled of compileKeywords([splitName(skill.name)]))
           keywords.push({ compiled, strength: params.derivedKeywordStrength, source: 'name' });
+        // A long name's initials (drf, tdd): people write them, its text may not. A stop word ("and") is none.
+        const acronym = params.nameAcronyms > 0 ? nameAcronym(skill.name) : '';
+        if (acronym !== '' && lexicalTerms(acronym).length > 0)
+          for (const compiled of compileKeywords([acronym]))
+            keywords.push({
+              compiled,
+              strength: params.derivedKeywordStrength * Math.min(1, params.nameAcronyms),
+              source: 'name',
+            });
       }
       for (const [k, { compiled }] of keywords.entries()) {
         if (compiled.literal) this.literalKeywords.push({ doc, k });
@@ -217,7 +226,7 @@ export class ActivationIndex {
     for (const entry of this.entries) {
       for (const kw of entry.keywords) {
         if (kw.source !== 'name') continue;
-        const terms = lexicalTerms(splitName(entry.skill.name));
+        const terms = lexicalTerms(kw.compiled.keyword);
         const keys = terms.length === 1 ? terms : bigrams(terms);
         if (keys.length === 0) continue;
         const df = Math.max(1, Math.min(...keys.map((key) => this.postings.get(key)?.df ?? 1)));
@@ -598,6 +607,18 @@ export function mentionContexts(
     }
   }
   return out;
+}
+
+/**
+ * The initials of a name of three or more parts (`django-rest-framework` → drf,
+ * `test-driven-development` → tdd), or '' for a shorter name: people write a
+ * long name's initials, and its own text may never spell them.
+ */
+export function nameAcronym(name: string): string {
+  const parts = splitName(name)
+    .split(/\s+/)
+    .filter((p) => /^\p{L}/u.test(p));
+  return parts.length >= 3 ? parts.map((p) => p[0]!.toLowerCase()).join('') : '';
 }
 
 /**
