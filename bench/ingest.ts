@@ -110,7 +110,7 @@ export async function run(args: string[]): Promise<void> {
       const total = cpuMs(start);
       const sys = sysMs(start);
       const wall = performance.now() - wallStart - embedWall;
-      // Close saves the keyword index when a search loaded it (schema 9; none here): its own column.
+      // Close saves the indexes a bulk write leaves (keyword, sparse or binary dense: issue 30): its own column (CPU).
       const closing = process.cpuUsage();
       await store.close();
       rows.push({

@@ -150,7 +150,14 @@ export async function denseSaveTrials(short: boolean, seed = 1, vectors: Kind = 
         .prepare('INSERT INTO dense_snapshot (id, generation, save, data) VALUES (1, 0, 1, ?)')
         .run(Buffer.from(header));
       raw.close();
-    } else if (saveOf(template) !== undefined) throw new Error('the template already holds a saved dense index');
+    } else {
+      // A bulk writer saves the index at close (issue 30): dropped, so that the child's first search
+      // loads the codes table and saves it (the kills of that save).
+      if (saveOf(template) === undefined) throw new Error('the writer did not save the dense index at close');
+      const raw = new Database(template);
+      raw.exec('DELETE FROM dense_snapshot; DELETE FROM dense_parts; DELETE FROM dense_changes');
+      raw.close();
+    }
     const fullPath = join(dir, 'full.db');
     copy(fullPath);
     const full = await runSaveChild([fullPath, String(batches), String(batch), vectors], undefined);

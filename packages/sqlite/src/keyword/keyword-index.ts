@@ -36,7 +36,7 @@ type Row = [string, string, string, string, string, string];
  * connection's newer save makes it load again, one that does not decode makes
  * it rebuild. Without a usable snapshot it is rebuilt from `records`, and
  * saved when that (or the catching up) re-read many records, or at close after
- * many writes to a loaded index. This connection's writes reach the loaded index as they happen,
+ * many writes (loaded then, if no search did). This connection's writes reach the loaded index as they happen,
  * journaled so that a rollback (of the transaction or of a savepoint) takes
  * them back; other connections' commits (`PRAGMA data_version` changes) make it
  * load again.
@@ -182,15 +182,21 @@ export class SqliteKeywordIndex {
   }
 
   /**
-   * Before the connection closes: saves the index, when it is loaded and this connection logged many
-   * changes since it was saved, so the next process does not re-read them. An index no search loaded
-   * is not built here: a bulk write (an import, a merge, a decay pass) would pay the whole rebuild at
-   * close; the next process that searches does it once and saves it.
+   * Before the connection closes: saves the index when this connection logged many changes since it
+   * was loaded or saved, loading it first (a rebuild or a catch-up, as a search would) when no search
+   * did, so that the next process's first search restores it instead of rebuilding it (issue 30: a
+   * bulk writer that never searched left every later cold start to rebuild). Few changes stay logged;
+   * a failed load or save fails nothing (the changes stay logged and the next load catches up).
    */
   close(): void {
-    if (!this.persist || !this.index || this.unsaved < KEYWORD_SAVE_AFTER || this.db.inTransaction) return;
-    if (this.dataVersion.get() !== this.version) return; // another connection committed: not the file's state
-    this.trySave(this.index);
+    if (!this.persist || this.unsaved < KEYWORD_SAVE_AFTER || this.db.inTransaction) return;
+    try {
+      // Another connection's commit since the load makes it load again; a load that re-read many saves itself.
+      const index = this.load();
+      if (this.unsaved >= KEYWORD_SAVE_AFTER) this.save(index);
+    } catch {
+      // e.g. SQLITE_FULL: nothing was written (the save is one transaction)
+    }
   }
 
   /** A save that never fails the caller: the changes stay logged and the next load catches up from them. */

@@ -220,18 +220,80 @@ describe('the keyword index kept in the file', () => {
     await expectSameAsInMemory(backend(path), [...records.slice(0, 50), ...kept]); // saved at close
   });
 
-  it('is not built at close by a writer that never searched: the next search builds it once and saves it', async () => {
+  it('is built and saved at close by a bulk writer that never searched: the next connection restores it and ranks as a rebuild', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await writer.upsert(records.slice(0, 600));
+    await writer.upsert(records.slice(600));
+    await writer.close();
+    const file = raw(path);
+    expect(file.snapshots()).toBe(1);
+    // The save covers both writes: no change is left to re-read.
+    expect(file.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'keyword_changes'").pluck().get()).toBe(2);
+    expect(file.db.prepare('SELECT generation FROM keyword_snapshot').pluck().get()).toBe(2);
+    expect(file.changes()).toBe(0);
+    const restored = await rankings(backend(path));
+    file.db.exec('DELETE FROM keyword_snapshot');
+    expect(await rankings(backend(path))).toEqual(restored); // a rebuild from the rows
+    file.db.close();
+    await expectSameAsInMemory(backend(path), records);
+  });
+
+  it('catches a saved index up at close after a bulk write by a writer that never searched', async () => {
+    const path = await savedStore(records);
+    const file = raw(path);
+    const first = file.db.prepare('SELECT save FROM keyword_snapshot').pluck().get();
+    expect(first).toEqual(expect.any(Number));
+    const added = randomRecords(KEYWORD_SAVE_AFTER + 100, 11).map((r) => ({ ...r, id: `new-${r.id}` }));
+    const writer = backend(path);
+    await writer.upsert(added);
+    await writer.close();
+    expect(file.db.prepare('SELECT save FROM keyword_snapshot').pluck().get()).not.toBe(first);
+    expect(file.changes()).toBe(0);
+    file.db.close();
+    await expectSameAsInMemory(backend(path), [...records, ...added]);
+  });
+
+  it('leaves a few writes of a writer that never searched logged: no load at close', async () => {
+    const path = await savedStore(records.slice(0, -100));
+    const file = raw(path);
+    const save = file.db.prepare('SELECT save FROM keyword_snapshot').pluck().get();
+    expect(save).toEqual(expect.any(Number));
+    const writer = backend(path);
+    await writer.upsert(records.slice(-100));
+    await writer.close();
+    expect(file.db.prepare('SELECT save FROM keyword_snapshot').pluck().get()).toBe(save);
+    expect(file.changes()).toBe(1);
+    file.db.close();
+    await expectSameAsInMemory(backend(path), records);
+  });
+
+  it('a save that fails at close fails neither the close nor the store: the writes stay logged', async () => {
     const path = fresh();
     const writer = backend(path);
     await writer.upsert(records);
-    await writer.close();
-    const file = raw(path);
-    expect(file.snapshots()).toBe(0);
-    expect(file.changes()).toBe(1);
-    await expectSameAsInMemory(backend(path), records);
-    expect(file.snapshots()).toBe(1);
-    expect(file.changes()).toBe(0);
-    file.db.close();
+    // Another connection holds the write lock: the close's save is skipped (it does not wait).
+    const holder = raw(path);
+    holder.db.prepare('BEGIN IMMEDIATE').run();
+    await expect(writer.close()).resolves.toBeUndefined();
+    holder.db.prepare('ROLLBACK').run();
+    expect(holder.snapshots()).toBe(0);
+    expect(holder.changes()).toBe(1);
+    // A save that throws (the snapshot table cannot be written) rolls back whole.
+    const failing = backend(path);
+    await failing.upsert(records.slice(0, 10).map((r) => ({ ...r, text: `${r.text} quokka` })));
+    await failing.upsert(records.slice(10).map((r) => ({ ...r, text: `${r.text} quokka` })));
+    holder.db.exec(
+      "CREATE TRIGGER no_save BEFORE INSERT ON keyword_snapshot BEGIN SELECT RAISE(ABORT, 'disk full'); END",
+    );
+    await expect(failing.close()).resolves.toBeUndefined();
+    expect(holder.snapshots()).toBe(0);
+    expect(holder.changes()).toBe(3);
+    expect(holder.db.prepare('SELECT count(*) FROM keyword_parts').pluck().get()).toBe(0);
+    holder.db.exec('DROP TRIGGER no_save');
+    holder.db.close();
+    const quokka = records.map((r) => ({ ...r, text: `${r.text} quokka` }));
+    await expectSameAsInMemory(backend(path), quokka);
   });
 
   it('logs nothing for a write that rolls back', async () => {

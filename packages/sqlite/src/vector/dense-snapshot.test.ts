@@ -149,6 +149,49 @@ describe('the dense binary index saved in the file (schema 11)', () => {
     file.db.close();
   });
 
+  it('a bulk writer that never searched leaves it saved at close: the next connection restores it and ranks as a load from the table', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await writer.init({ dimension: embedder.dimension });
+    await writer.upsert(records);
+    await writer.close();
+    const file = raw(path);
+    const save = file.save();
+    expect(save).toBeDefined();
+    expect(await results(backend(path))).toEqual(await fromTable(path));
+    expect(file.save()).toBe(save); // restored, not loaded from the table again
+    // A saved index, then many writes by a connection that never searched: caught up and saved anew.
+    const more = texts(DENSE_SAVE_AFTER + 10, 3).map((text, i) => record(`m${i}`, text));
+    const bulk = backend(path);
+    await bulk.upsert(more);
+    await bulk.close();
+    expect(file.save()).not.toBe(save);
+    expect(file.changes()).toBe(0);
+    expect(await results(backend(path))).toEqual(await fromTable(path));
+    file.db.close();
+  });
+
+  it('a writer of few vectors that never searched leaves them logged; a failed save fails no close', async () => {
+    const path = await savedStore();
+    const file = raw(path);
+    const save = file.save();
+    const few = backend(path);
+    await few.upsert(texts(20, 4).map((text, i) => record(`f${i}`, text)));
+    await few.close();
+    expect(file.save()).toBe(save);
+    expect(file.changes()).toBe(1);
+    // Many writes, and a save that cannot be written: the close does not fail, the writes stay logged.
+    const bulk = backend(path);
+    await bulk.upsert(texts(DENSE_SAVE_AFTER + 10, 5).map((text, i) => record(`g${i}`, text)));
+    file.db.exec("CREATE TRIGGER no_save BEFORE INSERT ON dense_parts BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+    await expect(bulk.close()).resolves.toBeUndefined();
+    expect(file.save()).toBe(save);
+    expect(file.changes()).toBe(2);
+    file.db.exec('DROP TRIGGER no_save');
+    expect(await results(backend(path))).toEqual(await fromTable(path));
+    file.db.close();
+  });
+
   it('parts replaced or undecodable: loads from the codes table (same results) and saves again', async () => {
     for (const damage of [
       'UPDATE dense_parts SET save = save + 1', // another save's parts: the header's are gone
