@@ -90,6 +90,30 @@ export function encodeRecord(r: BackendRecord, payloads?: PayloadTexts): Encoded
   };
 }
 
+/**
+ * Writes a record's values into `args` from `at`, in the order of an insert's column list (id,
+ * namespace, tenant, text, context, attributes, payload, then INDEXED_NAMES): ROW_VALUES of them;
+ * returns the next position. The same values as encodeRecord's, without an object a record, for
+ * the multi-row inserts of a bulk create (write-records.ts).
+ */
+export function rowValuesInto(
+  r: BackendRecord,
+  payloads: PayloadTexts | undefined,
+  args: unknown[],
+  at: number,
+): number {
+  const attributes = r.attributes;
+  args[at++] = r.id;
+  args[at++] = r.namespace;
+  args[at++] = r.tenant;
+  args[at++] = r.text;
+  args[at++] = r.context ?? '';
+  args[at++] = encodeAttributes(attributes); // JSONB in JavaScript: see encodeRecord
+  args[at++] = payloadOf(r, payloads);
+  for (let k = 0; k < INDEXED_KEYS.length; k++) args[at++] = columnValue(attributes[INDEXED_KEYS[k]!]);
+  return at;
+}
+
 /** The payload's JSON text as the statements write it (see encodeRecord for `payloads`). */
 export function payloadOf(r: BackendRecord, payloads: PayloadTexts | undefined): string {
   return payloads ? payloadText(r.payload, payloads) : JSON.stringify(r.payload); // checkRecordShape checked its shape

@@ -5,18 +5,16 @@ import {
   chunks,
   columnValue,
   type EncodedRow,
-  encodeAttributes,
   encodePayload,
   encodeRecord,
-  INDEXED_KEYS,
   INDEXED_NAMES,
   INDEXED_SETS,
   INDEXED_SLOTS,
   multiRowInsert,
   type PayloadTexts,
-  payloadOf,
   payloadTextsFor,
   ROW_VALUES,
+  rowValuesInto,
   vectorBlob,
 } from '../records';
 import { ATTRIBUTE_COLUMNS } from '../schema';
@@ -132,20 +130,7 @@ function insertSlice(
   for (const [offset, size] of chunks(end - start)) {
     const args = argsOf(size);
     let at = 0;
-    for (let i = start + offset; i < start + offset + size; i++) {
-      const r = records[i]!;
-      const attributes = r.attributes;
-      args[at++] = r.id;
-      args[at++] = r.namespace;
-      args[at++] = r.tenant;
-      args[at++] = r.text;
-      args[at++] = r.context ?? '';
-      // JSONB encoded here: jsonb() inside the INSERT (a function that may fail halfway through the
-      // statement) would bring the statement journal back (see jsonb.ts).
-      args[at++] = encodeAttributes(attributes);
-      args[at++] = payloadOf(r, payloads);
-      for (let k = 0; k < INDEXED_KEYS.length; k++) args[at++] = columnValue(attributes[INDEXED_KEYS[k]!]);
-    }
+    for (let i = start + offset; i < start + offset + size; i++) at = rowValuesInto(records[i]!, payloads, args, at);
     // No RETURNING (it buffered every row and built an object per row): a multi-row insert gives its rows
     // consecutive rowids, one above the largest, in VALUES order; checked on the chunk's first row.
     const last = Number(ctx.stmt(INSERT_RECORDS(size)).run(args).lastInsertRowid);
@@ -169,11 +154,7 @@ function insertSlice(
     vectors.push({ tenant: r.tenant, namespace: r.namespace, floats, vector: vectorBlob(floats) });
     vectorRowids!.push(rowids[i - start]!);
   }
-  if (vectors) {
-    const index = ctx.denseIndex();
-    if (!index) throw invalidInput('Call init({ dimension }) before writing vectors.');
-    index.writtenMany(vectorRowids!, vectors);
-  }
+  if (vectors) indexVectors(ctx, vectorRowids!, vectors);
   return rowids;
 }
 
@@ -201,10 +182,14 @@ function writeVectors(ctx: StoreContext, rows: readonly EncodedRow[], rowids: re
     withVector = rows.filter((r): r is VectorRow => r.vector !== undefined);
     vectorRowids = rowids.filter((_, i) => rows[i]!.vector);
   }
-  if (withVector.length === 0) return;
+  if (withVector.length > 0) indexVectors(ctx, vectorRowids, withVector);
+}
+
+/** Vectors of rows just written (their rowids, in order) into the codes table and the dense index. */
+function indexVectors(ctx: StoreContext, rowids: readonly number[], vectors: readonly WrittenVector[]): void {
   const index = ctx.denseIndex();
   if (!index) throw invalidInput('Call init({ dimension }) before writing vectors.');
-  index.writtenMany(vectorRowids, withVector);
+  index.writtenMany(rowids, vectors);
 }
 
 /** Rewrites attributes (merged key by key) and payload only; the text and vector indexes are not touched. */
