@@ -312,11 +312,17 @@ export class SparseIndex {
    * another (`fromParts` then throws: the caller builds it again).
    */
   static isHeader(header: Uint8Array): boolean {
+    return SparseIndex.headerFormat(header)?.startsWith('agentmem-sparse-') === true;
+  }
+
+  /** The `format` a saved dense or sparse index's header names (a blob, or text as SQLite may give it), or undefined. */
+  static headerFormat(header: Uint8Array | string): string | undefined {
     try {
-      const format = (JSON.parse(new TextDecoder().decode(header)) as { format?: unknown })?.format;
-      return typeof format === 'string' && format.startsWith('agentmem-sparse-');
+      const text = typeof header === 'string' ? header : new TextDecoder().decode(header);
+      const format = (JSON.parse(text) as { format?: unknown })?.format;
+      return typeof format === 'string' ? format : undefined;
     } catch {
-      return false;
+      return undefined;
     }
   }
 

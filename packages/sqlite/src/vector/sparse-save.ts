@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { SPARSE_FORMAT } from './sparse-index';
+import { SPARSE_FORMAT, SparseIndex } from './sparse-index';
 
 /**
  * Whether a connection that wrote `written` sparse vectors and loaded no index should, at close,
@@ -10,17 +10,11 @@ import { SPARSE_FORMAT } from './sparse-index';
  */
 export function sparseSaveAtClose(db: Database.Database, written: number, saveAfter: number): boolean {
   if (written === 0) return false;
-  const header = db.prepare('SELECT data FROM dense_snapshot WHERE id = 1').pluck().get() as Buffer | undefined;
-  const format = header ? savedFormat(header) : undefined;
+  const header = db.prepare('SELECT data FROM dense_snapshot WHERE id = 1').pluck().get() as
+    | Buffer
+    | string
+    | undefined;
+  const format = header ? SparseIndex.headerFormat(header) : undefined;
   if (header && !format?.startsWith('agentmem-sparse-')) return false; // a binary index's save
   return format !== SPARSE_FORMAT || written >= saveAfter;
-}
-
-function savedFormat(header: Buffer): string | undefined {
-  try {
-    const format = (JSON.parse(header.toString('utf8')) as { format?: unknown })?.format;
-    return typeof format === 'string' ? format : undefined;
-  } catch {
-    return undefined;
-  }
 }
