@@ -25,10 +25,18 @@ import { createSqliteMemory } from '@agentmem/sqlite';
 
 const BATCH = 5_000;
 
+/** CPU ms of the last step `time` measured (the process's user + system time). */
+let lastCpuMs = 0;
+
+/** Wall and CPU time of one step: on a shared machine the wall time moves with the load, the CPU time far less. */
 async function time<T>(label: string, fn: () => Promise<T>): Promise<T> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const result = await fn();
-  console.log(`${label.padEnd(44)} ${(performance.now() - started).toFixed(0).padStart(7)} ms`);
+  const { user, system } = process.cpuUsage(cpu);
+  lastCpuMs = (user + system) / 1000;
+  const wall = (performance.now() - started).toFixed(0).padStart(7);
+  console.log(`${label.padEnd(44)} ${wall} ms wall ${lastCpuMs.toFixed(0).padStart(7)} ms CPU`);
   return result;
 }
 
@@ -89,9 +97,11 @@ export async function run(args: string[]): Promise<void> {
     // Each step runs `--runs` times (best time counts): other processes on a 2-core machine add noise.
     const path = join(dir, 'handoff.db');
     let snapMs = Number.POSITIVE_INFINITY;
+    let snapCpuMs = Number.POSITIVE_INFINITY;
     for (let r = 0; r < runs; r++) {
       const snap = await time('snapshot (whole store, with vectors)', () => a.snapshot(path, { overwrite: true }));
       snapMs = Math.min(snapMs, snap.durationMs);
+      snapCpuMs = Math.min(snapCpuMs, lastCpuMs);
       if (r === 0) console.log(`  ${snap.manifest.counts.total} records, ${(statSync(path).size / 1e6).toFixed(1)} MB`);
     }
 
@@ -108,15 +118,18 @@ export async function run(args: string[]): Promise<void> {
       if (r === 0) console.log(`  ${diff.summary()}`);
     }
     let mergeMs = Number.POSITIVE_INFINITY;
+    let mergeCpuMs = Number.POSITIVE_INFINITY;
     for (let r = 0; r < runs; r++) {
       const merged = await time('merge (newer_wins)', () => a.merge(path));
       mergeMs = Math.min(mergeMs, merged.cost.durationMs);
+      mergeCpuMs = Math.min(mergeCpuMs, lastCpuMs);
       if (r === 0) console.log(`  ${merged.summary()}`);
       await time('re-merge (idempotent)', () => a.merge(path));
       await time('undo the merge', () => a.undoMerge(merged.mergeId));
     }
     console.log(
-      `\nsnapshot + merge (best of ${runs}): ${snapMs.toFixed(0)} + ${mergeMs.toFixed(0)} = ${(snapMs + mergeMs).toFixed(0)} ms (goal <= 5000 ms on 2 cores)`,
+      `\nsnapshot + merge (best of ${runs}): wall ${snapMs.toFixed(0)} + ${mergeMs.toFixed(0)} = ${(snapMs + mergeMs).toFixed(0)} ms, ` +
+        `CPU ${snapCpuMs.toFixed(0)} + ${mergeCpuMs.toFixed(0)} = ${(snapCpuMs + mergeCpuMs).toFixed(0)} ms (goal <= 5000 ms on 2 cores)`,
     );
     await a.close();
 
