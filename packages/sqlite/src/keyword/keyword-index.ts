@@ -55,6 +55,12 @@ export class SqliteKeywordIndex {
   private unlogged: string[] = [];
   /** Ids logged since the index was loaded or saved: many make close() save it. */
   private unsaved = 0;
+  /** A load inside a transaction re-read many records: saved once that transaction commits. */
+  private saveAtCommit = false;
+  /** Whether this connection's first write still has to see if the store is empty (see `mark`). */
+  private firstWrite = true;
+  /** Loads left for a writer that logged many changes (see `committed`): one, so another writer cannot make it rebuild over and over. */
+  private writerLoads = 1;
 
   /** Prepared once: `db.pragma()` prepares its statement on every call, and every search asks. */
   private readonly dataVersion: Database.Statement;
@@ -144,27 +150,66 @@ export class SqliteKeywordIndex {
     this.unlogged = [];
   }
 
-  /** A transaction or savepoint begins: the position to roll back to. */
+  /**
+   * A transaction or savepoint begins (under the write lock): the position to roll back to. A
+   * connection whose first write finds the store empty loads the index (nothing to read) so that its
+   * writes reach it as they happen: a bulk writer's close then saves it instead of re-reading and
+   * re-tokenising every row (issue 30). An index another connection's commit made stale is dropped
+   * here: this connection's writes would only be re-read into a fresh load.
+   */
   mark(): number {
+    if (this.index && this.dataVersion.get() !== this.version) this.index = undefined;
+    else if (!this.index && this.firstWrite && this.persist) {
+      try {
+        if (this.db.prepare('SELECT NOT EXISTS (SELECT 1 FROM records)').pluck().get() === 1) this.load();
+      } catch {
+        // Nothing is lost: the write goes on without the index, and its close loads it as before.
+      }
+    }
+    this.firstWrite = false;
     return this.index?.begin() ?? 0;
   }
 
   rollbackTo(mark: number): void {
     this.unlogged = [];
-    if (this.loadedInTransaction) this.index = undefined;
+    if (this.loadedInTransaction) this.drop();
     else this.index?.rollback(mark);
   }
 
+  /**
+   * After the outermost commit. An index loaded inside the transaction is the file's state now: saved
+   * when its load re-read many records, as a load outside a transaction is at once (else every later
+   * process rebuilds it until one searches outside a transaction). A connection that logged many
+   * changes with no index loaded (its close would load one) loads it now, once, without saving it:
+   * its later writes reach it as they happen and its close saves it.
+   */
   committed(): void {
     this.loadedInTransaction = false;
     this.index?.commit();
+    if (this.saveAtCommit && this.index) {
+      this.saveAtCommit = false;
+      this.trySave(this.index);
+    } else if (!this.index && this.persist && this.writerLoads > 0 && this.unsaved >= KEYWORD_SAVE_AFTER) {
+      this.writerLoads--;
+      try {
+        this.load(false);
+      } catch {
+        // The write is committed: the close loads the index, as it did before this connection tried.
+      }
+    }
   }
 
   rolledBack(): void {
     this.unlogged = [];
-    if (this.loadedInTransaction) this.index = undefined;
+    if (this.loadedInTransaction) this.drop();
     this.loadedInTransaction = false;
     this.index?.rollback();
+  }
+
+  /** An index loaded inside a transaction that rolls back: it may hold that transaction's rows. */
+  private drop(): void {
+    this.index = undefined;
+    this.saveAtCommit = false;
   }
 
   /** Whether a search with this filter needs the caller's admitted ids (attributes the index does not hold). */
@@ -208,7 +253,8 @@ export class SqliteKeywordIndex {
     }
   }
 
-  private load(): KeywordIndex {
+  /** The index, loaded when it is not (or another connection committed since); `save`: save a load that re-read many records. */
+  private load(save = true): KeywordIndex {
     const version = this.dataVersion.get() as number;
     if (version !== this.version) this.index = undefined; // another connection committed
     if (this.index) return this.index;
@@ -291,8 +337,9 @@ export class SqliteKeywordIndex {
     this.unsaved = reread;
     if (!outside) {
       this.loadedInTransaction = true;
+      this.saveAtCommit = save && this.persist && reread >= KEYWORD_SAVE_AFTER;
       index.begin();
-    } else if (this.persist && reread >= KEYWORD_SAVE_AFTER) {
+    } else if (save && this.persist && reread >= KEYWORD_SAVE_AFTER) {
       this.trySave(index);
     }
     return index;

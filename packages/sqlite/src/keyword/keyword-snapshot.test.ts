@@ -312,6 +312,154 @@ describe('the keyword index kept in the file', () => {
   });
 });
 
+describe('a bulk writer keeps the index as it writes (issue 30)', () => {
+  const records = randomRecords(KEYWORD_SAVE_AFTER + 500, 5);
+
+  /** The rankings of a connection restoring the saved index equal a rebuild's from the rows, and the in-memory backend's. */
+  async function savedAsRebuilt(path: string, current: readonly BackendRecord[]) {
+    const file = raw(path);
+    expect(file.snapshots()).toBe(1);
+    expect(file.changes()).toBe(0);
+    const restored = await rankings(backend(path));
+    file.db.exec('DELETE FROM keyword_snapshot');
+    expect(await rankings(backend(path))).toEqual(restored);
+    file.db.close();
+    await expectSameAsInMemory(backend(path), current);
+  }
+
+  it('into an empty store: rewrites, held patches, deletes and a rolled-back transaction, saved at close as a rebuild ranks', async () => {
+    const path = fresh();
+    const writer = backend(path);
+    await writer.upsert(records.slice(0, 600));
+    await writer.upsert(records.slice(600));
+    const current = new Map(records.map((r) => [r.id, r]));
+    const rewritten = records.slice(0, 30).map((r) => ({ ...r, text: `${r.text} quokka ferry`, tenant: 'b' }));
+    await writer.upsert(rewritten);
+    for (const r of rewritten) current.set(r.id, r);
+    const patched = records.slice(40, 70).map((r) => r.id);
+    await writer.patch(patched.map((id) => ({ id, attributes: { status: 'superseded', occurredAt: 42 } })));
+    for (const id of patched) {
+      const r = current.get(id)!;
+      current.set(id, { ...r, attributes: { ...r.attributes, status: 'superseded', occurredAt: 42 } });
+    }
+    const deleted = records.slice(80, 130).map((r) => r.id);
+    await writer.delete(deleted);
+    for (const id of deleted) current.delete(id);
+    await expect(
+      writer.transaction(async () => {
+        await writer.upsert(records.slice(200, 260).map((r) => ({ ...r, text: 'zanzibar apple apple' })));
+        await writer.delete(records.slice(300, 310).map((r) => r.id));
+        throw new Error('abandon');
+      }),
+    ).rejects.toThrow('abandon');
+    await writer.close();
+    await savedAsRebuilt(path, [...current.values()]);
+  });
+
+  it('into a small store with no saved index: loaded once many changes are logged, then kept, saved at close as a rebuild ranks', async () => {
+    const path = fresh();
+    const first = backend(path);
+    await first.upsert(records.slice(0, 300));
+    await first.close();
+    expect(raw(path).snapshots()).toBe(0); // too few changes for its close to save
+    const writer = backend(path);
+    await writer.upsert(records.slice(300, 300 + KEYWORD_SAVE_AFTER));
+    await writer.upsert(records.slice(300 + KEYWORD_SAVE_AFTER));
+    const rewritten = records.slice(10, 20).map((r) => ({ ...r, text: 'crust crust paris' }));
+    await writer.upsert(rewritten);
+    await writer.delete([records[1]!.id, records[400]!.id]);
+    await writer.close();
+    const current = new Map(records.map((r) => [r.id, r]));
+    for (const r of rewritten) current.set(r.id, r);
+    current.delete(records[1]!.id);
+    current.delete(records[400]!.id);
+    await savedAsRebuilt(path, [...current.values()]);
+  });
+
+  for (const last of [false, true])
+    it(`with another connection's commits between its writes${last ? ' and after the last one' : ''}: saved at close as a rebuild ranks`, async () => {
+      const path = fresh();
+      const writer = backend(path);
+      const other = backend(path);
+      const current = new Map<string, BackendRecord>();
+      const put = (rs: readonly BackendRecord[]) => {
+        for (const r of rs) current.set(r.id, r);
+      };
+      await writer.upsert(records.slice(0, 700));
+      put(records.slice(0, 700));
+      // Another process's new records, rewrites of the writer's, a held patch and deletes.
+      const theirs = randomRecords(30, 21).map((r) => ({ ...r, id: `other-${r.id}`, text: `${r.text} quokka` }));
+      const rewritten = records.slice(0, 20).map((r) => ({ ...r, text: 'ferry zanzibar', tenant: 'a' }));
+      await other.upsert([...theirs, ...rewritten]);
+      put([...theirs, ...rewritten]);
+      await other.patch(records.slice(30, 40).map((r) => ({ id: r.id, attributes: { kind: 'history' } })));
+      for (const r of records.slice(30, 40))
+        current.set(r.id, { ...r, attributes: { ...r.attributes, kind: 'history' } });
+      await writer.upsert(records.slice(700, 1200));
+      put(records.slice(700, 1200));
+      const deleted = [records[50]!.id, records[900]!.id, theirs[0]!.id];
+      await other.delete(deleted);
+      for (const id of deleted) current.delete(id);
+      await writer.upsert(records.slice(1200));
+      put(records.slice(1200));
+      if (last) {
+        await other.delete([records[1300]!.id]);
+        current.delete(records[1300]!.id);
+      }
+      await other.close(); // few changes: it leaves them logged
+      await writer.close();
+      await savedAsRebuilt(path, [...current.values()]);
+    });
+});
+
+describe('a load inside a transaction', () => {
+  const records = randomRecords(KEYWORD_SAVE_AFTER + 500, 5);
+
+  /** A store of `records` whose saved index is gone (as a file a version before saves left it). */
+  async function unsavedStore(): Promise<string> {
+    const path = await savedStore(records);
+    const file = raw(path);
+    file.db.exec('DELETE FROM keyword_snapshot; DELETE FROM keyword_parts');
+    file.db.close();
+    return path;
+  }
+
+  it('that rebuilt the index saves it when the transaction commits, as a search outside one does at once', async () => {
+    const path = await unsavedStore();
+    const b = backend(path);
+    const added = { ...records[0]!, id: 'added', text: 'quokka ferry' };
+    await b.transaction(async () => {
+      await touch(b); // the first search of this process: a rebuild, inside the transaction
+      await b.upsert([added]);
+    });
+    // Saved before any close: a process that ends without closing (or searches first inside a
+    // transaction every time) does not leave every later process to rebuild it.
+    const file = raw(path);
+    expect(file.snapshots()).toBe(1);
+    expect(file.changes()).toBe(0);
+    file.db.close();
+    await expectSameAsInMemory(backend(path), [...records, added]);
+  });
+
+  it('that rolls back saves nothing: the next search outside rebuilds and saves', async () => {
+    const path = await unsavedStore();
+    const b = backend(path);
+    await expect(
+      b.transaction(async () => {
+        await touch(b);
+        await b.upsert([{ ...records[0]!, id: 'gone', text: 'quokka' }]);
+        throw new Error('abandon');
+      }),
+    ).rejects.toThrow('abandon');
+    const file = raw(path);
+    expect(file.snapshots()).toBe(0);
+    await touch(b);
+    expect(file.snapshots()).toBe(1);
+    file.db.close();
+    await expectSameAsInMemory(backend(path), records);
+  });
+});
+
 describe('the keyword index saved in parts (schema 10)', () => {
   const records = randomRecords(KEYWORD_SAVE_AFTER + 500, 5);
   const saveId = (file: ReturnType<typeof raw>) =>
