@@ -117,13 +117,11 @@ export async function optimizeTrials(short: boolean, seed = 1): Promise<CrashRes
     const optimizedAt = Number(/^optimized ([\d.]+)$/m.exec(full.out)?.[1]);
     if (!(optimizedAt > 0)) throw new Error(`the run did not complete without a kill: ${full.stderr}`);
     if ((await hits(expectedPath)) !== expected) throw new Error('optimize changed the results');
-    let killedInside = 0;
     for (let t = 0; t < trials; t++) {
       const db = join(dir, `trial-${t}.db`);
       copy(db);
       const run = await runChild(child, [db], { on: 'started', ms: random() * optimizedAt * 1.05 });
       const interrupted = !/^optimized /m.test(run.out);
-      if (interrupted) killedInside++;
       await checkTrial(result, t, db, interrupted, async (fail) => {
         const count = read(db, (raw) => raw.prepare('SELECT count(*) FROM records').pluck().get() as number);
         if (count !== base) {
