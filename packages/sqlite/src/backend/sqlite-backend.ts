@@ -368,7 +368,7 @@ export class SqliteBackend implements MemoryBackend {
   /**
    * The maintenance step (`agentmem optimize`; maintenance/optimize.ts): finishes a sparse index's
    * build slice by slice, saves the keyword and dense indexes so that nothing is logged since their
-   * saves, checkpoints the WAL (TRUNCATE) and runs `PRAGMA optimize`; `vacuum` also VACUUMs. Each
+   * saves and checkpoints the WAL (TRUNCATE); `vacuum` also VACUUMs. Each
    * step is a transaction of its own (a kill keeps the steps done); the signal is checked between
    * them. Refused on a read-only connection and inside a transaction.
    */
