@@ -110,9 +110,10 @@ export async function optimizeStore(target: OptimizeTarget, options: OptimizeOpt
         () => {
           appended = extendSparseSave(db, dimension);
         },
-        () => appended,
+        // Or another process carried the build on meanwhile (a search's slice, a writer's close).
+        () => appended || denseState(db, dimension).saved !== 'partial',
       );
-      report.slicesBuilt++;
+      if (appended) report.slicesBuilt++;
       dense.forget(); // this connection's loaded index is of the shorter save
       state = denseState(db, dimension);
       worked = true;
