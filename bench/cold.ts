@@ -33,6 +33,10 @@
  * fresh process starts from a copy of the store as built (a first recall may save what it loaded).
  * With `--db`, the file is built as written when missing; an existing one is taken as it is.
  *
+ * `--optimize`: before each fresh process (after the writer of `--writes`, on each copy of `--as-written`),
+ * another process runs the store's `optimize` (what `agentmem optimize` runs: the sparse index's build
+ * finished, the indexes saved with nothing logged since, the WAL checkpointed); its CPU is a row.
+ *
  * `--embedder semantic`: the store is built and recalled with `SemanticTestEmbedder` (dense vectors,
  * as a real embedding model or given vectors give): then the first recall also loads the binary
  * codes of the dense index, which the hashing embedder's sparse vectors do not use. A store is
@@ -160,6 +164,16 @@ async function writer(path: string, embedder: Embedder, writes: number): Promise
   process.stdout.write(`${JSON.stringify({ recallCpuMs, writesCpuMs: (used.user + used.system) / 1000 })}\n`);
 }
 
+/** The process of `--optimize`: opens the store and runs its optimize; prints its CPU and wall ms and the report. */
+async function optimizer(path: string): Promise<void> {
+  const start = process.cpuUsage();
+  const backend = new SqliteBackend({ path });
+  const report = await backend.optimize();
+  await backend.close();
+  const used = process.cpuUsage(start);
+  process.stdout.write(`${JSON.stringify({ cpuMs: (used.user + used.system) / 1000, report })}\n`);
+}
+
 /** Builds the store; returns the CPU of its close, ms. `recall`: one recall before the close (the store at rest). */
 async function build(path: string, size: number, embedder: Embedder, recall = true): Promise<number> {
   const store = await MemoryStore.open({ backend: new SqliteBackend({ path }), embedder });
@@ -271,6 +285,8 @@ export async function run(args: string[]): Promise<void> {
       writes: { type: 'string', default: '0' },
       writer: { type: 'string' },
       'as-written': { type: 'boolean', default: false },
+      optimize: { type: 'boolean', default: false },
+      optimizer: { type: 'string' },
     },
   });
   const writes = Number(values.writes);
@@ -278,6 +294,7 @@ export async function run(args: string[]): Promise<void> {
   if (asWritten && Number(values.writes) > 0)
     throw new Error('--as-written and --writes measure different stores: give one');
   if (!Number.isInteger(writes) || writes < 0) throw new Error(`--writes is a count of memories, got ${values.writes}`);
+  if (values.optimizer) return optimizer(values.optimizer);
   if (values.writer) return writer(values.writer, embedderFor(values.embedder), writes);
   if (values.child) return child(values.child, embedderFor(values.embedder), values['no-match']);
   const size = Number(values.size);
@@ -300,11 +317,18 @@ export async function run(args: string[]): Promise<void> {
     const copy = `${path}.writes.db`;
     let target = path;
     // `--as-written`: every fresh process starts from the store as its builder left it.
+    const optimizeCpu: number[] = [];
     const asBuilt = () => {
-      if (!asWritten) return;
-      for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
-      copyFileSync(path, copy);
-      target = copy;
+      if (asWritten) {
+        for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
+        copyFileSync(path, copy);
+        target = copy;
+      }
+      if (!values.optimize) return;
+      const o = timed([...tsx, 'bench/run.ts', 'cold', '--optimizer', target]);
+      const { cpuMs, report } = JSON.parse(o.stdout.trim().split('\n').pop()!) as { cpuMs: number; report: unknown };
+      optimizeCpu.push(cpuMs);
+      console.error(`optimize (another process): CPU ${cpuMs.toFixed(1)} ms, ${JSON.stringify(report)}`);
     };
     for (let r = 0; r < runs; r++) {
       if (writes > 0) {
@@ -371,7 +395,7 @@ export async function run(args: string[]): Promise<void> {
     const warmCpu = median(results.map((r) => r.warmCpuP50));
     const cliRatio = cli.length > 0 ? median(cli) / median(help) : Number.NaN;
     console.log(
-      `\ncold start, ${size.toLocaleString('en')} memories${writes > 0 ? `, ${writes} written by another process since the save` : ''}${asWritten ? ', as a bulk writer left it (no recall before its close)' : ''} (${values.embedder} embedder, hybrid k = 10, reinforce off), median of ${runs} fresh processes; ` +
+      `\ncold start, ${size.toLocaleString('en')} memories${writes > 0 ? `, ${writes} written by another process since the save` : ''}${asWritten ? ', as a bulk writer left it (no recall before its close)' : ''}${values.optimize ? ', optimized before each fresh process' : ''} (${values.embedder} embedder, hybrid k = 10, reinforce off), median of ${runs} fresh processes; ` +
         `${cpus().length} x ${cpus()[0]?.model.trim()}, Node ${process.versions.node}, load average ${loadavg()[0]!.toFixed(1)}\n`,
     );
     const measured = [...new Set(logged.map(describeLogged))].join('; or ');
@@ -389,6 +413,10 @@ export async function run(args: string[]): Promise<void> {
       console.log(`| writer (another process): CPU of its open + recall | ${median(writerRecallCpu).toFixed(1)} |`);
       console.log(`| writer: CPU of ${writes} remember calls after its recall | ${median(writerCpu).toFixed(1)} |`);
     }
+    if (optimizeCpu.length > 0)
+      console.log(
+        `| optimize before the runs (another process): CPU of each call | ${optimizeCpu.map((c) => c.toFixed(0)).join(', ')} |`,
+      );
     console.log(`| the first query again, warm | ${median(results.map((r) => r.firstWarmMs)).toFixed(2)} |`);
     console.log(`| RSS after the warm recalls, MB | ${median(results.map((r) => r.rssMb)).toFixed(0)} |`);
     const nmMedian = (f: (r: ChildResult) => number) => median(noMatch.map(f));

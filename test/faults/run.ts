@@ -1,7 +1,7 @@
 /**
  * The fault suite: `npm run faults` (full) or `npm run faults -- --short` (CI,
  * a few trials each). kill -9 trials during merge, import, decay, compact,
- * undo-merge, a bulk ingest, the saves of the dense index, writes after a keyword save; the multi-process writer test; the corrupt-snapshot matrix; crafted
+ * undo-merge, a bulk ingest, the saves of the dense index, writes after a keyword save, optimize; the multi-process writer test; the corrupt-snapshot matrix; crafted
  * snapshot records and oversized fields; the tenant-isolation and prompt-block
  * property tests. Prints one table and exits 1 when anything failed. See
  * docs/reliability.md.
@@ -16,6 +16,7 @@ import { killPointTrials } from './kill-points'; // kill -9 at chosen points of 
 import { bulkIngestTrials } from './bulk-ingest'; // kill -9 during rememberMany batches and the close that saves the keyword index
 import { denseSaveTrials } from './dense-save'; // kill -9 during the saves of the binary dense index (first dense search, close)
 import { catchUpTrials } from './catch-up'; // kill -9 in a process writing after the keyword index's save; the next one catches up
+import { optimizeTrials } from './optimize'; // kill -9 during optimize: a sparse build finished in slices, the indexes saved
 
 const short = process.argv.includes('--short');
 const scale = short ? 'short' : 'full';
@@ -41,6 +42,7 @@ for (const r of [
   await denseSaveTrials(short),
   await denseSaveTrials(short, 2, 'hashing'), // the same kills while the sparse index (hashing embedder) is built and saved
   await catchUpTrials(short),
+  await optimizeTrials(short),
 ]) {
   rows.push({
     scenario: `kill -9 during ${r.operation}`,

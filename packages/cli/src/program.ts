@@ -11,6 +11,7 @@ import * as history from './commands/history';
 import * as importCommand from './commands/import';
 import * as inspect from './commands/inspect';
 import * as mcp from './commands/mcp';
+import * as optimize from './commands/optimize';
 import * as recall from './commands/recall';
 import * as remember from './commands/remember';
 import * as restore from './commands/restore';
@@ -39,6 +40,7 @@ const commands: CommandModule[] = [
   stats,
   decay,
   compact,
+  optimize,
   exportCommand,
   importCommand,
   teleport,

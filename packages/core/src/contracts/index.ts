@@ -24,6 +24,8 @@ export type { MemoryBackend } from './memory-backend';
 export type { MemoryInput } from './memory-input';
 export type { MemoryType } from './memory-type';
 export type { NamespaceCount } from './namespace-count';
+export type { OptimizeOptions } from './optimize-options';
+export type { OptimizeReport } from './optimize-report';
 export type { RecordFilter } from './record-filter';
 export type { RecordPatch } from './record-patch';
 export type { RerankDocument, RerankResult, Reranker } from './reranker';

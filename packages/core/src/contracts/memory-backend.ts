@@ -7,6 +7,8 @@ import type { LinkKeysOptions, LinkKeysPage } from './link-keys-page';
 import type { LinkedKey, LinkQuery } from './link-query';
 import type { LoggedPatches } from './logged-patches';
 import type { NamespaceCount } from './namespace-count';
+import type { OptimizeOptions } from './optimize-options';
+import type { OptimizeReport } from './optimize-report';
 import type { RecordFilter } from './record-filter';
 import type { RecordPatch } from './record-patch';
 import type { ScanOptions, ScanPage } from './scan-page';
@@ -79,6 +81,15 @@ export interface MemoryBackend {
    * still holds and is not made again (`rememberMany`'s duplicate check). Omitted: read again.
    */
   writeMark?(): Promise<string>;
+  /**
+   * Optional: a maintenance step that leaves the storage ready for fast first searches: finishes
+   * index builds left to later searches, saves in-storage indexes so that a new process's first
+   * search has no logged change to catch up on, and tidies the storage (`vacuum`: rewrites it
+   * compactly). Bounded transactions: a crash mid-way keeps the work done. A backend without
+   * such state (in-memory, Postgres, Qdrant: their indexes are kept up to date by the server or
+   * live in the process) omits it; `MemoryStore.optimize` then returns undefined.
+   */
+  optimize?(options?: OptimizeOptions): Promise<OptimizeReport>;
   /** All or nothing (when `capabilities.transactions`). */
   transaction?<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;

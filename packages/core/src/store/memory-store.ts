@@ -16,6 +16,8 @@ import type {
   MemoryBackend,
   MemoryInput,
   MemoryType,
+  OptimizeOptions,
+  OptimizeReport,
   RecordFilter,
   Reranker,
   SearchHit,
@@ -764,6 +766,19 @@ export class MemoryStore {
   /** Writes the reinforcement recall has buffered (close() does it too). */
   async flushReinforcement(): Promise<void> {
     await this.reinforcement.flush();
+  }
+
+  /**
+   * A maintenance step (`agentmem optimize`, a deploy step, a cron): the backend finishes index
+   * builds left to later searches and saves its indexes, so that the next process's first recall
+   * restores them without catching up (backend's `optimize`, docs/sqlite.md "Keeping a store fast").
+   * Buffered reinforcement is written first. Undefined when the backend has nothing of the kind
+   * (in-memory, Postgres, Qdrant).
+   */
+  async optimize(options: OptimizeOptions = {}): Promise<OptimizeReport | undefined> {
+    if (!this.backend.optimize) return undefined;
+    await this.reinforcement.flush();
+    return this.backend.optimize(options);
   }
 
   async close(): Promise<void> {

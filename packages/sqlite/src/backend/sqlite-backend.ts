@@ -14,6 +14,8 @@ import {
   type LoggedPatches,
   type MemoryBackend,
   type NamespaceCount,
+  type OptimizeOptions,
+  type OptimizeReport,
   type RecordFilter,
   type RecordPatch,
   type ScanOptions,
@@ -25,6 +27,7 @@ import {
 import type Database from 'better-sqlite3';
 import { SqliteKeywordIndex } from '../keyword';
 import { SqliteEntityLinks } from '../links';
+import { optimizeStore } from '../maintenance/optimize';
 import { compileFilter, SqlBuilder } from '../query';
 import * as reads from '../read';
 import type { ReadSource } from '../records';
@@ -360,6 +363,52 @@ export class SqliteBackend implements MemoryBackend {
         this.keywords.rolledBack();
       },
     );
+  }
+
+  /**
+   * The maintenance step (`agentmem optimize`; maintenance/optimize.ts): finishes a sparse index's
+   * build slice by slice, saves the keyword and dense indexes so that nothing is logged since their
+   * saves and checkpoints the WAL (TRUNCATE); `vacuum` also VACUUMs. Each
+   * step is a transaction of its own (a kill keeps the steps done); the signal is checked between
+   * them. Refused on a read-only connection and inside a transaction.
+   */
+  async optimize(options: OptimizeOptions = {}): Promise<OptimizeReport> {
+    this.assertOpen();
+    if (options === null || typeof options !== 'object')
+      throw invalidInput('optimize() takes { vacuum?, abortSignal? }.');
+    if (options.vacuum !== undefined && typeof options.vacuum !== 'boolean')
+      throw invalidInput(`optimize's vacuum is true or false, got ${JSON.stringify(options.vacuum)}.`);
+    if (options.abortSignal !== undefined && !(options.abortSignal instanceof AbortSignal))
+      throw invalidInput("optimize's abortSignal is an AbortSignal (new AbortController().signal).");
+    if (this.readonly) {
+      throw new AgentMemoryError(
+        'INVALID_INPUT',
+        `${this.path} was opened read-only; open it without { readonly: true } to optimize it (optimize saves its indexes into the file).`,
+        { details: { path: this.path } },
+      );
+    }
+    if (this.insideFrame())
+      throw invalidInput(
+        'optimize() cannot run inside a transaction: call it outside (each of its steps is a transaction).',
+      );
+    try {
+      return await optimizeStore(
+        {
+          db: this.db,
+          path: this.path,
+          keywords: this.keywords,
+          denseIndex: () => this.denseIndex(),
+          dimension: () => (this.hasVectorTable() ? this.dimension : undefined),
+          idle: async () => {
+            await this.gate.idle();
+            this.assertOpen();
+          },
+        },
+        options,
+      );
+    } catch (error) {
+      throw this.mapError(error);
+    }
   }
 
   async close(): Promise<void> {

@@ -244,6 +244,18 @@ export class SqliteKeywordIndex {
     }
   }
 
+  /**
+   * For `optimize` (maintenance/optimize.ts): loads the index as a search would (a restore caught up
+   * on the changes logged since its save, or a rebuild) and saves it when that re-read anything or
+   * the file holds no save. Skipped, as any save, when another process holds the write lock: the
+   * caller looks at the file again. Errors are the caller's (no trySave).
+   */
+  saveNow(): void {
+    if (!this.persist || this.db.inTransaction) return;
+    const index = this.withIndex((loaded) => loaded);
+    if (this.unsaved > 0 || !this.db.prepare('SELECT 1 FROM keyword_snapshot WHERE id = 1').get()) this.save(index);
+  }
+
   /** A save that never fails the caller: the changes stay logged and the next load catches up from them. */
   private trySave(index: KeywordIndex): void {
     try {

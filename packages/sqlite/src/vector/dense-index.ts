@@ -379,6 +379,26 @@ export class SqliteDenseIndex {
     for (let n = Math.max(1, Math.ceil(this.sparseWritten / CHUNK)); n > 0; n--) if (!this.trySlice()) break;
   }
 
+  /**
+   * For `optimize` (maintenance/optimize.ts): loads the index again from the file (its save may have
+   * grown by slices this connection appended: extendSparseSave) as a search would (a restore caught
+   * up, or read from the table: a sparse build's first slice) and saves it when that re-read
+   * anything or the file holds no save. Skipped, as any save, when another process holds the
+   * write lock: the caller looks at the file again. Errors are the caller's (no trySave).
+   */
+  saveNow(): void {
+    if (!this.persist || !this.saves || this.db.inTransaction) return;
+    this.index = undefined;
+    const index = this.load();
+    if (index && (this.unsaved > 0 || !this.db.prepare('SELECT 1 FROM dense_snapshot WHERE id = 1').get()))
+      this.save(index);
+  }
+
+  /** For `optimize`: drops the loaded index (this connection appended a slice to the file's save: it is read again). */
+  forget(): void {
+    this.index = undefined;
+  }
+
   private dropFailed(): void {
     this.failedSave = this.loadedSave;
     this.index = undefined;
