@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../testing';
-import { BinaryIndex, BinaryPartError, encodeRescoring, type SavedCodes } from './binary-index';
+import { BinaryIndex, BinaryPartError, encodeRescoring, encodeSigns, type SavedCodes } from './binary-index';
 
 const DIM = 384;
 
@@ -125,33 +125,63 @@ describe('BinaryIndex saved in parts', () => {
     expect(same(restored.toParts().parts, index.toParts().parts)).toBe(true);
   });
 
-  it('takes new keys after a restore (a catch-up of new rows) and then any change: the same results and saved bytes', () => {
-    const { index, current } = build();
-    const s = saved(index, current);
-    const restored = BinaryIndex.fromParts(s.header, s.source);
-    const fresh = vectors(20, 6);
-    const steps: ((target: BinaryIndex<number>) => void)[] = [
-      // Keys above every saved one, one of them written twice, in both scopes.
-      (t) => {
-        for (let i = 0; i < 10; i++) t.setEncoded(200_000 + i, 't', i % 2 ? 'a' : 'b', encodeRescoring(fresh[i]!));
-        t.set(200_004, 't', 'b', fresh[10]!);
-      },
-      // Then a new key below the largest saved one, a move of a new key, a removal, a replacement.
-      (t) => {
-        t.set(2, 't', 'a', fresh[11]!);
-        t.set(200_006, 't', 'c', fresh[12]!);
-        t.remove(200_007);
-        t.set(3, 't', 'a', fresh[13]!);
-      },
-    ];
-    for (const step of steps) {
-      step(index);
-      step(restored);
-      expect(restored.size).toBe(index.size);
-      expect(restored.count({ tenant: 't', namespaces: ['b'] })).toBe(index.count({ tenant: 't', namespaces: ['b'] }));
-      expect(rankings(restored)).toEqual(rankings(index));
+  /** A header as saved before it held the largest key (read alike: the keys give it). */
+  const withoutMaxKey = (header: Uint8Array) => {
+    const parsed = JSON.parse(new TextDecoder().decode(header));
+    expect(parsed.maxKey).toBe(100_099);
+    delete parsed.maxKey;
+    return new TextEncoder().encode(JSON.stringify(parsed));
+  };
+
+  it.each([
+    ['as saved', (header: Uint8Array) => header],
+    ['saved before the header held the largest key', withoutMaxKey],
+  ])(
+    'takes new keys after a restore (a catch-up of new rows) and then any change, %s: the same results and saved bytes',
+    (_, header) => {
+      const { index, current } = build();
+      const s = saved(index, current);
+      const restored = BinaryIndex.fromParts(header(s.header), s.source);
+      const fresh = vectors(20, 6);
+      const steps: ((target: BinaryIndex<number>) => void)[] = [
+        // Keys above every saved one, one of them written twice, in both scopes.
+        (t) => {
+          for (let i = 0; i < 10; i++) t.setEncoded(200_000 + i, 't', i % 2 ? 'a' : 'b', encodeRescoring(fresh[i]!));
+          t.set(200_004, 't', 'b', fresh[10]!);
+        },
+        // Then a new key below the largest saved one, a move of a new key, a removal, a replacement.
+        (t) => {
+          t.set(2, 't', 'a', fresh[11]!);
+          t.set(200_006, 't', 'c', fresh[12]!);
+          t.remove(200_007);
+          t.set(3, 't', 'a', fresh[13]!);
+        },
+      ];
+      for (const step of steps) {
+        step(index);
+        step(restored);
+        expect(restored.size).toBe(index.size);
+        expect(restored.count({ tenant: 't', namespaces: ['b'] })).toBe(
+          index.count({ tenant: 't', namespaces: ['b'] }),
+        );
+        expect(rankings(restored)).toEqual(rankings(index));
+      }
+      expect(same(restored.toParts().parts, index.toParts().parts)).toBe(true);
+    },
+  );
+
+  it('takes a vector with its stored sign code (a catch-up from the codes table) as it takes the vector alone', () => {
+    const plain = new BinaryIndex<number>(DIM, { rescoring: true });
+    const signed = new BinaryIndex<number>(DIM, { rescoring: true });
+    for (const [i, v] of vectors(300, 7).entries()) {
+      plain.set(i, 't', 'a', v);
+      const signs = encodeSigns(v);
+      // A code of another length (not this dimension's) is not taken: the signs are computed.
+      const given = i % 3 === 0 ? new Uint8Array(8) : new Uint8Array(signs.buffer);
+      signed.set(i, 't', 'a', v, given);
     }
-    expect(same(restored.toParts().parts, index.toParts().parts)).toBe(true);
+    expect(same(signed.toParts().parts, plain.toParts().parts)).toBe(true);
+    expect(signed.ranked(queries[0]!, everywhere, 50)).toEqual(plain.ranked(queries[0]!, everywhere, 50));
   });
 
   it('a part or code it cannot read throws BinaryPartError and leaves the index as it was', () => {

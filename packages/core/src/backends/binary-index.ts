@@ -126,16 +126,30 @@ export class BinaryIndex<K> {
     return this.words * 4 + 4 + this.dimension;
   }
 
-  /** Adds or replaces the code of `key` (and its int8 copy when rescoring). */
-  set(key: K, tenant: string, namespace: string, vector: Float32Array): void {
+  /**
+   * Adds or replaces the code of `key` (and its int8 copy when rescoring). `signs`: the vector's sign
+   * code as `encodeSigns` gives it (little-endian words), when the caller holds it (a store's codes
+   * table): copied, not computed again.
+   */
+  set(key: K, tenant: string, namespace: string, vector: Float32Array, signs?: Uint8Array): void {
     const { chunk, at } = this.placed(key, tenant, namespace);
-    const heap = this.heap;
-    this.writeCode(vector, (chunk.at >>> 2) + at * this.stride);
+    const word = (chunk.at >>> 2) + at * this.stride;
+    if (signs?.length === this.words * 4) {
+      // A cold catch-up of a few rows had TurboFan compile writeSigns' loop (OSR) for them.
+      this.heap.u8.set(signs, word * 4);
+      this.heap.u32.fill(0, word + this.words, word + this.stride);
+    } else this.writeCode(vector, word);
     if (!this.rescoring) return;
     if (chunk.lazy) chunk.lazy.filled[at] = 1;
-    const quantized = this.quantizedAt(chunk, at);
-    quantize(vector, heap.i8, quantized, heap.f32, this.factorAt(chunk, at));
-    heap.i8.fill(0, quantized + this.dimension, quantized + this.blocks * 16);
+    // writeSaved quantizes by the kernel when it can: a cold catch-up of a few rows had TurboFan
+    // compile the JS loop (OSR) for them.
+    if (vector.length === this.dimension)
+      this.writeSaved(vector, this.quantizedAt(chunk, at), this.factorAt(chunk, at));
+    else {
+      const quantized = this.quantizedAt(chunk, at);
+      quantize(vector, this.heap.i8, quantized, this.heap.f32, this.factorAt(chunk, at));
+      this.heap.i8.fill(0, quantized + this.dimension, quantized + this.blocks * 16);
+    }
   }
 
   /**
@@ -302,6 +316,7 @@ export class BinaryIndex<K> {
     const scopes: SavedScope[] = [];
     const u8 = this.heap.u8;
     const rescoringBytes = 4 + this.blocks * 16;
+    let maxKey = Number.NEGATIVE_INFINITY;
     for (const p of this.partitions.values()) {
       scopes.push({ tenant: p.tenant, namespace: p.namespace, count: p.count });
       for (let c = 0; c < p.chunks.length; c++) {
@@ -314,6 +329,7 @@ export class BinaryIndex<K> {
           const key = keyAt(p, c * CHUNK + i);
           if (typeof key !== 'number') throw new Error('BinaryIndex.toParts needs number keys.');
           keys[i] = key;
+          maxKey = Math.max(maxKey, key);
         }
         signs.set(u8.subarray(chunk.at, chunk.at + n * this.codeBytes), n * 8);
         const rescoring = new Uint8Array(n * rescoringBytes);
@@ -324,7 +340,8 @@ export class BinaryIndex<K> {
         parts.push(signs, rescoring);
       }
     }
-    const header: SavedHeader = { format: PARTS_FORMAT, dimension: this.dimension, scopes };
+    // maxKey: JSON has no NaN or infinities (null then: a restore computes it from the keys, as before it was saved).
+    const header: SavedHeader = { format: PARTS_FORMAT, dimension: this.dimension, scopes, maxKey };
     return { header: new TextEncoder().encode(JSON.stringify(header)), parts };
   }
 
@@ -388,6 +405,8 @@ export class BinaryIndex<K> {
     }
     index.source = source;
     index.slotMap = undefined;
+    // Saved since the header held it: no pass over every key (1M at 1M vectors) on a cold catch-up.
+    if (typeof saved.maxKey === 'number') index.maxSaved = saved.maxKey;
     return index;
   }
 
@@ -923,6 +942,11 @@ interface SavedHeader {
   dimension: number;
   /** In part order: scope i's chunks take parts 2j (keys, signs) and 2j + 1 (factors, int8), j counting chunks. */
   scopes: SavedScope[];
+  /**
+   * The largest saved key (`savedMax`), when finite; headers saved before it was added lack it (read
+   * alike: the keys give it). Not part of PARTS_FORMAT: older code ignores it.
+   */
+  maxKey?: number | null;
 }
 
 /**

@@ -672,7 +672,7 @@ export class SqliteDenseIndex {
     if (index instanceof SparseIndex) {
       if (vector) index.set(rowid, tenant, namespace, vector);
     } else if (encoded.length === index.encodedBytes) index.setEncoded(rowid, tenant, namespace, encoded);
-    else if (vector) index.set(rowid, tenant, namespace, vector);
+    else if (vector) index.set(rowid, tenant, namespace, vector, encoded); // `encoded`: the vector's signs (codeBlob)
   }
 
   private stmt(sql: string): Database.Statement {
