@@ -19,10 +19,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { embedderOption } from './embedder-option';
 import {
   type Embedder,
   type EvalConfiguration,
-  HashingEmbedder,
   InMemoryBackend,
   ingestCase,
   LOCOMO_CATEGORY_NAMES,
@@ -250,7 +250,8 @@ export async function run(args: string[]): Promise<void> {
     Object.assign(factories, pg.factories);
     stopPostgres = pg.stop;
   }
-  const embedder = new HashingEmbedder();
+  const embedder = await embedderOption(flag(args, 'embedder'));
+  if (!embedder) return;
   const rows: Row[] = [];
   const addRows = (backend: string, mode: Row['mode'], summary: Summary) => {
     for (const [signal, r] of Object.entries(summary.recall)) {

@@ -7,6 +7,7 @@
  * latency (wall p50/p95 and CPU time per message), per backend.
  *
  *   npm run bench -- skills-quality [--backend memory|sqlite|all] [--misses] [--half 0|1] [--lolo] [--rounds 2]
+ *                                   [--embedder hashing|wink[:sifA]] [--activation '{"fusionWeights":{"dense":0.5,"keyword":1}}']
  *                                   [--styles [--style <part of a style's name>] [--misses] [--ranks]] [--params '<json>']
  *                                   [--sizes [--misses]]
  *
@@ -37,6 +38,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type ActivationParametersInput,
+  type Embedder,
+  HashingEmbedder,
   createAgentMemory,
   DEFAULT_ACTIVATION_PARAMETERS,
   emptyCase,
@@ -50,7 +53,14 @@ import {
   type OpenEvalStore,
   runEval,
   type SkillInput,
+  type SkillRegistryOptions,
 } from '@agentmem/core';
+import { embedderOption } from './embedder-option';
+
+/** The embedder every store of this run opens with (`--embedder`, default hashing). */
+let embedder: Embedder = new HashingEmbedder();
+/** Registry options every configuration of this run adds (`--activation`). */
+let activation: Pick<SkillRegistryOptions, 'semanticRange' | 'fusionWeights'> = {};
 
 interface Query {
   id: string;
@@ -106,12 +116,22 @@ export async function run(args: string[]): Promise<void> {
       rounds: { type: 'string', default: '2' },
       style: { type: 'string' },
       params: { type: 'string' },
+      embedder: { type: 'string' },
+      activation: { type: 'string' },
     },
   });
+  const chosen = await embedderOption(values.embedder);
+  if (!chosen) return;
+  embedder = chosen;
   const data = values.data!;
   // `--params '{"lexicalFloor":1.5}'`: measure parameters other than the defaults (the JSON of ActivationParametersInput).
   const parameters = values.params === undefined ? undefined : (JSON.parse(values.params) as ActivationParametersInput);
-  const configurations = parameters === undefined ? undefined : [{ skillActivation: { parameters } }];
+  // `--activation '{"semanticRange":{"floor":0.3,"ceiling":0.6}}'`: registry options beside the parameters.
+  if (values.activation !== undefined) activation = JSON.parse(values.activation) as typeof activation;
+  const configurations =
+    parameters === undefined && values.activation === undefined
+      ? undefined
+      : [{ skillActivation: { ...activation, ...(parameters ? { parameters } : {}) } }];
   if (!existsSync(join(data, 'queries.json'))) {
     console.log(`skills-dev not found at ${data}: nothing to measure (pass --data <dir>).`);
     return;
@@ -146,7 +166,7 @@ export async function run(args: string[]): Promise<void> {
     try {
       const backend = await openBackend(kind, dir);
       const open: OpenEvalStore = async () => {
-        const store = await MemoryStore.open({ backend });
+        const store = await MemoryStore.open({ backend, embedder });
         return { store, close: () => store.close() };
       };
       // One untimed pass warms the JIT, so the figures are the steady state of a running agent.
@@ -155,7 +175,7 @@ export async function run(args: string[]): Promise<void> {
       const [evalCase] = result.cases;
       const skills = result.summary.skills!;
       console.log(
-        `\n${kind}: ${rules.length + agentSkills.length} skills registered and indexed in ${evalCase!.skillsMs!.toFixed(0)} ms (hashing embedder, cold)`,
+        `\n${kind}: ${rules.length + agentSkills.length} skills registered and indexed in ${evalCase!.skillsMs!.toFixed(0)} ms (${embedder.id}, cold)`,
       );
       for (const [key, k] of Object.entries(skills.byCategory)) {
         if (key.startsWith('unrelated')) continue;
@@ -266,7 +286,10 @@ interface Score {
 async function leaveOneLibraryOut(queries: readonly Query[], skills: SkillInput[], rounds: number): Promise<void> {
   // Every parameter set runs on one store that holds the 255 skills (registering them again changes nothing).
   const backend = new InMemoryBackend();
-  const open: OpenEvalStore = async () => ({ store: await MemoryStore.open({ backend }), close: async () => {} });
+  const open: OpenEvalStore = async () => ({
+    store: await MemoryStore.open({ backend, embedder }),
+    close: async () => {},
+  });
   const unrelated = (half: number) =>
     queries.filter((q) => q.group === 'unrelated' && Number(q.id.split(':')[1]) % 2 === half);
   const libraries = {
@@ -281,7 +304,7 @@ async function leaveOneLibraryOut(queries: readonly Query[], skills: SkillInput[
     const suite = suiteOf(library, skills, [...libraries[library], ...unrelated(half)]);
     const report = await runEval(suite, {
       open,
-      configurations: [{ skillActivation: { parameters: toParameters(flat) } }],
+      configurations: [{ skillActivation: { ...activation, parameters: toParameters(flat) } }],
     });
     const s = report.configurations[0]!.summary.skills!;
     const result = { top1: s.top1, hit3: s.hit, falseActivation: s.falseActivation };
@@ -430,7 +453,7 @@ async function styles(
     misses: boolean;
     ranks: boolean;
     parameters?: ActivationParametersInput;
-    configurations?: { skillActivation: { parameters: ActivationParametersInput } }[];
+    configurations?: { skillActivation: SkillRegistryOptions }[];
   },
 ): Promise<void> {
   const { only, misses, configurations } = options;
@@ -451,7 +474,7 @@ async function styles(
       .filter((q) => q.group === 'unrelated' || names.has(rename(q.expected[0]!)))
       .map((q) => rewrite({ ...q, expected: q.expected.map(rename).filter((n) => names.has(n)) }));
     const open: OpenEvalStore = async () => {
-      const store = await MemoryStore.open({ backend: new InMemoryBackend() });
+      const store = await MemoryStore.open({ backend: new InMemoryBackend(), embedder });
       return { store, close: () => store.close() };
     };
     const report = await runEval(suiteOf(style, skills, kept), { open, configurations });
@@ -507,7 +530,7 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
 async function sizes(
   queries: readonly Query[],
   all: SkillInput[],
-  configurations: { skillActivation: { parameters: ActivationParametersInput } }[] | undefined,
+  configurations: { skillActivation: SkillRegistryOptions }[] | undefined,
   misses: boolean,
 ): Promise<void> {
   console.log('\n| skills | samples | messages (mean) | top-1 | hit@3 | false (mean) | false (worst sample) |');
@@ -526,7 +549,7 @@ async function sizes(
         .filter((q) => q.group === 'unrelated' || names.has(q.expected[0]!))
         .map((q) => ({ ...q, expected: q.expected.filter((n) => names.has(n)) }));
       const open: OpenEvalStore = async () => {
-        const store = await MemoryStore.open({ backend: new InMemoryBackend() });
+        const store = await MemoryStore.open({ backend: new InMemoryBackend(), embedder });
         return { store, close: () => store.close() };
       };
       const report = await runEval(suiteOf(`${size} skills`, skills, kept), { open, configurations });

@@ -1024,7 +1024,9 @@ export class MemoryStore {
   /** The reciprocal-rank-fusion weights recall uses (from the options, else from the embedder). */
   fusionWeights(): { dense: number; keyword: number } {
     return (
-      this.options.fusionWeights ?? (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 })
+      this.options.fusionWeights ??
+      this.embedder.fusionWeights ??
+      (this.embedder.lexical ? { dense: 0.03, keyword: 1 } : { dense: 1, keyword: 1 })
     );
   }
 
