@@ -178,30 +178,40 @@ describe('creating a store', () => {
     }
   });
 
-  it('keeps the page size a file was made with (a user may choose 8 KiB pages for heavy ingest)', async () => {
-    const path = join(dir, 'pages-8k.db');
-    const raw = new Database(path);
-    raw.pragma('page_size = 8192');
-    raw.pragma('journal_mode = WAL');
-    raw.exec('CREATE TABLE t (x)'); // not yet agentmem's, but no longer empty: its pages are set
-    raw.exec('DROP TABLE t');
-    raw.close();
-    const adopted = new SqliteBackend({ path });
-    try {
-      expect(adopted.database.pragma('page_size', { simple: true })).toBe(8192);
-      await adopted.init({ dimension: 4 });
-      await adopted.upsert([{ id: 'a', namespace: 'n', tenant: '', text: 'kept', attributes: {}, payload: {} }]);
-      expect(await adopted.count({ tenant: '' })).toBe(1);
-    } finally {
-      await adopted.close();
-    }
+  it('makes new files with 8 KiB pages, and keeps the page size an existing file was made with', async () => {
+    // 8 KiB pages hold five 384-dimension vector rows where 4 KiB held two (issue 30's disk goal).
     const fresh = new SqliteBackend({ path: join(dir, 'pages-new.db') });
     try {
-      expect(fresh.database.pragma('page_size', { simple: true })).toBe(4096);
+      expect(fresh.database.pragma('page_size', { simple: true })).toBe(8192);
     } finally {
       await fresh.close();
     }
+    for (const size of [4096, 16384]) {
+      const path = join(dir, `pages-${size}.db`);
+      const raw = new Database(path);
+      raw.pragma(`page_size = ${size}`);
+      raw.pragma('journal_mode = WAL');
+      raw.exec('CREATE TABLE t (x)'); // not yet agentmem's, but no longer empty: its pages are set
+      raw.exec('DROP TABLE t');
+      raw.close();
+      const adopted = new SqliteBackend({ path });
+      try {
+        expect(adopted.database.pragma('page_size', { simple: true })).toBe(size);
+        await adopted.init({ dimension: 4 });
+        await adopted.upsert([{ id: 'a', namespace: 'n', tenant: '', text: 'kept', attributes: {}, payload: {} }]);
+        expect(await adopted.count({ tenant: '' })).toBe(1);
+      } finally {
+        await adopted.close();
+      }
+      const again = new SqliteBackend({ path });
+      try {
+        expect(again.database.pragma('page_size', { simple: true })).toBe(size);
+      } finally {
+        await again.close();
+      }
+    }
   });
+
   it('adopts an empty file', async () => {
     const path = join(dir, 'empty.db');
     writeFileSync(path, '');

@@ -19,6 +19,9 @@ const SQLITE_MAGIC = 'SQLite format 3\u0000';
 /** The last schema step that rewrites records or vector_codes (set it when adding such a step). */
 const LAST_STEP_REWRITING_ROWS = 8;
 
+/** Page size of a new file (see openDatabase). */
+const PAGE_BYTES = 8192;
+
 /** Bytes of the file read through mmap (see openDatabase). */
 const MMAP_BYTES = 64 * 2 ** 20;
 
@@ -377,8 +380,12 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
       }
       return db;
     }
-    // New files keep SQLite's 4 KiB pages: 8 KiB made ingest ~15% cheaper (fewer WAL frames a commit) but
-    // left the 100k recall bench at 402 MB RSS against 362 MB (docs/benchmarks.md), past the 400 MB goal.
+    // New files get 8 KiB pages (before WAL mode and the first table: a file keeps its page size). A
+    // 1.6 KB vector row of 384 dimensions filled a 4 KiB page two at a time (~870 bytes of each left
+    // empty); 8 KiB pages hold five: 4,174 -> 3,591 bytes a memory at 20k, under issue 30's 2x of the
+    // hand-built sqlite-vec store, with the same ingest, recall and RSS (measured again: docs/benchmarks.md,
+    // disk-1). An older file keeps its pages until a VACUUM (docs/sqlite.md).
+    if (!memory && info.tables.length === 0 && info.version === 0) db.pragma(`page_size = ${PAGE_BYTES}`);
     if (!memory) db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     // A file at this build's schema needs no step (versions only grow, and a newer one was refused above):
