@@ -253,7 +253,13 @@ export class SqliteKeywordIndex {
   saveNow(): void {
     if (!this.persist || this.db.inTransaction) return;
     const index = this.withIndex((loaded) => loaded);
-    if (this.unsaved > 0 || !this.db.prepare('SELECT 1 FROM keyword_snapshot WHERE id = 1').get()) this.save(index);
+    // Changes still logged count too: a rebuild that read no row (every memory deleted) re-read nothing.
+    if (
+      this.unsaved > 0 ||
+      !this.db.prepare('SELECT 1 FROM keyword_snapshot WHERE id = 1').get() ||
+      this.db.prepare('SELECT EXISTS (SELECT 1 FROM keyword_changes)').pluck().get()
+    )
+      this.save(index);
   }
 
   /** A save that never fails the caller: the changes stay logged and the next load catches up from them. */

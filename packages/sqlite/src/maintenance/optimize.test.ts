@@ -229,6 +229,42 @@ describe('SqliteBackend.optimize', () => {
     expect(status(path)).toEqual(before);
   });
 
+  it('finishes on a store whose every memory was deleted: the logs go, nothing is left to catch up, searches find nothing', async () => {
+    // Semantic (binary index) with few changes; hashing (sparse index) with deletes past the keyword
+    // index's rebuild line, made by connections that each logged too few to save at close.
+    for (const [embedder, count, slices] of [
+      [semantic, 5, 1],
+      [hashing, 2500, 3],
+    ] as const) {
+      const path = join(dir, `emptied-${count}.db`);
+      const list = records(embedder, 0, texts(count, 7));
+      await write(path, list, embedder.dimension);
+      const first = new SqliteBackend({ path });
+      await first.optimize();
+      await first.close();
+      const per = Math.ceil(count / slices);
+      for (let from = 0; from < count; from += per) {
+        const b = new SqliteBackend({ path });
+        await b.delete(list.slice(from, from + per).map((r) => r.id));
+        await b.close();
+      }
+      expect(status(path).denseLogged + status(path).keywordLogged).toBeGreaterThan(0);
+
+      const b = new SqliteBackend({ path });
+      await b.optimize();
+      expect(
+        await b.search({ mode: 'dense', vector: embedder.embedOne(list[0]!.text), filter: { tenant: '' }, k: 5 }),
+      ).toEqual([]);
+      expect(await b.search({ mode: 'keyword', text: list[0]!.text, filter: { tenant: '' }, k: 5 })).toEqual([]);
+      await b.close();
+      expect(status(path)).toMatchObject({ denseLogged: 0, keywordLogged: 0 });
+      // A second run has nothing to do.
+      const again = new SqliteBackend({ path });
+      expect((await again.optimize())?.indexesSaved).toEqual([]);
+      await again.close();
+    }
+  });
+
   it('has nothing to do on :memory:, and MemoryStore.optimize is undefined for a backend without it', async () => {
     const b = new SqliteBackend({ path: ':memory:' });
     await b.init({ dimension: hashing.dimension });
