@@ -5,7 +5,7 @@
  * breaks it refuses the whole merge (and the diff) with the record's id, the
  * field and the rule; one the policy cleans is written clean.
  */
-import type { BackendRecord } from '../contracts';
+import type { BackendRecord, Memory } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import { SKILLS_NAMESPACE } from '../scope';
 import { skillRecord } from '../skills/registry';
@@ -29,6 +29,20 @@ export function recordAdmission(source: MergeSource, limits: WriteLimits, vector
   return (record) => {
     try {
       return admit(record, limits, now, vectors);
+    } catch (error) {
+      throw refusal(source, record, error);
+    }
+  };
+}
+
+/** Checks one source memory record (kind `memory`) and returns the clean memory, without building its record. */
+export type MemoryAdmission = (record: BackendRecord) => Memory;
+
+export function memoryAdmission(source: MergeSource, limits: WriteLimits): MemoryAdmission {
+  const now = new Date().toISOString();
+  return (record) => {
+    try {
+      return storedMemoryFromRecord(record, limits, now);
     } catch (error) {
       throw refusal(source, record, error);
     }

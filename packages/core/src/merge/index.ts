@@ -33,6 +33,7 @@ export type {
   PlannedImport,
   PlanOptions,
   RecordKey,
+  SourceRecordReader,
 } from './types';
 export { MERGE_STRATEGIES } from './types';
 export { listMerges, type MergeInfo, undoMerge } from './undo';

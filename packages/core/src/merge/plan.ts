@@ -5,7 +5,7 @@ import { HISTORY_NAMESPACE, SKILLS_NAMESPACE, SYSTEM_NAMESPACE_PREFIX } from '..
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
 import { newId, toMillis } from '../util';
-import { type RecordAdmission, recordAdmission } from './admit';
+import { type MemoryAdmission, memoryAdmission, type RecordAdmission, recordAdmission } from './admit';
 import type {
   MemoryKeyReader,
   MergeEntry,
@@ -14,6 +14,7 @@ import type {
   PlannedConflict,
   PlanOptions,
   RecordKey,
+  SourceRecordReader,
 } from './types';
 
 /** Reserved namespace of merge records (what each merge imported and overwrote, for undo). */
@@ -63,7 +64,12 @@ export async function planMerge(
   }
   // Every source record passes the write policy here, so diff and merge refuse a bad one alike.
   const admit = recordAdmission(source, store.writeLimits);
-  const remotes = await readKeys(source.backend, { tenant, namespaces }, undefined, admittedKey(admit));
+  const remotes = await sourceKeys(
+    source.backend,
+    { tenant, namespaces },
+    options.sourceReader,
+    admittedKey(admit, memoryAdmission(source, store.writeLimits)),
+  );
   remotes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // deterministic: the first of equal contents wins
 
   const imports: { remote: RecordKey; targetNamespace: string; targetId: string }[] = [];
@@ -179,22 +185,39 @@ async function readKeys(
 }
 
 /**
+ * The source's keys, every record through the write policy (`key`): read by
+ * the format's reader where it applies (one pass over the file, only the
+ * columns the policy reads), else by the contract's scan.
+ */
+async function sourceKeys(
+  backend: MemoryBackend,
+  filter: { tenant: string | null; namespaces: readonly string[] },
+  reader: SourceRecordReader | undefined,
+  key: (record: BackendRecord) => RecordKey,
+): Promise<RecordKey[]> {
+  const pages = reader?.(backend, { ...filter, kinds: MERGEABLE_KINDS });
+  if (pages === undefined) return readKeys(backend, filter, undefined, key);
+  const keys: RecordKey[] = [];
+  for await (const page of pages) for (const record of page) keys.push(key(record));
+  return keys;
+}
+
+/**
  * A source record's key after the write policy (the hash is the cleaned
  * content's), so no fast key reader: the payload is what is checked.
  */
-function admittedKey(admit: RecordAdmission): (record: BackendRecord) => RecordKey {
+function admittedKey(admit: RecordAdmission, admitMemory: MemoryAdmission): (record: BackendRecord) => RecordKey {
   return (record) => {
-    const clean = admit(record);
-    if (clean.attributes.kind !== KIND.memory) return toKey(toEntry(clean));
-    // A memory's key straight from the admitted record (its attributes derive from the checked memory).
-    const updatedAt = clean.attributes.updatedAt;
+    if (record.attributes?.kind !== KIND.memory) return toKey(toEntry(admit(record)));
+    // A memory's key straight from the checked memory: what its record's attributes would say, without building them.
+    const memory = admitMemory(record);
     return {
-      id: clean.id,
+      id: memory.id,
       kind: KIND.memory,
-      namespace: clean.namespace,
-      tenant: clean.tenant,
-      hash: String(clean.attributes.contentHash),
-      updatedAt: typeof updatedAt === 'number' ? updatedAt : 0,
+      namespace: memory.namespace,
+      tenant: memory.tenant,
+      hash: memory.contentHash,
+      updatedAt: toMillis(memory.updatedAt),
     };
   };
 }

@@ -1,5 +1,5 @@
 import type { MemoryBackend } from '../contracts';
-import type { MemoryKeyReader } from './types';
+import type { MemoryKeyReader, SourceRecordReader } from './types';
 
 /** Meta key under which a snapshot file keeps its manifest (JSON). */
 export const SNAPSHOT_MANIFEST_KEY = 'snapshot.manifest';
@@ -57,6 +57,8 @@ export interface SnapshotFormat {
   ): Promise<SnapshotWriter | undefined>;
   /** Optional fast path for merge plans: memory keys read without payloads, from backends of this format. */
   readMemoryKeys?: MemoryKeyReader;
+  /** Optional fast path for merge plans: the source records the write policy checks, from backends of this format. */
+  readSourceRecords?: SourceRecordReader;
 }
 
 /** Options of `createAgentMemory` for teleport. */

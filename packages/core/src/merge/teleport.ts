@@ -57,7 +57,11 @@ export async function diffSnapshot(
 ): Promise<DiffResult> {
   const started = performance.now();
   return withSnapshot(path, format, async (source) => {
-    const plan = await planMerge(store, source, { ...options, keyReader: format?.readMemoryKeys });
+    const plan = await planMerge(store, source, {
+      ...options,
+      keyReader: format?.readMemoryKeys,
+      sourceReader: format?.readSourceRecords,
+    });
     plan.otherTenants = await otherTenants(store, source, options);
     return new DiffResult(plan, { durationMs: performance.now() - started, embeddingCalls: 0 });
   });
@@ -72,7 +76,11 @@ export async function mergeSnapshot(
 ): Promise<MergeResult> {
   const started = performance.now();
   return withSnapshot(path, format, async (source) => {
-    const plan = await planMerge(store, source, { ...options, keyReader: format?.readMemoryKeys });
+    const plan = await planMerge(store, source, {
+      ...options,
+      keyReader: format?.readMemoryKeys,
+      sourceReader: format?.readSourceRecords,
+    });
     plan.otherTenants = await otherTenants(store, source, options);
     const result = await applyMerge(store, source, plan, options);
     result.cost.durationMs = performance.now() - started; // the whole merge: open, plan and apply

@@ -27,6 +27,8 @@ export interface PlanOptions {
   onProgress?: (progress: MergeProgress) => void;
   /** Fast reader of memory keys for backends it recognises (`SnapshotFormat.readMemoryKeys`). */
   keyReader?: MemoryKeyReader;
+  /** Fast reader of the source's records for the write policy (`SnapshotFormat.readSourceRecords`). */
+  sourceReader?: SourceRecordReader;
 }
 
 /** What the plan compares of a record: no payload, no vector. */
@@ -50,6 +52,19 @@ export type MemoryKeyReader = (
   backend: MemoryBackend,
   filter: { tenant: string | null; namespaces: readonly string[] },
 ) => Promise<RecordKey[] | undefined>;
+
+/**
+ * Reads, page by page, the records the write policy checks (kind `memory`
+ * or `skill` under a filter) for a backend it recognises, in any order;
+ * `undefined` for others (the plan then scans through the contract). Each
+ * record needs only what the policy reads: id, namespace, tenant,
+ * `attributes.kind` and the payload (text, context and the other attributes
+ * are derived again from the payload).
+ */
+export type SourceRecordReader = (
+  backend: MemoryBackend,
+  filter: { tenant: string | null; namespaces: readonly string[]; kinds: readonly string[] },
+) => AsyncIterable<BackendRecord[]> | undefined;
 
 export interface MergeProgress {
   phase: 'snapshot' | 'plan' | 'apply' | 'undo';

@@ -3,13 +3,16 @@ import { closeSync, existsSync, openSync, readSync, renameSync, rmSync, statSync
 import { resolve } from 'node:path';
 import {
   AgentMemoryError,
+  type BackendRecord,
   type MemoryBackend,
   type MemoryKeyReader,
   type RecordKey,
   type SnapshotFormat,
   type SnapshotWriter,
+  type SourceRecordReader,
 } from '@agentmem/core';
 import { SqliteBackend } from '../backend';
+import { parseColumn, type RecordRow } from '../records';
 import { ensureParentDirectory, isAgentmemDatabase, isSqliteError } from '../schema';
 
 function removeFiles(path: string): void {
@@ -93,10 +96,12 @@ function writerFor(backend: SqliteBackend, target: string, temp: string): Snapsh
 const KEY_PAGE = 2_000;
 
 /**
- * Memory keys straight from the records table: the JSON attributes already
- * hold the content hash and updatedAt, so payloads are never parsed. Rowid
- * order over the table itself (`+` keeps SQLite from choosing an index that
- * would need a sort per page).
+ * Memory keys straight from the records table: the kind and the content
+ * hash from their columns (the copies the write path keeps of those
+ * attributes for indexes), updatedAt from the JSONB attributes, so payloads
+ * are never parsed (three `json_extract` a row cost about as much as reading
+ * the source's payloads). Rowid order over the table itself (`+` keeps
+ * SQLite from choosing an index that would need a sort per page).
  */
 const readMemoryKeys: MemoryKeyReader = async (backend, filter) => {
   // Another caller's transaction on this connection: let the contract path wait for it.
@@ -104,9 +109,9 @@ const readMemoryKeys: MemoryKeyReader = async (backend, filter) => {
   if (filter.namespaces.length === 0) return [];
   const tenant = filter.tenant === null ? '' : ' AND +tenant = ?';
   const statement = backend.database.prepare(
-    `SELECT rowid, id, namespace, tenant, json_extract(attributes, '$.contentHash') AS hash, json_extract(attributes, '$.updatedAt') AS updatedAt
+    `SELECT rowid, id, namespace, tenant, attr_content_hash AS hash, attributes ->> '$.updatedAt' AS updatedAt
      FROM records
-     WHERE rowid > ? AND +json_extract(attributes, '$.kind') = 'memory' AND +namespace IN (${filter.namespaces.map(() => '?').join(', ')})${tenant}
+     WHERE rowid > ? AND +attr_kind = 'memory' AND +namespace IN (${filter.namespaces.map(() => '?').join(', ')})${tenant}
      ORDER BY rowid LIMIT ${KEY_PAGE}`,
   );
   const keys: RecordKey[] = [];
@@ -136,6 +141,75 @@ const readMemoryKeys: MemoryKeyReader = async (backend, filter) => {
   }
 };
 
+const RECORD_PAGE = 1_000;
+
+interface SourceRow {
+  rowid: number;
+  id: string;
+  namespace: string;
+  tenant: string;
+  /** `attributes -> '$.kind'`: JSON text, or null when absent. */
+  kind: string | null;
+  payload: string;
+}
+
+/**
+ * A merge's source records straight from the records table, in rowid order:
+ * one pass over the file, where the contract's scan in id order read every
+ * matching row for its first page (a sort) and then each again. Only what
+ * the write policy reads: id, scope, the attributes' kind (filtered by the
+ * kind column, as the scan filters) and the payload, parsed once; text,
+ * context and the other attributes are derived again from the payload.
+ * While a logged change is pending, a page is read from `records_now`, the
+ * records with their changes merged in (what the contract's scan reads).
+ */
+const readSourceRecords: SourceRecordReader = (backend, filter) => {
+  // Another caller's transaction on this connection: let the contract path wait for it.
+  if (!(backend instanceof SqliteBackend) || backend.database.inTransaction) return undefined;
+  const db = backend.database;
+  const scope = (from: string) =>
+    db.prepare(
+      `SELECT rowid, id, namespace, tenant, attributes -> '$.kind' AS kind, payload FROM ${from}
+       WHERE rowid > ? AND +attr_kind IN (${filter.kinds.map(() => '?').join(', ')})
+         AND +namespace IN (${filter.namespaces.map(() => '?').join(', ')})${filter.tenant === null ? '' : ' AND +tenant = ?'}
+       ORDER BY rowid LIMIT ${RECORD_PAGE}`,
+    );
+  const pending = db.prepare('SELECT EXISTS (SELECT 1 FROM logged_changes)').pluck();
+  const params = [...filter.kinds, ...filter.namespaces, ...(filter.tenant === null ? [] : [filter.tenant])];
+  async function* pages(): AsyncGenerator<BackendRecord[]> {
+    if (filter.namespaces.length === 0 || filter.kinds.length === 0) return;
+    const plain = scope('records');
+    let merged: ReturnType<typeof scope> | undefined;
+    let after = Number.MIN_SAFE_INTEGER;
+    for (;;) {
+      let statement = plain;
+      if (pending.get()) {
+        merged ??= scope('records_now');
+        statement = merged;
+      }
+      const rows = statement.all(after, ...params) as SourceRow[];
+      yield rows.map((row) => ({
+        id: row.id,
+        namespace: row.namespace,
+        tenant: row.tenant,
+        text: '',
+        // The kind as the attributes' JSON holds it (a forged file may hold something else than in attr_kind).
+        attributes: { kind: row.kind === '"memory"' ? 'memory' : row.kind === '"skill"' ? 'skill' : kindOf(row.kind) },
+        payload: parseColumn(row as unknown as RecordRow, 'payload'),
+      }));
+      if (rows.length < RECORD_PAGE) return;
+      after = rows[rows.length - 1]!.rowid;
+      await new Promise((resolve) => setImmediate(resolve)); // let other work run between pages
+    }
+  }
+  return pages();
+};
+
+// biome-ignore lint/suspicious/noExplicitAny: whatever JSON a forged file holds, as JSON.parse gives it
+function kindOf(json: string | null): any {
+  return json === null ? undefined : JSON.parse(json);
+}
+
 /**
  * Snapshots as one SQLite file in the schema of `SqliteBackend`, so a
  * snapshot also opens as an ordinary store (`createSqliteMemory({ path })`);
@@ -146,6 +220,7 @@ const readMemoryKeys: MemoryKeyReader = async (backend, filter) => {
 export const sqliteSnapshotFormat: SnapshotFormat = {
   id: 'sqlite',
   readMemoryKeys,
+  readSourceRecords,
 
   async create(path, options): Promise<SnapshotWriter> {
     const { target, temp } = prepareTarget(path, options.overwrite);
