@@ -1,4 +1,14 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +78,37 @@ describe('loadWordVectors', () => {
     expect(WordVectors.fromBytes(readFileSync(cachePath)).size).toBe(7);
   });
 
+  it('reads the copy it wrote under the temporary folder when the one beside the source could not be written', async () => {
+    const path = glove();
+    const { size, mtimeMs } = statSync(path);
+    const suffix = `all-${size}-${Math.floor(mtimeMs)}.agentmem-wv1`;
+    // A folder where the copy beside the source would go: that write fails, as in a read-only folder.
+    mkdirSync(join(dir, `tiny.txt.${suffix}`));
+    const fallback = join(tmpdir(), 'agentmem-word-vectors', `tiny.txt.${suffix}`);
+    rmSync(fallback, { force: true });
+    try {
+      const first = await loadWordVectors({ path });
+      expect(existsSync(fallback)).toBe(true);
+      // The source made unreadable as vectors, same size and time: only the copy can answer now.
+      writeFileSync(path, 'x'.repeat(size));
+      utimesSync(path, new Date(mtimeMs), new Date(mtimeMs));
+      const second = await loadWordVectors({ path });
+      expect(second.words).toEqual(first.words);
+    } finally {
+      rmSync(fallback, { force: true });
+    }
+  });
+
+  it('does not read a copy made from another source file or another maxWords at a given cachePath', async () => {
+    const path = glove();
+    const cachePath = join(dir, 'vectors.bin');
+    expect((await loadWordVectors({ path }, { cachePath })).size).toBe(7);
+    expect((await loadWordVectors({ path }, { cachePath, maxWords: 2 })).size).toBe(2);
+    writeFileSync(path, 'pottery 1 0 0 0\n');
+    const changed = await loadWordVectors({ path }, { cachePath });
+    expect(changed.words).toEqual(['pottery']);
+  });
+
   it("skips fastText's header line and keeps only the most frequent words when asked", async () => {
     const vectors = await loadWordVectors({ path: glove('tiny.vec', true) }, { maxWords: 3, cachePath: false });
     expect(vectors.words).toEqual(['class', 'pottery', 'ceramics']);
@@ -127,9 +168,12 @@ describe('WordVectorEmbedder', () => {
     expect(Math.hypot(...v)).toBeCloseTo(1, 5);
   });
 
-  it('names its vectors and settings in its id, and refuses a bad sifA', () => {
+  it('names its vectors, their word count and settings in its id, and refuses a bad sifA', async () => {
     expect(new WordVectorEmbedder(vectors).id).not.toBe(new WordVectorEmbedder(vectors, { sifA: 0.01 }).id);
     expect(new WordVectorEmbedder(vectors).id).toContain('tiny');
+    // Fewer words (maxWords) weigh every word otherwise: another id.
+    const fewer = await loadWordVectors({ path: glove() }, { maxWords: 3, cachePath: false });
+    expect(new WordVectorEmbedder(fewer).id).not.toBe(new WordVectorEmbedder(vectors).id);
     expect(() => new WordVectorEmbedder(vectors, { sifA: 0 })).toThrow(/sifA/);
   });
 

@@ -60,7 +60,8 @@ export class WordVectorEmbedder implements Embedder {
       for (let r = 0; r < n; r++) vectors.addTo(this.common, r, this.weights[r]! / ((r + 1) * h));
       normalize(this.common);
     }
-    this.id = `agentmem/word-vectors-v1:${vectors.name}:${vectors.dimension}:sif${a}${options.removeCommon === false ? '' : ':rc'}`;
+    // The word count too: `maxWords` changes every weight and the common direction.
+    this.id = `agentmem/word-vectors-v1:${vectors.name}:${vectors.size}w:${vectors.dimension}:sif${a}${options.removeCommon === false ? '' : ':rc'}`;
   }
 
   async embed(texts: readonly string[], _options?: EmbedOptions): Promise<EmbedResult> {

