@@ -25,7 +25,10 @@ export function register(program: Command, ctx: CliContext): void {
       const memory = await ctx.openMemory({ mustExist: true });
       // Ctrl-C stops between slices of a build: the slices done are kept, the next run goes on.
       const controller = new AbortController();
-      const stop = () => controller.abort();
+      const stop = () =>
+        controller.abort(
+          new Error('stopped by Ctrl-C: the slices built so far are kept; run agentmem optimize again to go on'),
+        );
       process.once('SIGINT', stop);
       let report: Awaited<ReturnType<typeof memory.optimize>>;
       try {

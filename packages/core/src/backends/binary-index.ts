@@ -406,7 +406,7 @@ export class BinaryIndex<K> {
     index.source = source;
     index.slotMap = undefined;
     // Saved since the header held it: no pass over every key (1M at 1M vectors) on a cold catch-up.
-    if (typeof saved.maxKey === 'number') index.maxSaved = saved.maxKey;
+    if (Number.isSafeInteger(saved.maxKey)) index.maxSaved = saved.maxKey as number;
     return index;
   }
 

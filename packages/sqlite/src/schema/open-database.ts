@@ -384,7 +384,8 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     // 1.6 KB vector row of 384 dimensions filled a 4 KiB page two at a time (~870 bytes of each left
     // empty); 8 KiB pages hold five: 4,174 -> 3,591 bytes a memory at 20k, under issue 30's 2x of the
     // hand-built sqlite-vec store, with the same ingest, recall and RSS (measured again: docs/benchmarks.md,
-    // disk-1). An older file keeps its pages until a VACUUM (docs/sqlite.md).
+    // disk-1). An older file keeps its pages: a plain VACUUM (optimize --vacuum too) keeps them in WAL
+    // mode; docs/sqlite.md, "Page size", gives the steps that convert one.
     if (!memory && info.tables.length === 0 && info.version === 0) db.pragma(`page_size = ${PAGE_BYTES}`);
     if (!memory) db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
