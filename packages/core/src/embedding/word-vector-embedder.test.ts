@@ -172,8 +172,13 @@ describe('WordVectorEmbedder', () => {
     expect(new WordVectorEmbedder(vectors).id).not.toBe(new WordVectorEmbedder(vectors, { sifA: 0.01 }).id);
     expect(new WordVectorEmbedder(vectors).id).toContain('tiny');
     // Fewer words (maxWords) weigh every word otherwise: another id.
+    const all = await loadWordVectors({ path: glove() }, { cachePath: false });
     const fewer = await loadWordVectors({ path: glove() }, { maxWords: 3, cachePath: false });
-    expect(new WordVectorEmbedder(fewer).id).not.toBe(new WordVectorEmbedder(vectors).id);
+    expect(new WordVectorEmbedder(fewer).id).not.toBe(new WordVectorEmbedder(all).id);
+    // Two files of one name with other vectors: told apart by their size.
+    writeFileSync(join(dir, 'tiny.txt'), 'pottery 1 0 0 0\ncar 0 0 0 1\n');
+    const other = await loadWordVectors({ path: join(dir, 'tiny.txt') }, { maxWords: 3, cachePath: false });
+    expect(new WordVectorEmbedder(other).id).not.toBe(new WordVectorEmbedder(fewer).id);
     expect(() => new WordVectorEmbedder(vectors, { sifA: 0 })).toThrow(/sifA/);
   });
 
