@@ -80,6 +80,8 @@ describe('loadWordVectors', () => {
 
   it('reads the copy it wrote under the temporary folder when the one beside the source could not be written', async () => {
     const path = glove();
+    // A whole second: a time set again later reads back the same (milliseconds pass through a float).
+    utimesSync(path, 1_700_000_000, 1_700_000_000);
     const { size, mtimeMs } = statSync(path);
     const suffix = `all-${size}-${Math.floor(mtimeMs)}.agentmem-wv1`;
     // A folder where the copy beside the source would go: that write fails, as in a read-only folder.
@@ -91,7 +93,7 @@ describe('loadWordVectors', () => {
       expect(existsSync(fallback)).toBe(true);
       // The source made unreadable as vectors, same size and time: only the copy can answer now.
       writeFileSync(path, 'x'.repeat(size));
-      utimesSync(path, new Date(mtimeMs), new Date(mtimeMs));
+      utimesSync(path, 1_700_000_000, 1_700_000_000);
       const second = await loadWordVectors({ path });
       expect(second.words).toEqual(first.words);
     } finally {
