@@ -8,7 +8,7 @@ import {
   type RecordFilter,
 } from '@agentmem/core';
 import type Database from 'better-sqlite3';
-import { isSqliteError } from '../schema';
+import { beginImmediateNow } from '../schema';
 
 /** The JSON paths of the attributes the index holds, read in one json_extract (a JSON array). */
 const COLUMN_PATHS = KEYWORD_INDEX_COLUMNS.map((key) => `'$."${key}"'`).join(', ');
@@ -409,16 +409,7 @@ export class SqliteKeywordIndex {
    */
   private save(index: KeywordIndex): void {
     if (this.db.inTransaction || this.loadedInTransaction) return;
-    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
-    this.db.pragma('busy_timeout = 0');
-    try {
-      this.db.prepare('BEGIN IMMEDIATE').run();
-    } catch (error) {
-      if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) return;
-      throw error;
-    } finally {
-      this.db.pragma(`busy_timeout = ${timeout}`);
-    }
+    if (!beginImmediateNow(this.db)) return;
     try {
       if (this.dataVersion.get() !== this.version || index !== this.index) {
         this.db.prepare('ROLLBACK').run();

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { AgentMemoryError, abortedError, type OptimizeOptions, type OptimizeReport } from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import type { SqliteKeywordIndex } from '../keyword';
-import { CODES_TABLE, isSqliteError } from '../schema';
+import { beginImmediateNow, CODES_TABLE } from '../schema';
 import type { SqliteDenseIndex } from '../vector';
 import { extendSparseSave, partialHeader } from '../vector/sparse-build';
 import { SparseIndex } from '../vector/sparse-index';
@@ -195,16 +195,7 @@ function denseState(db: Database.Database, dimension: number): DenseState {
 
 /** Drops the dense save and its log when no vector is left, checked under the write lock; skipped when another process holds it. */
 function clearEmptyDense(db: Database.Database): void {
-  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
-  db.pragma('busy_timeout = 0');
-  try {
-    db.prepare('BEGIN IMMEDIATE').run();
-  } catch (error) {
-    if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) return;
-    throw error;
-  } finally {
-    db.pragma(`busy_timeout = ${timeout}`);
-  }
+  if (!beginImmediateNow(db)) return;
   try {
     if (!db.prepare(`SELECT EXISTS (SELECT 1 FROM ${CODES_TABLE})`).pluck().get()) {
       db.prepare('DELETE FROM dense_parts').run();

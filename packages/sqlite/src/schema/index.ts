@@ -12,6 +12,7 @@ export {
   VECTOR_TABLE,
 } from './migrations';
 export {
+  beginImmediateNow,
   ensureParentDirectory,
   isAgentmemDatabase,
   isInMemoryPath,

@@ -308,6 +308,25 @@ export function migrate(db: Database.Database, path: string): number {
   }
 }
 
+/**
+ * Takes the write lock at once (`BEGIN IMMEDIATE` with no busy wait) for work that may be skipped and
+ * done later (an index save, a slice of a build): false when another process holds it. The caller
+ * commits or rolls back.
+ */
+export function beginImmediateNow(db: Database.Database): boolean {
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.prepare('BEGIN IMMEDIATE').run();
+    return true;
+  } catch (error) {
+    if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) return false;
+    throw error;
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}
+
 export function isSqliteError(error: unknown, ...codes: string[]): error is Error & { code: string } {
   return error instanceof Database.SqliteError && codes.some((c) => error.code === c || error.code.startsWith(`${c}_`));
 }

@@ -9,7 +9,7 @@ import {
 } from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import { chunks, multiRowInsert } from '../records';
-import { blobVector, CODES_TABLE, codeBlob, isSqliteError } from '../schema';
+import { beginImmediateNow, blobVector, CODES_TABLE, codeBlob } from '../schema';
 import { buildSparse, extendSparseSave } from './sparse-build';
 import { CHUNK, SparseIndex } from './sparse-index';
 import { sparseSaveAtClose } from './sparse-save';
@@ -619,16 +619,7 @@ export class SqliteDenseIndex {
    */
   private save(index: BinaryIndex<number> | SparseIndex): void {
     if (!this.saves || this.db.inTransaction || index.size === 0) return;
-    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
-    this.db.pragma('busy_timeout = 0');
-    try {
-      this.db.prepare('BEGIN IMMEDIATE').run();
-    } catch (error) {
-      if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) return;
-      throw error;
-    } finally {
-      this.db.pragma(`busy_timeout = ${timeout}`);
-    }
+    if (!beginImmediateNow(this.db)) return;
     try {
       if (this.dataVersion.get() !== this.version || index !== this.index) {
         this.db.prepare('ROLLBACK').run();

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { CODES_TABLE, isSqliteError } from '../schema';
+import { beginImmediateNow, CODES_TABLE } from '../schema';
 import { CHUNK, int8Scaling, SPARSE_PARTIAL_FORMAT, sparseHeader } from './sparse-index';
 
 /**
@@ -241,16 +241,7 @@ export function buildSparse(
  */
 export function extendSparseSave(db: Database.Database, dimension: number, limit = CHUNK): boolean {
   if (db.inTransaction) return false;
-  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
-  db.pragma('busy_timeout = 0');
-  try {
-    db.prepare('BEGIN IMMEDIATE').run();
-  } catch (error) {
-    if (isSqliteError(error, 'SQLITE_BUSY', 'SQLITE_LOCKED')) return false;
-    throw error;
-  } finally {
-    db.pragma(`busy_timeout = ${timeout}`);
-  }
+  if (!beginImmediateNow(db)) return false;
   try {
     const row = db.prepare('SELECT save, data FROM dense_snapshot WHERE id = 1').get() as
       | { save: number; data: Buffer }
