@@ -16,8 +16,9 @@
  * - the oracle R@10 at each depth: the share of evidence a perfect reader of the top DEPTH candidates
  *   could put in the top 10 (10 = today's R@10).
  *
- * The deep list is a second recall with a larger pool (5 x DEPTH), so its order below 10 can differ
- * slightly from the k = 10 pool's; a missed turn the deep list ranks in its top 10 counts as rank 11.
+ * In turn mode (bare turns, no sessions) the session columns print n/a. The deep list is a second
+ * recall with a larger pool (5 x DEPTH), so its order below 10 can differ slightly from the k = 10
+ * pool's; a missed turn the deep list ranks in its top 10 counts as rank 11.
  */
 
 import {
@@ -88,6 +89,8 @@ export async function runMisses(conversations: readonly LocomoConversation[], op
   const factory = (await backendFactories())[options.backend];
   if (!factory) throw new Error(`Unknown backend "${options.backend}" for --misses.`);
   const byCategory = new Map<number, Counts>();
+  // Bare turns (turn mode) have no session: each is its own, so the session columns say nothing.
+  const sessions = options.mode === 'conversation';
   for (const conversation of conversations) {
     const store: MemoryStore = await factory({ embedder: new HashingEmbedder() });
     try {
@@ -213,7 +216,7 @@ export async function runMisses(conversations: readonly LocomoConversation[], op
   for (const [name, c] of rows) {
     const m = c.missed;
     console.log(
-      `| ${name} | ${c.questions} | ${m} / ${c.evidence} | ${share(c.rank11to50, m)} | ${share(c.rank51toDepth, m)} | ${share(c.belowDepth, m)} | ${share(c.sessionWithoutTop10, m)} | ${share(c.sessionBest, m)} | ${share(c.questionStem, m)} | ${share(c.top10SpecificStem, m)} | ${share(c.entity, m)} | ${share(c.none, m)} | ${depths.map((d) => ((100 * c.oracle[d]!) / c.questions).toFixed(1)).join(' / ')} |`,
+      `| ${name} | ${c.questions} | ${m} / ${c.evidence} | ${share(c.rank11to50, m)} | ${share(c.rank51toDepth, m)} | ${share(c.belowDepth, m)} | ${sessions ? share(c.sessionWithoutTop10, m) : 'n/a'} | ${sessions ? share(c.sessionBest, m) : 'n/a'} | ${share(c.questionStem, m)} | ${share(c.top10SpecificStem, m)} | ${share(c.entity, m)} | ${share(c.none, m)} | ${depths.map((d) => ((100 * c.oracle[d]!) / c.questions).toFixed(1)).join(' / ')} |`,
     );
   }
 }
