@@ -10,11 +10,13 @@
  *   npm run bench -- locomo [--data FILE] [--backends memory,sqlite,fts5,postgres,postgres-ts_rank_cd] [--modes conversation,turn]
  *                           [--conversations conv-26,conv-30] [--window 2] [--signals keyword,hybrid]
  *                           [--by-category] [--dense-weight 0.1] [--min-dense 0.2] [--json]
- *                           [--loco '[{"listFocus":0.03},{}]']
+ *                           [--loco '[{"listFocus":0.03},{}]'] [--misses [DEPTH]]
  *
  * `--json` prints an array of rows `{ backend, mode, signal, "R@5", "R@10", "R@25", byCategory }`.
  * `--loco GRID` scores each set of recall options in GRID (a JSON array, the first the baseline)
  * leave-one-conversation-out instead (bench/locomo-loco.ts), on the first backend asked for.
+ * `--misses [DEPTH]` counts where the evidence the top 10 misses ranks and what links it to the
+ * question (bench/locomo-misses.ts), on the first backend and mode asked for.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
@@ -237,6 +239,20 @@ export async function run(args: string[]): Promise<void> {
       ...(window !== undefined ? { window } : {}),
       json,
       source: basename(path),
+    });
+    return;
+  }
+  if (args.includes('--misses')) {
+    const value = flag(args, 'misses');
+    const depth = value !== undefined && /^\d+$/.test(value) ? Number(value) : 300;
+    if (depth < 50)
+      throw new Error(`--misses DEPTH must be at least 50 (the candidates a k = 10 recall rescores), got ${depth}.`);
+    const { runMisses } = await import('./locomo-misses');
+    await runMisses(conversations, {
+      depth,
+      mode: modes[0] ?? 'conversation',
+      backend: wanted[0] === 'fts5' || !wanted[0] ? 'memory' : wanted[0],
+      json,
     });
     return;
   }
