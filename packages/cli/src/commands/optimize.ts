@@ -41,7 +41,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command('optimize')
     .description(
-      'make the store ready for fast first recalls: finish index builds, save the indexes, checkpoint the log; --vacuum also compacts the file. Progress (each step, each slice of a build) goes to stderr',
+      'make the store ready for fast first recalls: finish index builds, save the indexes, checkpoint the log (progress on stderr); --vacuum also compacts the file',
     )
     .option('--vacuum', 'also rewrite the file compactly (VACUUM): slow on a large store, needs its size again on disk')
     .action(async (options: { vacuum?: boolean }) => {
@@ -59,7 +59,8 @@ export function register(program: Command, ctx: CliContext): void {
           vacuum: options.vacuum ?? false,
           abortSignal: controller.signal,
           // Lines, not a refreshed one: a deploy step or a cron logs them (a 1M store takes minutes).
-          onProgress: (event) => ctx.note(progressLine(event)),
+          // None with --json (no progress there, as with every command: docs/cli.md).
+          ...(ctx.json ? {} : { onProgress: (event: OptimizeProgress) => ctx.note(progressLine(event)) }),
         });
       } finally {
         process.off('SIGINT', stop);
