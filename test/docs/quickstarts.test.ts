@@ -288,6 +288,12 @@ describe('docs/*.md', () => {
     expect(await run(code)).toEqual(documentedOutput(code));
   });
 
+  it('docs/langchain.md: a LangGraph graph compiled with the store finds what was put in it', async () => {
+    const code = snippet('docs/langchain.md', 1);
+    expect(code).toContain('.compile({ store })');
+    expect(await run(code)).toEqual(documentedOutput(code));
+  });
+
   it.each([
     ['docs/core.md', ''],
     ['docs/sqlite.md', ''],
