@@ -255,7 +255,8 @@ describe('packages/*/README.md', () => {
       vi.unstubAllEnvs();
       await drop();
     }
-  });
+    // PGlite answers on one thread: on a loaded machine the snippet's first connections took past 30 s.
+  }, 90_000);
 
   it('@agentmem/cli: the recall line finds what the remember line stored', async () => {
     const lines = /```sh\n([\s\S]*?)```/g
