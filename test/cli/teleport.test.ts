@@ -118,7 +118,11 @@ describe('agentmem snapshot / diff / merge / undo-merge', () => {
 
   it('undo-merge --last undoes the most recent merge', async () => {
     await ok(on('a.db', 'remember', 'Base fact', '--type', 'user'));
-    await ok(on('a.db', 'snapshot', tmp.path('s.db')));
+    const snapshot = await ok(on('a.db', 'snapshot', tmp.path('s.db')));
+    // Counts of one in the singular.
+    expect(snapshot.stdout).toMatch(
+      new RegExp(`^Snapshot ${tmp.path('s.db')}: 1 memory, 0 skills, 1 history entry \\(\\d+ ms\\)\n$`),
+    );
     await ok(on('s.db', 'remember', 'New fact from the other agent', '--type', 'feedback'));
     await ok(on('a.db', 'merge', tmp.path('s.db'), '--yes', '--strategy', 'remote_wins'));
     const undo = (await ok(on('a.db', 'undo-merge', '--last', '--yes', '--json'))).json();

@@ -255,7 +255,8 @@ describe('packages/*/README.md', () => {
       vi.unstubAllEnvs();
       await drop();
     }
-  });
+    // PGlite answers on one thread: on a loaded machine the snippet's first connections took past 30 s.
+  }, 90_000);
 
   it('@agentmem/cli: the recall line finds what the remember line stored', async () => {
     const lines = /```sh\n([\s\S]*?)```/g
@@ -285,6 +286,12 @@ describe('docs/*.md', () => {
 
   it('docs/teleport.md prints the diff and merge summaries it shows', async () => {
     const code = snippet('docs/teleport.md');
+    expect(await run(code)).toEqual(documentedOutput(code));
+  });
+
+  it('docs/langchain.md: a LangGraph graph compiled with the store finds what was put in it', async () => {
+    const code = snippet('docs/langchain.md', 1);
+    expect(code).toContain('.compile({ store })');
     expect(await run(code)).toEqual(documentedOutput(code));
   });
 

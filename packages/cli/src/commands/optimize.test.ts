@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../index';
+import { progressLine } from './optimize';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-cli-optimize-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,10 +49,18 @@ describe('agentmem optimize', () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain('Saved:    sparse, keyword');
     expect(human.stdout).toContain('Log:      checkpointed into the file');
+    // Progress goes to stderr, a line a step, as it goes.
+    expect(human.stderr.split('\n').map((line) => line.replace(/ \(\d+\.\d s\)$/, ''))).toEqual([
+      'optimize: saving the dense index',
+      'optimize: saving the keyword index',
+      'optimize: checkpointing the log',
+      '',
+    ]);
     expect(logged(db)).toEqual({ keyword: 0, dense: 0 });
 
     const again = await run(['--db', db, 'optimize', '--json', '--vacuum']);
     expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toBe(''); // --json: no progress
     expect(JSON.parse(again.stdout)).toMatchObject({
       path: db,
       optimized: true,
@@ -64,6 +73,12 @@ describe('agentmem optimize', () => {
     expect(recall.stdout).toContain('The deploy runs on Fridays.');
   });
 
+  it('shows each slice of a build with the vectors done of all', () => {
+    expect(
+      progressLine({ step: 'slice', slicesBuilt: 3, vectorsBuilt: 196_608, vectorsTotal: 1_000_000, ms: 12_345 }),
+    ).toBe('optimize: built slice 3 of the sparse index: 196,608 of 1,000,000 vectors (12.3 s)');
+  });
+
   it('refuses a missing store (creates none) and lists --vacuum in its help', async () => {
     const missing = join(dir, 'none', 'memory.db');
     const refused = await run(['--db', missing, 'optimize']);
@@ -71,5 +86,6 @@ describe('agentmem optimize', () => {
     expect(refused.stderr).toMatch(/No memory database at/);
     const help = await run(['optimize', '--help']);
     expect(help.stdout).toContain('--vacuum');
+    expect(help.stdout).toContain('progress');
   });
 });

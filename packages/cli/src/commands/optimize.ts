@@ -1,3 +1,4 @@
+import type { OptimizeProgress } from '@agentmem/core';
 import type { Command } from 'commander';
 import type { CliContext } from '../context';
 import { counted } from '../output';
@@ -14,11 +15,33 @@ function size(bytes: number): string {
   return unit === 0 ? `${bytes} bytes` : `${value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${units[unit]}`;
 }
 
+/** A progress line on stderr (stdout keeps the report, `--json` or not): one a step, one a slice of a build. */
+export function progressLine(event: OptimizeProgress): string {
+  const at = `(${(event.ms / 1000).toFixed(1)} s)`;
+  switch (event.step) {
+    case 'slice': {
+      const of =
+        event.vectorsBuilt !== undefined && event.vectorsTotal !== undefined
+          ? `: ${event.vectorsBuilt.toLocaleString('en-US')} of ${event.vectorsTotal.toLocaleString('en-US')} vectors`
+          : '';
+      return `optimize: built slice ${event.slicesBuilt} of the sparse index${of} ${at}`;
+    }
+    case 'dense-save':
+      return `optimize: saving the dense index ${at}`;
+    case 'keyword-save':
+      return `optimize: saving the keyword index ${at}`;
+    case 'vacuum':
+      return `optimize: vacuuming (rewrites the whole file) ${at}`;
+    case 'checkpoint':
+      return `optimize: checkpointing the log ${at}`;
+  }
+}
+
 export function register(program: Command, ctx: CliContext): void {
   program
     .command('optimize')
     .description(
-      'make the store ready for fast first recalls: finish index builds, save the indexes, checkpoint the log; --vacuum also compacts the file',
+      'make the store ready for fast first recalls: finish index builds, save the indexes, checkpoint the log (progress on stderr); --vacuum also compacts the file',
     )
     .option('--vacuum', 'also rewrite the file compactly (VACUUM): slow on a large store, needs its size again on disk')
     .action(async (options: { vacuum?: boolean }) => {
@@ -32,7 +55,13 @@ export function register(program: Command, ctx: CliContext): void {
       process.once('SIGINT', stop);
       let report: Awaited<ReturnType<typeof memory.optimize>>;
       try {
-        report = await memory.optimize({ vacuum: options.vacuum ?? false, abortSignal: controller.signal });
+        report = await memory.optimize({
+          vacuum: options.vacuum ?? false,
+          abortSignal: controller.signal,
+          // Lines, not a refreshed one: a deploy step or a cron logs them (a 1M store takes minutes).
+          // None with --json (no progress there, as with every command: docs/cli.md).
+          ...(ctx.json ? {} : { onProgress: (event: OptimizeProgress) => ctx.note(progressLine(event)) }),
+        });
       } finally {
         process.off('SIGINT', stop);
       }

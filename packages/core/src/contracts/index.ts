@@ -24,7 +24,7 @@ export type { MemoryBackend } from './memory-backend';
 export type { MemoryInput } from './memory-input';
 export type { MemoryType } from './memory-type';
 export type { NamespaceCount } from './namespace-count';
-export type { OptimizeOptions } from './optimize-options';
+export type { OptimizeOptions, OptimizeProgress } from './optimize-options';
 export type { OptimizeReport } from './optimize-report';
 export type { RecordFilter } from './record-filter';
 export type { RecordPatch } from './record-patch';

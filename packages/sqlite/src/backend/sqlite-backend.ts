@@ -375,11 +375,13 @@ export class SqliteBackend implements MemoryBackend {
   async optimize(options: OptimizeOptions = {}): Promise<OptimizeReport> {
     this.assertOpen();
     if (options === null || typeof options !== 'object')
-      throw invalidInput('optimize() takes { vacuum?, abortSignal? }.');
+      throw invalidInput('optimize() takes { vacuum?, abortSignal?, onProgress? }.');
     if (options.vacuum !== undefined && typeof options.vacuum !== 'boolean')
       throw invalidInput(`optimize's vacuum is true or false, got ${JSON.stringify(options.vacuum)}.`);
     if (options.abortSignal !== undefined && !(options.abortSignal instanceof AbortSignal))
       throw invalidInput("optimize's abortSignal is an AbortSignal (new AbortController().signal).");
+    if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
+      throw invalidInput("optimize's onProgress is a function, called with { step, slicesBuilt, ... } as it goes.");
     if (this.readonly) {
       throw new AgentMemoryError(
         'INVALID_INPUT',

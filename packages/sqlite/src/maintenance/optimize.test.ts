@@ -8,6 +8,7 @@ import {
   HashingEmbedder,
   InMemoryBackend,
   MemoryStore,
+  type OptimizeProgress,
 } from '@agentmem/core';
 import { SemanticTestEmbedder, seededRandom } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
@@ -144,6 +145,47 @@ describe('SqliteBackend.optimize', () => {
     await again.close();
     expect(second).toMatchObject({ slicesBuilt: 0, indexesSaved: [], indexesCurrent: ['sparse', 'keyword'] });
     expect(status(path)).toEqual(after);
+  });
+
+  it('tells onProgress each step as it starts and each slice with its vector count; an error it throws ends the call, the steps done kept', async () => {
+    const path = join(dir, 'progress.db');
+    await unfinishedSparseStore(path);
+    const raw = new Database(path, { readonly: true });
+    const vectors = raw.prepare('SELECT count(*) FROM vector_codes').pluck().get() as number;
+    raw.close();
+    const b = new SqliteBackend({ path });
+    const events: OptimizeProgress[] = [];
+    const report = await b.optimize({ vacuum: true, onProgress: (event) => events.push(event) });
+    expect(events.map(({ step, slicesBuilt }) => [step, slicesBuilt])).toEqual([
+      ['slice', 1], // the rest of the build: one slice of 65,536 rows after the first 500
+      ['dense-save', 1], // the changes logged since
+      ['keyword-save', 1],
+      ['vacuum', 1],
+      ['checkpoint', 1],
+    ]);
+    expect(events[0]).toMatchObject({ vectorsBuilt: vectors, vectorsTotal: vectors });
+    expect(events.map((e) => e.ms)).toEqual([...events.map((e) => e.ms)].sort((x, y) => x - y));
+    expect(report.slicesBuilt).toBe(1);
+    await expect(b.optimize({ onProgress: 'log' as unknown as () => void })).rejects.toThrow(
+      /onProgress is a function/,
+    );
+    await b.close();
+
+    // A callback that throws (a caller giving up) ends the call there: the build's slices are kept.
+    const stopped = join(dir, 'progress-stopped.db');
+    await unfinishedSparseStore(stopped);
+    const c = new SqliteBackend({ path: stopped });
+    const thrown = await c
+      .optimize({
+        onProgress: (event) => {
+          if (event.step === 'dense-save') throw new Error('enough');
+        },
+      })
+      .catch((e: unknown) => e);
+    expect((thrown as Error).message).toBe('enough');
+    await c.close();
+    expect(status(stopped)).toMatchObject({ denseFormat: 'agentmem-sparse-2' });
+    expect(status(stopped).keywordLogged).toBeGreaterThan(0);
   });
 
   it('saves the binary index and the keyword index of a store that has neither saved', async () => {

@@ -1,5 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
-import { AgentMemoryError, abortedError, type OptimizeOptions, type OptimizeReport } from '@agentmem/core';
+import {
+  AgentMemoryError,
+  abortedError,
+  type OptimizeOptions,
+  type OptimizeProgress,
+  type OptimizeReport,
+} from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import type { SqliteKeywordIndex } from '../keyword';
 import { beginImmediateNow, CODES_TABLE } from '../schema';
@@ -40,7 +46,8 @@ interface DenseState {
  *    save or the file has none;
  * 3. `vacuum`: VACUUM; then `wal_checkpoint(TRUNCATE)` (no `PRAGMA optimize`: see below).
  * A save is skipped when another process holds the write lock: the step is tried again until the
- * connection's busy timeout, then TIMEOUT (the steps done are kept). The signal is checked between steps.
+ * connection's busy timeout, then TIMEOUT (the steps done are kept). The signal is checked between steps;
+ * `onProgress` hears of each step as it starts and of each slice once built.
  */
 export async function optimizeStore(target: OptimizeTarget, options: OptimizeOptions = {}): Promise<OptimizeReport> {
   const started = performance.now();
@@ -62,6 +69,22 @@ export async function optimizeStore(target: OptimizeTarget, options: OptimizeOpt
     await new Promise((resolve) => setImmediate(resolve));
     if (signal?.aborted) throw abortedError('optimize', signal);
     await target.idle();
+  };
+  let vectorsTotal: number | undefined;
+  const progress = (stepName: OptimizeProgress['step'], built?: number) => {
+    if (!options.onProgress) return;
+    const event: OptimizeProgress = {
+      step: stepName,
+      slicesBuilt: report.slicesBuilt,
+      ms: performance.now() - started,
+    };
+    if (built !== undefined) {
+      // Counted once: the goal a slice count is read against (another process's writes may move it a little).
+      vectorsTotal ??= db.prepare(`SELECT count(*) FROM ${CODES_TABLE}`).pluck().get() as number;
+      event.vectorsBuilt = Math.min(built, vectorsTotal);
+      event.vectorsTotal = vectorsTotal;
+    }
+    options.onProgress(event);
   };
   await step();
   if (path === ':memory:') {
@@ -94,13 +117,17 @@ export async function optimizeStore(target: OptimizeTarget, options: OptimizeOpt
     let state = denseState(db, dimension);
     let worked = false;
     if (state.saved === 'none' && state.vectors) {
+      progress('dense-save');
       await until(
         'save the dense index',
         () => dense.saveNow(),
         () => denseState(db, dimension).saved !== 'none',
       );
       state = denseState(db, dimension);
-      if (state.saved !== 'dense') report.slicesBuilt++; // a sparse index's first slice
+      if (state.saved !== 'dense') {
+        report.slicesBuilt++; // a sparse index's first slice
+        progress('slice', vectorsBuilt(db));
+      }
       worked = true;
     }
     while (state.saved === 'partial') {
@@ -113,7 +140,10 @@ export async function optimizeStore(target: OptimizeTarget, options: OptimizeOpt
         // Or another process carried the build on meanwhile (a search's slice, a writer's close).
         () => appended || denseState(db, dimension).saved !== 'partial',
       );
-      if (appended) report.slicesBuilt++;
+      if (appended) {
+        report.slicesBuilt++;
+        progress('slice', vectorsBuilt(db));
+      }
       dense.forget(); // this connection's loaded index is of the shorter save
       state = denseState(db, dimension);
       worked = true;
@@ -131,6 +161,7 @@ export async function optimizeStore(target: OptimizeTarget, options: OptimizeOpt
       worked = true;
     }
     if (state.logged) {
+      progress('dense-save');
       await until(
         'save the dense index',
         () => dense.saveNow(),
@@ -147,6 +178,7 @@ export async function optimizeStore(target: OptimizeTarget, options: OptimizeOpt
     (!db.prepare('SELECT 1 FROM keyword_snapshot WHERE id = 1').get() &&
       Boolean(db.prepare('SELECT EXISTS (SELECT 1 FROM records)').pluck().get()));
   if (keywordPending()) {
+    progress('keyword-save');
     await until(
       'save the keyword index',
       () => target.keywords.saveNow(),
@@ -159,10 +191,12 @@ export async function optimizeStore(target: OptimizeTarget, options: OptimizeOpt
 
   if (options.vacuum) {
     await step();
+    progress('vacuum');
     db.exec('VACUUM');
     report.vacuumed = true;
   }
   await step();
+  progress('checkpoint');
   // No `PRAGMA optimize`: its one action is ANALYZE, which would replace the fixed planner statistics
   // of schema 2 (lookups by content hash or memory id keep their own index at any size) with those
   // of the file as it is (a 3,000-memory store got `records_occurred_at` = 2,001 rows a key).
@@ -191,6 +225,14 @@ function denseState(db: Database.Database, dimension: number): DenseState {
     logged: Boolean(db.prepare('SELECT EXISTS (SELECT 1 FROM dense_changes)').pluck().get()),
     vectors: Boolean(db.prepare(`SELECT EXISTS (SELECT 1 FROM ${CODES_TABLE})`).pluck().get()),
   };
+}
+
+/** Vectors in the sparse index saved so far: those of its chunks while its build is not finished, else all of them. */
+function vectorsBuilt(db: Database.Database): number {
+  const data = db.prepare('SELECT data FROM dense_snapshot WHERE id = 1').pluck().get() as Buffer | undefined;
+  const partial = data && partialHeader(data);
+  if (partial) return partial.chunks.reduce((sum, n) => sum + n, 0);
+  return Number.POSITIVE_INFINITY; // finished: capped to the total by the caller
 }
 
 /** Drops the dense save and its log when no vector is left, checked under the write lock; skipped when another process holds it. */
