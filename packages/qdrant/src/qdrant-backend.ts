@@ -28,6 +28,7 @@ import { assertAttributeKey, toQdrantFilter } from './filter';
 import { pointId } from './ids';
 import { DENSE_VECTOR, FIELD, META_PREFIX, payloadIndexes, SPARSE_VECTOR } from './layout';
 import { QdrantLinks } from './links';
+import { incompatibilityWarning, qdrantClientVersion } from './server-version';
 import { documentSparseVector, querySparseVector, type SparseVector } from './sparse';
 
 export interface QdrantBackendOptions {
@@ -42,7 +43,7 @@ export interface QdrantBackendOptions {
   timeoutMs?: number;
   /** Retries on timeouts, network errors, 429 and 5xx. */
   retry?: Partial<RetryPolicy>;
-  /** Let the client compare its version with the server's at start (a warning on mismatch); default true. */
+  /** Compare the client's version with the server's at the first init that reaches it (a warning on mismatch); default true. */
   checkCompatibility?: boolean;
   /** Points per upsert request; default 256. */
   batchSize?: number;
@@ -123,7 +124,8 @@ export class QdrantBackend implements MemoryBackend {
         url,
         apiKey: options.apiKey,
         timeout: options.timeoutMs ?? 30_000,
-        checkCompatibility: options.checkCompatibility ?? true,
+        // Checked in init() after the first request that reached the server (server-version.ts says why).
+        checkCompatibility: false,
       });
     this.links = new QdrantLinks(this.client, this.collection, (operation, fn) => this.call(operation, fn));
   }
@@ -147,6 +149,7 @@ export class QdrantBackend implements MemoryBackend {
     }
     const stored = this.storedDimension(info);
     if (stored !== dimension) throw this.dimensionMismatch(stored, dimension);
+    await this.checkServerVersion();
     const existing = info.payload_schema ?? {};
     for (const index of payloadIndexes({ tenantIndex: this.options.tenantIndex ?? false })) {
       if (existing[index.field]) continue;
@@ -196,6 +199,19 @@ export class QdrantBackend implements MemoryBackend {
       );
     }
     return dense.size;
+  }
+
+  /** At the first init that reached the server: the client's version check, without its noise when down. */
+  private async checkServerVersion(): Promise<void> {
+    // An injected client ran its own check if its owner asked for one.
+    if (this.options.client || this.options.checkCompatibility === false) return;
+    try {
+      const { version } = await this.client.versionInfo();
+      const warning = incompatibilityWarning(qdrantClientVersion(), version);
+      if (warning) console.warn(warning);
+    } catch {
+      // The collection calls before it succeeded: a proxy without Qdrant's root route is no reason to fail.
+    }
   }
 
   private dimensionMismatch(stored: number, requested: number): AgentMemoryError {
