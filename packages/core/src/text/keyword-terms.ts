@@ -1,11 +1,17 @@
 import { stem } from './stem';
-import { ASCII_ONLY, tokenize } from './tokenize';
+import { STOPWORDS } from './stopwords';
+import { ASCII_ONLY, ASCII_WORD, tokenize } from './tokenize';
 
 /** A Latin letter followed by combining marks (an accent written apart by NFD). */
 const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
 /** Stems of recent words: stemming is most of tokenizing, and word frequencies are Zipfian. */
 const stems = new Map<string, string>();
 const MAX_STEMS = 100_000;
+/**
+ * The term of recent ASCII words as matched (lower-cased, an apostrophe kept), null for a stop word:
+ * one lookup a word instead of the apostrophe's removal, the stop-word set and the stems' map.
+ */
+const asciiTerms = new Map<string, string | null>();
 
 /**
  * The terms keyword search indexes and queries: core's `tokenize` (words
@@ -16,7 +22,7 @@ const MAX_STEMS = 100_000;
  */
 export function keywordTerms(text: string): string[] {
   // ASCII text has no marks to remove (nor a Unicode class to compile on a first call).
-  if (ASCII_ONLY.test(text)) return tokenize(text, cachedStem);
+  if (ASCII_ONLY.test(text)) return asciiKeywordTerms(text);
   return tokenize(text.normalize('NFD').replace(LATIN_MARKS, '$1'), cachedStem);
 }
 
@@ -28,4 +34,23 @@ function cachedStem(word: string): string {
     stems.set(word, s);
   }
   return s;
+}
+
+/** `tokenize(text, cachedStem)` of ASCII text (no NFKC change, no marks): the same terms, in order. */
+function asciiKeywordTerms(text: string): string[] {
+  const found = text.toLowerCase().match(ASCII_WORD);
+  const out: string[] = [];
+  if (!found) return out;
+  for (let i = 0; i < found.length; i++) {
+    const w = found[i]!;
+    let term = asciiTerms.get(w);
+    if (term === undefined) {
+      const word = w.includes("'") ? w.replaceAll("'", '') : w;
+      term = STOPWORDS.has(word) ? null : stem(word);
+      if (asciiTerms.size >= MAX_STEMS) asciiTerms.clear();
+      asciiTerms.set(w, term);
+    }
+    if (term !== null) out.push(term);
+  }
+  return out;
 }

@@ -6,7 +6,7 @@ const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
  * WORD on ASCII text, which NFKC leaves as it is: the same words, without compiling WORD's Unicode
  * classes (~0.5 ms of a new process's first recall).
  */
-const ASCII_WORD = /[a-z0-9]+(?:'[a-z]+)?/g;
+export const ASCII_WORD = /[a-z0-9]+(?:'[a-z]+)?/g;
 /** Text of ASCII characters only. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is every ASCII character, controls too
 export const ASCII_ONLY = /^[\x00-\x7f]*$/;
@@ -16,7 +16,14 @@ export function words(text: string): string[] {
   const found = ASCII_ONLY.test(text)
     ? text.toLowerCase().match(ASCII_WORD)
     : text.normalize('NFKC').toLowerCase().match(WORD);
-  return (found ?? []).map((w) => w.replace(/['’]/g, ''));
+  if (!found) return [];
+  // In place, and only the words with an apostrophe: a copy of every word list and a replace a word
+  // were a fifth of tokenising a bulk write's texts.
+  for (let i = 0; i < found.length; i++) {
+    const w = found[i]!;
+    if (w.includes("'") || w.includes('’')) found[i] = w.replace(/['’]/g, '');
+  }
+  return found;
 }
 
 /**

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BackendRecord, InMemoryBackend, type RecordFilter } from '@agentmem/core';
+import { type BackendRecord, InMemoryBackend, KeywordIndex, type RecordFilter } from '@agentmem/core';
 import { seededRandom } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { SqliteBackend } from '../backend';
 import { SCHEMA_VERSION } from '../schema';
-import { KEYWORD_SAVE_AFTER } from './keyword-index';
+import { KEYWORD_SAVE_AFTER, SqliteKeywordIndex } from './keyword-index';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-keyword-snapshot-'));
 let n = 0;
@@ -82,6 +82,23 @@ function raw(path: string) {
     changes: () => db.prepare('SELECT count(*) FROM keyword_changes').pluck().get() as number,
     db,
   };
+}
+
+/**
+ * Closes the backend and counts what its close did to the keyword index: documents tokenised
+ * (`KeywordIndex.set`) and records read back into it (a rebuild's or catch-up's rows).
+ */
+async function closeCounting(b: SqliteBackend): Promise<{ tokenised: number; reread: number }> {
+  const set = vi.spyOn(KeywordIndex.prototype, 'set');
+  // biome-ignore lint/suspicious/noExplicitAny: the private path every rebuild and catch-up reads its rows through
+  const addRows = vi.spyOn(SqliteKeywordIndex.prototype as any, 'addRows');
+  try {
+    await b.close();
+    return { tokenised: set.mock.calls.length, reread: addRows.mock.calls.length };
+  } finally {
+    set.mockRestore();
+    addRows.mockRestore();
+  }
 }
 
 /** A new file holding `records`, its keyword index saved (a search loaded it, the close saved it). */
@@ -225,7 +242,8 @@ describe('the keyword index kept in the file', () => {
     const writer = backend(path);
     await writer.upsert(records.slice(0, 600));
     await writer.upsert(records.slice(600));
-    await writer.close();
+    // Its writes reached the index as they happened: the close saves it, tokenising and reading nothing.
+    expect(await closeCounting(writer)).toEqual({ tokenised: 0, reread: 0 });
     const file = raw(path);
     expect(file.snapshots()).toBe(1);
     // The save covers both writes: no change is left to re-read.
@@ -352,7 +370,7 @@ describe('a bulk writer keeps the index as it writes (issue 30)', () => {
         throw new Error('abandon');
       }),
     ).rejects.toThrow('abandon');
-    await writer.close();
+    expect(await closeCounting(writer)).toEqual({ tokenised: 0, reread: 0 });
     await savedAsRebuilt(path, [...current.values()]);
   });
 
@@ -368,7 +386,8 @@ describe('a bulk writer keeps the index as it writes (issue 30)', () => {
     const rewritten = records.slice(10, 20).map((r) => ({ ...r, text: 'crust crust paris' }));
     await writer.upsert(rewritten);
     await writer.delete([records[1]!.id, records[400]!.id]);
-    await writer.close();
+    // Loaded once at the commit that logged many changes, kept since: the close only saves it.
+    expect(await closeCounting(writer)).toEqual({ tokenised: 0, reread: 0 });
     const current = new Map(records.map((r) => [r.id, r]));
     for (const r of rewritten) current.set(r.id, r);
     current.delete(records[1]!.id);
@@ -407,7 +426,11 @@ describe('a bulk writer keeps the index as it writes (issue 30)', () => {
         current.delete(records[1300]!.id);
       }
       await other.close(); // few changes: it leaves them logged
-      await writer.close();
+      // Its index was dropped at the write after the other's commit and not loaded again: the close
+      // loads it (a catch-up or a rebuild), the path the cases above never take.
+      const closed = await closeCounting(writer);
+      expect(closed.tokenised).toBeGreaterThan(0);
+      expect(closed.reread).toBeGreaterThan(0);
       await savedAsRebuilt(path, [...current.values()]);
     });
 });

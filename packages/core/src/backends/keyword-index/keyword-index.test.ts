@@ -243,6 +243,28 @@ describe('KeywordIndex', () => {
     expect(index.search('apple', filter, 5, () => false)).toEqual([]);
     expect(index.search('apple', filter, 5, () => true).map((m) => m.id)).toEqual(['x']);
   });
+
+  it("counts a word's frequency up to 65,535 in the text and in the context, the rest of the words still in the length", () => {
+    const index = new KeywordIndex();
+    const attributes = { kind: 'memory' };
+    const words = (word: string, n: number) => `${word} `.repeat(n);
+    const doc = (text: string, context?: string) => ({ tenant: 't', namespace: 'n', text, context, attributes });
+    // Same lengths; "ferry" 70,000 times (capped) and 65,535 times score the same, 60,000 times less.
+    index.set('over', doc(words('ferry', 70_000), words('paris', 70_000)));
+    index.set(
+      'at',
+      doc(words('ferry', 65_535) + words('train', 4_465), words('paris', 65_535) + words('crust', 4_465)),
+    );
+    index.set(
+      'under',
+      doc(words('ferry', 60_000) + words('train', 10_000), words('paris', 60_000) + words('crust', 10_000)),
+    );
+    for (const query of ['ferry', 'paris']) {
+      const scores = new Map(index.search(query, { tenant: 't' }, 3).map((m) => [m.id, m.score]));
+      expect(scores.get('over')).toBe(scores.get('at'));
+      expect(scores.get('under')).toBeLessThan(scores.get('at')!);
+    }
+  });
 });
 
 describe('keywordTerms', () => {

@@ -166,6 +166,18 @@ export class KeywordIndex {
   private readonly scopeTenants: string[] = [];
   private readonly scopeNamespaces: string[] = [];
   private readonly classIds = new Map<string, number>();
+  /** Whether the last `post` gave the slot a new entry (else it counted into the slot's entry). */
+  private posted = false;
+  /** String attribute values' labels, beside `labelIds` (keyed by JSON): no JSON text a value written. */
+  private readonly stringLabels = new Map<string, number>();
+  /**
+   * The class `enter` found last and what it was found for (scope, then each class column's label and
+   * number): a bulk write's documents mostly share one, found again without its key's JSON.
+   */
+  private lastClass = -1;
+  /** Columns that class documents: the first CLASS_COLUMNS, or fewer when the index holds fewer. */
+  private readonly classColumns: number;
+  private readonly lastClassKey = new Float64Array(1 + 2 * CLASS_COLUMNS);
   /** Per class: its scope, its class-column values, document count and total field lengths. */
   private readonly classScope: number[] = [-1];
   private readonly classValues: AttributeValue[][] = [[]];
@@ -255,6 +267,7 @@ export class KeywordIndex {
       labels: new Int32Array(1024),
       numbers: new Float64Array(1024),
     }));
+    this.classColumns = Math.min(CLASS_COLUMNS, this.columns.length);
   }
 
   /** Documents indexed (records with at least one term). */
@@ -275,12 +288,6 @@ export class KeywordIndex {
       this.journal?.push(() => this.revive(id, before, c));
     }
     if (terms.length + contextTerms.length === 0) return;
-    const tfs = new Map<string, number>();
-    for (const t of terms) tfs.set(t, Math.min(MAX_TF, (tfs.get(t) ?? 0) + 1));
-    for (const t of contextTerms) {
-      const tf = tfs.get(t) ?? 0;
-      if (tf >>> 16 < MAX_TF) tfs.set(t, tf + 0x10000);
-    }
     if (this.used === this.classOf.length) this.grow();
     if (this.used - this.attrBase === this.scope.length) this.growAttributes();
     const slot = this.used++;
@@ -291,14 +298,27 @@ export class KeywordIndex {
     this.textLength[slot] = terms.length;
     this.contextLength[slot] = contextTerms.length;
     for (const column of this.columns) this.writeColumn(column, slot, doc.attributes[column.key] ?? null);
-    if (this.docTermsUsed + tfs.size > this.docTerms.length) {
-      const size = Math.max(this.docTerms.length * 2, this.docTermsUsed + tfs.size);
+    const most = terms.length + contextTerms.length; // distinct terms, at most
+    if (this.docTermsUsed + most > this.docTerms.length) {
+      const size = Math.max(this.docTerms.length * 2, this.docTermsUsed + most);
       this.docTerms = grown(this.docTerms, new Int32Array(size));
     }
+    // Each term's frequency is counted in its posting's last entry, this slot's (no map of a document's
+    // terms: it was most of a bulk write's garbage here), and the class's document frequency with the
+    // entry (as `enter` counts it, without a second pass over the postings); its terms listed in order
+    // of first occurrence.
+    const c = this.classFor(slot);
     this.termStart[slot] = this.docTermsUsed;
-    this.termCount[slot] = tfs.size;
-    for (const [term, tf] of tfs) this.docTerms[this.docTermsUsed++] = this.post(term, slot, tf);
-    this.enter(slot);
+    for (const term of terms) {
+      const id = this.post(term, slot, 1, c);
+      if (this.posted) this.docTerms[this.docTermsUsed++] = id;
+    }
+    for (const term of contextTerms) {
+      const id = this.post(term, slot, 0x10000, c);
+      if (this.posted) this.docTerms[this.docTermsUsed++] = id;
+    }
+    this.termCount[slot] = this.docTermsUsed - this.termStart[slot]!;
+    this.count(slot, c);
     this.journal?.push(() => this.kill(id, slot));
   }
 
@@ -786,32 +806,63 @@ export class KeywordIndex {
 
   /** Puts a slot into the class of its scope and class-column values, counting it there. */
   private enter(slot: number, known?: number): void {
-    let c = known;
+    const c = known ?? this.classFor(slot);
+    this.count(slot, c);
+    const end = this.termStart[slot]! + this.termCount[slot]!;
+    for (let i = this.termStart[slot]!; i < end; i++) countDf(this.posting(this.docTerms[i]!), c);
+  }
+
+  /** The class of a slot's scope and class-column values (written before), made when new. */
+  private classFor(slot: number): number {
+    if (this.lastClass >= 0 && this.sameClassKey(slot)) return this.lastClass;
+    const values = this.columns.slice(0, CLASS_COLUMNS).map((c) => this.value(c, slot));
+    const scope = this.scope[slot - this.attrBase]!;
+    const key = `${scope}\u0000${JSON.stringify(values)}`;
+    let c = this.classIds.get(key);
     if (c === undefined) {
-      const values = this.columns.slice(0, CLASS_COLUMNS).map((c) => this.value(c, slot));
-      const scope = this.scope[slot - this.attrBase]!;
-      const key = `${scope}\u0000${JSON.stringify(values)}`;
-      c = this.classIds.get(key);
-      if (c === undefined) {
-        c = this.classScope.length;
-        this.classIds.set(key, c);
-        this.classScope.push(scope);
-        this.classValues.push(values);
-        this.classN.push(0);
-        this.classText.push(0);
-        this.classContext.push(0);
-      }
+      c = this.classScope.length;
+      this.classIds.set(key, c);
+      this.classScope.push(scope);
+      this.classValues.push(values);
+      this.classN.push(0);
+      this.classText.push(0);
+      this.classContext.push(0);
     }
+    this.rememberClassKey(slot, c);
+    return c;
+  }
+
+  /** Counts a slot into its class (its terms' document frequencies apart: `enter` or `post`). */
+  private count(slot: number, c: number): void {
     this.classOf[slot] = c;
     this.classN[c]!++;
     this.classText[c]! += this.textLength[slot]!;
     this.classContext[c]! += this.contextLength[slot]!;
-    const end = this.termStart[slot]! + this.termCount[slot]!;
-    for (let i = this.termStart[slot]!; i < end; i++) {
-      const p = this.posting(this.docTerms[i]!);
-      if (p.df.length <= c) p.df = grown(p.df, new Int32Array(Math.max(c + 1, p.df.length * 2)));
-      p.df[c]!++;
+  }
+
+  /** Whether the slot's scope and class-column values are those `enter` found `lastClass` for. */
+  private sameClassKey(slot: number): boolean {
+    const key = this.lastClassKey;
+    const at = slot - this.attrBase;
+    if (key[0] !== this.scope[at]) return false;
+    for (let i = 0; i < this.classColumns; i++) {
+      const column = this.columns[i]!;
+      const label = column.labels[at]!;
+      // A label names one value; a number (label -1) is compared itself.
+      if (key[1 + 2 * i] !== label || (label < 0 && key[2 + 2 * i] !== column.numbers[at])) return false;
     }
+    return true;
+  }
+
+  private rememberClassKey(slot: number, c: number): void {
+    const at = slot - this.attrBase;
+    this.lastClassKey[0] = this.scope[at]!;
+    for (let i = 0; i < this.classColumns; i++) {
+      const column = this.columns[i]!;
+      this.lastClassKey[1 + 2 * i] = column.labels[at]!;
+      this.lastClassKey[2 + 2 * i] = column.numbers[at]!;
+    }
+    this.lastClass = c;
   }
 
   /** Takes a slot out of its class's counts: it is DEAD until it enters one again. */
@@ -832,12 +883,16 @@ export class KeywordIndex {
       column.numbers[slot - this.attrBase] = value;
       return;
     }
-    const key = JSON.stringify(value);
-    let label = this.labelIds.get(key);
+    let label = typeof value === 'string' ? this.stringLabels.get(value) : undefined;
     if (label === undefined) {
-      label = this.labels.length;
-      this.labels.push(value);
-      this.labelIds.set(key, label);
+      const key = JSON.stringify(value);
+      label = this.labelIds.get(key);
+      if (label === undefined) {
+        label = this.labels.length;
+        this.labels.push(value);
+        this.labelIds.set(key, label);
+      }
+      if (typeof value === 'string') this.stringLabels.set(value, label);
     }
     column.labels[slot - this.attrBase] = label;
     column.numbers[slot - this.attrBase] = Number.NaN;
@@ -855,8 +910,14 @@ export class KeywordIndex {
     return id;
   }
 
-  /** Appends the slot to the term's postings; returns the term id (a pending one, negative, while its saved bucket is not read). */
-  private post(term: string, slot: number, tf: number): number {
+  /**
+   * Counts one occurrence of the term in the slot's document (of class c): `add` is 1 in the text, 0x10000 in the
+   * context (frequencies packed text | context << 16, each at most MAX_TF). The first one appends the
+   * slot to the term's postings (`posted`), later ones add to that entry: a slot being written is the
+   * last of every posting that holds it (slots are taken in order and none is in a posting before).
+   * Returns the term id (a pending one, negative, while its saved bucket is not read).
+   */
+  private post(term: string, slot: number, add: number, c: number): number {
     let id = this.termIds.get(term) ?? this.pendingIds.get(term);
     if (id === undefined && this.reader) {
       const bucket = bucketOf(term, this.parts!.buckets);
@@ -884,15 +945,25 @@ export class KeywordIndex {
       this.termIds.set(term, id);
     }
     const p = this.posting(id);
-    if (p.n === p.slots.length) {
-      p.slots = grown(p.slots, new Int32Array(p.n * 2));
-      p.tfs = grown(p.tfs, new Uint32Array(p.n * 2));
+    let at = p.n - 1;
+    let tf: number;
+    if (at >= 0 && p.slots[at] === slot) {
+      tf = p.tfs[at]!;
+      if ((add === 1 ? tf & 0xffff : tf >>> 16) < MAX_TF) p.tfs[at] = tf += add;
+      this.posted = false;
+    } else {
+      if (p.n === p.slots.length) {
+        p.slots = grown(p.slots, new Int32Array(p.n * 2));
+        p.tfs = grown(p.tfs, new Uint32Array(p.n * 2));
+      }
+      at = p.n++;
+      p.slots[at] = slot;
+      p.tfs[at] = tf = add;
+      countDf(p, c);
+      this.posted = true;
     }
-    p.slots[p.n] = slot;
-    p.tfs[p.n] = tf;
-    p.n++;
-    p.maxText = Math.max(p.maxText, tf & 0xffff);
-    p.maxContext = Math.max(p.maxContext, tf >>> 16);
+    if ((tf & 0xffff) > p.maxText) p.maxText = tf & 0xffff;
+    if (tf >>> 16 > p.maxContext) p.maxContext = tf >>> 16;
     return id;
   }
 
@@ -1524,6 +1595,12 @@ const EMPTY_POSTING: Posting = {
 
 function emptyPosting(): Posting {
   return { slots: new Int32Array(4), tfs: new Uint32Array(4), n: 0, df: new Int32Array(4), maxText: 0, maxContext: 0 };
+}
+
+/** One more document of class c holds the posting's term. */
+function countDf(p: Posting, c: number): void {
+  if (p.df.length <= c) p.df = grown(p.df, new Int32Array(Math.max(c + 1, p.df.length * 2)));
+  p.df[c]!++;
 }
 
 function grown<T extends Int32Array | Uint32Array | Float64Array>(from: T, to: T): T {
