@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { AgentMemoryError, abortedError, type OptimizeOptions, type OptimizeReport } from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import type { SqliteKeywordIndex } from '../keyword';
-import { beginImmediateNow, CODES_TABLE } from '../schema';
+import { CODES_TABLE } from '../schema';
 import type { SqliteDenseIndex } from '../vector';
 import { extendSparseSave, partialHeader } from '../vector/sparse-build';
 import { SparseIndex } from '../vector/sparse-index';
@@ -118,18 +118,7 @@ export async function optimizeStore(target: OptimizeTarget, options: OptimizeOpt
       state = denseState(db, dimension);
       worked = true;
     }
-    if (state.logged && !state.vectors) {
-      // No vector left (every memory deleted): an index of nothing is never saved, so the log and any
-      // old save go instead; a later load reads the empty table.
-      await until(
-        'clear the dense index',
-        () => clearEmptyDense(db),
-        () => !denseState(db, dimension).logged,
-      );
-      dense.forget();
-      state = denseState(db, dimension);
-      worked = true;
-    }
+    // No vector left (every memory deleted): the dense index's save clears the log and any old save instead.
     if (state.logged) {
       await until(
         'save the dense index',
@@ -191,22 +180,6 @@ function denseState(db: Database.Database, dimension: number): DenseState {
     logged: Boolean(db.prepare('SELECT EXISTS (SELECT 1 FROM dense_changes)').pluck().get()),
     vectors: Boolean(db.prepare(`SELECT EXISTS (SELECT 1 FROM ${CODES_TABLE})`).pluck().get()),
   };
-}
-
-/** Drops the dense save and its log when no vector is left, checked under the write lock; skipped when another process holds it. */
-function clearEmptyDense(db: Database.Database): void {
-  if (!beginImmediateNow(db)) return;
-  try {
-    if (!db.prepare(`SELECT EXISTS (SELECT 1 FROM ${CODES_TABLE})`).pluck().get()) {
-      db.prepare('DELETE FROM dense_parts').run();
-      db.prepare('DELETE FROM dense_snapshot').run();
-      db.prepare('DELETE FROM dense_changes').run();
-    }
-    db.prepare('COMMIT').run();
-  } catch (error) {
-    if (db.inTransaction) db.prepare('ROLLBACK').run();
-    throw error;
-  }
 }
 
 function hasTables(db: Database.Database, names: readonly string[]): boolean {
