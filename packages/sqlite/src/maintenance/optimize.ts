@@ -8,7 +8,7 @@ import {
 } from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import type { SqliteKeywordIndex } from '../keyword';
-import { beginImmediateNow, CODES_TABLE } from '../schema';
+import { CODES_TABLE } from '../schema';
 import type { SqliteDenseIndex } from '../vector';
 import { extendSparseSave, partialHeader } from '../vector/sparse-build';
 import { SparseIndex } from '../vector/sparse-index';
@@ -148,18 +148,7 @@ export async function optimizeStore(target: OptimizeTarget, options: OptimizeOpt
       state = denseState(db, dimension);
       worked = true;
     }
-    if (state.logged && !state.vectors) {
-      // No vector left (every memory deleted): an index of nothing is never saved, so the log and any
-      // old save go instead; a later load reads the empty table.
-      await until(
-        'clear the dense index',
-        () => clearEmptyDense(db),
-        () => !denseState(db, dimension).logged,
-      );
-      dense.forget();
-      state = denseState(db, dimension);
-      worked = true;
-    }
+    // No vector left (every memory deleted): the dense index's save clears the log and any old save instead.
     if (state.logged) {
       progress('dense-save');
       await until(
@@ -233,22 +222,6 @@ function vectorsBuilt(db: Database.Database): number {
   const partial = data && partialHeader(data);
   if (partial) return partial.chunks.reduce((sum, n) => sum + n, 0);
   return Number.POSITIVE_INFINITY; // finished: capped to the total by the caller
-}
-
-/** Drops the dense save and its log when no vector is left, checked under the write lock; skipped when another process holds it. */
-function clearEmptyDense(db: Database.Database): void {
-  if (!beginImmediateNow(db)) return;
-  try {
-    if (!db.prepare(`SELECT EXISTS (SELECT 1 FROM ${CODES_TABLE})`).pluck().get()) {
-      db.prepare('DELETE FROM dense_parts').run();
-      db.prepare('DELETE FROM dense_snapshot').run();
-      db.prepare('DELETE FROM dense_changes').run();
-    }
-    db.prepare('COMMIT').run();
-  } catch (error) {
-    if (db.inTransaction) db.prepare('ROLLBACK').run();
-    throw error;
-  }
 }
 
 function hasTables(db: Database.Database, names: readonly string[]): boolean {

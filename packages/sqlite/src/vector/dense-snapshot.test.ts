@@ -271,4 +271,35 @@ describe('the dense binary index saved in the file (schema 11)', () => {
     after.db.close();
     expect(await results(backend(path))).toEqual(want);
   });
+
+  it('every vector deleted by another process: the next load clears the log and the save (an index of nothing is not saved)', async () => {
+    const path = await savedStore();
+    // Deleted by connections that each log fewer than a save's worth (none of them loads or saves).
+    const ids = records.map((r) => r.id);
+    const per = DENSE_SAVE_AFTER - 1;
+    for (let from = 0; from < ids.length; from += per) {
+      const b = new SqliteBackend({ path });
+      await b.delete(ids.slice(from, from + per));
+      await b.close();
+    }
+    const file = raw(path);
+    expect(file.changes()).toBeGreaterThan(0);
+    expect(file.save()).toBeDefined();
+    // Its load catches up on more changes than a save's worth, to an index of nothing: the save clears.
+    const b = backend(path);
+    expect(await results(b)).toEqual(queries.map(() => []));
+    expect(file.changes()).toBe(0);
+    expect(file.save()).toBeUndefined();
+    expect(file.db.prepare('SELECT count(*) FROM dense_parts').pluck().get()).toBe(0);
+    // A new vector after: logged as before, and found.
+    await backend(path).upsert([record('late', 'violet harbour engine sonnet')]);
+    const hits = await backend(path).search({
+      mode: 'dense',
+      vector: embedder.embedOne('violet harbour engine sonnet'),
+      filter: { tenant: 't' },
+      k: 3,
+    });
+    expect(hits.map((h) => h.record.id)).toEqual(['late']);
+    file.db.close();
+  });
 });

@@ -497,6 +497,26 @@ describe('KeywordIndex saved in parts', () => {
     expect(read).toContain(RANK_PART);
   });
 
+  it('MaxScore orders the ties left at the end by their ids: ties a higher score pushed out read no id order', () => {
+    const index = new KeywordIndex();
+    const records = new Map<string, BackendRecord>();
+    // 1,000 documents tie on "apple" and come first; ten rank above them and tie with each other.
+    for (let i = 0; i < 1010; i++) {
+      const text = i < 1000 ? `apple x${i}` : `apple apple y${i}`;
+      const id = `d${String((i * 7919) % 1010).padStart(5, '0')}`;
+      apply(index, records, { op: 'set', r: { id, tenant: 't', namespace: 'a', text, attributes: {} } });
+    }
+    const { copy, read } = restored(index, undefined, 0); // every search by MaxScore
+    const filter = { tenant: 't' };
+    const hits = search(copy, records, 'apple', filter, 10);
+    expect(hits).toEqual(bruteForce(records, 'apple', filter, 10));
+    const RANK_PART = 2;
+    expect(read).not.toContain(RANK_PART);
+    // Ties left at the end over many id parts: the order part is read, and the ranking is the same.
+    expect(search(copy, records, 'apple', filter, 40)).toEqual(bruteForce(records, 'apple', filter, 40));
+    expect(read).toContain(RANK_PART);
+  });
+
   it('restored, takes writes of new documents (and their rollback) and ranks as the exhaustive ranking, on random corpora', () => {
     const newArb = recordArb.map((r) => ({ ...r, id: `q${r.id}` })); // ids the saved index does not hold
     const writeArb = fc.oneof(

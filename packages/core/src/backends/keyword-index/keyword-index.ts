@@ -58,6 +58,8 @@ const PARTS_FORMAT_NO_ID_BUCKETS = 5;
 const BUCKET_BYTES = 8192;
 /** Ids per saved part: a search reads the parts of the slots it returns. */
 const ID_BLOCK = 64;
+/** Ties are ordered by their ids when their id parts number at most one for this many saved documents. */
+const TIED_IDS_PER_PART = 4096;
 /** Postings entries (the query terms' together) up to which a search goes term at a time instead of by MaxScore. */
 const TERM_AT_A_TIME = 16_384;
 /**
@@ -586,8 +588,11 @@ export class KeywordIndex {
       if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
       return (t.idf * f * (k1 + 1)) / (f + k1);
     };
-    const heap = new TopK(k, this.scores.length < this.used ? this.growScores() : this.scores, (a, b) =>
-      this.after(a, b),
+    const heap = new TopK(
+      k,
+      this.scores.length < this.used ? this.growScores() : this.scores,
+      (a, b) => this.after(a, b),
+      (slots) => this.readTiedIds(slots),
     );
     // Terms [0, essential) are non-essential: together they cannot lift a document above the k-th.
     let essential = 0;
@@ -731,6 +736,20 @@ export class KeywordIndex {
   private matches(slots: readonly number[]): KeywordMatch[] {
     this.readIdsOf(slots);
     return slots.map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
+  }
+
+  /**
+   * Before the k best and their ties are ordered: a restored index that has not read its id order reads
+   * these slots' id parts instead (one read) when they are few against the documents, so that `after`
+   * compares their ids. A cold MaxScore search at 1M read the whole id order (4 MB, ~15 ms) for ties.
+   */
+  private readTiedIds(slots: readonly number[]): void {
+    if (!this.reader || this.idRank) return;
+    const blocks = new Set<number>();
+    for (const slot of slots) if (slot < this.savedUsed) blocks.add(Math.floor(slot / ID_BLOCK));
+    if (blocks.size > Math.max(2, this.savedUsed / TIED_IDS_PER_PART)) return;
+    if (this.readMany) this.readIdsOf(slots);
+    else for (const block of blocks) if (!this.idBlocks[block]) this.loadIds(block);
   }
 
   /** Reads the id parts of these slots that are not read yet, in one read when there are several. */
@@ -1299,6 +1318,9 @@ export class KeywordIndex {
   private after(a: number, b: number): boolean {
     if (!this.reader) return this.ids[a]! > this.ids[b]!;
     if (a >= this.savedUsed || b >= this.savedUsed) return this.idAt(a) > this.idAt(b); // a write's slot: no rank
+    // Both ids read: compared as they are (the id order part is the ids' own order), without reading it.
+    if (!this.idRank && this.idBlocks[Math.floor(a / ID_BLOCK)] && this.idBlocks[Math.floor(b / ID_BLOCK)])
+      return this.idAt(a) > this.idAt(b);
     const rank = this.idRank ?? this.loadRank();
     return rank[a]! > rank[b]!;
   }
@@ -1470,9 +1492,16 @@ export class KeywordIndex {
   }
 }
 
-/** The k best slots by (score desc, id asc) seen so far: a heap whose root is the worst kept. */
+/**
+ * The k best slots by (score desc, id asc) seen so far: a heap by score whose root is the lowest kept,
+ * and beside it the slots that tie with that lowest score but left or did not enter the heap. Ties are
+ * ordered by id only once, in `sorted`: ordering them as they came made a cold first search read ids
+ * (or the whole id order) for slots that a higher score then pushed out.
+ */
 class TopK {
   private readonly heap: number[] = [];
+  /** Slots scoring the heap's lowest score, not in it. */
+  private tied: number[] = [];
 
   constructor(
     private readonly k: number,
@@ -1480,6 +1509,8 @@ class TopK {
     private readonly scores: Float64Array,
     /** Whether slot a's id sorts after slot b's (ties go by id). */
     private readonly after: (a: number, b: number) => boolean,
+    /** Told the slots whose order `sorted` is about to compare (an index reads their ids in one go). */
+    private readonly ready?: (slots: readonly number[]) => void,
   ) {}
 
   get full(): boolean {
@@ -1494,29 +1525,39 @@ class TopK {
   /** Keeps the slot if it ranks among the k best; true when it was kept. */
   offer(slot: number, score: number): boolean {
     const heap = this.heap;
+    const scores = this.scores;
     if (heap.length === this.k) {
       const root = heap[0]!;
-      const worst = this.scores[root]!;
-      if (score < worst || (score === worst && this.after(slot, root))) return false;
-      this.scores[slot] = score;
+      const worst = scores[root]!;
+      if (score < worst) return false;
+      scores[slot] = score;
+      if (score === worst) {
+        this.tied.push(slot);
+        return true;
+      }
       heap[0] = slot;
       this.down(0);
+      // The root left: it still ties with the heap's lowest, or that score (and its ties) is out.
+      if (scores[heap[0]!] === worst) this.tied.push(root);
+      else this.tied.length = 0;
       return true;
     }
-    this.scores[slot] = score;
+    scores[slot] = score;
     heap.push(slot);
     for (let i = heap.length - 1; i > 0; ) {
       const parent = (i - 1) >> 1;
-      if (!this.worse(heap[i]!, heap[parent]!)) break;
+      if (scores[heap[i]!]! >= scores[heap[parent]!]!) break;
       [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
       i = parent;
     }
     return true;
   }
 
-  /** Best first. */
+  /** Best first: the k best of the heap and the slots tied with its lowest score, ties by id. */
   sorted(): number[] {
-    return [...this.heap].sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0));
+    const slots = this.tied.length > 0 ? [...this.heap, ...this.tied] : [...this.heap];
+    this.ready?.(slots);
+    return slots.sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0)).slice(0, this.k);
   }
 
   /** Whether a ranks below b. */
@@ -1526,14 +1567,16 @@ class TopK {
     return sa < sb || (sa === sb && this.after(a, b));
   }
 
+  /** Sifts down by score alone (ties are ordered in `sorted`). */
   private down(i: number): void {
     const heap = this.heap;
+    const scores = this.scores;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (l < heap.length && this.worse(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && this.worse(heap[r]!, heap[m]!)) m = r;
+      if (l < heap.length && scores[heap[l]!]! < scores[heap[m]!]!) m = l;
+      if (r < heap.length && scores[heap[r]!]! < scores[heap[m]!]!) m = r;
       if (m === i) return;
       [heap[i], heap[m]] = [heap[m]!, heap[i]!];
       i = m;
