@@ -211,6 +211,17 @@ function kindOf(json: string | null): any {
 }
 
 /**
+ * Snapshots opened without locks (a WAL-mode file read in place), with the file's state before the open:
+ * a process that opens it as a store and checkpoints into it changes its size, times or inode.
+ */
+const readInPlace = new WeakMap<SqliteBackend, { path: string; state: string }>();
+
+function fileState(path: string): string {
+  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return s ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : 'missing';
+}
+
+/**
  * Snapshots as one SQLite file in the schema of `SqliteBackend`, so a
  * snapshot also opens as an ordinary store (`createSqliteMemory({ path })`);
  * the manifest lives in its meta table. Written to a temporary file and
@@ -221,6 +232,11 @@ export const sqliteSnapshotFormat: SnapshotFormat = {
   id: 'sqlite',
   readMemoryKeys,
   readSourceRecords,
+
+  changedSinceOpen(backend): boolean {
+    const opened = readInPlace.get(backend as SqliteBackend);
+    return opened !== undefined && fileState(opened.path) !== opened.state;
+  },
 
   async create(path, options): Promise<SnapshotWriter> {
     const { target, temp } = prepareTarget(path, options.overwrite);
@@ -272,9 +288,12 @@ export const sqliteSnapshotFormat: SnapshotFormat = {
         isSqliteFile(target) ? 'it is a SQLite database agentmem did not write' : 'it is not an agentmem SQLite file',
       );
     }
+    const before = fileState(target);
     let backend: SqliteBackend;
     try {
-      backend = new SqliteBackend({ path: target, readonly: true });
+      // A snapshot handed to a merge is a finished file: a WAL-mode one is read in place without locks
+      // (schema's openImmutable), so every read is checked against the file as it was (changedSinceOpen).
+      backend = new SqliteBackend({ path: target, readonly: true, finished: true });
     } catch (error) {
       if (!AgentMemoryError.hasCode(error, 'NOT_A_DATABASE')) throw error;
       // Our header but unreadable pages: a damaged (e.g. truncated) snapshot.
@@ -287,6 +306,7 @@ export const sqliteSnapshotFormat: SnapshotFormat = {
       if (problems.length !== 1 || problems[0] !== 'ok') {
         throw snapshotError('CORRUPT_SNAPSHOT', target, `SQLite reports damage: ${describeDamage(problems)}`);
       }
+      if (backend.database.name.startsWith('file:')) readInPlace.set(backend, { path: target, state: before });
       return backend;
     } catch (error) {
       await backend.close();
