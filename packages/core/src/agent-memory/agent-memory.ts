@@ -179,11 +179,17 @@ export class AgentMemory extends MemoryStore {
 
   /** Imports a branch's project and reference memories into `into` (default: current), deduplicated. */
   mergeBranch(source: string, options: BranchMergeOptions = {}): Promise<MergeResult> {
-    return mergeBranch(this, source, { keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys, ...options });
+    return mergeBranch(this, source, { ...this.branchReaders(), ...options });
   }
 
   diffBranch(source: string, options: BranchMergeOptions = {}): Promise<DiffResult> {
-    return diffBranch(this, source, { keyReader: (this.options as AgentMemoryOptions).snapshotFormat?.readMemoryKeys, ...options });
+    return diffBranch(this, source, { ...this.branchReaders(), ...options });
+  }
+
+  /** The snapshot format's fast reads of this store's own records, for branch plans (the source is this store). */
+  private branchReaders(): Pick<BranchMergeOptions, 'keyReader' | 'sourceReader'> {
+    const format = (this.options as AgentMemoryOptions).snapshotFormat;
+    return { keyReader: format?.readMemoryKeys, sourceReader: format?.readSourceRecords };
   }
 
   /** Deletes a branch's scoped memories (globals stay); refuses the current branch unless `force`. */

@@ -2,7 +2,7 @@ import { AgentMemoryError } from '../errors';
 import { applyMerge } from '../merge/apply';
 import { planMerge } from '../merge/plan';
 import { DiffResult, type MergeResult } from '../merge/results';
-import type { MemoryKeyReader, MergeProgress, MergeSource, MergeStrategy } from '../merge/types';
+import type { MemoryKeyReader, MergeProgress, MergeSource, MergeStrategy, SourceRecordReader } from '../merge/types';
 import { assertBranchName, BRANCH_SCOPED_TYPES, branchOfNamespace, namespaceFor } from '../scope';
 import { KIND, recordToMemory } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
@@ -30,6 +30,8 @@ export interface BranchMergeOptions {
   onProgress?: (progress: MergeProgress) => void;
   /** Fast key reader of the store's backend (AgentMemory passes its snapshot format's). */
   keyReader?: MemoryKeyReader;
+  /** Fast reader of the source branch's records for the write policy (AgentMemory passes its snapshot format's). */
+  sourceReader?: SourceRecordReader;
 }
 
 /** The namespaces that belong to a branch. */
@@ -60,6 +62,7 @@ function branchPlan(store: MemoryStore, source: string, options: BranchMergeOpti
     mapNamespace: map,
     onProgress: options.onProgress,
     keyReader: options.keyReader,
+    sourceReader: options.sourceReader,
   });
 }
 

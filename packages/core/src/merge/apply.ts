@@ -186,6 +186,7 @@ async function applyPart(
         await store.recordHistory(memories.map((memory) => ({ memory, action: 'merge_import', detail })));
         options.onProgress?.({ phase: 'apply', done: Math.min(i + BATCH, writes.length), total: writes.length });
       }
+      source.assertUnchanged?.(); // before the commit: what was read is what the file holds
     },
     // Compensation for backends without transactions: put back what was there.
     async () => {

@@ -153,6 +153,7 @@ export async function planMerge(
       });
     }
   }
+  source.assertUnchanged?.(); // every read of the source is done
   options.onProgress?.({ phase: 'plan', done: plan.scanned, total: plan.scanned });
   return plan;
 }

@@ -55,6 +55,12 @@ export interface SnapshotFormat {
     path: string,
     options: { dimension: number; overwrite?: boolean },
   ): Promise<SnapshotWriter | undefined>;
+  /**
+   * Optional, for a format that reads files in place without locks: true when the file behind a
+   * backend `open` returned was written since (by another process). A merge that read it then is
+   * refused with CONFLICT and writes nothing.
+   */
+  changedSinceOpen?(backend: MemoryBackend): boolean;
   /** Optional fast path for merge plans: memory keys read without payloads, from backends of this format. */
   readMemoryKeys?: MemoryKeyReader;
   /** Optional fast path for merge plans: the source records the write policy checks, from backends of this format. */

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { AgentMemoryError } from '../errors';
 import { SYSTEM_NAMESPACE_PREFIX } from '../scope';
 import type { MemoryStore } from '../store/memory-store';
 import { applyMerge } from './apply';
@@ -17,8 +18,22 @@ async function withSnapshot<T>(
   fn: (source: MergeSource) => Promise<T>,
 ) {
   const { backend, manifest } = await openSnapshot(path, format);
+  const label = resolve(path);
+  const changed = (cause?: unknown) =>
+    new AgentMemoryError(
+      'CONFLICT',
+      `${label} was written to while it was merged (another process has it open as a store); nothing was merged. Close that store, then try again.`,
+      { cause, details: { path: label } },
+    );
+  const assertUnchanged = () => {
+    if (format?.changedSinceOpen?.(backend)) throw changed();
+  };
   try {
-    return await fn({ backend, label: resolve(path), kind: 'snapshot', embedder: manifest.embedder });
+    return await fn({ backend, label, kind: 'snapshot', embedder: manifest.embedder, assertUnchanged });
+  } catch (error) {
+    // A read of pages another process was writing fails in any way (SQLite's "malformed", a bad record): say why.
+    if (format?.changedSinceOpen?.(backend) && !AgentMemoryError.hasCode(error, 'CONFLICT')) throw changed(error);
+    throw error;
   } finally {
     await backend.close();
   }

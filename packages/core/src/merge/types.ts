@@ -11,6 +11,11 @@ export interface MergeSource {
   kind: 'snapshot' | 'branch' | 'store';
   /** The source's embedder; vectors are copied only when it equals the local one. */
   embedder: { id: string; dimension: number };
+  /**
+   * Throws CONFLICT when the source changed under a read that takes no lock (a snapshot file read in
+   * place): called once the plan has read the source and before the apply commits.
+   */
+  assertUnchanged?: () => void;
 }
 
 export interface PlanOptions {

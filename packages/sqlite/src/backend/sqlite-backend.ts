@@ -46,6 +46,11 @@ export interface SqliteBackendOptions {
   /** Open without writing anything (no migrations, writes refused). Default false. */
   readonly?: boolean;
   /**
+   * With `readonly`: no process writes the file while it is open (a snapshot handed to a merge), so a
+   * WAL-mode file is read in place without locks instead of copied into memory. Default false.
+   */
+  finished?: boolean;
+  /**
    * `approximate` (default): dense search picks candidates by the Hamming
    * distance of sign-bit codes in an in-process index and ranks them by exact
    * cosine (recall@10 >= 0.98 of exact on the bench corpus, docs/benchmarks.md);
@@ -125,6 +130,7 @@ export class SqliteBackend implements MemoryBackend {
       );
     this.db = openDatabase(options.path, {
       readonly: this.readonly,
+      finished: options.finished,
       busyTimeoutMs: options.busyTimeoutMs,
       mmapBytes: options.mmapBytes,
     });

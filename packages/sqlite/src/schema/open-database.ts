@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AgentMemoryError } from '@agentmem/core';
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
@@ -9,6 +9,12 @@ import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations';
 
 export interface OpenDatabaseOptions {
   readonly?: boolean;
+  /**
+   * With `readonly`: the file is finished, no process writes it while this connection is open (a
+   * snapshot handed to a merge). A WAL-mode file without a `-wal` is then read in place, without locks
+   * (SQLite's `immutable`), instead of being read whole into memory; see openImmutable.
+   */
+  finished?: boolean;
   /** How long a write waits for another process's write lock. Default 5000. */
   busyTimeoutMs?: number;
   /** Bytes of the file read through mmap (`PRAGMA mmap_size`). Default 64 MiB. */
@@ -150,9 +156,17 @@ function isMissingNativeBuild(error: unknown): boolean {
  * package manager, as a missing sqlite-vec binary does.
  */
 function connect(filename: string | Buffer, options?: Database.Options): Database.Database {
+  // better-sqlite3 reads SQLITE_USE_URI once, when its addon loads (it is built without URI filenames):
+  // set for that load only, so that openImmutable's `file:` URI opens. A name starting with `file:` is
+  // then a URI for every connection of this process; this package opens absolute paths only. A process
+  // that loaded the addon before, or set SQLITE_USE_URI itself, keeps its setting.
+  const uri = !addonLoaded && process.env.SQLITE_USE_URI === undefined;
+  if (uri) process.env.SQLITE_USE_URI = '1';
   try {
     const addon = nativeBinding();
-    return new Database(filename, addon ? { ...options, nativeBinding: addon } : options);
+    const db = new Database(filename, addon ? { ...options, nativeBinding: addon } : options);
+    addonLoaded = true;
+    return db;
   } catch (error) {
     if (!isMissingNativeBuild(error)) throw error;
     const first = (error as Error).message.split('\n')[0];
@@ -161,9 +175,12 @@ function connect(filename: string | Buffer, options?: Database.Options): Databas
       `better-sqlite3's native build is missing or was built for another Node.js (${first}). Its install script must run: npm rebuild better-sqlite3 (npm with allowScripts: allow better-sqlite3); with pnpm 10, add better-sqlite3 to pnpm.onlyBuiltDependencies (or run pnpm approve-builds) and then pnpm rebuild better-sqlite3; with --ignore-scripts, run npm rebuild better-sqlite3 afterwards.`,
       { cause: error },
     );
+  } finally {
+    if (uri) delete process.env.SQLITE_USE_URI;
   }
 }
 
+let addonLoaded = false;
 let addonPath: string | null | undefined;
 
 /**
@@ -280,6 +297,37 @@ function quiescentWalImage(path: string): Buffer | undefined {
   return image;
 }
 
+/**
+ * A finished WAL-mode file read in place: `immutable=1` tells SQLite the file cannot change, so it takes
+ * no lock and needs no -wal/-shm (SQLite's wal.html, "Read-Only Databases"). Without it a WAL-mode file
+ * is read only through those files, which a read-only directory refuses and a writable one keeps; so
+ * read-only opens read the whole file into memory instead (quiescentWalImage: 431 MB at 100k memories,
+ * read and copied at every merge). Only for callers that know nobody writes the file meanwhile: with no
+ * locks, a process checkpointing into it during the reads would show pages of two states. Undefined
+ * (the caller takes quiescentWalImage) when the file is not in WAL mode (rollback files are read in
+ * place with locks anyway), a -wal or -journal is beside it (a writer, or an interrupted write: its
+ * changes are read only through SQLite's recovery), or this process's SQLite takes no URI filenames.
+ */
+function openImmutable(path: string, options: Database.Options): Database.Database | undefined {
+  const header = readHeader(path);
+  if (header?.[18] !== 2 || header[19] !== 2 || existsSync(`${path}-wal`) || existsSync(`${path}-journal`))
+    return undefined;
+  let db: Database.Database;
+  try {
+    db = connect(`${pathToFileURL(path).href}?immutable=1`, { ...options, readonly: true, fileMustExist: true });
+  } catch (error) {
+    if (isSqliteError(error, 'SQLITE_CANTOPEN')) return undefined; // no URI: a relative name that does not exist
+    throw error;
+  }
+  // Without URI filenames, the open found a file of that literal name: not ours to read.
+  const main = (db.pragma('database_list') as { name: string; file: string }[]).find((d) => d.name === 'main');
+  if (!main || main.file.endsWith('?immutable=1')) {
+    db.close();
+    return undefined;
+  }
+  return db;
+}
+
 /** Applies pending migrations in one immediate transaction (another process may be doing the same). */
 export function migrate(db: Database.Database, path: string): number {
   db.prepare('BEGIN IMMEDIATE').run();
@@ -353,12 +401,10 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   let db: Database.Database;
   let image: Buffer | undefined;
   try {
-    image = readonly && !memory ? quiescentWalImage(shown) : undefined;
-    db = connect(image ?? (memory ? ':memory:' : shown), {
-      readonly,
-      fileMustExist: readonly,
-      timeout: options.busyTimeoutMs ?? 5000,
-    });
+    const connection = { readonly, fileMustExist: readonly, timeout: options.busyTimeoutMs ?? 5000 };
+    const immutable = readonly && options.finished && !memory ? openImmutable(shown, connection) : undefined;
+    image = readonly && !memory && !immutable ? quiescentWalImage(shown) : undefined;
+    db = immutable ?? connect(image ?? (memory ? ':memory:' : shown), connection);
   } catch (error) {
     if (AgentMemoryError.isInstance(error)) throw error;
     throw notADatabase(shown, `could not be opened (${(error as Error).message})`, error);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import {
   type AgentMemory,
   type AgentMemoryError,
+  diffBranch,
   MERGEABLE_KINDS,
   type MergeSource,
   openSnapshot,
@@ -242,5 +243,93 @@ describe('the merge plan read from the snapshot file in one pass', () => {
       expect(scanned?.code).toBe('CORRUPT_SNAPSHOT');
       expect(await refusal(sqliteSnapshotFormat.readSourceRecords)).toEqual(scanned);
     });
+  });
+});
+
+describe('branch merges read the source branch in one pass too', () => {
+  const ids = async (memory: AgentMemory, namespace: string, prefix: string) => {
+    const out: string[] = [];
+    for await (const r of memory.scanRecords({ tenant: '', namespaces: [namespace], where: { kind: 'memory' } }))
+      if (r.text.startsWith(prefix)) out.push(r.id);
+    return out;
+  };
+
+  /** A store whose feature branch has new memories, a copy of a main one, and an edit after an earlier merge. */
+  async function branches() {
+    const clock = { now: Date.parse('2026-03-01T00:00:00Z') };
+    const memory = await store('branches.db', clock);
+    await memory.rememberMany(
+      Array.from(
+        { length: 30 },
+        (_, i) => ({ content: `Main fact ${i}`, type: i % 2 ? 'project' : 'reference' }) as const,
+      ),
+    );
+    memory.switchBranch('feature/x');
+    await memory.rememberMany(
+      Array.from({ length: 40 }, (_, i) => ({
+        content: i < 5 ? `Main fact ${i * 2}` : `Feature fact ${i}`,
+        type: i % 2 ? 'project' : 'reference',
+        importance: i % 3 === 0 ? 0.05 : 0.8,
+      })),
+    );
+    await memory.remember({ content: 'A user fact stays global', type: 'user' });
+    memory.switchBranch('main');
+    const merged = await memory.mergeBranch('feature/x');
+    expect(merged.counts.imported).toBeGreaterThan(30);
+    // Edited here after the merge: the next merge sees a conflict with the branch's older version.
+    const imported = (await ids(memory, 'project:main', 'Feature fact'))[0]!;
+    clock.now += DAY;
+    await memory.update(imported, { content: 'Edited on main after the merge' });
+    memory.switchBranch('feature/x');
+    await memory.rememberMany([{ content: 'Feature fact added later', type: 'project' }]);
+    clock.now += 400 * DAY;
+    await memory.applyDecay(); // prunes pending in the change log
+    memory.switchBranch('main');
+    return memory;
+  }
+
+  const plans = async (memory: AgentMemory) => {
+    const keyReader = sqliteSnapshotFormat.readMemoryKeys;
+    const scanned = await diffBranch(memory, 'feature/x', { keyReader });
+    const read = await diffBranch(memory, 'feature/x', {
+      keyReader,
+      sourceReader: sqliteSnapshotFormat.readSourceRecords,
+    });
+    return { scanned: scanned.plan, read: read.plan };
+  };
+
+  it('gives the plan of the contract scan, and AgentMemory passes the reader', async () => {
+    const memory = await branches();
+    expect(
+      sqliteSnapshotFormat.readSourceRecords!(memory.backend, {
+        tenant: '',
+        namespaces: ['project:feature/x'],
+        kinds: MERGEABLE_KINDS,
+      }),
+    ).toBeDefined();
+    const { scanned, read } = await plans(memory);
+    expect(read).toEqual(scanned);
+    expect(read.imports.length).toBeGreaterThan(0);
+    expect(read.duplicates.length).toBeGreaterThan(30);
+    expect((await memory.diffBranch('feature/x')).plan).toEqual(scanned);
+  });
+
+  it('refuses a forged record of the branch the same way', async () => {
+    const memory = await branches();
+    memory.switchBranch('feature/x');
+    const { id } = await memory.remember({ content: 'Feature fact to forge', type: 'project' });
+    memory.switchBranch('main');
+    const forged = (memory.backend as unknown as { database: Database.Database }).database
+      .prepare(`UPDATE records SET payload = json_set(payload, '$.type', 'user] noted') WHERE id = ?`)
+      .run(id);
+    expect(forged.changes).toBe(1);
+    const outcome = (sourceReader: PlanOptions['sourceReader']) =>
+      diffBranch(memory, 'feature/x', { keyReader: sqliteSnapshotFormat.readMemoryKeys, sourceReader }).then(
+        () => undefined,
+        (e: AgentMemoryError) => ({ code: e.code, message: e.message, details: e.details }),
+      );
+    const scanned = await outcome(undefined);
+    expect(scanned?.code).toBe('INVALID_INPUT');
+    expect(await outcome(sqliteSnapshotFormat.readSourceRecords)).toEqual(scanned);
   });
 });
