@@ -72,6 +72,7 @@ describe('teleport round trip (SQLite files)', () => {
       counts: { memories: 1101, skills: 1, history: 1101 },
     });
     expect(snap.manifest.counts.total).toBe(1101 + 1 + 1101);
+    expect(snap.summary()).toMatch(/: 1101 memories, 1 skill, 1101 history entries \(\d+ ms\)$/);
 
     // B opens the snapshot as an ordinary store and adds a finding.
     const b = await sqliteMemory('handoff.db', { agentId: 'agent-b', now: clock(Date.parse('2026-01-05T00:00:00Z')) });

@@ -1,7 +1,8 @@
 import type { CostReport } from '../contracts';
 import type { MergePlan, MergeStrategy } from './types';
 
-function plural(n: number, one: string, many: string): string {
+/** `1 memory`, `2 memories`: a count with the noun that fits it. */
+export function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 

@@ -4,6 +4,7 @@ import { HISTORY_NAMESPACE, SKILLS_NAMESPACE } from '../scope';
 import { HISTORY_PENDING, historyToRecord, impliedCreate, isHistoryPending, KIND } from '../store/codec';
 import { META_EMBEDDER_DIMENSION, META_EMBEDDER_ID, type MemoryStore } from '../store/memory-store';
 import { MERGE_KIND } from './plan';
+import { plural } from './results';
 import {
   SNAPSHOT_FORMAT_NAME,
   SNAPSHOT_FORMAT_VERSION,
@@ -86,7 +87,7 @@ export async function createSnapshot(
       manifest,
       durationMs,
       summary: () =>
-        `Snapshot ${path}: ${counts.memories} memories, ${counts.skills} skills, ${counts.history} history entries (${Math.round(durationMs)} ms)`,
+        `Snapshot ${path}: ${plural(counts.memories, 'memory', 'memories')}, ${plural(counts.skills, 'skill', 'skills')}, ${plural(counts.history, 'history entry', 'history entries')} (${Math.round(durationMs)} ms)`,
     };
   } catch (error) {
     await writer.abort().catch(() => {});
