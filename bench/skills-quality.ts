@@ -125,6 +125,7 @@ export async function run(args: string[]): Promise<void> {
   embedder = chosen;
   // `--data docs`: a second library, unlike skills-dev, built from text skills-dev does not hold (bench/skills-docs/README.md).
   const data = values.data === 'docs' ? docsLibrary() : values.data!;
+  if (values.data === 'docs') process.once('exit', () => rmSync(data, { recursive: true, force: true }));
   // `--params '{"lexicalFloor":1.5}'`: measure parameters other than the defaults (the JSON of ActivationParametersInput).
   const parameters = values.params === undefined ? undefined : (JSON.parse(values.params) as ActivationParametersInput);
   // `--activation '{"semanticRange":{"floor":0.3,"ceiling":0.6}}'`: registry options beside the parameters.
