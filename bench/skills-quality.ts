@@ -32,7 +32,7 @@
  * whose target is in the sample and the unrelated ones: a threshold that fits only one library size
  * shows as false activations on the others (`--misses` prints which unrelated message activated what).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -123,7 +123,9 @@ export async function run(args: string[]): Promise<void> {
   const chosen = await embedderOption(values.embedder);
   if (!chosen) return;
   embedder = chosen;
-  const data = values.data!;
+  // `--data docs`: a second library, unlike skills-dev, built from text skills-dev does not hold (bench/skills-docs/README.md).
+  const data = values.data === 'docs' ? docsLibrary() : values.data!;
+  if (values.data === 'docs') process.once('exit', () => rmSync(data, { recursive: true, force: true }));
   // `--params '{"lexicalFloor":1.5}'`: measure parameters other than the defaults (the JSON of ActivationParametersInput).
   const parameters = values.params === undefined ? undefined : (JSON.parse(values.params) as ActivationParametersInput);
   // `--activation '{"semanticRange":{"floor":0.3,"ceiling":0.6}}'`: registry options beside the parameters.
@@ -210,6 +212,45 @@ export async function run(args: string[]): Promise<void> {
   console.log(`\n${queries.length} queries${values.half !== undefined ? ` (half ${values.half})` : ''}`);
   console.log('backend    top-1   hit@3  unrelated   mean  wall p50  p95 ms  CPU p50  mean ms');
   for (const row of rows) console.log(row);
+}
+
+const REPO = resolve(import.meta.dirname, '..');
+
+/**
+ * A library of 24 skills that is not skills-dev: this repository's documentation pages (but the
+ * benchmark log) as Agent Skills (name: the page's file name; description: its first paragraph;
+ * content: the page) and the three Agent Skills Playwright ships in node_modules, with the 58
+ * messages of bench/skills-docs/queries.json, written for them before the engine ran on them and
+ * never used to tune anything. Built into a temporary folder for `--data`.
+ */
+function docsLibrary(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agentmem-skills-docs-'));
+  mkdirSync(join(dir, 'rules'));
+  for (const file of readdirSync(join(REPO, 'docs'))) {
+    if (!file.endsWith('.md') || file === 'benchmarks.md') continue;
+    const lines = readFileSync(join(REPO, 'docs', file), 'utf8').split('\n');
+    const start = lines.findIndex((l) => l.startsWith('# '));
+    const paragraph: string[] = [];
+    let fenced = false;
+    for (const line of lines.slice(start + 1)) {
+      if (/^\s*```/.test(line)) fenced = !fenced;
+      else if (!fenced && line.trim() !== '' && !line.startsWith('#')) paragraph.push(line.trim());
+      else if (paragraph.length > 0) break;
+    }
+    const name = file.replace(/\.md$/, '');
+    const description = paragraph.join(' ').slice(0, 400);
+    mkdirSync(join(dir, 'skills', name), { recursive: true });
+    writeFileSync(
+      join(dir, 'skills', name, 'SKILL.md'),
+      `---\nname: ${name}\ndescription: ${JSON.stringify(description)}\n---\n\n${lines.slice(start).join('\n')}`,
+    );
+  }
+  const shipped = join(REPO, 'node_modules', 'playwright-core', 'lib', 'tools', 'skills');
+  if (existsSync(shipped))
+    for (const name of readdirSync(shipped))
+      cpSync(join(shipped, name, 'SKILL.md'), join(dir, 'skills', name, 'SKILL.md'));
+  cpSync(join(REPO, 'bench', 'skills-docs', 'queries.json'), join(dir, 'queries.json'));
+  return dir;
 }
 
 function printMisses(report: EvalReport): void {

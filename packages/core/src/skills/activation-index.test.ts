@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryBackend } from '../backends';
 import { MemoryStore } from '../store/memory-store';
-import { americanSpelling, lexicalTerms, mentionContexts, nameAcronym, pathWords, splitName } from './activation-index';
+import { americanSpelling, lexicalTerms, mentionContexts, nameAcronym, pathWords, splitName } from './activation-text';
 import {
   type ActivationParametersInput,
   DEFAULT_ACTIVATION_PARAMETERS,
