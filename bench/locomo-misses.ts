@@ -1,6 +1,7 @@
 /**
  * Where the evidence the top 10 misses is, and what could reach it: `npm run bench -- locomo --misses
- * [DEPTH]` (issue 31, docs/benchmarks.md "hop-8"). Each conversation is stored (the first of
+ * [DEPTH]` (issue 31, docs/benchmarks.md "Decomposition, session pools, event and name priors, and the
+ * ceiling (issue 31, hop-8)"). Each conversation is stored (the first of
  * `--modes`, default conversation, on the first of `--backends`, default in-memory) and every question
  * asked twice with the default recall: k = 10, the user's top 10 (the bench's R@10), and k = DEPTH
  * (default 300) for the ranks of what the top 10 missed. Per category it prints:
