@@ -10,6 +10,7 @@ import {
 import type Database from 'better-sqlite3';
 import { chunks, multiRowInsert } from '../records';
 import { beginImmediateNow, blobVector, CODES_TABLE, codeBlob } from '../schema';
+import { clearEmptyDense } from './dense-clear';
 import { buildSparse, extendSparseSave } from './sparse-build';
 import { CHUNK, SparseIndex } from './sparse-index';
 import { sparseSaveAtClose } from './sparse-save';
@@ -390,7 +391,7 @@ export class SqliteDenseIndex {
     if (!this.persist || !this.saves || this.db.inTransaction) return;
     this.index = undefined;
     const index = this.load();
-    // An empty index always goes to save: it clears what is left logged, if anything (`clearEmpty`).
+    // An empty index always goes to save: it clears what is left logged, if anything (dense-clear.ts).
     if (
       index &&
       (this.unsaved > 0 || index.size === 0 || !this.db.prepare('SELECT 1 FROM dense_snapshot WHERE id = 1').get())
@@ -624,7 +625,10 @@ export class SqliteDenseIndex {
   private save(index: BinaryIndex<number> | SparseIndex): void {
     if (!this.saves || this.db.inTransaction) return;
     if (index.size === 0) {
-      this.clearEmpty();
+      if (clearEmptyDense(this.db)) {
+        this.unsaved = 0;
+        this.loadedSave = undefined;
+      }
       return;
     }
     if (!beginImmediateNow(this.db)) return;
@@ -653,34 +657,6 @@ export class SqliteDenseIndex {
       // A sparse index saved as it was built or restored reads its columns from this save from now on
       // (a built one stops holding them all); otherwise the index read all its parts to save them.
       this.loadedSave = index instanceof SparseIndex && index.rebase(this.savedParts(save)) ? save : undefined;
-    } catch (error) {
-      if (this.db.inTransaction) this.db.prepare('ROLLBACK').run();
-      throw error;
-    }
-  }
-
-  /**
-   * The save of an index of nothing: no parts are written. When every vector is gone (every memory
-   * deleted), the log of their changes and the save it was kept against go instead, so that a later
-   * load reads the empty table and catches up on nothing. Read first: with nothing left to clear (an
-   * empty store's every load) no write lock is taken. Checked again under the lock (another process
-   * may have written a vector since); skipped, as a save, when another process holds it.
-   */
-  private clearEmpty(): void {
-    const left = this.db
-      .prepare('SELECT EXISTS (SELECT 1 FROM dense_changes) OR EXISTS (SELECT 1 FROM dense_snapshot)')
-      .pluck();
-    if (!left.get()) return;
-    if (!beginImmediateNow(this.db)) return;
-    try {
-      if (!this.db.prepare(`SELECT EXISTS (SELECT 1 FROM ${CODES_TABLE})`).pluck().get()) {
-        this.db.prepare('DELETE FROM dense_parts').run();
-        this.db.prepare('DELETE FROM dense_snapshot').run();
-        this.db.prepare('DELETE FROM dense_changes').run();
-        this.unsaved = 0;
-        this.loadedSave = undefined;
-      }
-      this.db.prepare('COMMIT').run();
     } catch (error) {
       if (this.db.inTransaction) this.db.prepare('ROLLBACK').run();
       throw error;
