@@ -13,7 +13,7 @@ import { sqliteSnapshotFormat } from '@agentmem/sqlite';
 import type { Command } from 'commander';
 import { type CliContext, isDirectory, noStoreAt, refuseSpecialFile } from '../context';
 import { CliError } from '../errors';
-import { counted, truncate } from '../output';
+import { truncate } from '../output';
 import { choiceOption, parseList, parsePositiveInt } from '../parse';
 
 /** Progress of a long merge or snapshot on one refreshed line (terminal only). */
@@ -115,12 +115,8 @@ export function register(program: Command, ctx: CliContext): void {
         );
       }
       const result = await memory.snapshot(path, { overwrite: options.force, onProgress: progressOf(ctx) });
-      // Its own line, not result.summary(): that says "1 memories" (core's snapshot summary).
-      const { counts } = result.manifest;
       ctx.emit({ path: result.path, manifest: result.manifest, durationMs: result.durationMs }, () =>
-        ctx.print(
-          `Snapshot ${result.path}: ${counted(counts.memories, 'memory', 'memories')}, ${counted(counts.skills, 'skill', 'skills')}, ${counted(counts.history, 'history entry', 'history entries')} (${Math.round(result.durationMs)} ms)`,
-        ),
+        ctx.print(result.summary()),
       );
     });
 
