@@ -78,6 +78,7 @@ export async function diffSnapshot(
       sourceReader: format?.readSourceRecords,
     });
     plan.otherTenants = await otherTenants(store, source, options);
+    source.assertUnchanged?.(); // the count of other tenants read the source after the plan's check
     return new DiffResult(plan, { durationMs: performance.now() - started, embeddingCalls: 0 });
   });
 }
