@@ -1,6 +1,7 @@
 import type { EmbedOptions, EmbedResult, Embedder } from '../contracts';
 import { invalidInput } from '../errors';
 import { STOPWORDS, words } from '../text';
+import { l2Normalize } from './vector-math';
 import type { WordVectors } from './word-vectors';
 
 export interface WordVectorEmbedderOptions {
@@ -58,7 +59,7 @@ export class WordVectorEmbedder implements Embedder {
     if (options.removeCommon ?? true) {
       // The expected embedding of a text: each word's SIF-weighted vector times its frequency.
       for (let r = 0; r < n; r++) vectors.addTo(this.common, r, this.weights[r]! / ((r + 1) * h));
-      normalize(this.common);
+      l2Normalize(this.common);
     }
     // The word count too: `maxWords` changes every weight and the common direction.
     this.id = `agentmem/word-vectors-v1:${vectors.name}:${vectors.size}w:${vectors.dimension}:sif${a}${options.removeCommon === false ? '' : ':rc'}`;
@@ -80,18 +81,8 @@ export class WordVectorEmbedder implements Embedder {
     let along = 0;
     for (let d = 0; d < v.length; d++) along += v[d]! * this.common[d]!;
     for (let d = 0; d < v.length; d++) v[d]! -= along * this.common[d]!;
-    return normalize(v);
+    return l2Normalize(v);
   }
-}
-
-function normalize(v: Float32Array): Float32Array {
-  let norm = 0;
-  for (let d = 0; d < v.length; d++) norm += v[d]! * v[d]!;
-  if (norm > 0) {
-    const inv = 1 / Math.sqrt(norm);
-    for (let d = 0; d < v.length; d++) v[d]! *= inv;
-  }
-  return v;
 }
 
 const DEFAULT_FUSION_WEIGHTS = { dense: 0.05, keyword: 1 };
