@@ -1,28 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../index';
+import { runCli as run, tempDir } from '../../../../test/cli/run-cli';
 import { progressLine } from './optimize';
 
-const dir = mkdtempSync(join(tmpdir(), 'agentmem-cli-optimize-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function run(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-    isTTY: false,
-  });
-  return { code, stdout, stderr };
-}
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
 
 /** Changes logged since the indexes' saves. */
 function logged(path: string): { keyword: number; dense: number } {
@@ -39,7 +22,7 @@ function logged(path: string): { keyword: number; dense: number } {
 
 describe('agentmem optimize', () => {
   it('saves what remember left logged, prints what it did, and a second run finds it current', async () => {
-    const db = join(dir, 'memory.db');
+    const db = tmp.path('memory.db');
     for (const content of ['The deploy runs on Fridays.', 'Dana reviews the API changes.', 'Backups go to the NAS.'])
       expect((await run(['--db', db, '--branch', 'main', 'remember', content, '--type', 'project'])).code).toBe(0);
     // Each remember's few writes stay logged (a save waits for 1,000): every later process catches up.
@@ -80,7 +63,7 @@ describe('agentmem optimize', () => {
   });
 
   it('refuses a missing store (creates none) and lists --vacuum in its help', async () => {
-    const missing = join(dir, 'none', 'memory.db');
+    const missing = join(tmp.dir, 'none', 'memory.db');
     const refused = await run(['--db', missing, 'optimize']);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/No memory database at/);
