@@ -381,15 +381,15 @@ export class SqliteDenseIndex {
   }
 
   /**
-   * For `optimize` (maintenance/optimize.ts): loads the index again from the file (its save may have
-   * grown by slices this connection appended: extendSparseSave) as a search would (a restore caught
-   * up, or read from the table: a sparse build's first slice) and saves it when that re-read
-   * anything or the file holds no save. Skipped, as any save, when another process holds the
-   * write lock: the caller looks at the file again. Errors are the caller's (no trySave).
+   * For `optimize` (maintenance/optimize.ts): loads the index as a search would (a restore caught up,
+   * or read from the table: a sparse build's first slice; kept while no other connection commits, and
+   * dropped by `forget` after optimize appends slices to the save) and saves it when it holds changes
+   * since its save (read or written here) or the file holds no save. Skipped, as any save, when another
+   * process holds the write lock: the caller tries again, and the loaded index is not read twice.
+   * Errors are the caller's (no trySave).
    */
   saveNow(): void {
     if (!this.persist || !this.saves || this.db.inTransaction) return;
-    this.index = undefined;
     const index = this.load();
     // An empty index always goes to save: it clears what is left logged, if anything (dense-clear.ts).
     if (
