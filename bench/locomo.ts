@@ -247,13 +247,16 @@ export async function run(args: string[]): Promise<void> {
     const depth = value !== undefined && /^\d+$/.test(value) ? Number(value) : 300;
     if (depth < 50)
       throw new Error(`--misses DEPTH must be at least 50 (the candidates a k = 10 recall rescores), got ${depth}.`);
+    // It measures today's defaults on one store: say so rather than quietly measure something else.
+    const asked = flag(args, 'backends')?.split(',') ?? ['memory'];
+    if (asked.length !== 1 || !(asked[0]! in factories))
+      throw new Error(
+        `--misses runs on one of ${Object.keys(factories).join(', ')} (--backends memory, the default), got ${asked.join(',')}.`,
+      );
+    if (flag(args, 'embedder') !== undefined)
+      throw new Error('--misses measures the default HashingEmbedder: drop --embedder.');
     const { runMisses } = await import('./locomo-misses');
-    await runMisses(conversations, {
-      depth,
-      mode: modes[0] ?? 'conversation',
-      backend: wanted[0] === 'fts5' || !wanted[0] ? 'memory' : wanted[0],
-      json,
-    });
+    await runMisses(conversations, { depth, mode: modes[0] ?? 'conversation', backend: asked[0]!, json });
     return;
   }
   const signals = flag(args, 'signals')?.split(',') as Mode[] | undefined;
