@@ -62,7 +62,7 @@ let embedder: Embedder = new HashingEmbedder();
 /** Registry options every configuration of this run adds (`--activation`). */
 let activation: Pick<SkillRegistryOptions, 'semanticRange' | 'fusionWeights'> = {};
 
-interface Query {
+export interface Query {
   id: string;
   group: 'agent-skill' | 'cursor-rule' | 'unrelated';
   kind: 'paraphrase' | 'no-overlap' | 'path' | 'unrelated';
@@ -141,6 +141,7 @@ export async function run(args: string[]): Promise<void> {
   let queries = JSON.parse(readFileSync(join(data, 'queries.json'), 'utf8')) as Query[];
   const rules = (await loadSkills(join(data, 'rules'))).skills;
   const agentSkills = (await loadSkills(join(data, 'skills'))).skills;
+  checkLabels(queries, [...rules, ...agentSkills], values.data === 'docs');
   if (values.lolo) {
     await leaveOneLibraryOut(queries, [...rules, ...agentSkills], Number(values.rounds));
     return;
@@ -223,7 +224,7 @@ const REPO = resolve(import.meta.dirname, '..');
  * messages of bench/skills-docs/queries.json, written for them before the engine ran on them and
  * never used to tune anything. Built into a temporary folder for `--data`.
  */
-function docsLibrary(): string {
+export function docsLibrary(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentmem-skills-docs-'));
   mkdirSync(join(dir, 'rules'));
   for (const file of readdirSync(join(REPO, 'docs'))) {
@@ -251,6 +252,24 @@ function docsLibrary(): string {
       cpSync(join(shipped, name, 'SKILL.md'), join(dir, 'skills', name, 'SKILL.md'));
   cpSync(join(REPO, 'bench', 'skills-docs', 'queries.json'), join(dir, 'queries.json'));
   return dir;
+}
+
+/**
+ * Refuses labels that name a skill the library does not hold: such a message could never be hit, and
+ * every figure would count it a miss without saying why (a docs page renamed or removed, a Playwright
+ * release that ships other skills, a skills-dev folder out of step with its queries).
+ */
+export function checkLabels(queries: readonly Query[], skills: readonly SkillInput[], docs: boolean): void {
+  const names = new Set(skills.map((s) => s.name));
+  const missing = queries.flatMap((q) => q.expected.filter((n) => !names.has(n)).map((n) => `${q.id} expects ${n}`));
+  if (missing.length === 0) return;
+  const shown = missing.slice(0, 5).join('; ') + (missing.length > 5 ? `; and ${missing.length - 5} more` : '');
+  const fix = docs
+    ? 'A page of docs/ was renamed or removed, or node_modules/playwright-core no longer ships that skill: restore it, or label new messages in a new dated block (bench/skills-docs/README.md); never relabel old ones.'
+    : 'Point --data at a folder whose rules/ and skills/ hold every skill its queries.json expects.';
+  throw new Error(
+    `${missing.length} labelled message${missing.length === 1 ? '' : 's'} of ${docs ? 'bench/skills-docs/queries.json' : '--data'} name${missing.length === 1 ? 's' : ''} a skill missing from the library of ${names.size} (${shown}). ${fix}`,
+  );
 }
 
 function printMisses(report: EvalReport): void {

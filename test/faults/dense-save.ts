@@ -21,6 +21,7 @@ import { SqliteBackend } from '@agentmem/sqlite';
 import Database from 'better-sqlite3';
 import { buildSparse } from '../../packages/sqlite/src/vector/sparse-build';
 import { type CrashResult, checkTrial, emptyResult, type KillTrigger, runChild, seededRandom } from './crash-trials';
+import { syllableText } from './syllable-text';
 
 const child = fileURLToPath(new URL('./dense-save-child.ts', import.meta.url));
 type Kind = 'semantic' | 'hashing';
@@ -29,21 +30,9 @@ const embedders: Record<Kind, SemanticTestEmbedder | HashingEmbedder> = {
   hashing: new HashingEmbedder(),
 };
 const QUERIES = ['harbour engine', 'violet lantern orbit', 'quiet river market', 'zaiko brava tou'];
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tu', 'sa', 'vo', 'qi', 'ne', 'dar', 'po', 'li', 'zu', 'he', 'ba', 'or'];
 
 /** Text of memory i (base memories are negative): distinct words, so no two memories are near-duplicates. */
-function text(i: number): string {
-  let x = (i + 1_000_003) * 2_654_435_761;
-  const word = () => {
-    let w = '';
-    for (let s = 0; s < 3; s++) {
-      x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
-      w += SYLLABLES[x % SYLLABLES.length];
-    }
-    return w;
-  };
-  return Array.from({ length: 8 }, word).join(' ');
-}
+const text = (i: number) => syllableText(i, { seed: 1_000_003, syllables: 3, words: 8 });
 
 /** The content of the i-th memory the child writes. */
 export function denseContent(i: number): string {

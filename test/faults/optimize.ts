@@ -17,24 +17,13 @@ import { SqliteBackend } from '@agentmem/sqlite';
 import Database from 'better-sqlite3';
 import { buildSparse } from '../../packages/sqlite/src/vector/sparse-build';
 import { type CrashResult, checkTrial, emptyResult, runChild, seededRandom } from './crash-trials';
+import { syllableText } from './syllable-text';
 
 const child = fileURLToPath(new URL('./optimize-child.ts', import.meta.url));
 const embedder = new HashingEmbedder();
-const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'tu', 'sa', 'vo', 'qi', 'ne', 'dar', 'po', 'li', 'zu', 'he', 'ba', 'or'];
 const QUERIES = ['zaiko brava tou', 'kalo miren tusa', 'dar po li', 'vo qi ne he'];
 
-function text(i: number): string {
-  let x = (i + 7_000_003) * 2_654_435_761;
-  const word = () => {
-    let w = '';
-    for (let s = 0; s < 2; s++) {
-      x = (x * 1_103_515_245 + 12_345) % 2 ** 31;
-      w += SYLLABLES[x % SYLLABLES.length];
-    }
-    return w;
-  };
-  return Array.from({ length: 6 }, word).join(' ');
-}
+const text = (i: number) => syllableText(i, { seed: 7_000_003, syllables: 2, words: 6 });
 
 function record(i: number): BackendRecord {
   const t = `memory ${i}: ${text(i)}`;

@@ -34,6 +34,14 @@ describe('Qdrant client/server version check', () => {
 
   it('an unreachable server gives agentmem\'s BACKEND_UNAVAILABLE and no warning from the client about "checkCompatibility"', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    // Every request the client makes (it fetches through the global fetch), to wait for each to end.
+    const requests: { url: string; done: Promise<unknown> }[] = [];
+    const fetch = globalThis.fetch;
+    vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      const response = fetch(input, init);
+      requests.push({ url: String(input instanceof Request ? input.url : input), done: response.catch(() => {}) });
+      return response;
+    });
     const down = new QdrantBackend({
       url: 'http://127.0.0.1:1',
       collection: 'x',
@@ -41,8 +49,12 @@ describe('Qdrant client/server version check', () => {
     });
     const error = await down.init({ dimension: DIM }).catch((e: unknown) => e);
     expect(AgentMemoryError.hasCode(error, 'BACKEND_UNAVAILABLE')).toBe(true);
-    // the client's own check, had it run, fails on its own timer: give it the time to print
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(requests.length).toBeGreaterThan(0);
+    // The client's own check asks the server's root (GET /) from its constructor, before init's requests.
+    expect(requests.map((r) => new URL(r.url).pathname)).not.toContain('/');
+    // Had it run, it prints once its request fails: wait for every request to end, then for its handler.
+    await Promise.all(requests.map((r) => r.done));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(warn).not.toHaveBeenCalled();
   });
 });

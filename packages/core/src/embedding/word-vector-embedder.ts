@@ -1,6 +1,7 @@
 import type { EmbedOptions, EmbedResult, Embedder } from '../contracts';
 import { invalidInput } from '../errors';
 import { STOPWORDS, words } from '../text';
+import { checkFusionWeights } from './fusion-weights';
 import { l2Normalize } from './vector-math';
 import type { WordVectors } from './word-vectors';
 
@@ -49,6 +50,7 @@ export class WordVectorEmbedder implements Embedder {
     const a = options.sifA ?? 1e-3;
     if (!(a > 0 && a < 1)) throw invalidInput(`WordVectorEmbedder sifA must be between 0 and 1, got ${a}.`);
     this.dimension = vectors.dimension;
+    checkFusionWeights(options.fusionWeights, 'WordVectorEmbedder fusionWeights');
     this.fusionWeights = Object.freeze({ ...(options.fusionWeights ?? DEFAULT_FUSION_WEIGHTS) });
     // Zipf: the word of rank r (1-based) has p(r) = 1 / (r * H_n), H_n ~ ln n + 0.5772.
     const n = vectors.size;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BackendRecord, JsonObject, MemoryBackend, RecordFilter } from '../contracts';
 import { AgentMemoryError, invalidInput } from '../errors';
+import { checkFusionWeights } from '../embedding/fusion-weights';
 import { SKILLS_NAMESPACE } from '../scope';
 import { KIND } from '../store/codec';
 import type { MemoryStore } from '../store/memory-store';
@@ -140,6 +141,7 @@ export class SkillRegistry {
         'semanticRange needs finite numbers with ceiling > floor, e.g. { floor: 0.05, ceiling: 0.35 }.',
       );
     }
+    checkFusionWeights(options.fusionWeights, 'skillActivation fusionWeights');
     this.store = store;
     this.options = options;
     this.params = resolveActivationParameters(options.parameters);

@@ -45,6 +45,7 @@ import {
 import { matchesFilter } from '../backends/match-filter';
 import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../importance';
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
+import { checkFusionWeights } from '../embedding/fusion-weights';
 import { AgentMemoryError, invalidInput } from '../errors';
 import {
   assertBranchName,
@@ -276,6 +277,8 @@ export class MemoryStore {
     this.options = options;
     this.backend = options.backend;
     this.embedder = options.embedder ?? new HashingEmbedder();
+    checkFusionWeights(options.fusionWeights, 'MemoryStore fusionWeights');
+    checkFusionWeights(this.embedder.fusionWeights, `The embedder ${this.embedder.id}'s fusionWeights`);
     this.tenant = validateTenant(options.tenant ?? '');
     this.branchName = assertBranchName(options.branch ?? 'main');
     this.agentId = options.agentId === undefined ? undefined : validateAgentId(options.agentId);

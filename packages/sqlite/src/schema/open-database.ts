@@ -272,6 +272,12 @@ function checkSchema(path: string, info: SchemaInfo): void {
  */
 export const MAX_IMAGE_BYTES = 2_147_483_391;
 
+/** True when the file's header says WAL mode (file format write and read versions 2). */
+function isWalFile(path: string): boolean {
+  const header = readHeader(path);
+  return header?.[18] === 2 && header[19] === 2;
+}
+
 /**
  * The bytes of a WAL-mode file that no process is writing (no `-wal` beside
  * it: the main file holds every commit), marked as a rollback-journal file.
@@ -281,11 +287,11 @@ export const MAX_IMAGE_BYTES = 2_147_483_391;
  * open leaves no file behind and changes no byte. Undefined when a writer is
  * present (or appears while reading): its `-wal`/`-shm` are read as usual;
  * and past MAX_IMAGE_BYTES, where the file is read in place, as with a writer.
+ * For a file whose header says WAL mode (isWalFile).
  */
 function quiescentWalImage(path: string): Buffer | undefined {
-  const header = readHeader(path);
   const wal = `${path}-wal`;
-  if (header?.[18] !== 2 || header[19] !== 2 || existsSync(wal)) return undefined;
+  if (existsSync(wal)) return undefined;
   const before = statSync(path);
   if (before.size > MAX_IMAGE_BYTES) return undefined;
   const image = readFileSync(path);
@@ -303,15 +309,14 @@ function quiescentWalImage(path: string): Buffer | undefined {
  * is read only through those files, which a read-only directory refuses and a writable one keeps; so
  * read-only opens read the whole file into memory instead (quiescentWalImage: 431 MB at 100k memories,
  * read and copied at every merge). Only for callers that know nobody writes the file meanwhile: with no
- * locks, a process checkpointing into it during the reads would show pages of two states. Undefined
- * (the caller takes quiescentWalImage) when the file is not in WAL mode (rollback files are read in
- * place with locks anyway), a -wal or -journal is beside it (a writer, or an interrupted write: its
- * changes are read only through SQLite's recovery), or this process's SQLite takes no URI filenames.
+ * locks, a process checkpointing into it during the reads would show pages of two states. For a file
+ * whose header says WAL mode (isWalFile: rollback files are read in place with locks anyway).
+ * Undefined (the caller takes quiescentWalImage) when a -wal or -journal is beside it (a writer, or
+ * an interrupted write: its changes are read only through SQLite's recovery), or this process's
+ * SQLite takes no URI filenames.
  */
 function openImmutable(path: string, options: Database.Options): Database.Database | undefined {
-  const header = readHeader(path);
-  if (header?.[18] !== 2 || header[19] !== 2 || existsSync(`${path}-wal`) || existsSync(`${path}-journal`))
-    return undefined;
+  if (existsSync(`${path}-wal`) || existsSync(`${path}-journal`)) return undefined;
   let db: Database.Database;
   try {
     db = connect(`${pathToFileURL(path).href}?immutable=1`, { ...options, readonly: true, fileMustExist: true });
@@ -402,8 +407,10 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   let image: Buffer | undefined;
   try {
     const connection = { readonly, fileMustExist: readonly, timeout: options.busyTimeoutMs ?? 5000 };
-    const immutable = readonly && options.finished && !memory ? openImmutable(shown, connection) : undefined;
-    image = readonly && !memory && !immutable ? quiescentWalImage(shown) : undefined;
+    // A read-only WAL-mode file: read in place without locks when finished, else from an image (one header read).
+    const wal = readonly && !memory && isWalFile(shown);
+    const immutable = wal && options.finished ? openImmutable(shown, connection) : undefined;
+    image = wal && !immutable ? quiescentWalImage(shown) : undefined;
     db = immutable ?? connect(image ?? (memory ? ':memory:' : shown), connection);
   } catch (error) {
     if (AgentMemoryError.isInstance(error)) throw error;

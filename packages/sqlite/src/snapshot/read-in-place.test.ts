@@ -6,7 +6,17 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +30,34 @@ import { sqliteSnapshotFormat } from './sqlite-snapshot-format';
 
 const repoRoot = fileURLToPath(new URL('../../../..', import.meta.url));
 const reader = fileURLToPath(new URL('../test-fixtures/snapshot-reader.ts', import.meta.url));
+
+/** Opens a snapshot as a merge does, in a child process; prints its connection's name and record count. */
+function readInChild(path: string, options: { env?: NodeJS.ProcessEnv; uid?: number; gid?: number } = {}) {
+  const { env, ...identity } = options;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', reader, path], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    ...identity,
+  });
+  expect(child.status, child.stderr).toBe(0);
+  return JSON.parse(child.stdout) as { name: string; records: number };
+}
+
+/**
+ * Root ignores file modes: as root, the read of a snapshot in a read-only directory runs as user
+ * nobody (uid/gid 65534), for whom the mode holds; skipped when nobody cannot run it from this checkout.
+ */
+const NOBODY = 65534;
+const asRoot = process.getuid?.() === 0;
+const nobodyCanRead =
+  asRoot &&
+  spawnSync(process.execPath, ['--import', 'tsx', '-e', ''], {
+    cwd: repoRoot,
+    uid: NOBODY,
+    gid: NOBODY,
+    timeout: 60_000,
+  }).status === 0;
 
 let dir: string;
 beforeEach(() => {
@@ -81,20 +119,36 @@ describe('a merge reads a WAL-mode snapshot in place', () => {
     await local.close();
   });
 
-  it('in a directory this process may not write to', async () => {
-    const ro = join(dir, 'ro');
-    mkdirSync(ro);
-    const { local, path } = await handoff(ro);
-    await local.close();
-    rmSync(join(ro, 'local.db'));
-    for (const f of readdirSync(ro).filter((f) => f.startsWith('local.db'))) rmSync(join(ro, f));
-    chmodSync(ro, 0o555);
-    const backend = await sqliteSnapshotFormat.open(path);
-    expect(nameOf(backend)).toMatch(/^file:/);
-    expect(await backend.count({ tenant: null })).toBe(81);
-    await backend.close();
-    expect(readdirSync(ro)).toEqual(['handoff.agentmem']);
-  });
+  it.skipIf(asRoot && !nobodyCanRead)(
+    asRoot && !nobodyCanRead
+      ? `in a directory its reader may not write to (skipped: running as root, which ignores file modes, and user nobody, uid ${NOBODY}, cannot run node from ${repoRoot})`
+      : 'in a directory its reader may not write to',
+    async () => {
+      const ro = join(dir, 'ro');
+      mkdirSync(ro);
+      const { local, path } = await handoff(ro);
+      await local.close();
+      for (const f of readdirSync(ro).filter((f) => f.startsWith('local.db'))) rmSync(join(ro, f));
+      chmodSync(ro, 0o555);
+      if (asRoot) {
+        chmodSync(dir, 0o755); // mkdtemp's 0700 would keep nobody out of the whole folder
+        const user = { uid: NOBODY, gid: NOBODY };
+        const probe = `try { require('node:fs').accessSync(${JSON.stringify(ro)}, 2); process.exit(1) } catch { process.exit(0) }`;
+        expect(spawnSync(process.execPath, ['-e', probe], user).status, 'nobody must not write to the folder').toBe(0);
+        const read = readInChild(path, user);
+        expect(read.name).toMatch(/^file:/);
+        expect(read.records).toBe(81);
+      } else {
+        expect(() => accessSync(ro, constants.W_OK)).toThrow();
+        const backend = await sqliteSnapshotFormat.open(path);
+        expect(nameOf(backend)).toMatch(/^file:/);
+        expect(await backend.count({ tenant: null })).toBe(81);
+        await backend.close();
+      }
+      expect(readdirSync(ro)).toEqual(['handoff.agentmem']);
+    },
+    60_000,
+  );
 
   it('reads through the -wal of a store that has the file open, as before', async () => {
     const { local, path } = await handoff();
@@ -113,17 +167,8 @@ describe('a merge reads a WAL-mode snapshot in place', () => {
   it('reads a copy, as before, where SQLite takes no URI filenames (SQLITE_USE_URI=0)', async () => {
     const { local, path } = await handoff();
     await local.close();
-    const run = (env: NodeJS.ProcessEnv) => {
-      const child = spawnSync(process.execPath, ['--import', 'tsx', reader, path], {
-        cwd: repoRoot,
-        env: { ...process.env, ...env },
-        encoding: 'utf8',
-      });
-      expect(child.status, child.stderr).toBe(0);
-      return JSON.parse(child.stdout) as { name: string; records: number };
-    };
-    expect(run({ SQLITE_USE_URI: '0' })).toEqual({ name: ':memory:', records: 81 });
-    expect(run({ SQLITE_USE_URI: undefined }).name).toMatch(/^file:/);
+    expect(readInChild(path, { env: { SQLITE_USE_URI: '0' } })).toEqual({ name: ':memory:', records: 81 });
+    expect(readInChild(path, { env: { SQLITE_USE_URI: undefined } }).name).toMatch(/^file:/);
   }, 60_000);
 });
 

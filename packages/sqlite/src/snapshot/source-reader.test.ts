@@ -173,6 +173,26 @@ describe('the merge plan read from the snapshot file in one pass', () => {
     expect((await local.merge(path)).counts.imported).toBe(0);
   });
 
+  it('reads a local memory at a rowid at or below 0 (a forged or hand-edited file) as the contract scan does', async () => {
+    const { local, path } = await handoff(false);
+    const db = (local.backend as unknown as { database: Database.Database }).database;
+    const moved = db
+      .prepare(
+        "UPDATE records SET rowid = -7 WHERE rowid = (SELECT min(rowid) FROM records WHERE attr_kind = 'memory')",
+      )
+      .run();
+    expect(moved.changes).toBe(1);
+    const { backend, manifest } = await openSnapshot(path, sqliteSnapshotFormat);
+    try {
+      const source: MergeSource = { backend, label: path, kind: 'snapshot', embedder: manifest.embedder };
+      const scanned = await planMerge(local, source, {});
+      const read = await planMerge(local, source, { keyReader: sqliteSnapshotFormat.readMemoryKeys });
+      expect(read).toEqual(scanned);
+    } finally {
+      await backend.close();
+    }
+  });
+
   describe('a forged record is refused the same way by both reads', () => {
     const forgeries: [string, string][] = [
       [

@@ -93,6 +93,25 @@ function writerFor(backend: SqliteBackend, target: string, temp: string): Snapsh
   };
 }
 
+/**
+ * The pages of a read in rowid order, `read(after)` giving the rows past rowid `after` (a row's first
+ * column is its rowid), from Number.MIN_SAFE_INTEGER up (a forged or hand-edited file may hold rowids
+ * at or below 0). Other work runs between pages. The last page is shorter than `size` (maybe empty).
+ */
+async function* rowidPages<Row extends [number, ...unknown[]]>(
+  size: number,
+  read: (after: number) => Row[],
+): AsyncGenerator<Row[]> {
+  let after = Number.MIN_SAFE_INTEGER;
+  for (;;) {
+    const rows = read(after);
+    yield rows;
+    if (rows.length < size) return;
+    after = rows[rows.length - 1]![0];
+    await new Promise((resolve) => setImmediate(resolve)); // let other work run between pages
+  }
+}
+
 const KEY_PAGE = 2_000;
 
 /**
@@ -116,17 +135,13 @@ const readMemoryKeys: MemoryKeyReader = async (backend, filter) => {
      ORDER BY rowid LIMIT ${KEY_PAGE}`,
     )
     .raw(); // rows as arrays: no object of column names a row (100k of them)
+  const params = [...filter.namespaces, ...(filter.tenant === null ? [] : [filter.tenant])];
   const keys: RecordKey[] = [];
-  let after = 0;
-  for (;;) {
-    const params: unknown[] = [after, ...filter.namespaces, ...(filter.tenant === null ? [] : [filter.tenant])];
-    const rows = statement.all(...params) as [number, string, string, string, string, number | null][];
+  type KeyRow = [number, string, string, string, string, number | null];
+  for await (const rows of rowidPages(KEY_PAGE, (after) => statement.all(after, ...params) as KeyRow[]))
     for (const [, id, namespace, tenant, hash, updatedAt] of rows)
       keys.push({ id, kind: 'memory', namespace, tenant, hash, updatedAt: updatedAt ?? 0 });
-    if (rows.length < KEY_PAGE) return keys;
-    after = rows[rows.length - 1]![0];
-    await new Promise((resolve) => setImmediate(resolve)); // let other work run between pages
-  }
+  return keys;
 };
 
 const RECORD_PAGE = 1_000;
@@ -173,14 +188,15 @@ const readSourceRecords: SourceRecordReader = (backend, filter) => {
     if (filter.namespaces.length === 0 || filter.kinds.length === 0) return;
     const plain = scope('records');
     let merged: ReturnType<typeof scope> | undefined;
-    let after = Number.MIN_SAFE_INTEGER;
-    for (;;) {
+    const read = (after: number) => {
       let statement = plain;
       if (pending.get()) {
         merged ??= scope('records_now');
         statement = merged;
       }
-      const rows = statement.all(after, ...params) as SourceRow[];
+      return statement.all(after, ...params) as SourceRow[];
+    };
+    for await (const rows of rowidPages(RECORD_PAGE, read))
       yield rows.map(([, id, namespace, tenant, kind, payload]) => ({
         id,
         namespace,
@@ -190,10 +206,6 @@ const readSourceRecords: SourceRecordReader = (backend, filter) => {
         attributes: { kind: kind === '"memory"' ? 'memory' : kind === '"skill"' ? 'skill' : kindOf(kind) },
         payload: parsePayload(id, namespace, payload),
       }));
-      if (rows.length < RECORD_PAGE) return;
-      after = rows[rows.length - 1]![0];
-      await new Promise((resolve) => setImmediate(resolve)); // let other work run between pages
-    }
   }
   return pages();
 };
