@@ -8,16 +8,16 @@ import type { AttributeValue, BackendRecord, RecordFilter } from '../../contract
 const LOOKUP_KEYS = ['contentHash', 'memoryId'] as const;
 
 /**
- * Which records a scan reads, in id order: the ids of one attribute value (see LOOKUP_KEYS), or
- * every id, sorted once and kept until a record is added or dropped, so paging through a store
- * costs one sort, not one per page.
- */
-/**
  * The ids of one attribute value: the id itself while it is the only one (most content hashes are
  * one memory's: a set of its own for each cost an allocation a write), a set once there are more.
  */
 type Ids = string | Set<string>;
 
+/**
+ * Which records a scan reads, in id order: the ids of one attribute value (see LOOKUP_KEYS), or
+ * every id, sorted once and kept until a record is added or dropped, so paging through a store
+ * costs one sort, not one per page.
+ */
 export class RecordOrder {
   private readonly byValue = new Map<string, Map<AttributeValue, Ids>>(LOOKUP_KEYS.map((key) => [key, new Map()]));
   private sorted: string[] | undefined;
