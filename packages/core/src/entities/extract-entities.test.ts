@@ -21,6 +21,12 @@ describe('extractEntities', () => {
     ]);
   });
 
+  it('finds titles in single quotes at a text start, after a space or a bracket, beside apostrophes in words', () => {
+    expect(found("'Little Women' is what I'm reading, it's good")).toEqual(['title:Little Women']);
+    expect(found("I'm reading the talk (‘Embracing Identity’) she's giving")).toEqual(['title:Embracing Identity']);
+    expect(found("I'm sure it's Jo's")).toEqual(['name:Jo']);
+  });
+
   it('leaves out pronouns, greetings, weekdays and months, and splits names around them', () => {
     expect(found('Hey Mel! I think Tuesdays in May are best, thanks Caroline.')).toEqual(['name:Mel', 'name:Caroline']);
     expect(found('Luna and Oliver! They are so sweet.')).toEqual(['name:Oliver']); // "Luna" opens the sentence

@@ -43,8 +43,12 @@ const NAME_RUN =
   /\p{Lu}[\p{L}\p{M}\p{N}'’&-]*(?:\s+(?:(?:of|the|de|du|da|la|le|van|von|der|den|del)\s+)*\p{Lu}[\p{L}\p{M}\p{N}'’&-]*)*/gu;
 /** Quoted titles: "Charlotte's Web", “Little Women”, 'Embracing Identity'. */
 const QUOTED = /["“]([^"”\n]{2,80})["”]|(?<=^|[\s(])['‘]([^'’\n]{2,80})['’](?=$|[\s.,!?;:)])/gu;
-/** Every QUOTED match opens with one of these: a text without any skips that regex (most texts). */
-const QUOTE_OPENER = /["“'‘]/;
+/**
+ * Every QUOTED match opens with one of these: a double quote anywhere, or a single one where the
+ * lookbehind lets it open (text start, space, bracket). A text without any skips that regex: most
+ * texts, also the many whose apostrophes are inside words ("I'm"), on which it cost ~4 µs a turn.
+ */
+const QUOTE_OPENER = /["“]|(?:^|[\s(])['‘]/;
 
 const isWord = (w: string) => /[\p{L}\p{N}]/u.test(w);
 const bare = (w: string) => w.replace(/['’]s$/u, '').replace(/[-'’]+$/u, '');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { statesDuration, timeAnswerIn } from './time-answer';
-import { timeMentions } from './time-mentions';
+import { timeMentions, timeMentionsEveryRule } from './time-mentions';
 
 /** Monday 8 May 2023, 13:56 UTC. */
 const AT = Date.parse('2023-05-08T13:56:00Z');
@@ -55,6 +55,59 @@ describe('timeMentions', () => {
     ]);
     expect(read('May I ask about the 12 services?')).toEqual([]);
     expect(read('It was February 30, 2023')).toEqual([]); // no such day
+  });
+});
+
+/** Words of the patterns, words that hold their letters without being times, and glue between them. */
+const WORDS = (
+  'january february march april may june july august september october november december jan feb mar apr ' +
+  'jun jul aug sep sept oct nov dec jan. sept. monday tuesday wednesday thursday friday saturday sunday mon ' +
+  'tue tues wed thu thur thurs fri sat sun mondays fridays day days week weeks weekend weekends month months ' +
+  'year years spring summer autumn fall winter a an one two three twelve couple few several of the other ' +
+  'yesterday today tonight tomorrow night morning afternoon evening this last next past previous coming on ' +
+  'in within from now ago during since until by early late mid back before after will gonna soon plan ' +
+  "i'll we'll 1st 2nd 3rd 15th 31st 8 30 2019 2023 1999 2023-05-07 2023-13-01 12:30 summary monster mayor " +
+  'sunny daylight weekly yearly satisfy decide octopus novel janitor wedding thunder friend blast holiday ' +
+  'sunday. fallen wintery decade xtonight lastfriday onfriday thisfriday nextmonday éte İstanbul ' +
+  'LAST Friday MAY June TONIGHT'
+)
+  .split(' ')
+  // Phrases of the patterns, so that short texts hold whole expressions.
+  .concat(['this past', 'this coming', 'last night', 'the day before', 'the day after', 'a couple of', 'from now']);
+const GLUE = [' ', ' ', ' ', ' ', '', '-', '.', ', ', '! ', '? ', '\n', '  ', "'", '_', '/'];
+
+describe('timeMentions cues', () => {
+  it('finds the same mentions as every rule run on every text (a rule is skipped only where it cannot match)', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
+    const texts: string[] = [];
+    // Every two words, apart and glued ("this morning", "onfriday", "this comingfriday"), then longer texts.
+    for (const a of WORDS) for (const b of WORDS) texts.push(`${a} ${b}`, `${a}${b}`);
+    for (let i = 0; i < 10_000; i++) {
+      let text = pick(WORDS);
+      for (let n = 2 + Math.floor(random() * 6); n > 0; n--) text += pick(GLUE) + pick(WORDS);
+      texts.push(text);
+    }
+    let withMentions = 0;
+    for (const [i, text] of texts.entries()) {
+      const at = AT + (i % 400) * 86_400_000;
+      const cued = timeMentions(text, at);
+      const every = timeMentionsEveryRule(text, at);
+      // toEqual only on a difference: tens of thousands of deep comparisons through expect cost seconds.
+      if (JSON.stringify(cued) !== JSON.stringify(every)) expect(cued, text).toEqual(every);
+      if (cued.length > 0) withMentions++;
+    }
+    expect(withMentions).toBeGreaterThan(texts.length / 4); // the texts reach the rules, not only the pre-checks
+  });
+
+  it('keeps the pre-check it replaced: "tomorrow" alone is no mention, next to another time word it is', () => {
+    expect(read('see you tomorrow')).toEqual([]);
+    expect(read('tomorrow morning')).toEqual(['tomorrow -> [2023-05-09, 2023-05-10) day']);
+    expect(read('tonight')).toEqual(['tonight -> [2023-05-08, 2023-05-09) day']);
   });
 });
 

@@ -161,3 +161,40 @@ describe('InMemoryBackend.scan', () => {
 function matches(attributes: Record<string, string | number>, where: Record<string, AttributeCondition>): boolean {
   return Object.entries(where).every(([key, condition]) => matchesCondition(attributes[key] ?? null, condition));
 }
+
+describe('InMemoryBackend content-hash lookups', () => {
+  const rec = (id: string, contentHash: string) => ({
+    id,
+    namespace: 'n',
+    tenant: '',
+    text: id,
+    attributes: { contentHash },
+    payload: { id },
+  });
+  const byHash = async (b: InMemoryBackend, ...hashes: string[]) =>
+    (await b.scan({ filter: { tenant: null, where: { contentHash: { in: hashes } } } })).records.map((r) => r.id);
+
+  it('finds every record of a hash as records share it, move to another and leave (one id, then several)', async () => {
+    const b = new InMemoryBackend();
+    await b.upsert([rec('b', 'h1')]);
+    expect(await byHash(b, 'h1')).toEqual(['b']);
+    await b.upsert([rec('a', 'h1'), rec('c', 'h1'), rec('d', 'h2')]);
+    expect(await byHash(b, 'h1')).toEqual(['a', 'b', 'c']);
+    await b.upsert([rec('a', 'h2')]); // moves to another hash
+    await b.delete(['c']);
+    expect(await byHash(b, 'h1')).toEqual(['b']);
+    expect(await byHash(b, 'h2', 'h1')).toEqual(['a', 'b', 'd']);
+    await b.upsert([rec('b', 'h1')]); // rewritten with the same hash: still found once
+    await b.delete(['b']);
+    expect(await byHash(b, 'h1')).toEqual([]);
+    await b
+      .transaction(async () => {
+        await b.upsert([rec('e', 'h1'), rec('d', 'h1')]);
+        await b.delete(['a']);
+        throw new Error('undone');
+      })
+      .catch(() => {});
+    expect(await byHash(b, 'h1')).toEqual([]);
+    expect(await byHash(b, 'h2')).toEqual(['a', 'd']);
+  });
+});

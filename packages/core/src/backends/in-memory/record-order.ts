@@ -8,14 +8,18 @@ import type { AttributeValue, BackendRecord, RecordFilter } from '../../contract
 const LOOKUP_KEYS = ['contentHash', 'memoryId'] as const;
 
 /**
+ * The ids of one attribute value: the id itself while it is the only one (most content hashes are
+ * one memory's: a set of its own for each cost an allocation a write), a set once there are more.
+ */
+type Ids = string | Set<string>;
+
+/**
  * Which records a scan reads, in id order: the ids of one attribute value (see LOOKUP_KEYS), or
  * every id, sorted once and kept until a record is added or dropped, so paging through a store
  * costs one sort, not one per page.
  */
 export class RecordOrder {
-  private readonly byValue = new Map<string, Map<AttributeValue, Set<string>>>(
-    LOOKUP_KEYS.map((key) => [key, new Map()]),
-  );
+  private readonly byValue = new Map<string, Map<AttributeValue, Ids>>(LOOKUP_KEYS.map((key) => [key, new Map()]));
   private sorted: string[] | undefined;
 
   /** A record is stored (new, or in place of `before`). */
@@ -64,7 +68,11 @@ export class RecordOrder {
       if (!values || values.includes(null)) continue;
       const index = this.byValue.get(key)!;
       const out = new Set<string>();
-      for (const value of values) for (const id of index.get(value) ?? []) out.add(id);
+      for (const value of values) {
+        const ids = index.get(value);
+        if (typeof ids === 'string') out.add(ids);
+        else if (ids) for (const id of ids) out.add(id);
+      }
       return [...out];
     }
     return undefined;
@@ -82,13 +90,17 @@ export class RecordOrder {
       const index = this.byValue.get(key)!;
       if (old !== null) {
         const ids = index.get(old);
-        ids?.delete(id);
-        if (ids?.size === 0) index.delete(old);
+        if (ids === id) index.delete(old);
+        else if (typeof ids === 'object') {
+          ids.delete(id);
+          if (ids.size === 0) index.delete(old);
+        }
       }
       if (next !== null) {
         const ids = index.get(next);
-        if (ids) ids.add(id);
-        else index.set(next, new Set([id]));
+        if (ids === undefined) index.set(next, id);
+        else if (typeof ids === 'object') ids.add(id);
+        else if (ids !== id) index.set(next, new Set([ids, id]));
       }
     }
   }
