@@ -1061,11 +1061,18 @@ export function isSparse(vector: Float32Array): boolean {
   return zeros * 4 > vector.length;
 }
 
-/** Bit i of the code is set when component i is positive. */
-export function encodeSigns(vector: Float32Array, words = Math.ceil(vector.length / 32)): Uint32Array {
-  const code = new Uint32Array(words);
-  writeSigns(vector, code, 0, words);
-  return code;
+/**
+ * Bit i of the code is set when component i is positive. `out` (from word `offset`): where to write it
+ * (a batch of codes in one buffer), else a new array.
+ */
+export function encodeSigns(
+  vector: Float32Array,
+  words = Math.ceil(vector.length / 32),
+  out = new Uint32Array(words),
+  offset = 0,
+): Uint32Array {
+  writeSigns(vector, out, offset, words);
+  return out;
 }
 
 function writeSigns(vector: Float32Array, out: Uint32Array, offset: number, words: number): void {
