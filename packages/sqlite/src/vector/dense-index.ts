@@ -697,8 +697,11 @@ export class SqliteDenseIndex {
         this.db.prepare('ROLLBACK').run();
         return;
       }
-      // Reads the parts not read yet (of the save being replaced) first.
-      const { header, parts } = this.withoutMmap(() => index.toParts());
+      // Reads the parts not read yet (of the save being replaced) first. A binary index's parts are
+      // written as it gives them (writeParts: no copy of the whole index), after the old ones are gone.
+      const binary = index instanceof BinaryIndex ? index : undefined;
+      const sparseParts = binary ? undefined : this.withoutMmap(() => index.toParts());
+      if (binary) this.withoutMmap(() => binary.readAhead(Number.POSITIVE_INFINITY));
       const generation =
         (this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'dense_changes'").pluck().get() as
           | number
@@ -707,10 +710,12 @@ export class SqliteDenseIndex {
       const save = Math.floor(Math.random() * 2 ** 52);
       this.db.prepare('DELETE FROM dense_parts').run();
       const insert = this.db.prepare('INSERT INTO dense_parts (part, save, data) VALUES (?, ?, ?)');
-      for (const [n, bytes] of parts.entries()) insert.run(n, save, asBuffer(bytes));
+      let header = sparseParts?.header;
+      if (binary) header = binary.writeParts((n, bytes) => insert.run(n, save, asBuffer(bytes)));
+      else for (const [n, bytes] of sparseParts!.parts.entries()) insert.run(n, save, asBuffer(bytes));
       this.db
         .prepare('INSERT OR REPLACE INTO dense_snapshot (id, generation, save, data) VALUES (1, ?, ?, ?)')
-        .run(generation, save, asBuffer(header));
+        .run(generation, save, asBuffer(header!));
       this.db.prepare('DELETE FROM dense_changes WHERE generation <= ?').run(generation);
       this.db.prepare('COMMIT').run();
       this.unsaved = 0;
