@@ -310,21 +310,39 @@ export class BinaryIndex<K> {
    * and int8 copies (what ranking the pool reads). `fromParts` reads them back.
    */
   toParts(): { header: Uint8Array; parts: Uint8Array[] } {
+    const parts: Uint8Array[] = [];
+    const header = this.writeParts((n, bytes) => {
+      parts[n] = bytes.slice();
+    });
+    return { header, parts };
+  }
+
+  /**
+   * `toParts` part by part: `write(n, bytes)` gets each part in order, its bytes valid only during the
+   * call (a full chunk's rescoring part is a view of the index's heap, the other parts one reused
+   * buffer), and the header is returned. A save that writes each part at once holds no copy of the
+   * index (~44 MB at 100k vectors of 384 dims, allocated and dropped at every save: issue 30).
+   */
+  writeParts(write: (n: number, bytes: Uint8Array) => void): Uint8Array {
     if (!this.rescoring) throw new Error('BinaryIndex.toParts needs an index made with { rescoring: true }.');
     this.readAhead(Number.POSITIVE_INFINITY);
-    const parts: Uint8Array[] = [];
     const scopes: SavedScope[] = [];
-    const u8 = this.heap.u8;
     const rescoringBytes = 4 + this.blocks * 16;
     let maxKey = Number.NEGATIVE_INFINITY;
+    // The parts that are copied, one at a time (the largest chunk's size).
+    let buffer = new ArrayBuffer(0);
+    let part = 0;
     for (const p of this.partitions.values()) {
       scopes.push({ tenant: p.tenant, namespace: p.namespace, count: p.count });
       for (let c = 0; c < p.chunks.length; c++) {
         const chunk = p.chunks[c]!;
         this.settle(chunk);
+        const u8 = this.heap.u8; // after settle: a growth of the heap re-makes its views
         const n = Math.min(CHUNK, p.count - c * CHUNK);
-        const signs = new Uint8Array(n * (8 + this.codeBytes));
-        const keys = new Float64Array(signs.buffer, 0, n);
+        if (buffer.byteLength < n * Math.max(8 + this.codeBytes, rescoringBytes))
+          buffer = new ArrayBuffer(n * Math.max(8 + this.codeBytes, rescoringBytes));
+        const signs = new Uint8Array(buffer, 0, n * (8 + this.codeBytes));
+        const keys = new Float64Array(buffer, 0, n);
         for (let i = 0; i < n; i++) {
           const key = keyAt(p, c * CHUNK + i);
           if (typeof key !== 'number') throw new Error('BinaryIndex.toParts needs number keys.');
@@ -332,17 +350,23 @@ export class BinaryIndex<K> {
           maxKey = Math.max(maxKey, key);
         }
         signs.set(u8.subarray(chunk.at, chunk.at + n * this.codeBytes), n * 8);
-        const rescoring = new Uint8Array(n * rescoringBytes);
+        write(part++, signs);
         const factors = this.factorAt(chunk, 0) * 4;
-        rescoring.set(u8.subarray(factors, factors + n * 4), 0);
         const quantized = this.quantizedAt(chunk, 0);
+        if (n === chunk.capacity) {
+          // A full chunk keeps its factors and then its int8 copies side by side: the part as it lies.
+          write(part++, u8.subarray(factors, quantized + n * this.blocks * 16));
+          continue;
+        }
+        const rescoring = new Uint8Array(buffer, 0, n * rescoringBytes);
+        rescoring.set(u8.subarray(factors, factors + n * 4), 0);
         rescoring.set(u8.subarray(quantized, quantized + n * this.blocks * 16), n * 4);
-        parts.push(signs, rescoring);
+        write(part++, rescoring);
       }
     }
     // maxKey: JSON has no NaN or infinities (null then: a restore computes it from the keys, as before it was saved).
     const header: SavedHeader = { format: PARTS_FORMAT, dimension: this.dimension, scopes, maxKey };
-    return { header: new TextEncoder().encode(JSON.stringify(header)), parts };
+    return new TextEncoder().encode(JSON.stringify(header));
   }
 
   /**
@@ -1061,11 +1085,18 @@ export function isSparse(vector: Float32Array): boolean {
   return zeros * 4 > vector.length;
 }
 
-/** Bit i of the code is set when component i is positive. */
-export function encodeSigns(vector: Float32Array, words = Math.ceil(vector.length / 32)): Uint32Array {
-  const code = new Uint32Array(words);
-  writeSigns(vector, code, 0, words);
-  return code;
+/**
+ * Bit i of the code is set when component i is positive. `out` (from word `offset`): where to write it
+ * (a batch of codes in one buffer), else a new array.
+ */
+export function encodeSigns(
+  vector: Float32Array,
+  words = Math.ceil(vector.length / 32),
+  out = new Uint32Array(words),
+  offset = 0,
+): Uint32Array {
+  writeSigns(vector, out, offset, words);
+  return out;
 }
 
 function writeSigns(vector: Float32Array, out: Uint32Array, offset: number, words: number): void {

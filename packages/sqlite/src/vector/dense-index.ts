@@ -2,7 +2,7 @@ import {
   BinaryIndex,
   BinaryPartError,
   cosineSimilarity,
-  encodeRescoring,
+  encodeSigns,
   isSparse,
   type SavedCode,
   type SavedCodes,
@@ -14,6 +14,7 @@ import { clearEmptyDense } from './dense-clear';
 import { buildSparse, extendSparseSave } from './sparse-build';
 import { CHUNK, SparseIndex } from './sparse-index';
 import { sparseSaveAtClose } from './sparse-save';
+import { WrittenIndex } from './written-index';
 
 /** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
 export const DENSE_SAVE_AFTER = 1000;
@@ -47,8 +48,8 @@ export interface WrittenVector {
 
 interface PendingCode {
   rowid: number;
-  /** Undefined: the row's vector was deleted. */
-  code?: { tenant: string; namespace: string; vector: Float32Array; encoded: Uint8Array };
+  /** Undefined: the row's vector was deleted. `encoded`: its sign bits (as the table keeps them). */
+  code?: { tenant: string; namespace: string; vector: Float32Array; encoded: Uint8Array; sparse: boolean };
 }
 
 /**
@@ -98,6 +99,10 @@ export class SqliteDenseIndex {
   private sliced = false;
   /** Whether the file has the tables of the saved index (schema 11; a read-only older file has not). */
   private readonly saves: boolean;
+  /** The index built from this connection's writes into an empty table, until a load takes it (written-index.ts). */
+  private written: WrittenIndex | undefined;
+  /** Whether this connection's first write looked for an empty table (once a connection). */
+  private writeChecked = false;
 
   /** Prepared once: `db.pragma()` prepares its statement on every call, and every search asks. */
   private readonly dataVersion: Database.Statement;
@@ -120,15 +125,27 @@ export class SqliteDenseIndex {
 
   /** Inside the caller's write transaction: the vectors of these rowids (rows[i] is rowids[i]'s) were written. */
   writtenMany(rowids: readonly number[], rows: readonly WrittenVector[]): void {
-    // The in-process index takes the sign bits and the int8 copy (encodeRescoring); the table keeps
-    // the sign bits only (the saved index holds the int8 copies; a load from the table derives them).
-    const encoded = rows.map((r) => {
-      const sparse = isSparse(r.floats);
-      if (sparse) this.sparseWritten++;
-      const code = sparse ? codeBlob(r.floats) : encodeRescoring(r.floats);
-      return Buffer.from(code.buffer, code.byteOffset, code.byteLength);
-    });
-    const signBytes = Math.ceil(this.dimension / 32) * 4;
+    const sparse = rows.map((r) => isSparse(r.floats));
+    if (!this.writeChecked) this.firstWrite(sparse);
+    // The table keeps the sign bits only; the in-process index quantizes the int8 copy from the floats
+    // at commit, by its kernel straight into its heap (encodeRescoring's buffer a row, then a copy of
+    // it, cost more: issue 30), and a writer that never searches never quantizes at all.
+    const words = Math.ceil(this.dimension / 32);
+    const signBytes = words * 4;
+    // Sign codes of the batch in one buffer (a code is 48 bytes at 384 dims: an allocation each cost more).
+    const signs = new Uint32Array(rows.length * words);
+    const signBuffer = Buffer.from(signs.buffer);
+    const encoded = new Array<Buffer>(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const floats = rows[i]!.floats;
+      if (sparse[i]) this.sparseWritten++;
+      if (floats.length !== this.dimension)
+        encoded[i] = codeBlob(floats); // the caller's checks report it
+      else {
+        encodeSigns(floats, words, signs, i * words);
+        encoded[i] = signBuffer.subarray(i * signBytes, (i + 1) * signBytes);
+      }
+    }
     for (const [offset, size] of chunks(rows.length)) {
       const args: unknown[] = new Array(size * 5);
       for (let i = 0; i < size; i++) {
@@ -143,9 +160,24 @@ export class SqliteDenseIndex {
     }
     for (let i = 0; i < rows.length; i++) {
       const { tenant, namespace, floats } = rows[i]!;
-      this.pending.push({ rowid: rowids[i]!, code: { tenant, namespace, vector: floats, encoded: encoded[i]! } });
+      const code = { tenant, namespace, vector: floats, encoded: encoded[i]!, sparse: sparse[i]! };
+      this.pending.push({ rowid: rowids[i]!, code });
       this.unlogged.push(rowids[i]!);
     }
+  }
+
+  /**
+   * At this connection's first write (inside its transaction, before its codes are inserted): an empty
+   * codes table on a connection that saves means the index can be built from the writes themselves
+   * (written-index.ts), not read back at close. One query a connection.
+   */
+  private firstWrite(sparse: readonly boolean[]): void {
+    this.writeChecked = true;
+    if (!this.persist || !this.saves || (this.index && this.index.size > 0) || sparse.length === 0) return;
+    // A first batch of both kinds: the table's load decides, as before.
+    if (sparse.some((s) => s !== sparse[0])) return;
+    if (this.stmt(`SELECT EXISTS (SELECT 1 FROM ${CODES_TABLE})`).pluck().get()) return;
+    this.written = new WrittenIndex(this.dimension, sparse[0]!, this.dataVersion.get() as number);
   }
 
   /** Inside the caller's write transaction: the row (or its vector) is gone. */
@@ -181,7 +213,8 @@ export class SqliteDenseIndex {
   committed(): void {
     // Loaded from an empty table, the sample said nothing about the vectors: load again with these.
     if (this.index?.size === 0 && this.pending.length > 0) this.index = undefined;
-    if (this.index) {
+    if (!this.index && this.written) this.takeWritten();
+    else if (this.index) {
       try {
         for (const p of this.pending) {
           if (p.code) this.addCode(this.index, p.rowid, p.code.tenant, p.code.namespace, p.code.encoded, p.code.vector);
@@ -199,6 +232,18 @@ export class SqliteDenseIndex {
   rolledBack(): void {
     this.pending = [];
     this.unlogged = [];
+  }
+
+  /** The committed writes into the index built from them; dropped (the table is read as before) when it cannot take them. */
+  private takeWritten(): void {
+    const written = this.written!;
+    let ok = false;
+    try {
+      ok = this.dataVersion.get() === written.version && written.take(this.pending);
+    } catch {
+      // e.g. a vector of another length: the table's load reports it, as before
+    }
+    if (!ok) this.written = undefined;
   }
 
   /**
@@ -415,6 +460,21 @@ export class SqliteDenseIndex {
     if (this.index) return this.index;
     // Loaded outside transactions only, so that the index never holds rows a rollback takes back.
     if (this.db.inTransaction) return undefined;
+    const written = this.written;
+    this.written = undefined;
+    if (written && written.version === version && written.size > 0) {
+      // Built from this connection's writes into an empty table: the table's rows, not read back; then
+      // as a load from the table (saved when it holds many).
+      const index = written.index();
+      this.index = index;
+      this.version = version;
+      this.loadedSave = undefined;
+      this.searches = 0;
+      this.sliced = index instanceof SparseIndex;
+      this.unsaved = Math.max(this.unsaved, written.size);
+      if (this.unsaved >= DENSE_SAVE_AFTER) this.trySave(index);
+      return index;
+    }
     const table = this.db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(CODES_TABLE);
     if (!table) return undefined; // a read-only file from before schema step 4: exact search
     let loaded: { index: BinaryIndex<number> | SparseIndex; save?: number; reread: number } | undefined;
@@ -637,8 +697,11 @@ export class SqliteDenseIndex {
         this.db.prepare('ROLLBACK').run();
         return;
       }
-      // Reads the parts not read yet (of the save being replaced) first.
-      const { header, parts } = this.withoutMmap(() => index.toParts());
+      // Reads the parts not read yet (of the save being replaced) first. A binary index's parts are
+      // written as it gives them (writeParts: no copy of the whole index), after the old ones are gone.
+      const binary = index instanceof BinaryIndex ? index : undefined;
+      const sparseParts = binary ? undefined : this.withoutMmap(() => index.toParts());
+      if (binary) this.withoutMmap(() => binary.readAhead(Number.POSITIVE_INFINITY));
       const generation =
         (this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'dense_changes'").pluck().get() as
           | number
@@ -647,10 +710,12 @@ export class SqliteDenseIndex {
       const save = Math.floor(Math.random() * 2 ** 52);
       this.db.prepare('DELETE FROM dense_parts').run();
       const insert = this.db.prepare('INSERT INTO dense_parts (part, save, data) VALUES (?, ?, ?)');
-      for (const [n, bytes] of parts.entries()) insert.run(n, save, asBuffer(bytes));
+      let header = sparseParts?.header;
+      if (binary) header = binary.writeParts((n, bytes) => insert.run(n, save, asBuffer(bytes)));
+      else for (const [n, bytes] of sparseParts!.parts.entries()) insert.run(n, save, asBuffer(bytes));
       this.db
         .prepare('INSERT OR REPLACE INTO dense_snapshot (id, generation, save, data) VALUES (1, ?, ?, ?)')
-        .run(generation, save, asBuffer(header));
+        .run(generation, save, asBuffer(header!));
       this.db.prepare('DELETE FROM dense_changes WHERE generation <= ?').run(generation);
       this.db.prepare('COMMIT').run();
       this.unsaved = 0;

@@ -36,8 +36,8 @@ export class SparseBuilder {
   private readonly odd = this.meta.subarray(CHUNK * 16, CHUNK * 17);
   private readonly starts = new Uint32Array(CHUNK + 1);
   private readonly perDimension: Uint32Array;
-  private dims = new Uint16Array(CHUNK * 96);
-  private values = new Int8Array(CHUNK * 96);
+  private dims: Uint16Array;
+  private values: Int8Array;
   private n = 0;
   private entries = 0;
   private previous = Number.NEGATIVE_INFINITY;
@@ -46,7 +46,13 @@ export class SparseBuilder {
   /** int8Scaling's output for `add`. */
   private readonly scaling = new Float64Array(2);
 
-  constructor(readonly dimension: number) {
+  /** `entries`: room for non-zero components before the scratch doubles (a chunk of ~96 a vector by default). */
+  constructor(
+    readonly dimension: number,
+    entries = CHUNK * 96,
+  ) {
+    this.dims = new Uint16Array(Math.max(entries, dimension));
+    this.values = new Int8Array(Math.max(entries, dimension));
     this.floats = new Float32Array(dimension);
     this.floatBytes = new Uint8Array(this.floats.buffer);
     this.perDimension = new Uint32Array(dimension);
@@ -70,7 +76,15 @@ export class SparseBuilder {
 
   /** The vector of `key` (above every key added before), as float32 bytes at `bytes[offset...]`. */
   add(key: number, scope: number, bytes: Uint8Array, offset = 0): void {
-    const { dimension, floats } = this;
+    // One copy into an aligned scratch vector: no Float32Array a row.
+    this.floatBytes.set(bytes.subarray(offset, offset + this.dimension * 4));
+    this.addVector(key, scope, this.floats);
+  }
+
+  /** The vector of `key` (above every key added before). */
+  addVector(key: number, scope: number, floats: Float32Array): void {
+    const { dimension } = this;
+    if (floats.length !== dimension) throw new Error(`SparseBuilder takes ${dimension} dimensions.`);
     if (!(key > this.previous)) throw new Error('SparseBuilder takes keys in ascending order.');
     if (!(scope < this.scopeList.length)) throw new Error('SparseBuilder: unknown scope.');
     this.previous = key;
@@ -83,8 +97,6 @@ export class SparseBuilder {
       values.set(this.values);
       this.values = values;
     }
-    // One copy into an aligned scratch vector: no Float32Array a row.
-    this.floatBytes.set(bytes.subarray(offset, offset + dimension * 4));
     const ok = int8Scaling(floats, dimension, this.scaling);
     const scale = this.scaling[0]!;
     const n = this.n;
