@@ -102,31 +102,42 @@ export function packPostings(
   const meta = new Int32Array(ids.length * 4);
   let n = 0;
   let dfn = 0;
-  postings.forEach((p, i) => {
-    meta.set([p.n, p.maxText, p.maxContext, p.df.length], i * 4);
+  // Every frequency fits a byte when every posting's largest does (the largest ever posted: at least the largest held).
+  let small = true;
+  for (let i = 0; i < postings.length; i++) {
+    const p = postings[i]!;
+    meta[i * 4] = p.n;
+    meta[i * 4 + 1] = p.maxText;
+    meta[i * 4 + 2] = p.maxContext;
+    meta[i * 4 + 3] = p.df.length;
     n += p.n;
     dfn += p.df.length;
-  });
+    if (p.maxText > 0xff || p.maxContext > 0xff) small = false;
+  }
   const slots = new Int32Array(n);
   const tfs = new Uint32Array(n);
   const df = new Int32Array(dfn);
   let at = 0;
   let dfAt = 0;
   for (const p of postings) {
-    slots.set(p.slots.subarray(0, p.n), at);
-    tfs.set(p.tfs.subarray(0, p.n), at);
+    slots.set(p.n === p.slots.length ? p.slots : p.slots.subarray(0, p.n), at);
+    tfs.set(p.n === p.tfs.length ? p.tfs : p.tfs.subarray(0, p.n), at);
     at += p.n;
     df.set(p.df, dfAt);
     dfAt += p.df.length;
   }
   // Frequencies of one byte each (nearly always) in two bytes instead of four.
-  let narrow = true;
-  for (let i = 0; i < tfs.length && narrow; i++) narrow = (tfs[i]! & 0xff00ff00) === 0;
-  let tfBytes: Uint32Array | Uint16Array = tfs;
-  if (narrow) {
-    tfBytes = new Uint16Array(tfs.length);
-    for (let i = 0; i < tfs.length; i++) tfBytes[i] = (tfs[i]! & 0xff) | ((tfs[i]! >>> 16) << 8);
+  let narrow = small;
+  if (!small) {
+    narrow = true;
+    for (let i = 0; i < tfs.length && narrow; i++) narrow = (tfs[i]! & 0xff00ff00) === 0;
   }
+  // (text | context << 16) with both below 256, as (text | context << 8): the 16-bit halves (text, context)
+  // narrowed to bytes by the typed-array conversion (native; little-endian everywhere Node runs), the
+  // inverse of `widenTfs`. A JS loop over the entries ran cold in a save (issue 30).
+  const tfBytes: Uint32Array | Uint16Array = narrow
+    ? new Uint16Array(new Uint8Array(new Uint16Array(tfs.buffer, 0, 2 * n)).buffer, 0, n)
+    : tfs;
   return pack({ terms }, [Int32Array.from(ids), meta, slots, tfBytes, df]);
 }
 
