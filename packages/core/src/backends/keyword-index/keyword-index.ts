@@ -596,6 +596,9 @@ export class KeywordIndex {
     );
     // Terms [0, essential) are non-essential: together they cannot lift a document above the k-th.
     let essential = 0;
+    // The heap's k-th score (-Infinity until it holds k), kept here: read once a document and term.
+    let threshold = heap.threshold;
+    const queries = parts.length;
     for (;;) {
       let s = 0x7fffffff;
       for (let i = essential; i < count; i++) {
@@ -603,23 +606,28 @@ export class KeywordIndex {
         if (t.at < t.n && t.slots[t.at]! < s) s = t.slots[t.at]!;
       }
       if (s === 0x7fffffff) break;
+      if (ok[at[s]!] === 0) {
+        // Not admitted: past it in the essential terms, nothing scored.
+        for (let i = essential; i < count; i++) {
+          const t = terms[i]!;
+          if (t.at < t.n && t.slots[t.at] === s) t.at++;
+        }
+        continue;
+      }
       let sum = 0;
       for (let i = essential; i < count; i++) {
         const t = terms[i]!;
         if (t.at < t.n && t.slots[t.at] === s) {
-          if (ok[at[s]!] !== 0) {
-            const x = part(t, s);
-            parts[t.query] = x;
-            has[t.query] = 1;
-            sum += x;
-          }
+          const x = part(t, s);
+          parts[t.query] = x;
+          has[t.query] = 1;
+          sum += x;
           t.at++;
         }
       }
-      if (ok[at[s]!] === 0) continue;
       let skipped = false;
       for (let i = essential - 1; i >= 0; i--) {
-        if (heap.full && sum + below[i + 1]! < heap.threshold) {
+        if (sum + below[i + 1]! < threshold) {
           skipped = true;
           break;
         }
@@ -632,13 +640,21 @@ export class KeywordIndex {
           sum += x;
         }
       }
-      if (!skipped) {
-        // The exhaustive reference adds the terms in query order, from 0.
-        let score = 0;
-        for (let q = 0; q < parts.length; q++) if (has[q] === 1) score = score + parts[q]!;
-        if (heap.offer(s, score)) while (essential < count && below[essential + 1]! < heap.threshold) essential++;
+      if (skipped) {
+        for (let q = 0; q < queries; q++) has[q] = 0;
+        continue;
       }
-      has.fill(0);
+      // The exhaustive reference adds the terms in query order, from 0.
+      let score = 0;
+      for (let q = 0; q < queries; q++)
+        if (has[q] === 1) {
+          score = score + parts[q]!;
+          has[q] = 0;
+        }
+      if (heap.offer(s, score)) {
+        threshold = heap.threshold;
+        while (essential < count && below[essential + 1]! < threshold) essential++;
+      }
     }
     return this.matches(heap.sorted());
   }
