@@ -8,6 +8,7 @@
 
 import type { AttributeCondition, AttributeValue, RecordFilter } from '../../contracts';
 import { keywordTerms } from '../../text/keyword-terms';
+import { ASCII_ONLY } from '../../text/tokenize';
 import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
 import { matchesCondition } from '../match-filter';
 import {
@@ -23,6 +24,7 @@ import {
   unpackStrings,
   widened,
 } from './packed';
+import { AsciiWords } from './ascii-words';
 
 /** What the keyword index needs of a record: its scope, its two text fields, the attributes filters test. */
 export interface KeywordDocument {
@@ -168,6 +170,8 @@ export class KeywordIndex {
   private readonly scopeTenants: string[] = [];
   private readonly scopeNamespaces: string[] = [];
   private readonly classIds = new Map<string, number>();
+  /** ASCII words to term ids (made at the first write of an index that reads no saved part). */
+  private words: AsciiWords | undefined;
   /** Whether the last `post` gave the slot a new entry (else it counted into the slot's entry). */
   private posted = false;
   /** String attribute values' labels, beside `labelIds` (keyed by JSON): no JSON text a value written. */
@@ -177,6 +181,8 @@ export class KeywordIndex {
    * number): a bulk write's documents mostly share one, found again without its key's JSON.
    */
   private lastClass = -1;
+  /** The scope `scopeId` found last. */
+  private lastScope = -1;
   /** Columns that class documents: the first CLASS_COLUMNS, or fewer when the index holds fewer. */
   private readonly classColumns: number;
   private readonly lastClassKey = new Float64Array(1 + 2 * CLASS_COLUMNS);
@@ -281,15 +287,27 @@ export class KeywordIndex {
 
   /** Indexes (or re-indexes) a record; one without terms is not a document, as in FTS5. */
   set(id: string, doc: KeywordDocument): void {
-    const terms = keywordTerms(doc.text);
-    const contextTerms = doc.context ? keywordTerms(doc.context) : [];
+    // ASCII text (nearly all) goes to term ids by the word table (`AsciiWords`: the same terms), other text
+    // by `keywordTerms`. The context by the table only when the text went by it: new terms take their
+    // ids in the order they first occur, text then context, either way. A restored index whose parts
+    // are not all read finds its terms' ids by `post` (pending ones, ids resolved later).
+    if (!this.reader) this.words ??= new AsciiWords((term) => this.termFor(term));
+    const words = this.reader ? undefined : this.words;
+    let terms: string[] | undefined;
+    let contextTerms: string[] | undefined;
+    if (!words || !ASCII_ONLY.test(doc.text)) terms = keywordTerms(doc.text);
+    if (doc.context && (terms || !ASCII_ONLY.test(doc.context))) contextTerms = keywordTerms(doc.context);
+    const textCount = terms ? terms.length : words!.scan(doc.text, 0);
+    let contextCount = 0;
+    if (contextTerms) contextCount = contextTerms.length;
+    else if (doc.context) contextCount = words!.scan(doc.context, textCount) - textCount;
     const before = this.prepareWrite(id, false);
     if (before !== undefined) {
       const c = this.classOf[before]!;
       this.kill(id, before);
       this.journal?.push(() => this.revive(id, before, c));
     }
-    if (terms.length + contextTerms.length === 0) return;
+    if (textCount + contextCount === 0) return;
     if (this.used === this.classOf.length) this.grow();
     if (this.used - this.attrBase === this.scope.length) this.growAttributes();
     const slot = this.used++;
@@ -297,10 +315,10 @@ export class KeywordIndex {
     else this.ids[slot] = id;
     this.slotOf.set(id, slot);
     this.scope[slot - this.attrBase] = this.scopeId(doc.tenant, doc.namespace);
-    this.textLength[slot] = terms.length;
-    this.contextLength[slot] = contextTerms.length;
+    this.textLength[slot] = textCount;
+    this.contextLength[slot] = contextCount;
     for (const column of this.columns) this.writeColumn(column, slot, doc.attributes[column.key] ?? null);
-    const most = terms.length + contextTerms.length; // distinct terms, at most
+    const most = textCount + contextCount; // distinct terms, at most
     if (this.docTermsUsed + most > this.docTerms.length) {
       const size = Math.max(this.docTerms.length * 2, this.docTermsUsed + most);
       this.docTerms = grown(this.docTerms, new Int32Array(size));
@@ -311,13 +329,16 @@ export class KeywordIndex {
     // of first occurrence.
     const c = this.classFor(slot);
     this.termStart[slot] = this.docTermsUsed;
-    for (const term of terms) {
-      const id = this.post(term, slot, 1, c);
-      if (this.posted) this.docTerms[this.docTermsUsed++] = id;
+    const ids = words?.ids;
+    for (let i = 0; i < textCount; i++) {
+      const term = terms ? this.post(terms[i]!, slot, 1, c) : this.postId(ids![i]!, slot, 1, c);
+      if (this.posted) this.docTerms[this.docTermsUsed++] = term;
     }
-    for (const term of contextTerms) {
-      const id = this.post(term, slot, 0x10000, c);
-      if (this.posted) this.docTerms[this.docTermsUsed++] = id;
+    for (let i = 0; i < contextCount; i++) {
+      const term = contextTerms
+        ? this.post(contextTerms[i]!, slot, 0x10000, c)
+        : this.postId(ids![textCount + i]!, slot, 0x10000, c);
+      if (this.posted) this.docTerms[this.docTermsUsed++] = term;
     }
     this.termCount[slot] = this.docTermsUsed - this.termStart[slot]!;
     this.count(slot, c);
@@ -934,6 +955,14 @@ export class KeywordIndex {
   }
 
   private scopeId(tenant: string, namespace: string): number {
+    // A bulk write's records share a scope: found again without a key string a record.
+    const last = this.lastScope;
+    if (last >= 0 && this.scopeTenants[last] === tenant && this.scopeNamespaces[last] === namespace) return last;
+    this.lastScope = this.scopeIdOf(tenant, namespace);
+    return this.lastScope;
+  }
+
+  private scopeIdOf(tenant: string, namespace: string): number {
     const key = `${tenant}\u0000${namespace}`;
     let id = this.scopeIds.get(key);
     if (id === undefined) {
@@ -967,19 +996,29 @@ export class KeywordIndex {
         else this.pendingByBucket.set(bucket, [term]);
       }
     }
-    if (id === undefined) {
-      const p = emptyPosting();
-      if (this.reader) {
-        // A restored index's new term: an id past the saved ones, its postings beside theirs.
-        id = this.savedTerms + this.newTerms++;
-        this.lazyPostings.set(id, p);
-      } else {
-        id = this.postings.length;
-        this.postings.push(p);
-      }
-      this.termIds.set(term, id);
+    return this.postId(id ?? this.termFor(term), slot, add, c);
+  }
+
+  /** The term's id, a new one (with empty postings) when the index has none: a term no pending id holds. */
+  private termFor(term: string): number {
+    let id = this.termIds.get(term);
+    if (id !== undefined) return id;
+    const p = emptyPosting();
+    if (this.reader) {
+      // A restored index's new term: an id past the saved ones, its postings beside theirs.
+      id = this.savedTerms + this.newTerms++;
+      this.lazyPostings.set(id, p);
+    } else {
+      id = this.postings.length;
+      this.postings.push(p);
     }
-    const p = this.posting(id);
+    this.termIds.set(term, id);
+    return id;
+  }
+
+  /** `post` of a term by its id. */
+  private postId(id: number, slot: number, add: number, c: number): number {
+    const p = id >= 0 && !this.reader ? this.postings[id]! : this.posting(id);
     let at = p.n - 1;
     let tf: number;
     if (at >= 0 && p.slots[at] === slot) {
