@@ -1,18 +1,21 @@
 // The in-process BM25F index every embedded backend keeps beside its records. It is rebuilt from the
 // records when a store opens, or restored from `toParts()` (SQLite keeps those parts so a cold open
 // with many memories does not re-tokenise every one of them before the first recall, and reads only
-// the parts its searches need). Past ~700 lines because the writes, the search, the compaction, the
-// saved parts and the catch-up of a restored index (id buckets, postings and attributes waiting beside
-// the unread saved ones) all work on the same private typed arrays; the byte layout of a part is in
-// packed.ts.
+// the parts its searches need). Past ~700 lines because the writes, the search's statistics, the
+// compaction, the saved parts and the catch-up of a restored index (id buckets, postings and
+// attributes waiting beside the unread saved ones) all work on the same private typed arrays. The
+// rooms beside it: ascii-words.ts (ASCII text to term ids), ranking.ts (the MaxScore and
+// term-at-a-time loops), top-k.ts (the k best, ties by id), columns.ts (attribute columns and their
+// tests), postings.ts (a term's postings as writes grow them), packed.ts (the saved parts' bytes).
 
 import type { AttributeCondition, AttributeValue, RecordFilter } from '../../contracts';
 import { keywordTerms } from '../../text/keyword-terms';
 import { ASCII_ONLY } from '../../text/tokenize';
-import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
 import { matchesCondition } from '../match-filter';
+import { type Column, type ColumnTest, numberTest, passes } from './columns';
 import {
   bucketOf,
+  idRanks,
   narrowed,
   type PackedArray,
   type Posting,
@@ -24,6 +27,9 @@ import {
   unpackStrings,
   widened,
 } from './packed';
+import { appended, countDf, EMPTY_POSTING, emptyPosting, grown } from './postings';
+import { type Cursor, cursors, kthScore, scoreTermAtATime, walkMaxScore } from './ranking';
+import { gallop, TopK } from './top-k';
 import { AsciiWords } from './ascii-words';
 
 /** What the keyword index needs of a record: its scope, its two text fields, the attributes filters test. */
@@ -105,33 +111,6 @@ export class KeywordPartError extends Error {
 
 /** Term frequencies are kept in 16 bits per field; BM25 saturation makes anything above indistinguishable. */
 const MAX_TF = 0xffff;
-
-/** A query term during a search: its postings, cursor, idf, score bound and place in the query. */
-interface Cursor {
-  slots: Int32Array;
-  tfs: Uint32Array;
-  n: number;
-  at: number;
-  idf: number;
-  bound: number;
-  query: number;
-}
-
-/** A filterable attribute: an interned label per slot (-1 for a number) and the number itself. */
-interface Column {
-  key: string;
-  labels: Int32Array;
-  numbers: Float64Array;
-}
-
-/** One compiled condition on a column. */
-interface ColumnTest {
-  column: Column;
-  /** Whether each interned label passes. */
-  labelOk: Uint8Array;
-  /** Whether a number passes. */
-  numberOk: (x: number) => boolean;
-}
 
 /**
  * An in-process inverted index for keyword search, ranked with core's BM25F
@@ -574,109 +553,17 @@ export class KeywordIndex {
     at: Int32Array,
     k: number,
   ): KeywordMatch[] {
-    const k1 = BM25_K1;
-    const b = BM25_B;
-    const bc = BM25_B_CONTEXT;
-    const w = CONTEXT_WEIGHT;
-    const terms: Cursor[] = [];
-    postings.forEach((p, query) => {
-      const d = df[query]!;
-      if (d === 0) return;
-      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
-      // f grows with a frequency even as the length grows with it (a field is at least as long as it).
-      const f =
-        p.maxText / (1 - b + (b * p.maxText) / avgText) +
-        (w * p.maxContext) / (1 - bc + (bc * p.maxContext) / avgContext);
-      const bound = ((idf * f * (k1 + 1)) / (f + k1)) * (1 + 1e-9) + 1e-12; // above any rounding of a real score
-      terms.push({ slots: p.slots, tfs: p.tfs, n: p.n, at: 0, idf, bound, query });
-    });
+    const terms = cursors(postings, df, n, avgText, avgContext);
     let total = 0;
     for (const t of terms) total += t.n;
     if (total <= this.termAtATimeMax) return this.termAtATime(terms, avgText, avgContext, ok, at, k);
-    terms.sort((x, y) => x.bound - y.bound);
-    const count = terms.length;
-    // below[i]: the sum of the bounds of terms 0..i-1 (the weaker ones).
-    const below = new Float64Array(count + 1);
-    for (let i = 0; i < count; i++) below[i + 1] = below[i]! + terms[i]!.bound;
-    const parts = new Float64Array(postings.length);
-    const has = new Uint8Array(postings.length);
-    const textLength = this.textLength;
-    const contextLength = this.contextLength;
-    const part = (t: Cursor, s: number) => {
-      const packed = t.tfs[t.at]!;
-      const fc = packed >>> 16;
-      let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
-      if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
-      return (t.idf * f * (k1 + 1)) / (f + k1);
-    };
     const heap = new TopK(
       k,
       this.scores.length < this.used ? this.growScores() : this.scores,
       (a, b) => this.after(a, b),
       (slots) => this.readTiedIds(slots),
     );
-    // Terms [0, essential) are non-essential: together they cannot lift a document above the k-th.
-    let essential = 0;
-    // The heap's k-th score (-Infinity until it holds k), kept here: read once a document and term.
-    let threshold = heap.threshold;
-    const queries = parts.length;
-    for (;;) {
-      let s = 0x7fffffff;
-      for (let i = essential; i < count; i++) {
-        const t = terms[i]!;
-        if (t.at < t.n && t.slots[t.at]! < s) s = t.slots[t.at]!;
-      }
-      if (s === 0x7fffffff) break;
-      if (ok[at[s]!] === 0) {
-        // Not admitted: past it in the essential terms, nothing scored.
-        for (let i = essential; i < count; i++) {
-          const t = terms[i]!;
-          if (t.at < t.n && t.slots[t.at] === s) t.at++;
-        }
-        continue;
-      }
-      let sum = 0;
-      for (let i = essential; i < count; i++) {
-        const t = terms[i]!;
-        if (t.at < t.n && t.slots[t.at] === s) {
-          const x = part(t, s);
-          parts[t.query] = x;
-          has[t.query] = 1;
-          sum += x;
-          t.at++;
-        }
-      }
-      let skipped = false;
-      for (let i = essential - 1; i >= 0; i--) {
-        if (sum + below[i + 1]! < threshold) {
-          skipped = true;
-          break;
-        }
-        const t = terms[i]!;
-        t.at = gallop(t.slots, t.at, t.n, s);
-        if (t.at < t.n && t.slots[t.at] === s) {
-          const x = part(t, s);
-          parts[t.query] = x;
-          has[t.query] = 1;
-          sum += x;
-        }
-      }
-      if (skipped) {
-        for (let q = 0; q < queries; q++) has[q] = 0;
-        continue;
-      }
-      // The exhaustive reference adds the terms in query order, from 0.
-      let score = 0;
-      for (let q = 0; q < queries; q++)
-        if (has[q] === 1) {
-          score = score + parts[q]!;
-          has[q] = 0;
-        }
-      if (heap.offer(s, score)) {
-        threshold = heap.threshold;
-        while (essential < count && below[essential + 1]! < threshold) essential++;
-      }
-    }
+    walkMaxScore(terms, postings.length, avgText, avgContext, ok, at, this.textLength, this.contextLength, heap);
     return this.matches(heap.sorted());
   }
 
@@ -695,10 +582,6 @@ export class KeywordIndex {
     at: Int32Array,
     k: number,
   ): KeywordMatch[] {
-    const k1 = BM25_K1;
-    const b = BM25_B;
-    const bc = BM25_B_CONTEXT;
-    const w = CONTEXT_WEIGHT;
     const scores = this.scores.length < this.used ? this.growScores() : this.scores;
     if (this.seen.length < this.used) {
       this.seen = new Uint8Array(Math.max(this.used, this.seen.length * 2));
@@ -709,42 +592,19 @@ export class KeywordIndex {
     }
     const seen = this.seen;
     const generation = ++this.generation;
-    const textLength = this.textLength;
-    const contextLength = this.contextLength;
-    let total = 0;
-    for (const t of terms) total += t.n;
-    // The admitted slots, each once, in the order of their first entry. One pass over the entries: a
-    // cold process runs it in V8's interpreter, where each extra pass costs about as much again.
-    const matched = new Int32Array(total);
-    let m = 0;
-    for (const t of terms) {
-      const { slots, tfs, idf } = t;
-      for (let i = 0; i < t.n; i++) {
-        const s = slots[i]!;
-        if (ok[at[s]!] === 0) continue;
-        const packed = tfs[i]!;
-        const fc = packed >>> 16;
-        let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
-        if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
-        const x = (idf * f * (k1 + 1)) / (f + k1);
-        if (seen[s] === generation) scores[s] = scores[s]! + x;
-        else {
-          // The first term's part alone: what 0 + part gives (parts are positive).
-          seen[s] = generation;
-          scores[s] = x;
-          matched[m++] = s;
-        }
-      }
-    }
-    // Only the slots scoring at least the k-th best score can be kept: the heap sees those (k and its
-    // ties) instead of every match, each offer a few calls the interpreter pays for.
-    let least = Number.NEGATIVE_INFINITY;
-    if (m > k) {
-      const sorted = new Float64Array(m);
-      for (let i = 0; i < m; i++) sorted[i] = scores[matched[i]!]!;
-      sorted.sort();
-      least = sorted[m - k]!;
-    }
+    const { matched, m } = scoreTermAtATime(
+      terms,
+      avgText,
+      avgContext,
+      ok,
+      at,
+      this.textLength,
+      this.contextLength,
+      scores,
+      seen,
+      generation,
+    );
+    const least = kthScore(scores, matched, m, k);
     let after = (x: number, y: number) => this.after(x, y);
     if (this.reader && !this.idRank) {
       // Ties go by id. A restored index that has not read its id order (a part of 2-4 bytes a document:
@@ -1537,202 +1397,4 @@ export class KeywordIndex {
       c.numbers = grown(c.numbers, new Float64Array(size));
     }
   }
-}
-
-/**
- * The k best slots by (score desc, id asc) seen so far: a heap by score whose root is the lowest kept,
- * and beside it the slots that tie with that lowest score but left or did not enter the heap. Ties are
- * ordered by id only once, in `sorted`: ordering them as they came made a cold first search read ids
- * (or the whole id order) for slots that a higher score then pushed out.
- */
-class TopK {
-  private readonly heap: number[] = [];
-  /** Slots scoring the heap's lowest score, not in it. */
-  private tied: number[] = [];
-
-  constructor(
-    private readonly k: number,
-    /** Scores by slot, written here for the slots offered. */
-    private readonly scores: Float64Array,
-    /** Whether slot a's id sorts after slot b's (ties go by id). */
-    private readonly after: (a: number, b: number) => boolean,
-    /** Told the slots whose order `sorted` is about to compare (an index reads their ids in one go). */
-    private readonly ready?: (slots: readonly number[]) => void,
-  ) {}
-
-  get full(): boolean {
-    return this.heap.length === this.k;
-  }
-
-  /** The k-th score once full (a document scoring below it cannot enter). */
-  get threshold(): number {
-    return this.full ? this.scores[this.heap[0]!]! : Number.NEGATIVE_INFINITY;
-  }
-
-  /** Keeps the slot if it ranks among the k best; true when it was kept. */
-  offer(slot: number, score: number): boolean {
-    const heap = this.heap;
-    const scores = this.scores;
-    if (heap.length === this.k) {
-      const root = heap[0]!;
-      const worst = scores[root]!;
-      if (score < worst) return false;
-      scores[slot] = score;
-      if (score === worst) {
-        this.tied.push(slot);
-        return true;
-      }
-      heap[0] = slot;
-      this.down(0);
-      // The root left: it still ties with the heap's lowest, or that score (and its ties) is out.
-      if (scores[heap[0]!] === worst) this.tied.push(root);
-      else this.tied.length = 0;
-      return true;
-    }
-    scores[slot] = score;
-    heap.push(slot);
-    for (let i = heap.length - 1; i > 0; ) {
-      const parent = (i - 1) >> 1;
-      if (scores[heap[i]!]! >= scores[heap[parent]!]!) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-      i = parent;
-    }
-    return true;
-  }
-
-  /** Best first: the k best of the heap and the slots tied with its lowest score, ties by id. */
-  sorted(): number[] {
-    const slots = this.tied.length > 0 ? [...this.heap, ...this.tied] : [...this.heap];
-    this.ready?.(slots);
-    return slots.sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0)).slice(0, this.k);
-  }
-
-  /** Whether a ranks below b. */
-  private worse(a: number, b: number): boolean {
-    const sa = this.scores[a]!;
-    const sb = this.scores[b]!;
-    return sa < sb || (sa === sb && this.after(a, b));
-  }
-
-  /** Sifts down by score alone (ties are ordered in `sorted`). */
-  private down(i: number): void {
-    const heap = this.heap;
-    const scores = this.scores;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && scores[heap[l]!]! < scores[heap[m]!]!) m = l;
-      if (r < heap.length && scores[heap[r]!]! < scores[heap[m]!]!) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  }
-}
-
-/**
- * Each slot's rank in the order of its id (UTF-16 code units, as `<` compares; a rewritten id's dead
- * slots and its live one by slot: the sort is stable). Sorted as an array: its sort (TimSort) takes
- * ids already in order, as time-ordered ids written in order are, in one comparison a slot, where a
- * typed array's (a merge sort) took ~7 (issue 30: most of a save at 20k documents).
- */
-export function idRanks(ids: readonly (string | undefined)[], used: number): Int32Array {
-  const bySlot: number[] = new Array(used);
-  for (let s = 0; s < used; s++) bySlot[s] = s;
-  bySlot.sort((a, b) => {
-    const x = ids[a] ?? '';
-    const y = ids[b] ?? '';
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-  const rank = new Int32Array(used);
-  for (let r = 0; r < used; r++) rank[bySlot[r]!] = r;
-  return rank;
-}
-
-/** The first position at or after `from` whose slot is >= s (postings are in slot order): galloping, then binary search. */
-function gallop(slots: Int32Array, from: number, n: number, s: number): number {
-  if (from >= n || slots[from]! >= s) return from;
-  let step = 1;
-  let lo = from;
-  let hi = from + 1;
-  while (hi < n && slots[hi]! < s) {
-    lo = hi;
-    step *= 2;
-    hi = from + step;
-  }
-  if (hi > n) hi = n;
-  // slots[lo] < s; slots[hi] >= s or hi === n.
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (slots[mid]! < s) lo = mid;
-    else hi = mid;
-  }
-  return hi;
-}
-
-/** The saved postings with a write's pending ones after them (their slots are all past the saved ones). */
-function appended(saved: Posting, pending: Posting): Posting {
-  const n = saved.n + pending.n;
-  const slots = new Int32Array(Math.max(4, n + (n >> 3)));
-  slots.set(saved.slots.subarray(0, saved.n));
-  slots.set(pending.slots.subarray(0, pending.n), saved.n);
-  const tfs = new Uint32Array(slots.length);
-  tfs.set(saved.tfs.subarray(0, saved.n));
-  tfs.set(pending.tfs.subarray(0, pending.n), saved.n);
-  const df = new Int32Array(Math.max(saved.df.length, pending.df.length));
-  df.set(saved.df);
-  for (let c = 0; c < pending.df.length; c++) df[c]! += pending.df[c]!;
-  return {
-    slots,
-    tfs,
-    n,
-    df,
-    maxText: Math.max(saved.maxText, pending.maxText),
-    maxContext: Math.max(saved.maxContext, pending.maxContext),
-  };
-}
-
-const EMPTY_POSTING: Posting = {
-  slots: new Int32Array(0),
-  tfs: new Uint32Array(0),
-  n: 0,
-  df: new Int32Array(0),
-  maxText: 0,
-  maxContext: 0,
-};
-
-function emptyPosting(): Posting {
-  return { slots: new Int32Array(4), tfs: new Uint32Array(4), n: 0, df: new Int32Array(4), maxText: 0, maxContext: 0 };
-}
-
-/** One more document of class c holds the posting's term. */
-function countDf(p: Posting, c: number): void {
-  if (p.df.length <= c) p.df = grown(p.df, new Int32Array(Math.max(c + 1, p.df.length * 2)));
-  p.df[c]!++;
-}
-
-function grown<T extends Int32Array | Uint32Array | Float64Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
-}
-
-function passes(tests: readonly ColumnTest[], s: number): boolean {
-  for (const t of tests) {
-    const label = t.column.labels[s]!;
-    if (label >= 0 ? t.labelOk[label] === 0 : !t.numberOk(t.column.numbers[s]!)) return false;
-  }
-  return true;
-}
-
-function numberTest(condition: AttributeCondition): (x: number) => boolean {
-  if (typeof condition === 'number') return (x) => x === condition;
-  if (condition === null || typeof condition !== 'object') return () => false;
-  if ('in' in condition || 'notIn' in condition || 'ne' in condition) return (x) => matchesCondition(x, condition);
-  const { gt, gte, lt, lte } = condition;
-  return (x) =>
-    (gt === undefined || x > gt) &&
-    (gte === undefined || x >= gte) &&
-    (lt === undefined || x < lt) &&
-    (lte === undefined || x <= lte);
 }

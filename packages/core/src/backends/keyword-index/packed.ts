@@ -210,3 +210,22 @@ export function unpackStrings(bytes: Uint8Array): string[] {
   if (text.length === 0 && meta.lines) return [''];
   return meta.lines ? text.split('\n') : (JSON.parse(text) as string[]);
 }
+
+/**
+ * Each slot's rank in the order of its id (UTF-16 code units, as `<` compares; a rewritten id's dead
+ * slots and its live one by slot: the sort is stable). Sorted as an array: its sort (TimSort) takes
+ * ids already in order, as time-ordered ids written in order are, in one comparison a slot, where a
+ * typed array's (a merge sort) took ~7 (issue 30: most of a save at 20k documents).
+ */
+export function idRanks(ids: readonly (string | undefined)[], used: number): Int32Array {
+  const bySlot: number[] = new Array(used);
+  for (let s = 0; s < used; s++) bySlot[s] = s;
+  bySlot.sort((a, b) => {
+    const x = ids[a] ?? '';
+    const y = ids[b] ?? '';
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  const rank = new Int32Array(used);
+  for (let r = 0; r < used; r++) rank[bySlot[r]!] = r;
+  return rank;
+}
