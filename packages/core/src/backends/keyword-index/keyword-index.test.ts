@@ -517,6 +517,36 @@ describe('KeywordIndex saved in parts', () => {
     expect(read).toContain(RANK_PART);
   });
 
+  it('orders ties by id the same way built or restored, with new ids among the saved ones, by either search', () => {
+    // Saved documents tie on "apple"; writes after the restore add documents whose ids sort between
+    // theirs (a write's slot has no saved rank: its ties compare ids) and rewrite saved ones.
+    const records = new Map<string, BackendRecord>();
+    const built = new KeywordIndex();
+    for (let i = 0; i < 3000; i++) {
+      const id = `d${String((i * 7919) % 3000).padStart(5, '0')}`;
+      apply(built, records, { op: 'set', r: { id, tenant: 't', namespace: 'a', text: 'apple pie', attributes: {} } });
+    }
+    const copies = [restored(built, undefined, 0).copy, restored(built).copy];
+    for (let i = 0; i < 40; i++) {
+      const op: Op = {
+        op: 'set',
+        r: {
+          id: i % 2 ? `d${String(i * 71).padStart(5, '0')}a` : `d${String(i * 13).padStart(5, '0')}`,
+          tenant: 't',
+          namespace: 'a',
+          text: 'apple pie',
+          attributes: {},
+        },
+      };
+      for (const index of [built, ...copies]) apply(index, new Map(records), op);
+      apply(new KeywordIndex(), records, op);
+    }
+    const filter = { tenant: 't' };
+    for (const k of [1, 7, 50, 300])
+      for (const index of [built, ...copies])
+        expect(search(index, records, 'apple', filter, k)).toEqual(bruteForce(records, 'apple', filter, k));
+  });
+
   it('restored, takes writes of new documents (and their rollback) and ranks as the exhaustive ranking, on random corpora', () => {
     const newArb = recordArb.map((r) => ({ ...r, id: `q${r.id}` })); // ids the saved index does not hold
     const writeArb = fc.oneof(

@@ -1,17 +1,21 @@
 // The in-process BM25F index every embedded backend keeps beside its records. It is rebuilt from the
 // records when a store opens, or restored from `toParts()` (SQLite keeps those parts so a cold open
 // with many memories does not re-tokenise every one of them before the first recall, and reads only
-// the parts its searches need). Past ~700 lines because the writes, the search, the compaction, the
-// saved parts and the catch-up of a restored index (id buckets, postings and attributes waiting beside
-// the unread saved ones) all work on the same private typed arrays; the byte layout of a part is in
-// packed.ts.
+// the parts its searches need). Past ~700 lines because the writes, the search's statistics, the
+// compaction, the saved parts and the catch-up of a restored index (id buckets, postings and
+// attributes waiting beside the unread saved ones) all work on the same private typed arrays. The
+// rooms beside it: ascii-words.ts (ASCII text to term ids), ranking.ts (the MaxScore and
+// term-at-a-time loops), top-k.ts (the k best, ties by id), columns.ts (attribute columns and their
+// tests), postings.ts (a term's postings as writes grow them), packed.ts (the saved parts' bytes).
 
 import type { AttributeCondition, AttributeValue, RecordFilter } from '../../contracts';
 import { keywordTerms } from '../../text/keyword-terms';
-import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
+import { ASCII_ONLY } from '../../text/tokenize';
 import { matchesCondition } from '../match-filter';
+import { type Column, type ColumnTest, numberTest, passes } from './columns';
 import {
   bucketOf,
+  idRanks,
   narrowed,
   type PackedArray,
   type Posting,
@@ -23,6 +27,10 @@ import {
   unpackStrings,
   widened,
 } from './packed';
+import { appended, countDf, EMPTY_POSTING, emptyPosting, grown } from './postings';
+import { type Cursor, cursors, kthScore, scoreTermAtATime, walkMaxScore } from './ranking';
+import { gallop, TopK } from './top-k';
+import { AsciiWords } from './ascii-words';
 
 /** What the keyword index needs of a record: its scope, its two text fields, the attributes filters test. */
 export interface KeywordDocument {
@@ -104,33 +112,6 @@ export class KeywordPartError extends Error {
 /** Term frequencies are kept in 16 bits per field; BM25 saturation makes anything above indistinguishable. */
 const MAX_TF = 0xffff;
 
-/** A query term during a search: its postings, cursor, idf, score bound and place in the query. */
-interface Cursor {
-  slots: Int32Array;
-  tfs: Uint32Array;
-  n: number;
-  at: number;
-  idf: number;
-  bound: number;
-  query: number;
-}
-
-/** A filterable attribute: an interned label per slot (-1 for a number) and the number itself. */
-interface Column {
-  key: string;
-  labels: Int32Array;
-  numbers: Float64Array;
-}
-
-/** One compiled condition on a column. */
-interface ColumnTest {
-  column: Column;
-  /** Whether each interned label passes. */
-  labelOk: Uint8Array;
-  /** Whether a number passes. */
-  numberOk: (x: number) => boolean;
-}
-
 /**
  * An in-process inverted index for keyword search, ranked with core's BM25F
  * (the same scores as the exhaustive `Bm25Index`): term -> postings of
@@ -168,6 +149,8 @@ export class KeywordIndex {
   private readonly scopeTenants: string[] = [];
   private readonly scopeNamespaces: string[] = [];
   private readonly classIds = new Map<string, number>();
+  /** ASCII words to term ids (made at the first write of an index that reads no saved part). */
+  private words: AsciiWords | undefined;
   /** Whether the last `post` gave the slot a new entry (else it counted into the slot's entry). */
   private posted = false;
   /** String attribute values' labels, beside `labelIds` (keyed by JSON): no JSON text a value written. */
@@ -177,6 +160,8 @@ export class KeywordIndex {
    * number): a bulk write's documents mostly share one, found again without its key's JSON.
    */
   private lastClass = -1;
+  /** The scope `scopeId` found last. */
+  private lastScope = -1;
   /** Columns that class documents: the first CLASS_COLUMNS, or fewer when the index holds fewer. */
   private readonly classColumns: number;
   private readonly lastClassKey = new Float64Array(1 + 2 * CLASS_COLUMNS);
@@ -281,15 +266,27 @@ export class KeywordIndex {
 
   /** Indexes (or re-indexes) a record; one without terms is not a document, as in FTS5. */
   set(id: string, doc: KeywordDocument): void {
-    const terms = keywordTerms(doc.text);
-    const contextTerms = doc.context ? keywordTerms(doc.context) : [];
+    // ASCII text (nearly all) goes to term ids by the word table (`AsciiWords`: the same terms), other text
+    // by `keywordTerms`. The context by the table only when the text went by it: new terms take their
+    // ids in the order they first occur, text then context, either way. A restored index whose parts
+    // are not all read finds its terms' ids by `post` (pending ones, ids resolved later).
+    if (!this.reader) this.words ??= new AsciiWords((term) => this.termFor(term));
+    const words = this.reader ? undefined : this.words;
+    let terms: string[] | undefined;
+    let contextTerms: string[] | undefined;
+    if (!words || !ASCII_ONLY.test(doc.text)) terms = keywordTerms(doc.text);
+    if (doc.context && (terms || !ASCII_ONLY.test(doc.context))) contextTerms = keywordTerms(doc.context);
+    const textCount = terms ? terms.length : words!.scan(doc.text, 0);
+    let contextCount = 0;
+    if (contextTerms) contextCount = contextTerms.length;
+    else if (doc.context) contextCount = words!.scan(doc.context, textCount) - textCount;
     const before = this.prepareWrite(id, false);
     if (before !== undefined) {
       const c = this.classOf[before]!;
       this.kill(id, before);
       this.journal?.push(() => this.revive(id, before, c));
     }
-    if (terms.length + contextTerms.length === 0) return;
+    if (textCount + contextCount === 0) return;
     if (this.used === this.classOf.length) this.grow();
     if (this.used - this.attrBase === this.scope.length) this.growAttributes();
     const slot = this.used++;
@@ -297,10 +294,10 @@ export class KeywordIndex {
     else this.ids[slot] = id;
     this.slotOf.set(id, slot);
     this.scope[slot - this.attrBase] = this.scopeId(doc.tenant, doc.namespace);
-    this.textLength[slot] = terms.length;
-    this.contextLength[slot] = contextTerms.length;
+    this.textLength[slot] = textCount;
+    this.contextLength[slot] = contextCount;
     for (const column of this.columns) this.writeColumn(column, slot, doc.attributes[column.key] ?? null);
-    const most = terms.length + contextTerms.length; // distinct terms, at most
+    const most = textCount + contextCount; // distinct terms, at most
     if (this.docTermsUsed + most > this.docTerms.length) {
       const size = Math.max(this.docTerms.length * 2, this.docTermsUsed + most);
       this.docTerms = grown(this.docTerms, new Int32Array(size));
@@ -311,13 +308,16 @@ export class KeywordIndex {
     // of first occurrence.
     const c = this.classFor(slot);
     this.termStart[slot] = this.docTermsUsed;
-    for (const term of terms) {
-      const id = this.post(term, slot, 1, c);
-      if (this.posted) this.docTerms[this.docTermsUsed++] = id;
+    const ids = words?.ids;
+    for (let i = 0; i < textCount; i++) {
+      const term = terms ? this.post(terms[i]!, slot, 1, c) : this.postId(ids![i]!, slot, 1, c);
+      if (this.posted) this.docTerms[this.docTermsUsed++] = term;
     }
-    for (const term of contextTerms) {
-      const id = this.post(term, slot, 0x10000, c);
-      if (this.posted) this.docTerms[this.docTermsUsed++] = id;
+    for (let i = 0; i < contextCount; i++) {
+      const term = contextTerms
+        ? this.post(contextTerms[i]!, slot, 0x10000, c)
+        : this.postId(ids![textCount + i]!, slot, 0x10000, c);
+      if (this.posted) this.docTerms[this.docTermsUsed++] = term;
     }
     this.termCount[slot] = this.docTermsUsed - this.termStart[slot]!;
     this.count(slot, c);
@@ -553,93 +553,17 @@ export class KeywordIndex {
     at: Int32Array,
     k: number,
   ): KeywordMatch[] {
-    const k1 = BM25_K1;
-    const b = BM25_B;
-    const bc = BM25_B_CONTEXT;
-    const w = CONTEXT_WEIGHT;
-    const terms: Cursor[] = [];
-    postings.forEach((p, query) => {
-      const d = df[query]!;
-      if (d === 0) return;
-      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
-      // f grows with a frequency even as the length grows with it (a field is at least as long as it).
-      const f =
-        p.maxText / (1 - b + (b * p.maxText) / avgText) +
-        (w * p.maxContext) / (1 - bc + (bc * p.maxContext) / avgContext);
-      const bound = ((idf * f * (k1 + 1)) / (f + k1)) * (1 + 1e-9) + 1e-12; // above any rounding of a real score
-      terms.push({ slots: p.slots, tfs: p.tfs, n: p.n, at: 0, idf, bound, query });
-    });
+    const terms = cursors(postings, df, n, avgText, avgContext);
     let total = 0;
     for (const t of terms) total += t.n;
     if (total <= this.termAtATimeMax) return this.termAtATime(terms, avgText, avgContext, ok, at, k);
-    terms.sort((x, y) => x.bound - y.bound);
-    const count = terms.length;
-    // below[i]: the sum of the bounds of terms 0..i-1 (the weaker ones).
-    const below = new Float64Array(count + 1);
-    for (let i = 0; i < count; i++) below[i + 1] = below[i]! + terms[i]!.bound;
-    const parts = new Float64Array(postings.length);
-    const has = new Uint8Array(postings.length);
-    const textLength = this.textLength;
-    const contextLength = this.contextLength;
-    const part = (t: Cursor, s: number) => {
-      const packed = t.tfs[t.at]!;
-      const fc = packed >>> 16;
-      let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
-      if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
-      return (t.idf * f * (k1 + 1)) / (f + k1);
-    };
     const heap = new TopK(
       k,
       this.scores.length < this.used ? this.growScores() : this.scores,
       (a, b) => this.after(a, b),
       (slots) => this.readTiedIds(slots),
     );
-    // Terms [0, essential) are non-essential: together they cannot lift a document above the k-th.
-    let essential = 0;
-    for (;;) {
-      let s = 0x7fffffff;
-      for (let i = essential; i < count; i++) {
-        const t = terms[i]!;
-        if (t.at < t.n && t.slots[t.at]! < s) s = t.slots[t.at]!;
-      }
-      if (s === 0x7fffffff) break;
-      let sum = 0;
-      for (let i = essential; i < count; i++) {
-        const t = terms[i]!;
-        if (t.at < t.n && t.slots[t.at] === s) {
-          if (ok[at[s]!] !== 0) {
-            const x = part(t, s);
-            parts[t.query] = x;
-            has[t.query] = 1;
-            sum += x;
-          }
-          t.at++;
-        }
-      }
-      if (ok[at[s]!] === 0) continue;
-      let skipped = false;
-      for (let i = essential - 1; i >= 0; i--) {
-        if (heap.full && sum + below[i + 1]! < heap.threshold) {
-          skipped = true;
-          break;
-        }
-        const t = terms[i]!;
-        t.at = gallop(t.slots, t.at, t.n, s);
-        if (t.at < t.n && t.slots[t.at] === s) {
-          const x = part(t, s);
-          parts[t.query] = x;
-          has[t.query] = 1;
-          sum += x;
-        }
-      }
-      if (!skipped) {
-        // The exhaustive reference adds the terms in query order, from 0.
-        let score = 0;
-        for (let q = 0; q < parts.length; q++) if (has[q] === 1) score = score + parts[q]!;
-        if (heap.offer(s, score)) while (essential < count && below[essential + 1]! < heap.threshold) essential++;
-      }
-      has.fill(0);
-    }
+    walkMaxScore(terms, postings.length, avgText, avgContext, ok, at, this.textLength, this.contextLength, heap);
     return this.matches(heap.sorted());
   }
 
@@ -658,10 +582,6 @@ export class KeywordIndex {
     at: Int32Array,
     k: number,
   ): KeywordMatch[] {
-    const k1 = BM25_K1;
-    const b = BM25_B;
-    const bc = BM25_B_CONTEXT;
-    const w = CONTEXT_WEIGHT;
     const scores = this.scores.length < this.used ? this.growScores() : this.scores;
     if (this.seen.length < this.used) {
       this.seen = new Uint8Array(Math.max(this.used, this.seen.length * 2));
@@ -672,42 +592,19 @@ export class KeywordIndex {
     }
     const seen = this.seen;
     const generation = ++this.generation;
-    const textLength = this.textLength;
-    const contextLength = this.contextLength;
-    let total = 0;
-    for (const t of terms) total += t.n;
-    // The admitted slots, each once, in the order of their first entry. One pass over the entries: a
-    // cold process runs it in V8's interpreter, where each extra pass costs about as much again.
-    const matched = new Int32Array(total);
-    let m = 0;
-    for (const t of terms) {
-      const { slots, tfs, idf } = t;
-      for (let i = 0; i < t.n; i++) {
-        const s = slots[i]!;
-        if (ok[at[s]!] === 0) continue;
-        const packed = tfs[i]!;
-        const fc = packed >>> 16;
-        let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
-        if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
-        const x = (idf * f * (k1 + 1)) / (f + k1);
-        if (seen[s] === generation) scores[s] = scores[s]! + x;
-        else {
-          // The first term's part alone: what 0 + part gives (parts are positive).
-          seen[s] = generation;
-          scores[s] = x;
-          matched[m++] = s;
-        }
-      }
-    }
-    // Only the slots scoring at least the k-th best score can be kept: the heap sees those (k and its
-    // ties) instead of every match, each offer a few calls the interpreter pays for.
-    let least = Number.NEGATIVE_INFINITY;
-    if (m > k) {
-      const sorted = new Float64Array(m);
-      for (let i = 0; i < m; i++) sorted[i] = scores[matched[i]!]!;
-      sorted.sort();
-      least = sorted[m - k]!;
-    }
+    const { matched, m } = scoreTermAtATime(
+      terms,
+      avgText,
+      avgContext,
+      ok,
+      at,
+      this.textLength,
+      this.contextLength,
+      scores,
+      seen,
+      generation,
+    );
+    const least = kthScore(scores, matched, m, k);
     let after = (x: number, y: number) => this.after(x, y);
     if (this.reader && !this.idRank) {
       // Ties go by id. A restored index that has not read its id order (a part of 2-4 bytes a document:
@@ -918,6 +815,14 @@ export class KeywordIndex {
   }
 
   private scopeId(tenant: string, namespace: string): number {
+    // A bulk write's records share a scope: found again without a key string a record.
+    const last = this.lastScope;
+    if (last >= 0 && this.scopeTenants[last] === tenant && this.scopeNamespaces[last] === namespace) return last;
+    this.lastScope = this.scopeIdOf(tenant, namespace);
+    return this.lastScope;
+  }
+
+  private scopeIdOf(tenant: string, namespace: string): number {
     const key = `${tenant}\u0000${namespace}`;
     let id = this.scopeIds.get(key);
     if (id === undefined) {
@@ -951,19 +856,29 @@ export class KeywordIndex {
         else this.pendingByBucket.set(bucket, [term]);
       }
     }
-    if (id === undefined) {
-      const p = emptyPosting();
-      if (this.reader) {
-        // A restored index's new term: an id past the saved ones, its postings beside theirs.
-        id = this.savedTerms + this.newTerms++;
-        this.lazyPostings.set(id, p);
-      } else {
-        id = this.postings.length;
-        this.postings.push(p);
-      }
-      this.termIds.set(term, id);
+    return this.postId(id ?? this.termFor(term), slot, add, c);
+  }
+
+  /** The term's id, a new one (with empty postings) when the index has none: a term no pending id holds. */
+  private termFor(term: string): number {
+    let id = this.termIds.get(term);
+    if (id !== undefined) return id;
+    const p = emptyPosting();
+    if (this.reader) {
+      // A restored index's new term: an id past the saved ones, its postings beside theirs.
+      id = this.savedTerms + this.newTerms++;
+      this.lazyPostings.set(id, p);
+    } else {
+      id = this.postings.length;
+      this.postings.push(p);
     }
-    const p = this.posting(id);
+    this.termIds.set(term, id);
+    return id;
+  }
+
+  /** `post` of a term by its id. */
+  private postId(id: number, slot: number, add: number, c: number): number {
+    const p = id >= 0 && !this.reader ? this.postings[id]! : this.posting(id);
     let at = p.n - 1;
     let tf: number;
     if (at >= 0 && p.slots[at] === slot) {
@@ -1129,15 +1044,7 @@ export class KeywordIndex {
       }),
     );
     const parts: Uint8Array[] = [];
-    const bySlot = Int32Array.from({ length: used }, (_, s) => s).sort((a, b) => {
-      const x = this.ids[a] ?? '';
-      const y = this.ids[b] ?? '';
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
-    const rank = new Int32Array(used);
-    bySlot.forEach((slot, r) => {
-      rank[slot] = r;
-    });
+    const rank = idRanks(this.ids, used);
     parts.push(
       pack(null, [
         narrowed(this.classOf.subarray(0, used)),
@@ -1490,183 +1397,4 @@ export class KeywordIndex {
       c.numbers = grown(c.numbers, new Float64Array(size));
     }
   }
-}
-
-/**
- * The k best slots by (score desc, id asc) seen so far: a heap by score whose root is the lowest kept,
- * and beside it the slots that tie with that lowest score but left or did not enter the heap. Ties are
- * ordered by id only once, in `sorted`: ordering them as they came made a cold first search read ids
- * (or the whole id order) for slots that a higher score then pushed out.
- */
-class TopK {
-  private readonly heap: number[] = [];
-  /** Slots scoring the heap's lowest score, not in it. */
-  private tied: number[] = [];
-
-  constructor(
-    private readonly k: number,
-    /** Scores by slot, written here for the slots offered. */
-    private readonly scores: Float64Array,
-    /** Whether slot a's id sorts after slot b's (ties go by id). */
-    private readonly after: (a: number, b: number) => boolean,
-    /** Told the slots whose order `sorted` is about to compare (an index reads their ids in one go). */
-    private readonly ready?: (slots: readonly number[]) => void,
-  ) {}
-
-  get full(): boolean {
-    return this.heap.length === this.k;
-  }
-
-  /** The k-th score once full (a document scoring below it cannot enter). */
-  get threshold(): number {
-    return this.full ? this.scores[this.heap[0]!]! : Number.NEGATIVE_INFINITY;
-  }
-
-  /** Keeps the slot if it ranks among the k best; true when it was kept. */
-  offer(slot: number, score: number): boolean {
-    const heap = this.heap;
-    const scores = this.scores;
-    if (heap.length === this.k) {
-      const root = heap[0]!;
-      const worst = scores[root]!;
-      if (score < worst) return false;
-      scores[slot] = score;
-      if (score === worst) {
-        this.tied.push(slot);
-        return true;
-      }
-      heap[0] = slot;
-      this.down(0);
-      // The root left: it still ties with the heap's lowest, or that score (and its ties) is out.
-      if (scores[heap[0]!] === worst) this.tied.push(root);
-      else this.tied.length = 0;
-      return true;
-    }
-    scores[slot] = score;
-    heap.push(slot);
-    for (let i = heap.length - 1; i > 0; ) {
-      const parent = (i - 1) >> 1;
-      if (scores[heap[i]!]! >= scores[heap[parent]!]!) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-      i = parent;
-    }
-    return true;
-  }
-
-  /** Best first: the k best of the heap and the slots tied with its lowest score, ties by id. */
-  sorted(): number[] {
-    const slots = this.tied.length > 0 ? [...this.heap, ...this.tied] : [...this.heap];
-    this.ready?.(slots);
-    return slots.sort((a, b) => (this.worse(a, b) ? 1 : this.worse(b, a) ? -1 : 0)).slice(0, this.k);
-  }
-
-  /** Whether a ranks below b. */
-  private worse(a: number, b: number): boolean {
-    const sa = this.scores[a]!;
-    const sb = this.scores[b]!;
-    return sa < sb || (sa === sb && this.after(a, b));
-  }
-
-  /** Sifts down by score alone (ties are ordered in `sorted`). */
-  private down(i: number): void {
-    const heap = this.heap;
-    const scores = this.scores;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && scores[heap[l]!]! < scores[heap[m]!]!) m = l;
-      if (r < heap.length && scores[heap[r]!]! < scores[heap[m]!]!) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  }
-}
-
-/** The first position at or after `from` whose slot is >= s (postings are in slot order): galloping, then binary search. */
-function gallop(slots: Int32Array, from: number, n: number, s: number): number {
-  if (from >= n || slots[from]! >= s) return from;
-  let step = 1;
-  let lo = from;
-  let hi = from + 1;
-  while (hi < n && slots[hi]! < s) {
-    lo = hi;
-    step *= 2;
-    hi = from + step;
-  }
-  if (hi > n) hi = n;
-  // slots[lo] < s; slots[hi] >= s or hi === n.
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (slots[mid]! < s) lo = mid;
-    else hi = mid;
-  }
-  return hi;
-}
-
-/** The saved postings with a write's pending ones after them (their slots are all past the saved ones). */
-function appended(saved: Posting, pending: Posting): Posting {
-  const n = saved.n + pending.n;
-  const slots = new Int32Array(Math.max(4, n + (n >> 3)));
-  slots.set(saved.slots.subarray(0, saved.n));
-  slots.set(pending.slots.subarray(0, pending.n), saved.n);
-  const tfs = new Uint32Array(slots.length);
-  tfs.set(saved.tfs.subarray(0, saved.n));
-  tfs.set(pending.tfs.subarray(0, pending.n), saved.n);
-  const df = new Int32Array(Math.max(saved.df.length, pending.df.length));
-  df.set(saved.df);
-  for (let c = 0; c < pending.df.length; c++) df[c]! += pending.df[c]!;
-  return {
-    slots,
-    tfs,
-    n,
-    df,
-    maxText: Math.max(saved.maxText, pending.maxText),
-    maxContext: Math.max(saved.maxContext, pending.maxContext),
-  };
-}
-
-const EMPTY_POSTING: Posting = {
-  slots: new Int32Array(0),
-  tfs: new Uint32Array(0),
-  n: 0,
-  df: new Int32Array(0),
-  maxText: 0,
-  maxContext: 0,
-};
-
-function emptyPosting(): Posting {
-  return { slots: new Int32Array(4), tfs: new Uint32Array(4), n: 0, df: new Int32Array(4), maxText: 0, maxContext: 0 };
-}
-
-/** One more document of class c holds the posting's term. */
-function countDf(p: Posting, c: number): void {
-  if (p.df.length <= c) p.df = grown(p.df, new Int32Array(Math.max(c + 1, p.df.length * 2)));
-  p.df[c]!++;
-}
-
-function grown<T extends Int32Array | Uint32Array | Float64Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
-}
-
-function passes(tests: readonly ColumnTest[], s: number): boolean {
-  for (const t of tests) {
-    const label = t.column.labels[s]!;
-    if (label >= 0 ? t.labelOk[label] === 0 : !t.numberOk(t.column.numbers[s]!)) return false;
-  }
-  return true;
-}
-
-function numberTest(condition: AttributeCondition): (x: number) => boolean {
-  if (typeof condition === 'number') return (x) => x === condition;
-  if (condition === null || typeof condition !== 'object') return () => false;
-  if ('in' in condition || 'notIn' in condition || 'ne' in condition) return (x) => matchesCondition(x, condition);
-  const { gt, gte, lt, lte } = condition;
-  return (x) =>
-    (gt === undefined || x > gt) &&
-    (gte === undefined || x >= gte) &&
-    (lt === undefined || x < lt) &&
-    (lte === undefined || x <= lte);
 }

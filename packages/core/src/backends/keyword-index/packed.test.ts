@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { packPostings, type Posting, unpackPostings, widened } from './packed';
+import { idRanks, packPostings, type Posting, unpackPostings, widened } from './packed';
 
 const posting = (tfs: number[]): Posting => ({
   slots: Int32Array.from(tfs, (_, i) => i * 3),
@@ -31,6 +31,61 @@ describe('saved postings', () => {
           expect(p.narrowTfs).toBeUndefined();
           expect(Array.from(p.slots)).toEqual(Array.from(saved[i]!.slots));
         });
+      }),
+    );
+  });
+
+  it('are two-byte exactly when every frequency fits a byte, whatever the largest ever posted says', () => {
+    // A posting's maxText / maxContext are the largest ever posted: at least every frequency it holds, and
+    // above it after a compaction dropped the entry that set them.
+    const tf = fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 300 }));
+    const term = fc
+      .tuple(fc.array(tf, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 400 }))
+      .map(([pairs, extra]): Posting => {
+        const p = posting(pairs.map(([t, c]) => t | (c << 16)));
+        p.maxText = Math.max(...pairs.map(([t]) => t)) + (extra % 2 === 0 ? 0 : extra);
+        p.maxContext = Math.max(...pairs.map(([, c]) => c));
+        return p;
+      });
+    fc.assert(
+      fc.property(fc.array(term, { minLength: 1, maxLength: 6 }), (saved) => {
+        const bytes = packPostings(
+          saved.map((_, i) => `t${i}`),
+          saved.map((_, i) => i),
+          saved,
+        );
+        const fits = saved.every((p) => Array.from(p.tfs).every((x) => (x & 0xffff) <= 0xff && x >>> 16 <= 0xff));
+        const { postings } = unpackPostings(bytes, saved.length);
+        postings.forEach((p, i) => {
+          expect(p.narrowTfs !== undefined).toBe(fits);
+          expect(Array.from(widened(p).tfs)).toEqual(Array.from(saved[i]!.tfs));
+          expect([p.maxText, p.maxContext]).toEqual([saved[i]!.maxText, saved[i]!.maxContext]);
+        });
+      }),
+    );
+  });
+});
+
+describe('the saved id order', () => {
+  it("ranks each slot by its id as `<` orders them, a rewritten id's slots by slot, ids in order or not", () => {
+    const id = fc.oneof(
+      fc.constantFrom('mem_a', 'mem_b', 'Mem_a', 'mem_a0', '', 'é', '\uffff'),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.option(id, { nil: undefined }), { maxLength: 60 }), fc.boolean(), (ids, inOrder) => {
+        const list = inOrder ? [...ids].sort() : ids;
+        const bySlot = list.map((_, s) => s);
+        bySlot.sort((a, b) => {
+          const x = list[a] ?? '';
+          const y = list[b] ?? '';
+          return x < y ? -1 : x > y ? 1 : a - b;
+        });
+        const want = new Array<number>(list.length);
+        bySlot.forEach((slot, r) => {
+          want[slot] = r;
+        });
+        expect(Array.from(idRanks(list, list.length))).toEqual(want);
       }),
     );
   });

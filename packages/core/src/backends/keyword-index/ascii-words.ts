@@ -1,0 +1,140 @@
+// The keyword index's tokenizer for ASCII text: `keywordTerms` word by word, straight to term ids.
+
+import { keywordTerms } from '../../text/keyword-terms';
+
+/** Words held before the table starts again (a cache: vocabularies are Zipfian, as the stems' cache assumes). */
+const MAX_WORDS = 1 << 17;
+/** A word that gives no term (a stop word). */
+const NONE = -1;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * The term ids of ASCII text's words, as `keywordTerms` gives the terms (the same terms, in order, for
+ * text `ASCII_ONLY` accepts): its words (`ASCII_WORD` on the lower-cased text) found by a scan of the
+ * characters, each looked up in a table of the words seen (lower-cased as matched, an apostrophe kept)
+ * by a hash computed during the scan. A word seen before costs no lower-cased copy of the text, no
+ * match array, no substring and no map lookup of its term: those were most of a bulk write's keyword
+ * indexing (issue 30). A new word's term is `keywordTerms` of the word alone (the word is a whole
+ * match of `ASCII_WORD`, so it gives that word's term or none), its id `idOf(term)`: ids must stay
+ * valid for as long as the table is used.
+ */
+export class AsciiWords {
+  /** Open addressing by hash: each entry's word ('': empty, no word is), its hash and its term id (NONE: no term). */
+  private words: string[] = new Array<string>(1024).fill('');
+  private hashes = new Int32Array(1024);
+  private values = new Int32Array(1024);
+  private count = 0;
+  /** The term ids `scan` found, from the position it was given. */
+  ids = new Int32Array(256);
+
+  constructor(private readonly idOf: (term: string) => number) {}
+
+  /**
+   * Writes the term ids of `text` (ASCII only: the caller tests `ASCII_ONLY`) into `ids` from `at`;
+   * returns the position after the last one.
+   */
+  scan(text: string, at: number): number {
+    let out = at;
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      let c = text.charCodeAt(i);
+      if (c >= 65 && c <= 90) c += 32;
+      // [a-z0-9]
+      if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+        i++;
+        continue;
+      }
+      const start = i;
+      let h = FNV_OFFSET;
+      for (;;) {
+        h = Math.imul(h ^ c, FNV_PRIME);
+        if (++i === n) break;
+        c = text.charCodeAt(i);
+        if (c >= 65 && c <= 90) c += 32;
+        if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) break;
+      }
+      // (?:'[a-z]+)? : an apostrophe only when a letter follows it
+      if (i + 1 < n && text.charCodeAt(i) === 39) {
+        let d = text.charCodeAt(i + 1);
+        if (d >= 65 && d <= 90) d += 32;
+        if (d >= 97 && d <= 122) {
+          h = Math.imul(h ^ 39, FNV_PRIME);
+          i++;
+          for (;;) {
+            h = Math.imul(h ^ d, FNV_PRIME);
+            if (++i === n) break;
+            d = text.charCodeAt(i);
+            if (d >= 65 && d <= 90) d += 32;
+            if (!(d >= 97 && d <= 122)) break;
+          }
+        }
+      }
+      const id = this.lookup(text, start, i, h | 0);
+      if (id !== NONE) {
+        if (out === this.ids.length) {
+          const grown = new Int32Array(out * 2);
+          grown.set(this.ids);
+          this.ids = grown;
+        }
+        this.ids[out++] = id;
+      }
+    }
+    return out;
+  }
+
+  /** The term id of the word text[start, end) (lower-cased), added when new. */
+  private lookup(text: string, start: number, end: number, h: number): number {
+    const length = end - start;
+    const mask = this.hashes.length - 1;
+    let e = h & mask;
+    for (;;) {
+      const word = this.words[e]!;
+      if (word.length === 0) break;
+      if (this.hashes[e] === h && word.length === length && sameWord(word, text, start)) return this.values[e]!;
+      e = (e + 1) & mask;
+    }
+    const word = text.slice(start, end).toLowerCase();
+    const [term] = keywordTerms(word);
+    const id = term === undefined ? NONE : this.idOf(term);
+    if (this.count >= MAX_WORDS) {
+      this.clear(this.hashes.length);
+      return this.add(word, h, id);
+    }
+    if (2 * (this.count + 1) > this.hashes.length) this.clear(this.hashes.length * 2, true);
+    return this.add(word, h, id);
+  }
+
+  private add(word: string, h: number, id: number): number {
+    const mask = this.hashes.length - 1;
+    let e = h & mask;
+    while (this.words[e]!.length > 0) e = (e + 1) & mask;
+    this.words[e] = word;
+    this.hashes[e] = h;
+    this.values[e] = id;
+    this.count++;
+    return id;
+  }
+
+  /** A table of `size` entries: empty, or (`keep`) holding the entries of this one. */
+  private clear(size: number, keep = false): void {
+    const { words, hashes, values } = this;
+    this.words = new Array<string>(size).fill('');
+    this.hashes = new Int32Array(size);
+    this.values = new Int32Array(size);
+    this.count = 0;
+    if (!keep) return;
+    for (let e = 0; e < words.length; e++) if (words[e]!.length > 0) this.add(words[e]!, hashes[e]!, values[e]!);
+  }
+}
+
+/** Whether `word` (lower-case) is text[start, start + word.length) lower-cased. */
+function sameWord(word: string, text: string, start: number): boolean {
+  for (let j = 0; j < word.length; j++) {
+    let c = text.charCodeAt(start + j);
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== word.charCodeAt(j)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,201 @@
+// The scoring loops of a keyword search, over typed arrays only: MaxScore and term at a time. Every
+// score adds its terms' parts in query order, as core's exhaustive BM25F does, so both give its scores.
+
+import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
+import type { Posting } from './packed';
+import { gallop, type TopK } from './top-k';
+
+/** A query term during a search: its postings, cursor, idf, score bound and place in the query. */
+export interface Cursor {
+  slots: Int32Array;
+  tfs: Uint32Array;
+  n: number;
+  at: number;
+  idf: number;
+  bound: number;
+  query: number;
+}
+
+/** The query's terms as cursors, with their idf among `n` admitted documents and a bound on their score (none for df 0). */
+export function cursors(
+  postings: readonly Posting[],
+  df: readonly number[],
+  n: number,
+  avgText: number,
+  avgContext: number,
+): Cursor[] {
+  const k1 = BM25_K1;
+  const b = BM25_B;
+  const bc = BM25_B_CONTEXT;
+  const w = CONTEXT_WEIGHT;
+  const terms: Cursor[] = [];
+  postings.forEach((p, query) => {
+    const d = df[query]!;
+    if (d === 0) return;
+    const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
+    // f grows with a frequency even as the length grows with it (a field is at least as long as it).
+    const f =
+      p.maxText / (1 - b + (b * p.maxText) / avgText) +
+      (w * p.maxContext) / (1 - bc + (bc * p.maxContext) / avgContext);
+    const bound = ((idf * f * (k1 + 1)) / (f + k1)) * (1 + 1e-9) + 1e-12; // above any rounding of a real score
+    terms.push({ slots: p.slots, tfs: p.tfs, n: p.n, at: 0, idf, bound, query });
+  });
+  return terms;
+}
+
+/**
+ * Offers the heap every admitted document that may rank among its k best, by MaxScore (see
+ * `KeywordIndex.maxScore`); `queries` is the number of the query's terms (the cursors' `query` values).
+ */
+export function walkMaxScore(
+  terms: Cursor[],
+  queries: number,
+  avgText: number,
+  avgContext: number,
+  ok: Uint8Array,
+  at: Int32Array,
+  textLength: Uint32Array,
+  contextLength: Uint32Array,
+  heap: TopK,
+): void {
+  const k1 = BM25_K1;
+  const b = BM25_B;
+  const bc = BM25_B_CONTEXT;
+  const w = CONTEXT_WEIGHT;
+  terms.sort((x, y) => x.bound - y.bound);
+  const count = terms.length;
+  // below[i]: the sum of the bounds of terms 0..i-1 (the weaker ones).
+  const below = new Float64Array(count + 1);
+  for (let i = 0; i < count; i++) below[i + 1] = below[i]! + terms[i]!.bound;
+  const parts = new Float64Array(queries);
+  const has = new Uint8Array(queries);
+  const part = (t: Cursor, s: number) => {
+    const packed = t.tfs[t.at]!;
+    const fc = packed >>> 16;
+    let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
+    if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
+    return (t.idf * f * (k1 + 1)) / (f + k1);
+  };
+  // Terms [0, essential) are non-essential: together they cannot lift a document above the k-th.
+  let essential = 0;
+  // The heap's k-th score (-Infinity until it holds k), kept here: read once a document and term.
+  let threshold = heap.threshold;
+  for (;;) {
+    let s = 0x7fffffff;
+    for (let i = essential; i < count; i++) {
+      const t = terms[i]!;
+      if (t.at < t.n && t.slots[t.at]! < s) s = t.slots[t.at]!;
+    }
+    if (s === 0x7fffffff) break;
+    if (ok[at[s]!] === 0) {
+      // Not admitted: past it in the essential terms, nothing scored.
+      for (let i = essential; i < count; i++) {
+        const t = terms[i]!;
+        if (t.at < t.n && t.slots[t.at] === s) t.at++;
+      }
+      continue;
+    }
+    let sum = 0;
+    for (let i = essential; i < count; i++) {
+      const t = terms[i]!;
+      if (t.at < t.n && t.slots[t.at] === s) {
+        const x = part(t, s);
+        parts[t.query] = x;
+        has[t.query] = 1;
+        sum += x;
+        t.at++;
+      }
+    }
+    let skipped = false;
+    for (let i = essential - 1; i >= 0; i--) {
+      if (sum + below[i + 1]! < threshold) {
+        skipped = true;
+        break;
+      }
+      const t = terms[i]!;
+      t.at = gallop(t.slots, t.at, t.n, s);
+      if (t.at < t.n && t.slots[t.at] === s) {
+        const x = part(t, s);
+        parts[t.query] = x;
+        has[t.query] = 1;
+        sum += x;
+      }
+    }
+    if (skipped) {
+      for (let q = 0; q < queries; q++) has[q] = 0;
+      continue;
+    }
+    // The exhaustive reference adds the terms in query order, from 0.
+    let score = 0;
+    for (let q = 0; q < queries; q++)
+      if (has[q] === 1) {
+        score = score + parts[q]!;
+        has[q] = 0;
+      }
+    if (heap.offer(s, score)) {
+      threshold = heap.threshold;
+      while (essential < count && below[essential + 1]! < threshold) essential++;
+    }
+  }
+}
+
+/**
+ * Each admitted slot's score into `scores`, one term at a time in query order: the slots scored, each
+ * once in the order of its first entry (`m` of them in `matched`); `seen[s] === generation` marks them.
+ */
+export function scoreTermAtATime(
+  terms: readonly Cursor[],
+  avgText: number,
+  avgContext: number,
+  ok: Uint8Array,
+  at: Int32Array,
+  textLength: Uint32Array,
+  contextLength: Uint32Array,
+  scores: Float64Array,
+  seen: Uint8Array,
+  generation: number,
+): { matched: Int32Array; m: number } {
+  const k1 = BM25_K1;
+  const b = BM25_B;
+  const bc = BM25_B_CONTEXT;
+  const w = CONTEXT_WEIGHT;
+  let total = 0;
+  for (const t of terms) total += t.n;
+  // The admitted slots, each once, in the order of their first entry. One pass over the entries: a
+  // cold process runs it in V8's interpreter, where each extra pass costs about as much again.
+  const matched = new Int32Array(total);
+  let m = 0;
+  for (const t of terms) {
+    const { slots, tfs, idf } = t;
+    for (let i = 0; i < t.n; i++) {
+      const s = slots[i]!;
+      if (ok[at[s]!] === 0) continue;
+      const packed = tfs[i]!;
+      const fc = packed >>> 16;
+      let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
+      if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
+      const x = (idf * f * (k1 + 1)) / (f + k1);
+      if (seen[s] === generation) scores[s] = scores[s]! + x;
+      else {
+        // The first term's part alone: what 0 + part gives (parts are positive).
+        seen[s] = generation;
+        scores[s] = x;
+        matched[m++] = s;
+      }
+    }
+  }
+  return { matched, m };
+}
+
+/** The k-th best of the matched slots' scores (-Infinity when k or fewer matched). */
+export function kthScore(scores: Float64Array, matched: Int32Array, m: number, k: number): number {
+  // Only the slots scoring at least the k-th best score can be kept: the heap sees those (k and its
+  // ties) instead of every match, each offer a few calls the interpreter pays for.
+  if (m > k) {
+    const sorted = new Float64Array(m);
+    for (let i = 0; i < m; i++) sorted[i] = scores[matched[i]!]!;
+    sorted.sort();
+    return sorted[m - k]!;
+  }
+  return Number.NEGATIVE_INFINITY;
+}
