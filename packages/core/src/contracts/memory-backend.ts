@@ -43,6 +43,13 @@ export interface MemoryBackend {
   patchLogged?(batch: LoggedPatches): Promise<string[]>;
   /** Records by id, in no particular order; `tenant` (when a string) hides other tenants' records. */
   get(ids: readonly string[], options?: { tenant?: string | null; withVectors?: boolean }): Promise<BackendRecord[]>;
+  /**
+   * Optional: the stored vectors of these records, by id (a record without one, or hidden by
+   * `tenant` as in `get`, is left out), without reading the records themselves. Recall with a
+   * lexical embedder scores its keyword candidates' own vectors, where reading whole records was
+   * most of the cost. Core falls back to `get` with vectors when a backend has no such method.
+   */
+  vectors?(ids: readonly string[], options?: { tenant?: string | null }): Promise<Map<string, Float32Array>>;
   /** Returns how many records were deleted. */
   delete(ids: readonly string[]): Promise<number>;
   /** Every matching record, page by page in id order, however many there are. */

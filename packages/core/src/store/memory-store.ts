@@ -1113,8 +1113,13 @@ export class MemoryStore {
     minDense: number,
   ): Promise<SearchHit[]> {
     const ids = hits.map((h) => h.record.id);
-    const stored = await this.backend.get(ids, { tenant: filter.tenant, withVectors: true });
-    const vectors = new Map(stored.map((r) => [r.id, r.vector]));
+    // The vectors alone where the backend can read them so (the hits hold the records): at 100k memories
+    // reading the 50 records whole again was ~15% of a warm recall (docs/benchmarks.md, recall-10).
+    const vectors: Map<string, Float32Array | undefined> = this.backend.vectors
+      ? await this.backend.vectors(ids, { tenant: filter.tenant })
+      : new Map(
+          (await this.backend.get(ids, { tenant: filter.tenant, withVectors: true })).map((r) => [r.id, r.vector]),
+        );
     const scored: SearchHit[] = [];
     for (const hit of hits) {
       const v = vectors.get(hit.record.id);

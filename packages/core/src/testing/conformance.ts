@@ -194,6 +194,30 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
     await moved('delete');
   });
 
+  add('vectors (optional) gives by id the vectors get gives, and hides what get hides', async (b) => {
+    await b.upsert([
+      rec('v1', { vector: unit(1, 2, 0) }),
+      rec('v2', { vector: unit(0, 1, 3), tenant: 'other' }),
+      rec('v3', { vector: undefined }),
+      rec('v4', { vector: unit(0, 0, 1) }),
+    ]);
+    const ids = ['v1', 'v2', 'v3', 'v4', 'missing', 'v1'];
+    for (const tenant of [null, '', 'other']) {
+      const want = new Map(
+        (await b.get(ids, { tenant, withVectors: true })).flatMap((r) => (r.vector ? [[r.id, [...r.vector]]] : [])),
+      );
+      assert.equal(want.size, tenant === null ? 3 : tenant === '' ? 2 : 1);
+      if (!b.vectors) continue; // core falls back to get, checked here
+      const got = await b.vectors(ids, { tenant });
+      assert.deepEqual(
+        new Map([...got].map(([id, v]) => [id, [...v]])),
+        want,
+        `vectors must give get's vectors by id (tenant ${JSON.stringify(tenant)})`,
+      );
+    }
+    if (b.vectors) assert.deepEqual(await b.vectors([]), new Map());
+  });
+
   add('scanAttributes (optional) gives every matching record once, with the attributes scan gives', async (b) => {
     const batch: BackendRecord[] = [];
     for (let i = 0; i < 240; i++) {

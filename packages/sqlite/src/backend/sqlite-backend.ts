@@ -238,6 +238,10 @@ export class SqliteBackend implements MemoryBackend {
     return writes.deleteRecords(this.ctx, ids);
   }
 
+  async vectors(ids: readonly string[], options: { tenant?: string | null } = {}): Promise<Map<string, Float32Array>> {
+    return reads.vectors(this.ctx, ids, options);
+  }
+
   async scan(options: ScanOptions): Promise<ScanPage> {
     return reads.scan(this.ctx, options);
   }

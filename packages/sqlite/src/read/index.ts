@@ -1,1 +1,1 @@
-export { count, decode, get, namespaces, scan, scanAttributes } from './read-records';
+export { count, decode, get, namespaces, scan, scanAttributes, vectors } from './read-records';

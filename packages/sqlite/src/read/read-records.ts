@@ -35,6 +35,37 @@ export async function get(
   });
 }
 
+/** The stored vectors of these records, by id: the plain copies beside the sign-bit codes, no record read whole. */
+export async function vectors(
+  ctx: StoreContext,
+  ids: readonly string[],
+  options: { tenant?: string | null } = {},
+): Promise<Map<string, Float32Array>> {
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string'))
+    throw invalidInput('vectors() takes an array of string ids.');
+  const tenant = typeof options.tenant === 'string' ? options.tenant : null;
+  if (ids.length === 0) return new Map();
+  return ctx.readSnapshot(() => {
+    if (!ctx.hasVectorTable()) return new Map();
+    // The records' source as `get` reads it (its rowid, existence and tenant), joined with the vectors.
+    const sql =
+      `SELECT r.id, v.embedding FROM ${ctx.source(true)} r JOIN ${CODES_TABLE} v ON v.rowid = r.rowid ` +
+      `WHERE r.id IN (SELECT value FROM json_each(?))${tenant === null ? '' : ' AND r.tenant = ?'}`;
+    const args: unknown[] = [JSON.stringify([...new Set(ids)])];
+    if (tenant !== null) args.push(tenant);
+    const rows = ctx
+      .stmt(sql)
+      .raw()
+      .all(...args) as [string, Buffer][];
+    return new Map(rows.map(([id, v]) => [id, blobFloats(v)]));
+  });
+}
+
+/** A vector blob as a Float32Array of its own (a copy: the blob may share a buffer, at any byte offset). */
+function blobFloats(v: Buffer): Float32Array {
+  return new Float32Array(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
+}
+
 export async function scan(ctx: StoreContext, options: ScanOptions): Promise<ScanPage> {
   if (!options || typeof options !== 'object')
     throw invalidInput('scan() takes { filter, cursor?, limit?, withVectors? }.');
@@ -179,10 +210,7 @@ export function decode(ctx: StoreContext, row: RecordRow, withVector: boolean): 
     const v = ctx.stmt(`SELECT embedding FROM ${CODES_TABLE} WHERE rowid = ?`).get(row.rowid) as
       | { embedding: Buffer }
       | undefined;
-    if (v)
-      record.vector = new Float32Array(
-        v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength),
-      );
+    if (v) record.vector = blobFloats(v.embedding);
   }
   return record;
 }
