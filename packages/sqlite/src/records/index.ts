@@ -25,6 +25,10 @@ export {
   type ReadSource,
   type RecordRow,
   ROW_VALUES,
+  rowTuple,
+  rowValueCount,
   rowValuesInto,
+  sharedColumns,
+  sharedValues,
   vectorBlob,
 } from './record-codec';

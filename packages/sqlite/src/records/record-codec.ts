@@ -91,26 +91,101 @@ export function encodeRecord(r: BackendRecord, payloads?: PayloadTexts): Encoded
 }
 
 /**
+ * Columns a chunk of a bulk insert often shares (one scope, kind and status; one type and no context):
+ * bound once a statement as named parameters (`@namespace`...) instead of once a row. A bound string
+ * costs better-sqlite3 a UTF-8 copy and SQLite another (two allocations): six fewer a row saved
+ * 0.5-1.5 µs of a memory (docs/benchmarks.md, ingest-14). Two groups: at most four statements a size.
+ */
+export const SHARED_SCOPE = 1; // namespace, tenant, kind, status
+export const SHARED_DETAIL = 2; // context, type
+const SHARED_KEYS: Readonly<Record<string, number>> = { kind: SHARED_SCOPE, status: SHARED_SCOPE, type: SHARED_DETAIL };
+
+/** `(?, @namespace, ...)`: one row of a records insert (column order as rowValuesInto writes) with these columns shared. */
+export function rowTuple(shared: number): string {
+  const slot = (group: number, name: string) => (shared & group ? `@${name}` : '?');
+  // id, namespace, tenant, text, context, attributes, payload, then the indexed attributes.
+  const slots = ['?', slot(SHARED_SCOPE, 'namespace'), slot(SHARED_SCOPE, 'tenant'), '?'];
+  slots.push(slot(SHARED_DETAIL, 'context'), '?', '?');
+  for (const key of INDEXED_KEYS) slots.push(slot(SHARED_KEYS[key] ?? 0, key));
+  return `(${slots.join(', ')})`;
+}
+
+/** Values a row binds itself (not shared): ROW_VALUES less the shared columns. */
+export function rowValueCount(shared: number): number {
+  return ROW_VALUES - (shared & SHARED_SCOPE ? 4 : 0) - (shared & SHARED_DETAIL ? 2 : 0);
+}
+
+/** Which groups of shareable columns records[from..from+size) all hold the same values in (SHARED_* bits). */
+export function sharedColumns(records: readonly BackendRecord[], from: number, size: number): number {
+  const first = records[from]!;
+  const a = first.attributes;
+  const namespace = first.namespace;
+  const tenant = first.tenant;
+  const kind = columnValue(a.kind);
+  const status = columnValue(a.status);
+  const context = first.context ?? '';
+  const type = columnValue(a.type);
+  let shared = SHARED_SCOPE | SHARED_DETAIL;
+  for (let i = from + 1; i < from + size && shared !== 0; i++) {
+    const r = records[i]!;
+    const ra = r.attributes;
+    if (
+      r.namespace !== namespace ||
+      r.tenant !== tenant ||
+      columnValue(ra.kind) !== kind ||
+      columnValue(ra.status) !== status
+    )
+      shared &= ~SHARED_SCOPE;
+    if ((r.context ?? '') !== context || columnValue(ra.type) !== type) shared &= ~SHARED_DETAIL;
+  }
+  return shared;
+}
+
+/** The named parameters of a chunk's shared columns (its first record's values). */
+export function sharedValues(r: BackendRecord, shared: number): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  if (shared & SHARED_SCOPE) {
+    values.namespace = r.namespace;
+    values.tenant = r.tenant;
+    values.kind = columnValue(r.attributes.kind);
+    values.status = columnValue(r.attributes.status);
+  }
+  if (shared & SHARED_DETAIL) {
+    values.context = r.context ?? '';
+    values.type = columnValue(r.attributes.type);
+  }
+  return values;
+}
+
+/**
  * Writes a record's values into `args` from `at`, in the order of an insert's column list (id,
- * namespace, tenant, text, context, attributes, payload, then INDEXED_NAMES): ROW_VALUES of them;
- * returns the next position. The same values as encodeRecord's, without an object a record, for
- * the multi-row inserts of a bulk create (write-records.ts).
+ * namespace, tenant, text, context, attributes, payload, then INDEXED_NAMES), leaving out the
+ * `shared` columns (rowTuple): rowValueCount(shared) of them; returns the next position. The same
+ * values as encodeRecord's, without an object a record, for the multi-row inserts of a bulk create
+ * (write-records.ts).
  */
 export function rowValuesInto(
   r: BackendRecord,
   payloads: PayloadTexts | undefined,
   args: unknown[],
   at: number,
+  shared = 0,
 ): number {
   const attributes = r.attributes;
   args[at++] = r.id;
-  args[at++] = r.namespace;
-  args[at++] = r.tenant;
+  if (!(shared & SHARED_SCOPE)) {
+    args[at++] = r.namespace;
+    args[at++] = r.tenant;
+  }
   args[at++] = r.text;
-  args[at++] = r.context ?? '';
+  if (!(shared & SHARED_DETAIL)) args[at++] = r.context ?? '';
   args[at++] = encodeAttributes(attributes); // JSONB in JavaScript: see encodeRecord
   args[at++] = payloadOf(r, payloads);
-  for (let k = 0; k < INDEXED_KEYS.length; k++) args[at++] = columnValue(attributes[INDEXED_KEYS[k]!]);
+  for (let k = 0; k < INDEXED_KEYS.length; k++) {
+    const key = INDEXED_KEYS[k]!;
+    if (shared & (SHARED_KEYS[key] ?? 0)) continue;
+    args[at++] = columnValue(attributes[key]);
+  }
   return at;
 }
 

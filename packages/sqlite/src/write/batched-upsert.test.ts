@@ -63,6 +63,98 @@ describe('SqliteBackend upsert in multi-row statements', () => {
     }
   });
 
+  it('stores each row its own scope, kind, status, type and context, whether a chunk shares them or not', async () => {
+    const backend = await open();
+    try {
+      // Chunks of 128, 128, 32, 8 and 1 rows: the first shares every column; the second varies the
+      // kind and type (not the context); the third the context, namespace and status (not the type);
+      // the fourth the tenant and type (not the kind); booleans, nulls and numbers as column values,
+      // which the last five rows (a statement each: every column shared) bind as named parameters.
+      const values = (i: number) => {
+        const chunk = i < 128 ? 0 : i < 256 ? 1 : i < 288 ? 2 : 3;
+        if (chunk === 0)
+          return { namespace: 'user', tenant: '', kind: 'memory', status: 'active', type: 'fact', context: '' };
+        if (chunk === 1)
+          return {
+            namespace: 'user',
+            tenant: '',
+            kind: i % 4 === 1 ? 'note' : 'memory',
+            status: 'active',
+            type: i % 3 === 0 ? 'event' : 'fact',
+            context: '',
+          };
+        if (chunk === 2)
+          return {
+            namespace: `ns${i % 2}`,
+            tenant: 't',
+            kind: 'memory',
+            status: i % 5 === 0 ? 'pruned' : 'active',
+            type: 'fact',
+            context: `c${i}`,
+          };
+        return {
+          namespace: 'user',
+          tenant: `t${i % 2}`,
+          kind: i < 296 || i % 2 === 0,
+          status: null,
+          type: i % 7,
+          context: '',
+        };
+      };
+      const batch: BackendRecord[] = Array.from({ length: 301 }, (_, i) => {
+        const v = values(i);
+        const r: BackendRecord = {
+          ...record(i),
+          namespace: v.namespace,
+          tenant: v.tenant,
+          attributes: { kind: v.kind, status: v.status, type: v.type, n: i } as BackendRecord['attributes'],
+        };
+        if (v.context) r.context = v.context;
+        return r;
+      });
+      await backend.upsert(batch);
+      const got = await backend.get(batch.map((r) => r.id));
+      expect(got.length).toBe(301);
+      for (const r of got) {
+        const i = r.attributes.n as number;
+        const v = values(i);
+        expect([
+          r.namespace,
+          r.tenant,
+          r.context ?? '',
+          r.attributes.kind,
+          r.attributes.status,
+          r.attributes.type,
+        ]).toEqual([v.namespace, v.tenant, v.context, v.kind, v.status, v.type]);
+      }
+      // The indexed columns hold each row's own value (filters read them, not the JSON attributes).
+      const db = backend.database;
+      const columns = db
+        .prepare('SELECT id, namespace, tenant, context, attr_kind, attr_status, attr_type FROM records')
+        .raw()
+        .all() as [string, string, string, string, unknown, unknown, unknown][];
+      for (const [id, namespace, tenant, context, kind, status, type] of columns) {
+        const v = values(Number(id.slice(1)));
+        const column = (x: unknown) => (typeof x === 'boolean' ? Number(x) : x);
+        expect([namespace, tenant, context, kind, status, type]).toEqual([
+          v.namespace,
+          v.tenant,
+          v.context,
+          column(v.kind),
+          column(v.status),
+          column(v.type),
+        ]);
+      }
+      const pruned = await backend.scan({
+        filter: { tenant: 't', namespaces: ['ns0', 'ns1'], where: { status: 'pruned' } },
+      });
+      expect(pruned.records.map((r) => r.id).sort()).toEqual(['r260', 'r265', 'r270', 'r275', 'r280', 'r285']);
+      integrity(backend);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('applies an id given twice in one batch, or already stored, in order: the last write wins everywhere', async () => {
     const backend = await open();
     try {

@@ -251,7 +251,7 @@ function deferLogged(
         args[j * 4 + 2] = run[i]!.logId;
         args[j * 4 + 3] = run[i]!.payloadJson;
       }
-      ctx.stmt(INSERT_CHANGES(size)).run(args);
+      ctx.stmt(INSERT_CHANGES(size)).run(...args); // spread: see insertSlice (write-records.ts)
     }
     for (const [, i] of matched) {
       ctx.keywords.patched(run[i]!.id, batch.attributes);

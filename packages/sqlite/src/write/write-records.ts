@@ -9,12 +9,14 @@ import {
   encodeRecord,
   INDEXED_NAMES,
   INDEXED_SETS,
-  INDEXED_SLOTS,
   multiRowInsert,
   type PayloadTexts,
   payloadTextsFor,
-  ROW_VALUES,
+  rowTuple,
+  rowValueCount,
   rowValuesInto,
+  sharedColumns,
+  sharedValues,
   vectorBlob,
 } from '../records';
 import { ATTRIBUTE_COLUMNS } from '../schema';
@@ -31,9 +33,12 @@ const ENCODE_SLICE = 512;
  * 23.4k pages for 50k memories, docs/benchmarks.md, issue 16); logged patches still write that way.
  */
 export const VECTOR_CHUNK_SIZES = [ENCODE_SLICE, 128, 32, 8, 1];
-const INSERT_RECORDS = multiRowInsert(
-  `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES})`,
-  `(?, ?, ?, ?, ?, ?, ?${INDEXED_SLOTS})`,
+/** The records insert by row count, for each set of shared columns (rowTuple; index: SHARED_* bits). */
+const INSERT_RECORDS = [0, 1, 2, 3].map((shared) =>
+  multiRowInsert(
+    `INSERT OR FAIL INTO records (id, namespace, tenant, text, context, attributes, payload${INDEXED_NAMES})`,
+    rowTuple(shared),
+  ),
 );
 
 type VectorRow = EncodedRow & WrittenVector;
@@ -128,15 +133,22 @@ function insertSlice(
 ): number[] {
   const rowids: number[] = new Array(end - start);
   for (const [offset, size] of chunks(end - start)) {
-    const args = argsOf(size);
+    const from = start + offset;
+    // Columns every row of the chunk holds the same value in are bound once (rowTuple).
+    const shared = sharedColumns(records, from, size);
+    const args = argsOf(size * rowValueCount(shared));
     let at = 0;
-    for (let i = start + offset; i < start + offset + size; i++) at = rowValuesInto(records[i]!, payloads, args, at);
+    for (let i = from; i < from + size; i++) at = rowValuesInto(records[i]!, payloads, args, at, shared);
     // No RETURNING (it buffered every row and built an object per row): a multi-row insert gives its rows
     // consecutive rowids, one above the largest, in VALUES order; checked on the chunk's first row.
-    const last = Number(ctx.stmt(INSERT_RECORDS(size)).run(args).lastInsertRowid);
+    // Spread, not the array: better-sqlite3 reads an array argument's values one API call each (`Get`),
+    // about 1.5 µs a 13-value row more than the call's own arguments (docs/benchmarks.md, ingest-14).
+    const statement = ctx.stmt(INSERT_RECORDS[shared]!(size));
+    const result = shared === 0 ? statement.run(...args) : statement.run(...args, sharedValues(records[from]!, shared));
+    const last = Number(result.lastInsertRowid);
     args.fill(undefined); // the arrays are kept; the batch's texts are not
     const first = last - size + 1;
-    if (ctx.stmt('SELECT id FROM records WHERE rowid = ?').pluck().get(first) !== records[start + offset]!.id)
+    if (ctx.stmt('SELECT id FROM records WHERE rowid = ?').pluck().get(first) !== records[from]!.id)
       throw new AgentMemoryError('BACKEND_ERROR', `${ctx.path}: inserted rows did not get consecutive rowids.`);
     for (let i = 0; i < size; i++) rowids[offset + i] = first + i;
   }
@@ -158,14 +170,14 @@ function insertSlice(
   return rowids;
 }
 
-/** One argument array per multi-row statement size, reused by every chunk of that size. */
-const argsBySize = new Map<number, unknown[]>();
+/** One argument array per count of values (a statement's rows times the values a row binds), reused. */
+const argsByCount = new Map<number, unknown[]>();
 
-function argsOf(size: number): unknown[] {
-  let args = argsBySize.get(size);
+function argsOf(count: number): unknown[] {
+  let args = argsByCount.get(count);
   if (!args) {
-    args = new Array(size * ROW_VALUES).fill(undefined);
-    argsBySize.set(size, args);
+    args = new Array(count).fill(undefined);
+    argsByCount.set(count, args);
   }
   return args;
 }
