@@ -1,3 +1,5 @@
+// Past ~700 lines as one list: the contract's core cases and the runner that every backend calls;
+// the history, maintenance and links cases already stand in their own files.
 import assert from 'node:assert/strict';
 // The package's own name, not relative paths: the built testing entry imports core instead of bundling a copy.
 import {

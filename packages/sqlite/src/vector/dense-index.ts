@@ -1,3 +1,7 @@
+// One class past ~700 lines on purpose: a connection's index lifecycle (writes and transaction marks,
+// the index built from writes, load/restore/catch-up, slices, save) shares its private state (the
+// loaded index, the pending codes, the save counters). The parts that stand alone already do:
+// sparse-index, sparse-build, sparse-save, written-index, dense-clear and ../search/dense-search.
 import {
   BinaryIndex,
   BinaryPartError,
@@ -14,7 +18,7 @@ import { clearEmptyDense } from './dense-clear';
 import { buildSparse, extendSparseSave } from './sparse-build';
 import { CHUNK, SparseIndex } from './sparse-index';
 import { sparseSaveAtClose } from './sparse-save';
-import { WrittenIndex } from './written-index';
+import { type WrittenCode, WrittenIndex } from './written-index';
 
 /** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
 export const DENSE_SAVE_AFTER = 1000;
@@ -44,12 +48,6 @@ export interface WrittenVector {
   namespace: string;
   floats: Float32Array;
   vector: Buffer;
-}
-
-interface PendingCode {
-  rowid: number;
-  /** Undefined: the row's vector was deleted. `encoded`: its sign bits (as the table keeps them). */
-  code?: { tenant: string; namespace: string; vector: Float32Array; encoded: Uint8Array; sparse: boolean };
 }
 
 /**
@@ -82,7 +80,7 @@ export class SqliteDenseIndex {
   /** A SparseIndex when the file's vectors are sparse (lexical embedder): signs cannot rank them. */
   private index: BinaryIndex<number> | SparseIndex | undefined;
   private version: number | undefined;
-  private pending: PendingCode[] = [];
+  private pending: WrittenCode[] = [];
   private readonly statements = new Map<string, Database.Statement>();
   /** The save the loaded index was read from, and one whose parts failed (not restored again). */
   private loadedSave: number | undefined;
@@ -320,7 +318,7 @@ export class SqliteDenseIndex {
     const { keys, scores } = index ? this.ranked(index, query, scope, m) : { keys: [], scores: [] };
     if (this.pending.length === 0) return keys;
     // The open transaction's rows: the last write of a rowid wins over the index and earlier writes.
-    const latest = new Map<number, PendingCode>();
+    const latest = new Map<number, WrittenCode>();
     for (const p of this.pending) latest.set(p.rowid, p);
     const ranked: { rowid: number; score: number }[] = [];
     for (let i = 0; i < keys.length; i++)

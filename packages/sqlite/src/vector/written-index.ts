@@ -11,6 +11,7 @@ export const WRITTEN_SPARSE = 2 * CHUNK;
 /** A committed write as the tracker takes it: rowid, scope, floats, and the sign code writtenMany encoded. */
 export interface WrittenCode {
   rowid: number;
+  /** Undefined: the row's vector was deleted. `encoded`: its sign bits (as the table keeps them). */
   code?: { tenant: string; namespace: string; vector: Float32Array; encoded: Uint8Array; sparse: boolean };
 }
 
