@@ -110,9 +110,12 @@ export function rowTuple(shared: number): string {
   return `(${slots.join(', ')})`;
 }
 
+/** Values a row binds itself by each set of SHARED_* bits: the `?` slots of its rowTuple. */
+const ROW_VALUE_COUNTS = [0, 1, 2, 3].map((shared) => rowTuple(shared).split('?').length - 1);
+
 /** Values a row binds itself (not shared): ROW_VALUES less the shared columns. */
 export function rowValueCount(shared: number): number {
-  return ROW_VALUES - (shared & SHARED_SCOPE ? 4 : 0) - (shared & SHARED_DETAIL ? 2 : 0);
+  return ROW_VALUE_COUNTS[shared]!;
 }
 
 /** Which groups of shareable columns records[from..from+size) all hold the same values in (SHARED_* bits). */
