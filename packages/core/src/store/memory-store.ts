@@ -578,15 +578,15 @@ export class MemoryStore {
     let hits = await this.searchHits(query, { mode, filter, k: pool, rescoreKeyword: rescore, partial });
     const weights = this.fusionWeights();
     const totalWeight = mode === 'hybrid' ? weights.dense + weights.keyword : 1;
-    const resultOf = (hit: SearchHit, memory: Memory): RecallResult => {
+    // A fused hit's score with its memory's importance factor (from the memory, or its attributes' copies).
+    const scoreOf = (hit: SearchHit, importance: number, lastAccessed: number, type: MemoryType) => {
       const relevance = fusedRelevance(hit.score, totalWeight);
-      const eff = effectiveImportance(
-        memory.importance,
-        toMillis(memory.lastAccessedAt),
-        now,
-        halfLifeFor(memory.type, this.options.halfLifeHours),
-      );
-      const result: RecallResult = { memory, relevance, score: relevance * (0.98 + 0.04 * eff), signals: {} };
+      const eff = effectiveImportance(importance, lastAccessed, now, halfLifeFor(type, this.options.halfLifeHours));
+      return { relevance, score: relevance * (0.98 + 0.04 * eff) };
+    };
+    const resultOf = (hit: SearchHit, memory: Memory): RecallResult => {
+      const { relevance, score } = scoreOf(hit, memory.importance, toMillis(memory.lastAccessedAt), memory.type);
+      const result: RecallResult = { memory, relevance, score, signals: {} };
       if (hit.dense) result.signals.dense = hit.dense;
       if (hit.keyword) result.signals.keyword = hit.keyword;
       if (hit.entity) result.signals.entity = hit.entity;
@@ -597,8 +597,7 @@ export class MemoryStore {
         k,
         minScore: options.minScore,
         tenant: filter.tenant,
-        now,
-        totalWeight,
+        scoreOf,
         resultOf,
       });
       if (top.results) return this.recalled(top.results, options);
@@ -647,9 +646,8 @@ export class MemoryStore {
     opts: {
       k: number;
       minScore: number | undefined;
-      tenant: string | null | undefined;
-      now: number;
-      totalWeight: number;
+      tenant: string | null;
+      scoreOf: (hit: SearchHit, importance: number, lastAccessed: number, type: MemoryType) => { score: number };
       resultOf: (hit: SearchHit, memory: Memory) => RecallResult;
     },
   ): Promise<{ results: RecallResult[]; whole?: undefined } | { results?: undefined; whole: SearchHit[] }> {
@@ -675,14 +673,8 @@ export class MemoryStore {
       const { importance, lastAccessedAt, type } = hit.record.attributes;
       if (typeof importance !== 'number' || typeof lastAccessedAt !== 'number' || typeof type !== 'string')
         return readWhole();
-      const relevance = fusedRelevance(hit.score, opts.totalWeight);
-      const eff = effectiveImportance(
-        importance,
-        this.reinforcement.lastAccess(hit.record.id, lastAccessedAt),
-        opts.now,
-        halfLifeFor(type as MemoryType, this.options.halfLifeHours),
-      );
-      ranked.push({ hit, score: relevance * (0.98 + 0.04 * eff) });
+      const last = this.reinforcement.lastAccess(hit.record.id, lastAccessedAt);
+      ranked.push({ hit, score: opts.scoreOf(hit, importance, last, type as MemoryType).score });
     }
     ranked.sort((a, b) => b.score - a.score);
     const top = (opts.minScore === undefined ? ranked : ranked.filter((r) => r.score >= opts.minScore!)).slice(
