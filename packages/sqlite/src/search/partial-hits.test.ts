@@ -111,6 +111,16 @@ describe('partial hits: recall reads whole records for the k it returns only', (
     expect(seen.entity).toBeGreaterThan(0);
   });
 
+  it('refuses a partial request that is not a list of attribute names, naming the fix', async () => {
+    const request = { mode: 'dense' as const, vector: embedder.embedOne('kafka'), filter: { tenant: '' }, k: 5 };
+    for (const partial of [{ attributes: 'status' }, { attributes: ['a"b'] }, null]) {
+      await expect(backend.search({ ...request, partial } as unknown as SearchRequest)).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringContaining('partial must be { attributes: [...] }'),
+      });
+    }
+  });
+
   it('reads every hit whole when an attribute it ranks by is missing or disagrees with the memory', async () => {
     const ids = (await backend.scan({ filter: { tenant: null, where: { kind: 'memory' } }, limit: 1000 })).records.map(
       (r) => r.id,
