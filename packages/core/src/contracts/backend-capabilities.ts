@@ -18,4 +18,9 @@ export interface BackendCapabilities {
    * entity API). Omitted: false.
    */
   links?: boolean;
+  /**
+   * Dense search honours `SearchRequest.partial`: hits carry id, scope and the named attributes only,
+   * read without the rest of the row (a warm recall read ~60 whole rows to return 10). Omitted: false.
+   */
+  partialHits?: boolean;
 }

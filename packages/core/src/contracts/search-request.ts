@@ -17,4 +17,12 @@ export interface SearchRequest {
    * the fusion (core drops them itself when it fuses).
    */
   minDenseScore?: number;
+  /**
+   * Optional, for a backend whose capabilities say `partialHits` (others ignore it and return whole
+   * records): each hit's record carries only its id, namespace, tenant and these attributes (one the
+   * record lacks or holds as null is left out); `text` is `''`, `payload` `{}`, and context, links and
+   * vector are left out. Ids, order and scores are the whole search's. Recall ranks its dense list by
+   * these and reads whole records (`get`) only for the few it returns.
+   */
+  partial?: { attributes: readonly string[] };
 }

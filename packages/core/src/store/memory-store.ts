@@ -572,24 +572,40 @@ export class MemoryStore {
       if (speakerFocus) rescored = applySpeakerFocus(rescored, query, { listWeight: listFocus, asksTime });
       return entities ? applyEntityEvidence(rescored, { backend: this.backend, query, filter, pool }) : rescored;
     };
-    const hits = await this.searchRecords(query, { mode, filter, k: pool, rescoreKeyword: rescore });
+    // A backend that can (`partialHits`) gives the dense list as ids, scope and the attributes ranking
+    // reads; whole records are read after fusion for the k returned only (not with a reranker: it reads text).
+    const partial = this.backend.capabilities.partialHits && !reranker ? new WeakSet<BackendRecord>() : undefined;
+    let hits = await this.searchHits(query, { mode, filter, k: pool, rescoreKeyword: rescore, partial });
     const weights = this.fusionWeights();
     const totalWeight = mode === 'hybrid' ? weights.dense + weights.keyword : 1;
-    let results: RecallResult[] = hits.map((hit) => {
-      const memory = this.reinforcement.overlay(recordToMemory(hit.record));
+    // A fused hit's score with its memory's importance factor (from the memory, or its attributes' copies).
+    const scoreOf = (hit: SearchHit, importance: number, lastAccessed: number, type: MemoryType) => {
       const relevance = fusedRelevance(hit.score, totalWeight);
-      const eff = effectiveImportance(
-        memory.importance,
-        toMillis(memory.lastAccessedAt),
-        now,
-        halfLifeFor(memory.type, this.options.halfLifeHours),
-      );
-      const result: RecallResult = { memory, relevance, score: relevance * (0.98 + 0.04 * eff), signals: {} };
+      const eff = effectiveImportance(importance, lastAccessed, now, halfLifeFor(type, this.options.halfLifeHours));
+      return { relevance, score: relevance * (0.98 + 0.04 * eff) };
+    };
+    const resultOf = (hit: SearchHit, memory: Memory): RecallResult => {
+      const { relevance, score } = scoreOf(hit, memory.importance, toMillis(memory.lastAccessedAt), memory.type);
+      const result: RecallResult = { memory, relevance, score, signals: {} };
       if (hit.dense) result.signals.dense = hit.dense;
       if (hit.keyword) result.signals.keyword = hit.keyword;
       if (hit.entity) result.signals.entity = hit.entity;
       return result;
-    });
+    };
+    if (partial && hits.some((h) => partial.has(h.record))) {
+      const top = await this.topOfPartial(hits, partial, {
+        k,
+        minScore: options.minScore,
+        tenant: filter.tenant,
+        scoreOf,
+        resultOf,
+      });
+      if (top.results) return this.recalled(top.results, options);
+      hits = top.whole;
+    }
+    let results: RecallResult[] = hits.map((hit) =>
+      resultOf(hit, this.reinforcement.overlay(recordToMemory(hit.record))),
+    );
     results.sort((a, b) => b.score - a.score);
     if (reranker && results.length > 0) {
       results = results.slice(0, want);
@@ -603,7 +619,11 @@ export class MemoryStore {
         .map((r) => ({ ...results[r.index]!, rerankScore: r.score }));
     }
     if (options.minScore !== undefined) results = results.filter((r) => r.score >= options.minScore!);
-    results = results.slice(0, k);
+    return this.recalled(results.slice(0, k), options);
+  }
+
+  /** Recall's results, their accesses buffered. */
+  private recalled(results: RecallResult[], options: RecallOptions): RecallResult[] {
     // Reads stay reads: the accesses are written later, in batches (a read-only file skips them).
     if (options.reinforce !== false && results.length > 0 && !this.backend.capabilities.readonly) {
       this.reinforcement.add(
@@ -612,6 +632,75 @@ export class MemoryStore {
       );
     }
     return results;
+  }
+
+  /**
+   * Recall's k best of fused hits some of which are partial (id, scope and `RANK_ATTRIBUTES`): ranked
+   * by the attributes a memory's own fields are copied to (`memoryAttributes`), in recall's order, then
+   * only the partial hits among the k read whole. When that cannot give recall's own results (an
+   * attribute missing, a record gone or changed since the search), `whole`: every hit read whole.
+   */
+  private async topOfPartial(
+    hits: readonly SearchHit[],
+    partial: WeakSet<BackendRecord>,
+    opts: {
+      k: number;
+      minScore: number | undefined;
+      tenant: string | null;
+      scoreOf: (hit: SearchHit, importance: number, lastAccessed: number, type: MemoryType) => { score: number };
+      resultOf: (hit: SearchHit, memory: Memory) => RecallResult;
+    },
+  ): Promise<{ results: RecallResult[]; whole?: undefined } | { results?: undefined; whole: SearchHit[] }> {
+    const { tenant } = opts;
+    const readWhole = async (): Promise<{ whole: SearchHit[] }> => {
+      const ids = hits.filter((h) => partial.has(h.record)).map((h) => h.record.id);
+      const records = new Map((await this.backend.get(ids, { tenant, withVectors: false })).map((r) => [r.id, r]));
+      return {
+        whole: hits.flatMap((h) => {
+          if (!partial.has(h.record)) return [h];
+          const record = records.get(h.record.id);
+          return record ? [{ ...h, record }] : [];
+        }),
+      };
+    };
+    const ranked: { hit: SearchHit; score: number; result?: RecallResult }[] = [];
+    for (const hit of hits) {
+      if (!partial.has(hit.record)) {
+        const result = opts.resultOf(hit, this.reinforcement.overlay(recordToMemory(hit.record)));
+        ranked.push({ hit, score: result.score, result });
+        continue;
+      }
+      const { importance, lastAccessedAt, type } = hit.record.attributes;
+      if (typeof importance !== 'number' || typeof lastAccessedAt !== 'number' || typeof type !== 'string')
+        return readWhole();
+      const last = this.reinforcement.lastAccess(hit.record.id, lastAccessedAt);
+      ranked.push({ hit, score: opts.scoreOf(hit, importance, last, type as MemoryType).score });
+    }
+    ranked.sort((a, b) => b.score - a.score);
+    const top = (opts.minScore === undefined ? ranked : ranked.filter((r) => r.score >= opts.minScore!)).slice(
+      0,
+      opts.k,
+    );
+    const wanted = top.filter((r) => !r.result).map((r) => r.hit.record.id);
+    const records =
+      wanted.length === 0
+        ? new Map<string, BackendRecord>()
+        : new Map((await this.backend.get(wanted, { tenant, withVectors: false })).map((r) => [r.id, r]));
+    const results: RecallResult[] = [];
+    for (const r of top) {
+      if (r.result) {
+        results.push(r.result);
+        continue;
+      }
+      const record = records.get(r.hit.record.id);
+      if (!record || record.attributes.kind !== KIND.memory) return readWhole();
+      const result = opts.resultOf({ ...r.hit, record }, this.reinforcement.overlay(recordToMemory(record)));
+      // The attributes ranked on are copies of the memory's fields: a copy that disagrees (another
+      // writer's change since the search) would rank differently, so everything is ranked whole.
+      if (result.score !== r.score) return readWhole();
+      results.push(result);
+    }
+    return { results };
   }
 
   /**
@@ -1052,15 +1141,39 @@ export class MemoryStore {
       rescoreKeyword?: (hits: SearchHit[]) => SearchHit[] | Promise<SearchHit[]>;
     },
   ): Promise<SearchHit[]> {
+    return this.searchHits(query, { mode, filter, k: pool, rescoreKeyword });
+  }
+
+  /** `searchRecords`, with the dense list partial (`partialHits`: see `RANK_ATTRIBUTES`) when `partial` is given, each such record added to it. */
+  private async searchHits(
+    query: string,
+    {
+      mode,
+      filter,
+      k: pool,
+      rescoreKeyword,
+      partial,
+    }: {
+      mode: 'hybrid' | 'dense' | 'keyword';
+      filter: RecordFilter;
+      k: number;
+      rescoreKeyword?: (hits: SearchHit[]) => SearchHit[] | Promise<SearchHit[]>;
+      partial?: WeakSet<BackendRecord>;
+    },
+  ): Promise<SearchHit[]> {
     const caps = this.backend.capabilities;
     const minDense = this.options.minDenseSimilarity ?? (this.embedder.lexical ? 0.1 : 0);
     const needsVector = mode !== 'keyword' || !caps.textSearch;
     const vector = needsVector ? (await this.embed([query], 'query'))[0]! : undefined;
     // Each list puts active records first among equal scores, before fusion turns the tie into ranks.
-    const dense = async () =>
-      activeFirstOnTies(
-        (await this.backend.search({ mode: 'dense', vector, filter, k: pool })).filter((h) => h.score >= minDense),
-      );
+    const dense = async () => {
+      const request = { mode: 'dense' as const, vector, filter, k: pool };
+      const hits = (
+        await this.backend.search(partial ? { ...request, partial: { attributes: RANK_ATTRIBUTES } } : request)
+      ).filter((h) => h.score >= minDense);
+      if (partial) for (const h of hits) partial.add(h.record);
+      return activeFirstOnTies(hits);
+    };
     const keyword = async () => {
       if (!caps.textSearch) return [];
       const hits = await this.backend.search({ mode: 'keyword', text: query, filter, k: pool });
@@ -1102,6 +1215,11 @@ export class MemoryStore {
     // instead (at 100k memories that saves the whole vector scan).
     const denseCannotEnter = kw.length >= pool && weights.dense / (RRF_K + 1) < weights.keyword / (RRF_K + pool);
     const d = denseCannotEnter ? await this.denseAmong(kw, vector!, filter, minDense) : await dense();
+    if (partial) {
+      // Fusion keeps the dense hit's record: the keyword list's whole one spares reading it again.
+      const whole = new Map(kw.map((h) => [h.record.id, h.record]));
+      for (const h of d) h.record = whole.get(h.record.id) ?? h.record;
+    }
     return fuseRrf(d, kw, weights, pool);
   }
 
@@ -1252,6 +1370,12 @@ export class MemoryStore {
  * marker and implies its `create` entry until it first changes other than by a prune (./codec). One row a memory
  * instead of two: the history row was a fifth of the file and a quarter of the write's CPU.
  */
+/**
+ * What recall ranks a memory by before it reads it whole (`partialHits`): active first (`status`), and
+ * the importance factor (`importance`, `lastAccessedAt`, the half-life of its `type`).
+ */
+const RANK_ATTRIBUTES: readonly string[] = ['status', 'type', 'importance', 'lastAccessedAt'];
+
 function createdRecord(memory: Memory, vector: Float32Array): BackendRecord {
   const record = memoryToRecord(memory, vector);
   record.attributes[HISTORY_PENDING] = true;

@@ -13,6 +13,7 @@ import {
 import { historyConformanceCases } from './history-conformance';
 import { maintenanceConformanceCases } from './maintenance-conformance';
 import { linkConformanceCases } from './conformance-links';
+import { partialHitsConformanceCases } from './conformance-partial';
 
 export interface ConformanceOptions {
   /** Shown in test names. */
@@ -610,6 +611,8 @@ export function backendConformanceCases(options: ConformanceOptions): Conformanc
       },
     });
   }
+
+  if (caps.partialHits) partialHitsConformanceCases({ add, rec, unit });
 
   if (caps.links) {
     linkConformanceCases({

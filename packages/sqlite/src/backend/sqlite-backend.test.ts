@@ -13,6 +13,7 @@ const capabilities = {
   snapshot: false,
   readonly: false,
   links: true,
+  partialHits: true,
 };
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-conformance-'));
 let n = 0;

@@ -32,7 +32,7 @@ import { compileFilter, SqlBuilder } from '../query';
 import * as reads from '../read';
 import type { ReadSource } from '../records';
 import { isAgentmemDatabase, isInMemoryPath, isSqliteError, openDatabase, VECTOR_SPACE_TABLE } from '../schema';
-import { approximateDenseSearch, keywordSearch, knnDenseSearch } from '../search';
+import { approximateDenseSearch, hitColumns, keywordSearch, knnDenseSearch, partialAttributes } from '../search';
 import type { StoreContext } from '../store';
 import { SqliteDenseIndex } from '../vector';
 import * as writes from '../write';
@@ -85,6 +85,7 @@ export class SqliteBackend implements MemoryBackend {
     snapshot: false,
     readonly: false,
     links: true,
+    partialHits: true,
   };
   /** Absolute path of the database file, or `':memory:'`. */
   readonly path: string;
@@ -270,12 +271,13 @@ export class SqliteBackend implements MemoryBackend {
       }
       this.checkDimension(request.vector);
       compileFilter(request.filter, new SqlBuilder()); // validates before waiting
+      const columns = hitColumns(partialAttributes(request.partial));
       if (k === 0 || this.dimension === undefined) return [];
       return this.read(
         () =>
           (this.denseMode === 'approximate'
-            ? approximateDenseSearch(this.ctx, request.vector!, request.filter, k)
-            : undefined) ?? knnDenseSearch(this.ctx, request.vector!, request.filter, k),
+            ? approximateDenseSearch(this.ctx, request.vector!, request.filter, k, columns)
+            : undefined) ?? knnDenseSearch(this.ctx, request.vector!, request.filter, k, undefined, columns),
       );
     }
     if (request.mode !== 'keyword')

@@ -1,8 +1,9 @@
 import { approximateCandidates, type RecordFilter, type SearchHit } from '@agentmem/core';
 import { compileFilter, namespaceList, SqlBuilder } from '../query';
-import { COLUMNS, decodeRow, type ReadSource, type RecordRow, vectorBlob } from '../records';
+import { type ReadSource, type RecordRow, vectorBlob } from '../records';
 import { CODES_TABLE } from '../schema';
 import type { StoreContext } from '../store';
+import { type HitColumns, hitColumns } from './hit-columns';
 
 /** Rows read beyond k (at least; k / 4 for larger k) from the head of the int8 ranking for exact rescoring. */
 const RESCORE_MARGIN = 8;
@@ -21,6 +22,7 @@ export function approximateDenseSearch(
   vector: Float32Array,
   filter: RecordFilter,
   k: number,
+  columns: HitColumns = hitColumns(undefined),
 ): SearchHit[] | undefined {
   const namespaces = filter.namespaces ? namespaceList(filter.namespaces) : undefined;
   if (namespaces?.length === 0) return [];
@@ -34,10 +36,10 @@ export function approximateDenseSearch(
   // Sparse vectors (lexical embedder): exact search, over the candidates of the sparse index.
   if (total === undefined) {
     index.sparseSlice();
-    return knnDenseSearch(ctx, vector, filter, k, (m) => index.sparseCandidates(vector, scope, m));
+    return knnDenseSearch(ctx, vector, filter, k, (m) => index.sparseCandidates(vector, scope, m), columns);
   }
   // The int8 ranking is near-exact (on the bench corpus 4 rows beyond k already give the exact top k):
-  // only its first passing rows are read, whole, with their floats.
+  // only its first passing rows are read (whole, or as a partial search asks), with their floats.
   const head = k + Math.max(RESCORE_MARGIN, Math.ceil(k / 4));
   const rows = approximateCandidates(k, total, (m) => {
     const ranked = index.candidates(vector, scope, m);
@@ -50,7 +52,7 @@ export function approximateDenseSearch(
       const chunk = ranked.slice(examined, examined + size);
       passing.push(
         ...ctx.snapshot(() =>
-          index.rows<RecordRow>(chunk, COLUMNS, { sql: where.sql, params: b.params }, ctx.source(false)),
+          index.rows<RecordRow>(chunk, columns.sql, { sql: where.sql, params: b.params }, ctx.source(false)),
         ),
       );
       examined += chunk.length;
@@ -66,7 +68,7 @@ export function approximateDenseSearch(
     .map((r, i) => ({ row: r.row, score: scores[i]! }))
     .sort((x, y) => y.score - x.score || (x.row.id < y.row.id ? -1 : 1))
     .slice(0, k)
-    .map((t) => ({ record: decodeRow(t.row), score: t.score }));
+    .map((t) => ({ record: columns.decode(t.row), score: t.score }));
 }
 
 /**
@@ -85,6 +87,7 @@ export function knnDenseSearch(
   filter: RecordFilter,
   k: number,
   candidates?: (m: number) => { keys: number[]; after: number } | undefined,
+  columns: HitColumns = hitColumns(undefined),
 ): SearchHit[] {
   const query = vectorBlob(vector);
   const scope = new SqlBuilder();
@@ -115,7 +118,7 @@ export function knnDenseSearch(
   const passingSql = (from: ReadSource) =>
     `SELECT r.rowid AS rowid, r.id AS id FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`;
   const readSql = (from: ReadSource) =>
-    `SELECT ${COLUMNS} FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids))`;
+    `SELECT ${columns.sql} FROM ${from} r WHERE r.rowid IN (SELECT value FROM json_each(@rowids))`;
   // Every round is a scan of the scopes' vectors, whatever the pool: start well above k so that a
   // filter turning some candidates away (core's: active memories) rarely costs a second scan. The
   // pool's rowids are filtered; only the k rows returned are read whole.
@@ -154,9 +157,9 @@ export function knnDenseSearch(
       return rows
         .map((row) => ({ row, d: distance.get(row.rowid)! }))
         .sort((x, y) => x.d - y.d || (x.row.id < y.row.id ? -1 : 1))
-        .map(({ row, d }) => ({ record: decodeRow(row), score: 1 - d }));
+        .map(({ row, d }) => ({ record: columns.decode(row), score: 1 - d }));
     }
-    if (pool >= MAX_KNN) return exactDenseSearch(ctx, query, filter, k);
+    if (pool >= MAX_KNN) return exactDenseSearch(ctx, query, filter, k, columns);
     // Grow by the observed share of matching candidates, at least doubling.
     const share = Math.max(passed / found.length, 1 / 256);
     pool = Math.min(MAX_KNN, Math.max(pool * 2, Math.ceil((k / share) * 1.25) + 16));
@@ -164,17 +167,23 @@ export function knnDenseSearch(
 }
 
 /** Exact search over the records that match the filter, for filters too selective for KNN pools. */
-function exactDenseSearch(ctx: StoreContext, query: Buffer, filter: RecordFilter, k: number): SearchHit[] {
+function exactDenseSearch(
+  ctx: StoreContext,
+  query: Buffer,
+  filter: RecordFilter,
+  k: number,
+  columns: HitColumns,
+): SearchHit[] {
   const b = new SqlBuilder();
   const where = compileFilter(filter, b);
   const sql = (from: ReadSource) =>
-    `SELECT ${COLUMNS}, vec_distance_cosine(v.embedding, ${b.param(query)}) AS distance ` +
+    `SELECT ${columns.sql}, vec_distance_cosine(v.embedding, ${b.param(query)}) AS distance ` +
     `FROM ${from} r JOIN ${CODES_TABLE} v ON v.rowid = r.rowid WHERE ${where.sql} ORDER BY distance, r.id LIMIT ${b.param(k)}`;
   const rows = ctx.snapshot(
     () => ctx.stmt(sql(ctx.source(false))).all(b.params) as (RecordRow & { distance: number })[],
   );
   return rows.map((row) => ({
-    record: decodeRow(row),
+    record: columns.decode(row),
     score: 1 - row.distance,
   }));
 }
