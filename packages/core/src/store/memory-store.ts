@@ -1366,16 +1366,16 @@ export class MemoryStore {
 }
 
 /**
- * The record of a memory `rememberMany` created, with no history row: it carries the HISTORY_PENDING
- * marker and implies its `create` entry until it first changes other than by a prune (./codec). One row a memory
- * instead of two: the history row was a fifth of the file and a quarter of the write's CPU.
- */
-/**
  * What recall ranks a memory by before it reads it whole (`partialHits`): active first (`status`), and
  * the importance factor (`importance`, `lastAccessedAt`, the half-life of its `type`).
  */
 const RANK_ATTRIBUTES: readonly string[] = ['status', 'type', 'importance', 'lastAccessedAt'];
 
+/**
+ * The record of a memory `rememberMany` created, with no history row: it carries the HISTORY_PENDING
+ * marker and implies its `create` entry until it first changes other than by a prune (./codec). One row a memory
+ * instead of two: the history row was a fifth of the file and a quarter of the write's CPU.
+ */
 function createdRecord(memory: Memory, vector: Float32Array): BackendRecord {
   const record = memoryToRecord(memory, vector);
   record.attributes[HISTORY_PENDING] = true;
