@@ -29,7 +29,7 @@ import type { ConversationTurn, RememberConversationOptions } from '../conversat
 import { activeFirstOnTies } from './active-first';
 import { ByContent } from './by-content';
 import { conversationInputs } from './conversation-inputs';
-import { batchKeys, createdRecords, plannedMemories } from './remember-batch';
+import { batchKeys, createdRecords, hashesByNamespace, plannedMemories, setEntities } from './remember-batch';
 import { applyKeywordEvidence, timeAnswerIn, timeSpansInQuery } from '../temporal';
 import {
   applyEntityEvidence,
@@ -1094,15 +1094,7 @@ export class MemoryStore {
     hashes: readonly string[],
     among?: readonly number[],
   ): Promise<ByContent<Memory>> {
-    const byNamespace = new Map<string, Set<string>>();
-    const count = among ? among.length : namespaces.length;
-    for (let j = 0; j < count; j++) {
-      const i = among ? among[j]! : j;
-      const namespace = namespaces[i]!;
-      const set = byNamespace.get(namespace);
-      if (set) set.add(hashes[i]!);
-      else byNamespace.set(namespace, new Set([hashes[i]!]));
-    }
+    const byNamespace = hashesByNamespace(namespaces, hashes, among);
     const found = new ByContent<Memory>();
     for (const [namespace, set] of byNamespace) {
       const all = [...set];
@@ -1157,11 +1149,7 @@ export class MemoryStore {
             : [],
         ),
     });
-    for (let i = 0; i < memories.length; i++) {
-      const m = memories[i]!;
-      if (entities[i]!.length > 0) m.entities = entities[i];
-      else if ('entities' in m) delete m.entities;
-    }
+    setEntities(memories, entities);
   }
 
   private async mustGet(id: string): Promise<Memory> {

@@ -3,7 +3,7 @@
 // optimizing compiles of it in a fresh process's first 20k ingest, ~17% of that ingest's compile time,
 // which runs on V8's other threads; docs/benchmarks.md, ingest-15). A small function a loop is compiled
 // once, for what it does; the method, called once a batch, is left to the interpreter.
-import type { BackendRecord, Memory } from '../contracts';
+import type { BackendRecord, EntityMention, Memory } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import { namespaceFor } from '../scope';
 import { contentHash } from '../text';
@@ -130,9 +130,15 @@ export function createdRecords(
   results: Memory[],
 ): BackendRecord[] {
   const records: BackendRecord[] = [];
+  // Two loops, not a `now?.get` in one: the lookup's code, never run while nothing was written
+  // meanwhile (the usual case), sent V8's compiled loop back to the interpreter when it first did.
+  if (now === undefined) {
+    for (let j = 0; j < fresh.length; j++) records.push(createdRecord(created[j]!, vectors[j]!));
+    return records;
+  }
   for (let j = 0; j < fresh.length; j++) {
     const i = fresh[j]!;
-    const other = now?.get(keys.namespaces[i]!, keys.hashes[i]!);
+    const other = now.get(keys.namespaces[i]!, keys.hashes[i]!);
     if (other) results[i] = other;
     else records.push(createdRecord(created[j]!, vectors[j]!));
   }
@@ -148,4 +154,31 @@ export function createdRecord(memory: Memory, vector: Float32Array): BackendReco
   const record = memoryToRecord(memory, vector);
   record.attributes[HISTORY_PENDING] = true;
   return record;
+}
+
+/** Each memory's entities (none: the key removed), from linkEntities. */
+export function setEntities(memories: Memory[], entities: readonly EntityMention[][]): void {
+  for (let i = 0; i < memories.length; i++) {
+    const m = memories[i]!;
+    if (entities[i]!.length > 0) m.entities = entities[i];
+    else if ('entities' in m) delete m.entities;
+  }
+}
+
+/** The content hashes of the inputs at `among` (their positions; or of all) by namespace, each once. */
+export function hashesByNamespace(
+  namespaces: readonly string[],
+  hashes: readonly string[],
+  among: readonly number[] | undefined,
+): Map<string, Set<string>> {
+  const byNamespace = new Map<string, Set<string>>();
+  const count = among ? among.length : namespaces.length;
+  for (let j = 0; j < count; j++) {
+    const i = among ? among[j]! : j;
+    const namespace = namespaces[i]!;
+    const set = byNamespace.get(namespace);
+    if (set) set.add(hashes[i]!);
+    else byNamespace.set(namespace, new Set([hashes[i]!]));
+  }
+  return byNamespace;
 }
