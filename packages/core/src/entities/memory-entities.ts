@@ -116,6 +116,20 @@ function givenMention(input: EntityInput, at: number): EntityMention {
 }
 
 /**
+ * The keys a batch names, and the sentence openers' keys none of its memories names (a loop in a
+ * function of its own: in the async batchEntities it made V8 compile all of that, see ../store/remember-batch).
+ */
+function namedAndUnsure(
+  scanned: readonly { mentions: Map<string, EntityMention>; openers: readonly EntityMention[] }[],
+): { named: Set<string>; unsure: string[] } {
+  const named = new Set<string>();
+  const unsureKeys = new Set<string>();
+  for (const s of scanned) for (const key of s.mentions.keys()) named.add(key);
+  for (const s of scanned) for (const o of s.openers) if (!named.has(o.key)) unsureKeys.add(o.key);
+  return { named, unsure: [...unsureKeys] };
+}
+
+/**
  * The entities of a batch of memories: those given with each (by an
  * extraction model or the caller) first, then those the offline extractor
  * finds in its content, with the turn's speaker (`metadata.speaker`, as
@@ -156,11 +170,7 @@ export async function batchEntities(
     for (const [key, m] of found) if (!mentions.has(key)) mentions.set(key, m);
     return { mentions, openers };
   });
-  const named = new Set<string>();
-  const unsureKeys = new Set<string>();
-  for (const s of scanned) for (const key of s.mentions.keys()) named.add(key);
-  for (const s of scanned) for (const o of s.openers) if (!named.has(o.key)) unsureKeys.add(o.key);
-  const unsure = [...unsureKeys];
+  const { named, unsure } = namedAndUnsure(scanned);
   const known = unsure.length > 0 ? await options.known(unsure) : new Set<string>();
   return scanned.map(({ mentions, openers }) => {
     for (const o of openers) if (!mentions.has(o.key) && (named.has(o.key) || known.has(o.key))) mentions.set(o.key, o);

@@ -29,6 +29,7 @@ import type { ConversationTurn, RememberConversationOptions } from '../conversat
 import { activeFirstOnTies } from './active-first';
 import { ByContent } from './by-content';
 import { conversationInputs } from './conversation-inputs';
+import { batchKeys, createdRecords, hashesByNamespace, plannedMemories, setEntities } from './remember-batch';
 import { applyKeywordEvidence, timeAnswerIn, timeSpansInQuery } from '../temporal';
 import {
   applyEntityEvidence,
@@ -47,20 +48,12 @@ import { effectiveImportance, type HalfLifeConfig, halfLifeFor } from '../import
 import { cosineSimilarity, HashingEmbedder } from '../embedding';
 import { checkFusionWeights } from '../embedding/fusion-weights';
 import { AgentMemoryError, invalidInput } from '../errors';
-import {
-  assertBranchName,
-  assertMemoryType,
-  HISTORY_NAMESPACE,
-  MEMORY_TYPES,
-  namespaceFor,
-  recallNamespaces,
-} from '../scope';
+import { assertBranchName, assertMemoryType, HISTORY_NAMESPACE, MEMORY_TYPES, recallNamespaces } from '../scope';
 import { applyReplyEvidence, applySpeakerFocus, LIST_FOCUS_WEIGHT, replyWeightFor } from '../recall-evidence';
 import { contentHash } from '../text';
-import { newId, stableId, toMillis } from '../util';
+import { newId, toMillis } from '../util';
 import {
   createEntryId,
-  HISTORY_PENDING,
   historyToRecord,
   impliedCreate,
   isHistoryPending,
@@ -369,79 +362,16 @@ export class MemoryStore {
     if (!Array.isArray(inputs)) throw invalidInput('rememberMany() takes an array of { content, type }.');
     const valid = inputs.map((input) => validateInput(input, this.writeLimits)); // all validated before anything is written
     const now = new Date(this.clock()).toISOString();
-    const count = valid.length;
-    const results: Memory[] = new Array(count);
-    // Per input, in arrays of the batch (no planning object or `namespace\u0000hash` key a memory: what
-    // a batch allocates lives through the whole call, and young-generation collections copy it).
-    const namespaces: string[] = new Array(count);
-    const hashes: string[] = new Array(count);
-    const ids: string[] = new Array(count);
-    for (let i = 0; i < count; i++) {
-      const v = valid[i]!;
-      const namespace = v.namespace ?? namespaceFor(v.type, this.branchName);
-      const hash = contentHash(v.content);
-      namespaces[i] = namespace;
-      hashes[i] = hash;
-      ids[i] = v.id ?? stableId('mem', this.tenant, namespace, hash);
-    }
+    const results: Memory[] = new Array(valid.length);
+    // The loops over the batch are functions of their own (./remember-batch: why).
+    const scope = { tenant: this.tenant, agentId: this.agentId, branchName: this.branchName };
+    const keys = batchKeys(valid, scope);
     // One lookup per namespace and one id check for the whole batch, not one round trip per memory.
     const mark = await this.backend.writeMark?.();
-    const existing = await this.findByHashes(namespaces, hashes);
-    const takenIds = await this.existingIds(ids);
+    const existing = await this.findByHashes(keys.namespaces, keys.hashes);
+    const takenIds = await this.existingIds(keys.ids);
     const seen = new ByContent<Memory>();
-    const freshIds = new Set<string>();
-    const fresh: number[] = []; // the inputs whose memories are created, in order
-    const created: Memory[] = [];
-    for (let i = 0; i < count; i++) {
-      const namespace = namespaces[i]!;
-      const hash = hashes[i]!;
-      // The batch's own memory first, then the stored one (findByHashes keeps the first per key).
-      const known = seen.get(namespace, hash) ?? existing.get(namespace, hash);
-      if (known) {
-        results[i] = known;
-        continue;
-      }
-      const v = valid[i]!;
-      let id = ids[i]!;
-      const taken = freshIds.has(id) || takenIds.has(id);
-      if (taken && v.id) {
-        // Records are keyed by id alone: writing would overwrite another memory, maybe another tenant's.
-        throw new AgentMemoryError(
-          'CONFLICT',
-          `The id ${v.id} is already taken (by a record in this batch or in the store). Change a memory with update(), or remember it without an id.`,
-          { details: { id: v.id } },
-        );
-      }
-      if (taken) id = newId('mem'); // the derived id is taken by a memory whose content has since changed
-      // Optional keys assigned in place (not spread from temporary objects): the same keys in the same
-      // order, so the stored JSON is unchanged.
-      const memory: Memory = {
-        specificationVersion: 'v1',
-        id,
-        content: v.content,
-        type: v.type,
-        importance: v.importance,
-        tags: v.tags,
-        namespace,
-        tenant: this.tenant,
-        createdAt: now,
-        updatedAt: now,
-        // Decay counts from the last access, not from the event: an imported history starts fresh.
-        lastAccessedAt: now,
-        occurredAt: v.occurredAt ?? now,
-        accessCount: 0,
-        contentHash: hash,
-      } as Memory;
-      if (this.agentId) memory.agentId = this.agentId;
-      if (namespace !== v.type) memory.branch = this.branchName;
-      memory.metadata = v.metadata;
-      if (v.context) memory.context = v.context;
-      results[i] = memory;
-      seen.add(namespace, hash, memory);
-      freshIds.add(id);
-      fresh.push(i);
-      created.push(memory);
-    }
+    const { fresh, created } = plannedMemories(valid, keys, existing, takenIds, seen, scope, now, results);
     if (created.length > 0) {
       await this.linkEntities(
         created,
@@ -453,14 +383,8 @@ export class MemoryStore {
         // transaction (the write lock on SQLite) the lookup is certain, so it is returned, not created twice.
         // Unless the backend's write mark says nothing was written since: the lookup then still holds.
         const unchanged = mark !== undefined && (await this.backend.writeMark?.()) === mark;
-        const now = unchanged ? undefined : await this.findByHashes(namespaces, hashes, fresh);
-        const records: BackendRecord[] = [];
-        for (let j = 0; j < fresh.length; j++) {
-          const i = fresh[j]!;
-          const other = now?.get(namespaces[i]!, hashes[i]!);
-          if (other) results[i] = other;
-          else records.push(createdRecord(created[j]!, vectors[j]!));
-        }
+        const now = unchanged ? undefined : await this.findByHashes(keys.namespaces, keys.hashes, fresh);
+        const records = createdRecords(fresh, created, vectors, keys, now, results);
         if (records.length > 0) await this.backend.upsert(records);
       });
     }
@@ -1288,15 +1212,7 @@ export class MemoryStore {
     hashes: readonly string[],
     among?: readonly number[],
   ): Promise<ByContent<Memory>> {
-    const byNamespace = new Map<string, Set<string>>();
-    const count = among ? among.length : namespaces.length;
-    for (let j = 0; j < count; j++) {
-      const i = among ? among[j]! : j;
-      const namespace = namespaces[i]!;
-      const set = byNamespace.get(namespace);
-      if (set) set.add(hashes[i]!);
-      else byNamespace.set(namespace, new Set([hashes[i]!]));
-    }
+    const byNamespace = hashesByNamespace(namespaces, hashes, among);
     const found = new ByContent<Memory>();
     for (const [namespace, set] of byNamespace) {
       const all = [...set];
@@ -1351,11 +1267,7 @@ export class MemoryStore {
             : [],
         ),
     });
-    for (let i = 0; i < memories.length; i++) {
-      const m = memories[i]!;
-      if (entities[i]!.length > 0) m.entities = entities[i];
-      else if ('entities' in m) delete m.entities;
-    }
+    setEntities(memories, entities);
   }
 
   private async mustGet(id: string): Promise<Memory> {
@@ -1370,14 +1282,3 @@ export class MemoryStore {
  * the importance factor (`importance`, `lastAccessedAt`, the half-life of its `type`).
  */
 const RANK_ATTRIBUTES: readonly string[] = ['status', 'type', 'importance', 'lastAccessedAt'];
-
-/**
- * The record of a memory `rememberMany` created, with no history row: it carries the HISTORY_PENDING
- * marker and implies its `create` entry until it first changes other than by a prune (./codec). One row a memory
- * instead of two: the history row was a fifth of the file and a quarter of the write's CPU.
- */
-function createdRecord(memory: Memory, vector: Float32Array): BackendRecord {
-  const record = memoryToRecord(memory, vector);
-  record.attributes[HISTORY_PENDING] = true;
-  return record;
-}

@@ -1,0 +1,184 @@
+// rememberMany's loops over a batch, as plain synchronous functions of their own. In the async method
+// each loop made V8 compile the whole method (on-stack replacement, then again after each deopt: six
+// optimizing compiles of it in a fresh process's first 20k ingest, ~17% of that ingest's compile time,
+// which runs on V8's other threads; docs/benchmarks.md, ingest-15). A small function a loop is compiled
+// once, for what it does; the method, called once a batch, is left to the interpreter.
+import type { BackendRecord, EntityMention, Memory } from '../contracts';
+import { AgentMemoryError } from '../errors';
+import { namespaceFor } from '../scope';
+import { contentHash } from '../text';
+import { newId, stableId } from '../util';
+import type { ByContent } from './by-content';
+import { HISTORY_PENDING, memoryToRecord } from './codec';
+import type { validateInput } from './validate';
+
+type ValidInput = ReturnType<typeof validateInput>;
+
+/** Who writes: the store's tenant, agent and branch. */
+export interface WriterScope {
+  tenant: string;
+  agentId: string | undefined;
+  branchName: string;
+}
+
+/**
+ * Each input's namespace, content hash and derived id, in arrays of the batch (no planning object or
+ * `namespace\u0000hash` key a memory: what a batch allocates lives through the whole call, and
+ * young-generation collections copy it).
+ */
+export function batchKeys(
+  valid: readonly ValidInput[],
+  scope: WriterScope,
+): { namespaces: string[]; hashes: string[]; ids: string[] } {
+  const count = valid.length;
+  const namespaces: string[] = new Array(count);
+  const hashes: string[] = new Array(count);
+  const ids: string[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const v = valid[i]!;
+    const namespace = v.namespace ?? namespaceFor(v.type, scope.branchName);
+    const hash = contentHash(v.content);
+    namespaces[i] = namespace;
+    hashes[i] = hash;
+    ids[i] = v.id ?? stableId('mem', scope.tenant, namespace, hash);
+  }
+  return { namespaces, hashes, ids };
+}
+
+/**
+ * The memories a batch creates (`created`, at the inputs' positions `fresh`); every input's memory
+ * (created or found) goes into `results`. The batch's own memory of a content first, then the stored
+ * one (`existing`, the first per key).
+ */
+export function plannedMemories(
+  valid: readonly ValidInput[],
+  keys: { namespaces: readonly string[]; hashes: readonly string[]; ids: readonly string[] },
+  existing: ByContent<Memory>,
+  takenIds: ReadonlySet<string>,
+  seen: ByContent<Memory>,
+  scope: WriterScope,
+  now: string,
+  results: Memory[],
+): { fresh: number[]; created: Memory[] } {
+  const { namespaces, hashes, ids } = keys;
+  const freshIds = new Set<string>();
+  const fresh: number[] = []; // the inputs whose memories are created, in order
+  const created: Memory[] = [];
+  for (let i = 0; i < valid.length; i++) {
+    const namespace = namespaces[i]!;
+    const hash = hashes[i]!;
+    const known = seen.get(namespace, hash) ?? existing.get(namespace, hash);
+    if (known) {
+      results[i] = known;
+      continue;
+    }
+    const v = valid[i]!;
+    let id = ids[i]!;
+    const taken = freshIds.has(id) || takenIds.has(id);
+    if (taken && v.id) {
+      // Records are keyed by id alone: writing would overwrite another memory, maybe another tenant's.
+      throw new AgentMemoryError(
+        'CONFLICT',
+        `The id ${v.id} is already taken (by a record in this batch or in the store). Change a memory with update(), or remember it without an id.`,
+        { details: { id: v.id } },
+      );
+    }
+    if (taken) id = newId('mem'); // the derived id is taken by a memory whose content has since changed
+    // Optional keys assigned in place (not spread from temporary objects): the same keys in the same
+    // order, so the stored JSON is unchanged.
+    const memory: Memory = {
+      specificationVersion: 'v1',
+      id,
+      content: v.content,
+      type: v.type,
+      importance: v.importance,
+      tags: v.tags,
+      namespace,
+      tenant: scope.tenant,
+      createdAt: now,
+      updatedAt: now,
+      // Decay counts from the last access, not from the event: an imported history starts fresh.
+      lastAccessedAt: now,
+      occurredAt: v.occurredAt ?? now,
+      accessCount: 0,
+      contentHash: hash,
+    } as Memory;
+    if (scope.agentId) memory.agentId = scope.agentId;
+    if (namespace !== v.type) memory.branch = scope.branchName;
+    memory.metadata = v.metadata;
+    if (v.context) memory.context = v.context;
+    results[i] = memory;
+    seen.add(namespace, hash, memory);
+    freshIds.add(id);
+    fresh.push(i);
+    created.push(memory);
+  }
+  return { fresh, created };
+}
+
+/**
+ * The records of the planned memories (`created[j]` is input `fresh[j]`'s, `vectors[j]` its vector),
+ * without those another writer stored meanwhile (`now`: found again inside the write transaction;
+ * their inputs get the stored memory in `results`).
+ */
+export function createdRecords(
+  fresh: readonly number[],
+  created: readonly Memory[],
+  vectors: readonly Float32Array[],
+  keys: { namespaces: readonly string[]; hashes: readonly string[] },
+  now: ByContent<Memory> | undefined,
+  results: Memory[],
+): BackendRecord[] {
+  const records: BackendRecord[] = [];
+  // Two loops, not a `now?.get` in one: the lookup's code, never run while nothing was written
+  // meanwhile (the usual case), sent V8's compiled loop back to the interpreter when it first did.
+  if (now === undefined) {
+    for (let j = 0; j < fresh.length; j++) records.push(createdRecord(created[j]!, vectors[j]!));
+    return records;
+  }
+  for (let j = 0; j < fresh.length; j++) {
+    const i = fresh[j]!;
+    const other = now.get(keys.namespaces[i]!, keys.hashes[i]!);
+    if (other) results[i] = other;
+    else records.push(createdRecord(created[j]!, vectors[j]!));
+  }
+  return records;
+}
+
+/**
+ * The record of a memory `rememberMany` created, with no history row: it carries the HISTORY_PENDING
+ * marker and implies its `create` entry until it first changes other than by a prune (./codec). One row a memory
+ * instead of two: the history row was a fifth of the file and a quarter of the write's CPU.
+ */
+export function createdRecord(memory: Memory, vector: Float32Array): BackendRecord {
+  const record = memoryToRecord(memory, vector);
+  record.attributes[HISTORY_PENDING] = true;
+  return record;
+}
+
+/** Each memory's entities (none: the key removed), from linkEntities. */
+export function setEntities(memories: Memory[], entities: readonly EntityMention[][]): void {
+  for (let i = 0; i < memories.length; i++) {
+    const m = memories[i]!;
+    if (entities[i]!.length > 0) m.entities = entities[i];
+    else if ('entities' in m) delete m.entities;
+  }
+}
+
+/** The content hashes of the inputs at `among` (their positions; or of all) by namespace, each once. */
+export function hashesByNamespace(
+  namespaces: readonly string[],
+  hashes: readonly string[],
+  among: readonly number[] | undefined,
+): Map<string, Set<string>> {
+  const byNamespace = new Map<string, Set<string>>();
+  const count = among ? among.length : namespaces.length;
+  for (let j = 0; j < count; j++) {
+    const i = among ? among[j]! : j;
+    const namespace = namespaces[i]!;
+    const set = byNamespace.get(namespace);
+    if (set) set.add(hashes[i]!);
+    else byNamespace.set(namespace, new Set([hashes[i]!]));
+  }
+  return byNamespace;
+}
