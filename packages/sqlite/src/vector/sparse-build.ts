@@ -48,7 +48,6 @@ export class SparseBuilder {
   private readonly dimBlocks: Uint16Array[] = [];
   private readonly valueBlocks: Int8Array[] = [];
   private readonly blockSize: number;
-  private readonly blockBits: number;
   private n = 0;
   /** The next entry's block and offset in it. */
   private block = 0;
@@ -59,13 +58,12 @@ export class SparseBuilder {
   /** int8Scaling's output for `add`. */
   private readonly scaling = new Float64Array(2);
 
-  /** `blockEntries`: entries a scratch block holds (at least a vector's worth: rounded up to a power of two). */
+  /** `blockEntries`: entries a scratch block holds (at least a vector's worth). */
   constructor(
     readonly dimension: number,
     blockEntries = SCRATCH_BLOCK,
   ) {
-    this.blockBits = Math.ceil(Math.log2(Math.max(blockEntries, dimension, 2)));
-    this.blockSize = 2 ** this.blockBits;
+    this.blockSize = Math.max(blockEntries, dimension);
     this.floats = new Float32Array(dimension);
     this.floatBytes = new Uint8Array(this.floats.buffer);
     this.perDimension = new Uint32Array(dimension);
@@ -159,7 +157,7 @@ export class SparseBuilder {
   }
 
   private finishChunk(): void {
-    const { n, meta, dimension, parts, starts, ends, perDimension, dimBlocks, valueBlocks, blockBits } = this;
+    const { n, meta, dimension, parts, starts, ends, perDimension, dimBlocks, valueBlocks, blockSize } = this;
     // Metadata of n slots: keys, factors, scopes, odd flags, each packed to n (the saved layout).
     const packed = new Uint8Array(n * 17);
     packed.set(meta.subarray(0, n * 8), 0);
@@ -176,13 +174,12 @@ export class SparseBuilder {
       columns.push(column);
     }
     const fill = new Uint32Array(dimension);
-    const mask = 2 ** blockBits - 1;
     for (let slot = 0; slot < n; slot++) {
       const start = starts[slot]!;
-      const block = Math.floor(start / 2 ** blockBits);
+      const block = Math.floor(start / blockSize); // not bit operations: a position may pass 2^31
       const dims = dimBlocks[block]!;
       const values = valueBlocks[block]!;
-      const from = start & mask;
+      const from = start - block * blockSize;
       const to = from + (ends[slot]! - start);
       for (let e = from; e < to; e++) {
         const d = dims[e]!;
