@@ -5,7 +5,7 @@
  * `MATCH` + reciprocal rank fusion in JS. Goal: p50 <= 5 ms at 100k on 2 cores.
  *
  *   npm run bench -- recall [--sizes 10000,100000,1000000] [--queries 200] [--backends sqlite,naive,memory,parts,dense,postgres]
- *                           [--embedder hashing|semantic] [--entities]
+ *                           [--embedder hashing|semantic] [--entities] [--memory] [--mmap-bytes N]
  *
  * (`postgres` runs PGlite in this process, so its CPU columns include the server's work.)
  *
@@ -20,6 +20,9 @@
  * English stop words, so BM25 has common and rare terms to work with; vectors
  * are the default 384-dim HashingEmbedder's. Queries are 3-6 words drawn the
  * same way.
+ *
+ * `--memory`: where the resident memory is when the RSS column is read (stderr; run node with --expose-gc
+ * to see it after a full collection too). `--mmap-bytes N`: the store's memory map (default the backend's).
  *
  * `--entities`: every memory also names one or two people of 2,000 (Zipf, capitalised, mid-sentence) and
  * has one of 20 speakers (5,000 memories each at 100k: too common for recall to follow), and half the
@@ -340,6 +343,26 @@ export async function run(args: string[]): Promise<void> {
     );
     return file ? `${total} (file ${Math.round(Number(file[1]) / 1024)})` : String(total);
   };
+  /** `--memory`: where the resident memory is where the RSS column is read (stderr; with node's --expose-gc, after a full collection too). */
+  const memoryReport = (label: string) => {
+    if (!args.includes('--memory')) return;
+    const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+    const show = (when: string) => {
+      const u = process.memoryUsage();
+      const status = existsSync('/proc/self/status') ? readFileSync('/proc/self/status', 'utf8') : '';
+      const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+      console.error(
+        `${label} ${when}: RSS ${mb(u.rss)} MB (anonymous ${Math.round(kib('RssAnon') / 1024)}, file ${Math.round(kib('RssFile') / 1024)}, peak ${Math.round(kib('VmHWM') / 1024)}); ` +
+          `V8 heap used ${mb(u.heapUsed)} of ${mb(u.heapTotal)}; external ${mb(u.external)} (ArrayBuffers ${mb(u.arrayBuffers)})`,
+      );
+    };
+    show('as read');
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (gc) {
+      gc();
+      show('after a full GC');
+    }
+  };
   let weightsUsed: { dense: number; keyword: number } | undefined;
   const entities = args.includes('--entities');
   const recallOf =
@@ -357,6 +380,7 @@ export async function run(args: string[]): Promise<void> {
       });
     }
     rows.push({ backend, n, build, timing: await time(queries, recallOf(store)), rss: rss() });
+    memoryReport(backend);
   };
   const { SqliteBackend } = (await import('@agentmem/sqlite')) as {
     SqliteBackend: new (o: {
@@ -377,7 +401,12 @@ export async function run(args: string[]): Promise<void> {
     );
     const dir = mkdtempSync(join(tmpdir(), 'agentmem-bench-'));
     try {
-      const backend = new SqliteBackend({ path: join(dir, 'memory.db') });
+      // `--mmap-bytes N`: the store's memory map (the backend's default when not given), to measure its share of RSS.
+      const mmap = flag(args, 'mmap-bytes');
+      const backend = new SqliteBackend({
+        path: join(dir, 'memory.db'),
+        ...(mmap === undefined ? {} : { mmapBytes: Number(mmap) }),
+      });
       const store = await MemoryStore.open({ backend, embedder });
       const built = await build(store, embedder, contents, entities ? 20 : 0);
       console.error(`sqlite ${n}: built in ${built}`);

@@ -154,7 +154,8 @@ export class SqliteDenseIndex {
         args[i * 5 + 3] = encoded[offset + i]!.subarray(0, signBytes);
         args[i * 5 + 4] = row.vector;
       }
-      this.stmt(INSERT_CODES(size)).run(args);
+      // As call arguments: better-sqlite3 reads an array's values back one V8 call each (~0.4 us a row more).
+      this.stmt(INSERT_CODES(size)).run(...args);
     }
     for (let i = 0; i < rows.length; i++) {
       const { tenant, namespace, floats } = rows[i]!;

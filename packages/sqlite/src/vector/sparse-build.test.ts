@@ -52,10 +52,21 @@ describe('SparseBuilder', () => {
     bySet.set(key, 't', ns, v);
   }
   const built = builder.finish();
+  const added = [...vectors].map(([key, { ns, v }]) => ({ key, scope: ns === 'a' ? scopes.a : scopes.b, v }));
 
   it('gives the parts a SparseIndex of the same vectors saves, byte for byte', () => {
     expect(built.size).toBe(count);
     equalParts(built, bySet.toParts());
+  });
+
+  it('gives the same parts whatever its scratch blocks hold (one vector a block, or a vector that does not fit)', () => {
+    for (const blockEntries of [DIMENSION, 40]) {
+      const b = new SparseBuilder(DIMENSION, blockEntries);
+      expect(b.scope('t', 'b')).toBe(scopes.b);
+      expect(b.scope('t', 'a')).toBe(scopes.a);
+      for (const { key, scope, v } of added) b.addVector(key, scope, v);
+      equalParts(b.finish(), built);
+    }
   });
 
   it('rejects keys out of order', () => {

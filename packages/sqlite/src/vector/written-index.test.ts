@@ -129,6 +129,36 @@ describe('the dense index built from a connection’s writes into an empty table
     expect(before.length).toBe(10);
   });
 
+  it('sparse vectors: the writer’s own searches after its writes (the builder’s scratch given back) and after more writes give a fresh connection’s results', async () => {
+    const path = fresh();
+    const loads = vi.spyOn(SqliteDenseIndex.prototype as never, 'loadTable');
+    const writer = new SqliteBackend({ path });
+    const exact = new SqliteBackend({ path, denseSearch: 'exact' });
+    await writer.init({ dimension: hashing.dimension });
+    await writer.upsert(records(hashing, DENSE_SAVE_AFTER + 300, 7));
+    const ranked = async (b: SqliteBackend) => {
+      const out: unknown[] = [];
+      for (const q of texts(6, 9))
+        for (const filter of filters) {
+          const hits = await b.search({ mode: 'dense', vector: hashing.embedOne(q), filter, k: 10 });
+          out.push(hits.map((h) => [h.record.id, Number(h.score.toFixed(6))]));
+        }
+      return out;
+    };
+    const first = await ranked(writer);
+    expect(first).toEqual(await ranked(exact));
+    // Written after the index was built: they land in it (and in the file) as any write does.
+    await writer.upsert(records(hashing, 400, 8, 's'));
+    const after = await ranked(writer);
+    expect(after).not.toEqual(first);
+    expect(after).toEqual(await ranked(exact));
+    await Promise.all([writer.close(), exact.close()]);
+    expect(loads).not.toHaveBeenCalled();
+    const reopened = new SqliteBackend({ path });
+    expect(await ranked(reopened)).toEqual(after);
+    await reopened.close();
+  });
+
   it('sparse vectors: the saved index serves the scan’s results, without reading the table', async () => {
     const path = fresh();
     const loads = vi.spyOn(SqliteDenseIndex.prototype as never, 'loadTable');

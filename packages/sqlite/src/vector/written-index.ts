@@ -45,8 +45,8 @@ export class WrittenIndex {
     readonly version: number,
     private readonly limit = WRITTEN_SPARSE,
   ) {
-    // The builder's scratch starts small and doubles (a writer of a few memories allocates little).
-    if (sparse) this.builder = new SparseBuilder(dimension, dimension * 1024);
+    // The builder's scratch grows by small blocks (a writer of a few memories allocates little).
+    if (sparse) this.builder = new SparseBuilder(dimension);
     else this.binary = new BinaryIndex<number>(dimension, { rescoring: true });
   }
 
