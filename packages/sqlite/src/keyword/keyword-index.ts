@@ -52,7 +52,7 @@ export class SqliteKeywordIndex {
   /** Loaded inside the open transaction: it may hold rows a rollback takes back. */
   private loadedInTransaction = false;
   /** Ids the current write changed, logged in one row when it ends (`flush`). */
-  private unlogged: string[] = [];
+  private readonly unlogged: string[] = [];
   /** Ids logged since the index was loaded or saved: many make close() save it. */
   private unsaved = 0;
   /** A load inside a transaction re-read many records: saved once that transaction commits. */
@@ -147,7 +147,7 @@ export class SqliteKeywordIndex {
     if (this.unlogged.length === 0) return;
     this.db.prepare('INSERT INTO keyword_changes (ids) VALUES (?)').run(JSON.stringify(this.unlogged));
     this.unsaved += this.unlogged.length;
-    this.unlogged = [];
+    this.unlogged.length = 0;
   }
 
   /**
@@ -171,7 +171,7 @@ export class SqliteKeywordIndex {
   }
 
   rollbackTo(mark: number): void {
-    this.unlogged = [];
+    this.unlogged.length = 0;
     if (this.loadedInTransaction) this.drop();
     else this.index?.rollback(mark);
   }
@@ -200,7 +200,7 @@ export class SqliteKeywordIndex {
   }
 
   rolledBack(): void {
-    this.unlogged = [];
+    this.unlogged.length = 0;
     if (this.loadedInTransaction) this.drop();
     this.loadedInTransaction = false;
     this.index?.rollback();

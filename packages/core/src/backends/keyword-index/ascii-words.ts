@@ -95,6 +95,15 @@ export class AsciiWords {
       if (this.hashes[e] === h && word.length === length && sameWord(word, text, start)) return this.values[e]!;
       e = (e + 1) & mask;
     }
+    return this.added(text, start, end, h);
+  }
+
+  /**
+   * A word not in the table: its term (`keywordTerms` of it) and id, added. Apart from `lookup` so the
+   * optimized scan does not hold it (called once a distinct word): its allocations (a new term's
+   * postings) made the scan's optimized code deoptimize when their pretenuring changed (issue 30).
+   */
+  private added(text: string, start: number, end: number, h: number): number {
     const word = text.slice(start, end).toLowerCase();
     const [term] = keywordTerms(word);
     const id = term === undefined ? NONE : this.idOf(term);

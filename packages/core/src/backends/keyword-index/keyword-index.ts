@@ -173,7 +173,13 @@ export class KeywordIndex {
   private readonly classContext: number[] = [0];
   private used = 0;
   private dead = 0;
-  private journal: (() => void)[] | undefined;
+  /**
+   * The undo steps of the open journal (undefined: none open): a slot a write took (undone by killing
+   * it: no closure a document written) or a step to call. One array kept across journals: a new one
+   * each transaction made the optimized write path deoptimize on its first use (issue 30).
+   */
+  private journal: (number | (() => void))[] | undefined;
+  private readonly undoSteps: (number | (() => void))[] = [];
   /** Restored by fromParts: slotOf and each slot's term list (only writes need them) are not built yet. */
   private lazy = false;
   /** A restored index's saved parts not read yet come from here (undefined once all are read). */
@@ -321,7 +327,7 @@ export class KeywordIndex {
     }
     this.termCount[slot] = this.docTermsUsed - this.termStart[slot]!;
     this.count(slot, c);
-    this.journal?.push(() => this.kill(id, slot));
+    this.journal?.push(slot);
   }
 
   /** Rewrites the filterable attributes of a document (a patch), merged key by key; a key set to undefined is missing. */
@@ -441,7 +447,10 @@ export class KeywordIndex {
 
   /** Starts journaling writes (or returns the position inside an open journal, for a savepoint). */
   begin(): number {
-    this.journal ??= [];
+    if (!this.journal) {
+      this.undoSteps.length = 0;
+      this.journal = this.undoSteps;
+    }
     return this.journal.length;
   }
 
@@ -449,13 +458,18 @@ export class KeywordIndex {
   rollback(mark?: number): void {
     const journal = this.journal;
     if (!journal) return;
-    while (journal.length > (mark ?? 0)) journal.pop()!();
+    while (journal.length > (mark ?? 0)) {
+      const step = journal.pop()!;
+      if (typeof step === 'number') this.kill(this.idAt(step), step);
+      else step();
+    }
     if (mark === undefined) this.journal = undefined;
   }
 
   /** Keeps the journaled writes and stops journaling. */
   commit(): void {
     this.journal = undefined;
+    this.undoSteps.length = 0;
     this.maybeCompact();
   }
 

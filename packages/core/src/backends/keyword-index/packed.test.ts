@@ -89,4 +89,29 @@ describe('the saved id order', () => {
       }),
     );
   });
+
+  it('ranks ASCII ids that share a prefix, tie in their first code units or end early, as `<` does', () => {
+    // Content-hash ids share a prefix and come in random order: ids alike for many code units, shorter
+    // ones, NULs and duplicates (a rewritten id's slots) in string order, ties by slot (a sort by a
+    // number made of an id's first code units, measured for the save, has to get these right).
+    const tail = fc.string({ unit: fc.constantFrom('\u0000', '0', '9', 'a', 'f', '~', '\u007f'), maxLength: 14 });
+    fc.assert(
+      fc.property(
+        fc.constantFrom('', 'mem_', 'mem_0000000'),
+        fc.array(tail, { minLength: 2, maxLength: 300 }),
+        fc.array(fc.nat(299), { maxLength: 40 }),
+        (prefix, tails, repeats) => {
+          const list = tails.map((t) => prefix + t);
+          for (const r of repeats) list.push(list[r % list.length]!);
+          const bySlot = list.map((_, s) => s);
+          bySlot.sort((a, b) => (list[a]! < list[b]! ? -1 : list[a]! > list[b]! ? 1 : a - b));
+          const want = new Array<number>(list.length);
+          bySlot.forEach((slot, r) => {
+            want[slot] = r;
+          });
+          expect(Array.from(idRanks(list, list.length))).toEqual(want);
+        },
+      ),
+    );
+  });
 });
