@@ -514,7 +514,11 @@ async function differential(seed: number, steps: number) {
   return tally;
 }
 
-describe('patchLogged: SQLite against the in-memory backend', () => {
+// Each differential run is ~5 s on an idle machine (~8.5 s the core one) and a fixed amount of work; the
+// suite's 30 s was hit at load 8-15 (parallel workers, other processes). A hang still fails.
+const DIFFERENTIAL = { timeout: 120_000 };
+
+describe('patchLogged: SQLite against the in-memory backend', DIFFERENTIAL, () => {
   // AGENTMEM_DIFF_SEEDS=n runs seeds 1..n (a longer soak after a change to how SQLite stores a prune).
   const seeds = Number(process.env.AGENTMEM_DIFF_SEEDS) || 4;
   for (let seed = 1; seed <= seeds; seed++) {
@@ -575,7 +579,7 @@ async function states(run: CoreRun, ids: readonly string[]) {
   return out;
 }
 
-describe('decay through core: SQLite against the in-memory backend', () => {
+describe('decay through core: SQLite against the in-memory backend', DIFFERENTIAL, () => {
   it('prunes, recalls, restores, updates, forgets and compacts the same, with the same history', async () => {
     const path = join(dir, 'core.db');
     const sqlite = await coreRun((now) => createSqliteMemory({ path, now }));
