@@ -33,7 +33,7 @@ function kernelsModule(): object | null {
     try {
       const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
       const bytes = Uint8Array.from(atob(KERNELS_WASM_BASE64), (c) => c.charCodeAt(0));
-      // About a kilobyte: compiling it synchronously is allowed everywhere (browsers refuse above 4 KB).
+      // Under 3 KB: compiling it synchronously is allowed everywhere (browsers refused above 4 KB).
       // No WebAssembly.validate first: the compile validates too (a CompileError without SIMD: caught
       // below), and a cold process paid ~0.3 ms for the second pass.
       compiled = wasm ? new wasm.Module(bytes) : null;
