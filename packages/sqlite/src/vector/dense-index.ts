@@ -29,11 +29,14 @@ export const DENSE_SAVE_AFTER = 1000;
  */
 const READ_AHEAD_PARTS = 2;
 /**
- * Pages of SQLite's cache while the first search reads its pool (poolRead): enough to keep the codes
- * table's interior pages (~170 at 100k) mostly cached; 600 random rows took 10-14 ms of CPU with 128,
- * 14-27 with 32 and 24-35 with the usual 8,192.
+ * Pages of SQLite's cache while the first search reads its pool (poolRead). The pool's rowids are
+ * looked up in ascending order (the IN list's ephemeral index), so the root and interior pages of
+ * each lookup's path stay at the head of the LRU and 16 pages already read no page twice (633 reads
+ * for 600 rows at 8 KiB pages, 733 at 4 KiB: as with 128); 32 leave room for a deeper tree. Every
+ * slot is memory the process touches for the first time: 128 slots of 8 KiB were ~250 page faults
+ * more (issue 30, cold-13). The usual 8,192 pages cost 24-35 ms of CPU (cold-6).
  */
-const POOL_CACHE_PAGES = 128;
+const POOL_CACHE_PAGES = 32;
 /** Rowids per statement when the changes since the saved index are read back. */
 const READ_CHUNK = 500;
 
@@ -371,10 +374,14 @@ export class SqliteDenseIndex {
     where: { sql: string; params: Record<string, unknown> },
     source = 'records',
   ): { row: T; vector: Float32Array }[] {
-    const rows = this.stmt(
-      `SELECT ${columns}, v.embedding AS embedding FROM ${source} r JOIN ${CODES_TABLE} v ON v.rowid = r.rowid ` +
-        `WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`,
-    ).all({ ...where.params, rowids: JSON.stringify(rowids) }) as (T & { embedding: Buffer })[];
+    const read = () =>
+      this.stmt(
+        `SELECT ${columns}, v.embedding AS embedding FROM ${source} r JOIN ${CODES_TABLE} v ON v.rowid = r.rowid ` +
+          `WHERE r.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where.sql}`,
+      ).all({ ...where.params, rowids: JSON.stringify(rowids) }) as (T & { embedding: Buffer })[];
+    // The index's first search (its pool read, then these): ~130 pages of records and codes at a head of
+    // 63, each a fresh slot of the usual cache (~250 page faults), recycled in a few (as poolRead does).
+    const rows = this.searches <= 1 ? this.smallCache(read) : read();
     return rows.map((row) => ({ row, vector: blobVector(row.embedding) }));
   }
 
@@ -524,11 +531,15 @@ export class SqliteDenseIndex {
   private poolRead<T>(read: () => T): T {
     if (this.searches > 0) return read();
     // The map is not switched inside a transaction (a fill for a change, a search in the caller's transaction).
-    const unmapped = this.db.inTransaction ? read : () => this.withoutMmap(read);
+    return this.smallCache(this.db.inTransaction ? read : () => this.withoutMmap(read));
+  }
+
+  /** `read` through a page cache of POOL_CACHE_PAGES pages (the pages it held beyond them are dropped). */
+  private smallCache<T>(read: () => T): T {
     const cache = this.db.pragma('cache_size', { simple: true }) as number;
     this.db.pragma(`cache_size = ${POOL_CACHE_PAGES}`);
     try {
-      return unmapped();
+      return read();
     } finally {
       this.db.pragma(`cache_size = ${cache}`);
     }
@@ -613,19 +624,22 @@ export class SqliteDenseIndex {
 
   /**
    * Codes of these rowids as encodeRescoring encodes them, or their floats where the table holds signs
-   * only (the index quantizes them where they go: no buffer a code, ~600 on a cold first search).
+   * only (the index quantizes them where they go: no buffer a code, ~600 on a cold first search; nor
+   * a Buffer of the signs, which the index does not need then).
    */
   private codes(rowids: readonly number[]): SavedCode[] {
+    const bytes = this.encodedBytes();
     const rows = this.poolRead(() =>
       this.stmt(
-        `SELECT rowid, code, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE} ` +
+        `SELECT rowid, CASE WHEN length(code) = ? THEN code END, CASE WHEN length(code) = ? THEN NULL ELSE embedding END FROM ${CODES_TABLE} ` +
           'WHERE rowid IN (SELECT value FROM json_each(?))',
       )
         .raw()
-        .all(this.encodedBytes(), JSON.stringify(rowids)),
-    ) as [number, Buffer, Buffer | null][];
+        .all(bytes, bytes, JSON.stringify(rowids)),
+    ) as [number, Buffer | null, Buffer | null][];
     const byRowid = new Map<number, SavedCode>();
-    for (const [rowid, code, embedding] of rows) byRowid.set(rowid, embedding ? blobVector(embedding) : code);
+    for (const [rowid, code, embedding] of rows)
+      byRowid.set(rowid, embedding ? blobVector(embedding) : (code ?? undefined));
     return rowids.map((r) => byRowid.get(r));
   }
 

@@ -21,6 +21,12 @@ describe('the quantize kernel', () => {
     cases.push(Float32Array.from({ length: d }, (_, i) => (i % 2 ? 0 : -0)));
     cases.push(Float32Array.from({ length: d }, (_, i) => (i === 5 ? Number.NaN : random() - 0.5)));
     cases.push(Float32Array.from({ length: d }, (_, i) => (i === 9 ? Number.POSITIVE_INFINITY : random() - 0.5)));
+    // y = x * 127 / max = 0.49999999999999994, where y + 0.5 rounds up to 1: the step that takes it back to 0.
+    cases.push(
+      Float32Array.from({ length: d }, (_, i) =>
+        i === 0 ? 62.696754455566406 : i % 5 ? random() - 0.5 : 0.24683761596679688,
+      ),
+    );
     const vector = heap.alloc(d * 4);
     const out = heap.alloc(d + 16);
     const factor = heap.alloc(4);
@@ -33,6 +39,33 @@ describe('the quantize kernel', () => {
         Buffer.from(expected.subarray(words * 4, words * 4 + 4)),
       );
       expect(Buffer.from(heap.u8.subarray(out, out + d))).toEqual(Buffer.from(expected.subarray(words * 4 + 4)));
+    }
+  });
+
+  it('writes the same bytes at dimensions that leave a tail of 1-15 components, and nothing past them', () => {
+    // The kernel takes 16 components a step (4 for the norm and the largest magnitude), then one at a time.
+    const heap = new CodeHeap();
+    const random = seededRandom(13);
+    for (const d of [1, 3, 4, 5, 15, 16, 17, 31, 100, 383, 385, 1536]) {
+      const words = Math.ceil(d / 32);
+      const vector = heap.alloc(d * 4 + 64);
+      const out = heap.alloc(d + 32);
+      const factor = heap.alloc(16);
+      for (let c = 0; c < 5; c++) {
+        const v = Float32Array.from({ length: d }, (_, i) =>
+          c === 1 && i === d - 1 ? 7 : c === 2 && i === d - 1 ? Number.NaN : random() * 2 - 1,
+        );
+        heap.f32.set(v, vector >>> 2);
+        heap.f32.fill(1e6, (vector >>> 2) + d, (vector >>> 2) + d + 16); // past the vector: never read
+        heap.u8.fill(0xaa, out, out + d + 32);
+        heap.kernels!.quantize(vector, d, out, factor);
+        const expected = encodeRescoring(v);
+        expect(Buffer.from(heap.u8.subarray(factor, factor + 4))).toEqual(
+          Buffer.from(expected.subarray(words * 4, words * 4 + 4)),
+        );
+        expect(Buffer.from(heap.u8.subarray(out, out + d))).toEqual(Buffer.from(expected.subarray(words * 4 + 4)));
+        expect([...heap.u8.subarray(out + d, out + d + 32)].every((b) => b === 0xaa)).toBe(true);
+      }
     }
   });
 });

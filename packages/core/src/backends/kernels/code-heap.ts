@@ -32,8 +32,10 @@ function kernelsModule(): object | null {
   if (compiled === undefined) {
     try {
       const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-      const bytes = Uint8Array.from(atob(KERNELS_WASM_BASE64), (c) => c.charCodeAt(0));
-      // About a kilobyte: compiling it synchronously is allowed everywhere (browsers refuse above 4 KB).
+      // Node's decoder: Uint8Array.from(atob(...), mapper) ran the mapper ~3,000 times in a cold
+      // process (0.6-0.9 ms of CPU; ~0.01 this way).
+      const bytes = Buffer.from(KERNELS_WASM_BASE64, 'base64');
+      // Under 3 KB: compiling it synchronously is allowed everywhere (browsers refused above 4 KB).
       // No WebAssembly.validate first: the compile validates too (a CompileError without SIMD: caught
       // below), and a cold process paid ~0.3 ms for the second pass.
       compiled = wasm ? new wasm.Module(bytes) : null;
