@@ -23,3 +23,4 @@ export {
   readSchemaInfo,
   type SchemaInfo,
 } from './open-database';
+export { checkVectorExtension, useVectorExtension } from './vector-extension';

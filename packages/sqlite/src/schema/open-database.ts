@@ -4,8 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AgentMemoryError } from '@agentmem/core';
 import Database from 'better-sqlite3';
-import * as sqliteVec from 'sqlite-vec';
-import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION } from './migrations';
+import { APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, VECTOR_TABLE } from './migrations';
+import { checkVectorExtension, useVectorExtension } from './vector-extension';
 
 export interface OpenDatabaseOptions {
   readonly?: boolean;
@@ -123,18 +123,6 @@ export function ensureParentDirectory(path: string, failure = `Cannot create ${p
   }
 }
 
-function loadVectorExtension(db: Database.Database): void {
-  try {
-    sqliteVec.load(db);
-  } catch (error) {
-    throw new AgentMemoryError(
-      'MISSING_DEPENDENCY',
-      `Could not load the sqlite-vec extension (${(error as Error).message}). Install it for this platform: npm install sqlite-vec (it pulls sqlite-vec-<os>-<arch>).`,
-      { cause: error },
-    );
-  }
-}
-
 /**
  * True when `error` says better-sqlite3's native addon is absent or built for
  * another Node: pnpm 10 and `--ignore-scripts` skip its install script, so
@@ -182,6 +170,24 @@ function connect(filename: string | Buffer, options?: Database.Options): Databas
 
 let addonLoaded = false;
 let addonPath: string | null | undefined;
+let driverDir: string | null | undefined;
+
+/**
+ * better-sqlite3's package folder (resolved from this file), or undefined when it cannot be resolved
+ * from here (a bundle). Resolved once per process.
+ */
+function betterSqlite3Dir(): string | undefined {
+  if (driverDir === undefined) {
+    driverDir = null;
+    try {
+      const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
+      driverDir = dirname(createRequire(here).resolve('better-sqlite3/package.json'));
+    } catch {
+      // not resolvable from this file: better-sqlite3 finds its addon itself
+    }
+  }
+  return driverDir ?? undefined;
+}
 
 /**
  * better-sqlite3's addon where its build puts it, looked for in the order the `bindings` package tries
@@ -194,35 +200,16 @@ let addonPath: string | null | undefined;
 function nativeBinding(): string | undefined {
   if (addonPath === undefined) {
     addonPath = null;
-    try {
-      const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
-      const root = dirname(createRequire(here).resolve('better-sqlite3/package.json'));
-      for (const dir of ['build', 'build/Debug', 'build/Release']) {
-        const file = join(root, dir, 'better_sqlite3.node');
-        if (existsSync(file)) {
-          addonPath = file;
-          break;
-        }
+    const root = betterSqlite3Dir();
+    for (const dir of root ? ['build', 'build/Debug', 'build/Release'] : []) {
+      const file = join(root!, dir, 'better_sqlite3.node');
+      if (existsSync(file)) {
+        addonPath = file;
+        break;
       }
-    } catch {
-      // not resolvable from this file: better-sqlite3 finds its addon itself
     }
   }
   return addonPath ?? undefined;
-}
-
-let extensionAvailable = false;
-
-/** Fails before any file or directory is created when the extension cannot load (checked once per process, before creating a file). */
-function checkVectorExtension(): void {
-  if (extensionAvailable) return;
-  const probe = connect(':memory:');
-  try {
-    loadVectorExtension(probe);
-    extensionAvailable = true;
-  } finally {
-    probe.close();
-  }
 }
 
 export interface SchemaInfo {
@@ -339,6 +326,8 @@ export function migrate(db: Database.Database, path: string): number {
   try {
     const info = readSchemaInfo(db);
     checkSchema(path, info); // again, under the write lock
+    // A file before schema 13 holds sqlite-vec's vec0 table: its steps read it and drop it.
+    if (info.tables.includes(VECTOR_TABLE)) useVectorExtension(db);
     for (const m of MIGRATIONS) {
       if (m.version <= info.version) continue;
       db.exec(m.sql);
@@ -396,10 +385,13 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   const readonly = options.readonly ?? false;
   const memory = isInMemoryPath(path);
   const shown = memory ? ':memory:' : resolve(path);
-  // Only a file about to be created needs the probe: opening one that exists (or `:memory:`) creates
-  // nothing, and the connection's own load fails as clearly, before its first read. The probe
-  // connection cost ~1.5 ms of a cold start (a second lookup of the extension's path, another open).
-  if (!memory && !existsSync(shown)) checkVectorExtension();
+  // Before anything is created; sqlite-vec itself loads at its first use (vector-extension.ts). Its
+  // platform package is looked for beside better-sqlite3 first (npm's flat node_modules).
+  const driver = betterSqlite3Dir();
+  checkVectorExtension(driver && dirname(driver));
+  // A file about to be created: better-sqlite3's addon is loaded first (once per process), so that a
+  // missing build fails before the parent directory is made. Opening one that exists creates nothing.
+  if (!memory && !addonLoaded && !existsSync(shown)) connect(':memory:').close();
   if (!memory) checkPath(shown, readonly);
   // A refused read-only open must leave no -wal/-shm behind: remember which existed before.
   const sidecars = memory ? [] : [`${shown}-wal`, `${shown}-shm`].filter((f) => !existsSync(f));
@@ -417,7 +409,6 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     throw notADatabase(shown, `could not be opened (${(error as Error).message})`, error);
   }
   try {
-    loadVectorExtension(db);
     let info: SchemaInfo;
     try {
       info = readSchemaInfo(db);

@@ -1,7 +1,7 @@
 import { approximateCandidates, type RecordFilter, type SearchHit } from '@agentmem/core';
 import { compileFilter, namespaceList, SqlBuilder } from '../query';
 import { type ReadSource, type RecordRow, vectorBlob } from '../records';
-import { CODES_TABLE } from '../schema';
+import { CODES_TABLE, useVectorExtension } from '../schema';
 import type { StoreContext } from '../store';
 import { type HitColumns, hitColumns } from './hit-columns';
 
@@ -89,6 +89,7 @@ export function knnDenseSearch(
   candidates?: (m: number) => { keys: number[]; after: number } | undefined,
   columns: HitColumns = hitColumns(undefined),
 ): SearchHit[] {
+  useVectorExtension(ctx.db); // its statements (and exactDenseSearch's) call vec_distance_cosine
   const query = vectorBlob(vector);
   const scope = new SqlBuilder();
   const parts: string[] = [];
