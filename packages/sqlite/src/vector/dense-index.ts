@@ -42,12 +42,11 @@ const INSERT_CODES = multiRowInsert(
   '(?, ?, ?, ?, ?)',
 );
 
-/** A row's vector as written: `floats`, and `vector` its bytes. */
+/** A row's vector as written: `floats` (bound as the row's blob: its bytes). */
 export interface WrittenVector {
   tenant: string;
   namespace: string;
   floats: Float32Array;
-  vector: Buffer;
 }
 
 /**

@@ -39,7 +39,7 @@ export function signCodes(rows: readonly WrittenVector[], dimension: number, wor
 /** One argument array per count of values, reused (emptied after each statement). */
 const argsByCount = new Map<number, unknown[]>();
 
-/** The codes insert's arguments for rows [offset, offset + size): rowid, tenant, namespace, code, floats. */
+/** The codes insert's arguments for rows [offset, offset + size): rowid, tenant, namespace, code, floats' bytes. */
 export function codeArgs(
   rowids: readonly number[],
   rows: readonly WrittenVector[],
@@ -58,7 +58,7 @@ export function codeArgs(
     args[at + 1] = row.tenant;
     args[at + 2] = row.namespace;
     args[at + 3] = codes[offset + i];
-    args[at + 4] = row.vector;
+    args[at + 4] = row.floats; // a typed array binds as its bytes (no Buffer view a row)
   }
   return args;
 }
