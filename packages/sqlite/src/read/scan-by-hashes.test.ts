@@ -65,11 +65,12 @@ describe('scan by a list of content hashes (the duplicate check of a write)', ()
       hashes,
     ];
     for (const list of lists) {
-      for (const filter of [
+      const filters: RecordFilter[] = [
         { tenant: '', namespaces: ['user'], where: { kind: 'memory', contentHash: { in: list } } },
         { tenant: 'acme', where: { contentHash: { in: list } } },
         { tenant: null, namespaces: ['user', 'project'], where: { contentHash: { in: list }, kind: { ne: 'memory' } } },
-      ] satisfies RecordFilter[]) {
+      ];
+      for (const filter of filters) {
         for (const limit of [3, 500]) {
           const got = await pages(sqlite, filter, limit);
           expect(got).toEqual(await pages(memory, filter, limit));
