@@ -9,9 +9,9 @@ import type {
   ScanPage,
 } from '@agentmem/core';
 import { invalidInput } from '@agentmem/core';
-import { compileFilter, SqlBuilder } from '../query';
+import { compileFilter, SqlBuilder, type SqlParams } from '../query';
 import { byCodePoint, COLUMNS, decodeRow, jsonPath, parseColumn, pick, type RecordRow } from '../records';
-import { CODES_TABLE } from '../schema';
+import { ATTRIBUTE_COLUMNS, CODES_TABLE } from '../schema';
 import type { ScanMemo, StoreContext } from '../store';
 
 const DEFAULT_PAGE = 500;
@@ -27,7 +27,14 @@ export async function get(
   if (ids.length === 0) return [];
   const tenant = typeof options.tenant === 'string' ? options.tenant : null;
   return ctx.readSnapshot(() => {
-    const sql = `SELECT ${COLUMNS} FROM ${ctx.source(true)} r WHERE r.id IN (SELECT value FROM json_each(?))${tenant === null ? '' : ' AND r.tenant = ?'}`;
+    const source = ctx.source(true);
+    // From the table, the ids are probed straight from the list (CROSS JOIN keeps json_each outside;
+    // each id is once in it): `id IN (SELECT ...)` first built and sorted a temporary index of the list,
+    // ~2x the CPU (0.7-1.1 against 1.1-3.2 µs an id, docs/benchmarks.md, ingest-16). The views keep it.
+    const sql =
+      source === 'records'
+        ? `SELECT ${COLUMNS} FROM json_each(?) AS j CROSS JOIN records r ON r.id = j.value${tenant === null ? '' : ' WHERE r.tenant = ?'}`
+        : `SELECT ${COLUMNS} FROM ${source} r WHERE r.id IN (SELECT value FROM json_each(?))${tenant === null ? '' : ' AND r.tenant = ?'}`;
     const args: unknown[] = [JSON.stringify([...new Set(ids)])];
     if (tenant !== null) args.push(tenant);
     const rows = ctx.stmt(sql).all(...args) as RecordRow[];
@@ -80,7 +87,11 @@ export async function scan(ctx: StoreContext, options: ScanOptions): Promise<Sca
     `SELECT ${COLUMNS} FROM ${from} r WHERE ${where.sql}${after} ORDER BY r.id LIMIT ${b.param(limit + 1)}`;
   return ctx.readSnapshot(() => {
     let rows: RecordRow[];
-    if (ctx.source(true) === 'records') rows = ctx.stmt(sql('records')).all(b.params) as RecordRow[];
+    const hashes = ctx.source(true) === 'records' ? hashList(options.filter) : undefined;
+    if (hashes) {
+      const h = byHashes(options.filter, hashes, options.cursor, limit);
+      rows = ctx.stmt(h.sql).all(h.params) as RecordRow[];
+    } else if (ctx.source(true) === 'records') rows = ctx.stmt(sql('records')).all(b.params) as RecordRow[];
     else {
       // Each view's page in id order (one query over both would sort every remaining match for each
       // page), in one statement: one snapshot of the file, whatever another process commits meanwhile.
@@ -97,6 +108,40 @@ export async function scan(ctx: StoreContext, options: ScanOptions): Promise<Sca
     );
     return more ? { records, cursor: records[records.length - 1]!.id } : { records };
   });
+}
+
+/**
+ * The strings of a filter's `contentHash: { in: [...] }` (each once), when there are several and all
+ * are strings: the duplicate check of a write (MemoryStore's lookup by content, 500 hashes a page).
+ */
+function hashList(filter: RecordFilter): string[] | undefined {
+  const condition = filter?.where?.contentHash;
+  if (condition === null || typeof condition !== 'object' || !('in' in condition)) return undefined;
+  const values = condition.in;
+  if (!Array.isArray(values) || values.length < 2 || !values.every((v) => typeof v === 'string')) return undefined;
+  return [...new Set(values as string[])];
+}
+
+/**
+ * scan's statement for a list of content hashes: each probed straight from the list (CROSS JOIN keeps
+ * json_each outside; each hash once in it), the rest of the filter as compiled. `hash IN (SELECT ...)`
+ * first built and sorted a temporary index of the list, ~1.5x the CPU (docs/benchmarks.md, ingest-16).
+ * A hash matches few rows, so driving from the list reads no more than the IN form did.
+ */
+function byHashes(
+  filter: RecordFilter,
+  hashes: readonly string[],
+  cursor: string | undefined,
+  limit: number,
+): { sql: string; params: SqlParams } {
+  const b = new SqlBuilder();
+  const { contentHash: _, ...others } = filter.where ?? {};
+  const rest = compileFilter({ ...filter, where: others }, b); // satisfiable: the whole filter was
+  const after = cursor === undefined ? '' : ` AND r.id > ${b.param(cursor)}`;
+  const sql =
+    `SELECT ${COLUMNS} FROM json_each(${b.param(JSON.stringify(hashes))}) AS j CROSS JOIN records r ` +
+    `ON r.${ATTRIBUTE_COLUMNS.contentHash} = j.value WHERE ${rest.sql}${after} ORDER BY r.id LIMIT ${b.param(limit + 1)}`;
+  return { sql, params: b.params };
 }
 
 /** Ids, scope and attributes only, in rowid order (the cursor is the last rowid): no text or payload is read. */

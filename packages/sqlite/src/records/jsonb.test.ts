@@ -2,7 +2,7 @@ import type { AttributeValue } from '@agentmem/core';
 import { seededRandom } from '@agentmem/core/testing';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../schema';
-import { encodeAttributes } from './jsonb';
+import { encodeAttributes, encodeBytes } from './jsonb';
 
 describe('attributes encoded as JSONB in JavaScript', () => {
   const db = openDatabase(':memory:');
@@ -89,5 +89,45 @@ describe('attributes encoded as JSONB in JavaScript', () => {
   it('leaves out undefined values, as JSON.stringify does', () => {
     const blob = encodeAttributes({ a: 1, b: undefined, c: 'x' });
     expect(JSON.parse((read.get(blob, blob, blob) as { text: string }).text)).toEqual({ a: 1, c: 'x' });
+  });
+
+  it('writes the same bytes by its one-string path as byte by byte, for plain and other keys and values', () => {
+    const random = seededRandom(5);
+    const strings = [
+      '',
+      'memory',
+      'a'.repeat(11),
+      'b'.repeat(12),
+      'c'.repeat(255),
+      'd'.repeat(256),
+      'x\u007f',
+      'é',
+      'q"',
+      'b\\',
+      '\n',
+    ];
+    const numbers = [0, -0, 7, -12, 1796665214997, 0.5, 1e21, -1.25e-7, 2 ** 53, Number.MAX_SAFE_INTEGER];
+    const keys = ['kind', 'contentHash', 'k'.repeat(12), 'ké', 'a"b', 'x'.repeat(300)];
+    for (let i = 0; i < 2000; i++) {
+      const attributes: Record<string, AttributeValue | undefined> = {};
+      const n = Math.floor(random() * 14);
+      for (let k = 0; k < n; k++) {
+        const key = random() < 0.8 ? `k${Math.floor(random() * 20)}` : keys[Math.floor(random() * keys.length)]!;
+        const roll = random();
+        attributes[key] =
+          roll < 0.4
+            ? strings[Math.floor(random() * strings.length)]!
+            : roll < 0.8
+              ? numbers[Math.floor(random() * numbers.length)]!
+              : roll < 0.9
+                ? [true, false, null][Math.floor(random() * 3)]!
+                : random() < 0.5
+                  ? undefined
+                  : (random() * 1e6).toString(16);
+      }
+      // Past 64 KiB of payload too (headers of 3 and 5 bytes).
+      if (i % 500 === 0) for (let k = 0; k < 300; k++) attributes[`long${k}`] = 'z'.repeat(255);
+      expect(encodeAttributes(attributes).equals(encodeBytes(attributes))).toBe(true);
+    }
   });
 });

@@ -127,6 +127,12 @@ function writeValue(at: number, value: AttributeValue): number {
 
 /** The JSONB blob of a flat object of attribute values (checked by the caller). */
 export function encodeAttributes(attributes: Readonly<Record<string, AttributeValue | undefined>>): Buffer {
+  const text = attributesText(attributes);
+  return text === undefined ? encodeBytes(attributes) : Buffer.from(text, 'latin1');
+}
+
+/** encodeAttributes byte by byte into the scratch buffer: any attributes. */
+export function encodeBytes(attributes: Readonly<Record<string, AttributeValue | undefined>>): Buffer {
   let end = MAX_HEADER;
   // for...in in Object.keys' order (own keys; no key array a record), inherited keys skipped.
   for (const key in attributes) {
@@ -138,4 +144,72 @@ export function encodeAttributes(attributes: Readonly<Record<string, AttributeVa
   }
   const start = headerBefore(MAX_HEADER, OBJECT, end - MAX_HEADER);
   return Buffer.from(scratch.subarray(start, end));
+}
+
+/** A string JSONB stores as its characters (TEXT): printable ASCII JSON does not escape, at most 255 long. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]{0,255}$/;
+/** Elements of keys and short values (header and text) by their string: the same few in every record. */
+const elements = new Map<string, string>();
+/** Strings longer than this (hashes, ids) are not kept in `elements`: each comes once. */
+const KEPT_LENGTH = 32;
+
+/** A header as latin1 characters (headerBefore's bytes). */
+function headerText(type: number, size: number): string {
+  if (size <= 11) return String.fromCharCode((size << 4) | type);
+  if (size <= 0xff) return String.fromCharCode(0xc0 | type, size);
+  if (size <= 0xffff) return String.fromCharCode(0xd0 | type, size >>> 8, size & 0xff);
+  return String.fromCharCode(0xe0 | type, size >>> 24, (size >>> 16) & 0xff, (size >>> 8) & 0xff, size & 0xff);
+}
+
+/** A plain string's TEXT element as latin1 characters; undefined for any other string. */
+function textElement(value: string): string | undefined {
+  const kept = elements.get(value);
+  if (kept !== undefined) return kept;
+  if (!PLAIN.test(value)) return undefined;
+  const element = headerText(TEXT, value.length) + value;
+  if (value.length <= KEPT_LENGTH) {
+    if (elements.size >= 1024) elements.clear(); // a bound for stores with many attribute names
+    elements.set(value, element);
+  }
+  return element;
+}
+
+/** The last number's element: a memory's times are one value, and a batch's the same. */
+let lastNumber: number | undefined;
+let lastNumberElement = '';
+
+/** A number's element as latin1 characters (writeValue's bytes). */
+function numberElement(value: number): string {
+  if (value === lastNumber) return lastNumberElement; // 0 and -0 alike: both are written "0"
+  // As writeValue: a safe integer's digits as INT, else JSON's text, INT unless it has a fraction or exponent.
+  const safe = Number.isSafeInteger(value);
+  const text = safe ? String(value) : JSON.stringify(value);
+  lastNumber = value;
+  lastNumberElement = headerText(safe || !/[.eE]/.test(text) ? INT : FLOAT, text.length) + text;
+  return lastNumberElement;
+}
+
+/**
+ * The same bytes as encodeBytes, as one latin1 string (one native copy a record instead of a write
+ * per character), when every key and string value is plain (PLAIN); undefined otherwise (encodeBytes
+ * then writes it).
+ */
+function attributesText(attributes: Readonly<Record<string, AttributeValue | undefined>>): string | undefined {
+  let body = '';
+  for (const key in attributes) {
+    if (!Object.hasOwn(attributes, key)) continue;
+    const value = attributes[key];
+    if (value === undefined) continue;
+    const name = textElement(key);
+    if (name === undefined) return undefined;
+    let element: string | undefined;
+    if (value === null) element = '\x00';
+    else if (value === true) element = '\x01';
+    else if (value === false) element = '\x02';
+    else if (typeof value === 'number') element = numberElement(value);
+    else element = textElement(value);
+    if (element === undefined) return undefined;
+    body += name + element;
+  }
+  return headerText(OBJECT, body.length) + body;
 }

@@ -6,18 +6,18 @@ import {
   BinaryIndex,
   BinaryPartError,
   cosineSimilarity,
-  encodeSigns,
   isSparse,
   type SavedCode,
   type SavedCodes,
 } from '@agentmem/core';
 import type Database from 'better-sqlite3';
 import { chunks, multiRowInsert } from '../records';
-import { beginImmediateNow, blobVector, CODES_TABLE, codeBlob } from '../schema';
+import { beginImmediateNow, blobVector, CODES_TABLE } from '../schema';
 import { clearEmptyDense } from './dense-clear';
 import { buildSparse, extendSparseSave } from './sparse-build';
 import { CHUNK, SparseIndex } from './sparse-index';
 import { sparseSaveAtClose } from './sparse-save';
+import { clearArgs, codeArgs, queueWritten, signCodes, sparseFlags } from './written-codes';
 import { type WrittenCode, WrittenIndex } from './written-index';
 
 /** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
@@ -45,12 +45,11 @@ const INSERT_CODES = multiRowInsert(
   '(?, ?, ?, ?, ?)',
 );
 
-/** A row's vector as written: `floats`, and `vector` its bytes. */
+/** A row's vector as written: `floats` (bound as the row's blob: its bytes). */
 export interface WrittenVector {
   tenant: string;
   namespace: string;
   floats: Float32Array;
-  vector: Buffer;
 }
 
 /**
@@ -126,46 +125,20 @@ export class SqliteDenseIndex {
 
   /** Inside the caller's write transaction: the vectors of these rowids (rows[i] is rowids[i]'s) were written. */
   writtenMany(rowids: readonly number[], rows: readonly WrittenVector[]): void {
-    const sparse = rows.map((r) => isSparse(r.floats));
+    // The loops are functions of their own (written-codes.ts: why).
+    const sparse = sparseFlags(rows);
     if (!this.writeChecked) this.firstWrite(sparse);
     // The table keeps the sign bits only; the in-process index quantizes the int8 copy from the floats
     // at commit, by its kernel straight into its heap (encodeRescoring's buffer a row, then a copy of
     // it, cost more: issue 30), and a writer that never searches never quantizes at all.
-    const words = Math.ceil(this.dimension / 32);
-    const signBytes = words * 4;
-    // Sign codes of the batch in one buffer (a code is 48 bytes at 384 dims: an allocation each cost more).
-    const signs = new Uint32Array(rows.length * words);
-    const signBuffer = Buffer.from(signs.buffer);
-    const encoded = new Array<Buffer>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const floats = rows[i]!.floats;
-      if (sparse[i]) this.sparseWritten++;
-      if (floats.length !== this.dimension)
-        encoded[i] = codeBlob(floats); // the caller's checks report it
-      else {
-        encodeSigns(floats, words, signs, i * words);
-        encoded[i] = signBuffer.subarray(i * signBytes, (i + 1) * signBytes);
-      }
-    }
+    const codes = signCodes(rows, this.dimension, Math.ceil(this.dimension / 32));
     for (const [offset, size] of chunks(rows.length)) {
-      const args: unknown[] = new Array(size * 5);
-      for (let i = 0; i < size; i++) {
-        const row = rows[offset + i]!;
-        args[i * 5] = rowids[offset + i];
-        args[i * 5 + 1] = row.tenant;
-        args[i * 5 + 2] = row.namespace;
-        args[i * 5 + 3] = encoded[offset + i]!.subarray(0, signBytes);
-        args[i * 5 + 4] = row.vector;
-      }
+      const args = codeArgs(rowids, rows, codes, offset, size);
       // As call arguments: better-sqlite3 reads an array's values back one V8 call each (~0.4 us a row more).
       this.stmt(INSERT_CODES(size)).run(...args);
+      clearArgs(args);
     }
-    for (let i = 0; i < rows.length; i++) {
-      const { tenant, namespace, floats } = rows[i]!;
-      const code = { tenant, namespace, vector: floats, encoded: encoded[i]!, sparse: sparse[i]! };
-      this.pending.push({ rowid: rowids[i]!, code });
-      this.unlogged.push(rowids[i]!);
-    }
+    this.sparseWritten += queueWritten(this.pending, this.unlogged, rowids, rows, codes, sparse);
   }
 
   /**

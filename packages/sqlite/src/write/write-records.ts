@@ -17,7 +17,6 @@ import {
   rowValuesInto,
   sharedColumns,
   sharedValues,
-  vectorBlob,
 } from '../records';
 import { ATTRIBUTE_COLUMNS } from '../schema';
 import type { StoreContext } from '../store';
@@ -131,43 +130,72 @@ function insertSlice(
   end: number,
   payloads: PayloadTexts | undefined,
 ): number[] {
+  // The loops over rows are functions of their own: in this function they made V8 compile all of it
+  // on-stack, then again after a deopt (docs/benchmarks.md, ingest-16).
   const rowids: number[] = new Array(end - start);
   for (const [offset, size] of chunks(end - start)) {
     const from = start + offset;
     // Columns every row of the chunk holds the same value in are bound once (rowTuple).
     const shared = sharedColumns(records, from, size);
-    const args = argsOf(size * rowValueCount(shared));
-    let at = 0;
-    for (let i = from; i < from + size; i++) at = rowValuesInto(records[i]!, payloads, args, at, shared);
+    const args = rowArgs(records, from, size, payloads, shared);
     // No RETURNING (it buffered every row and built an object per row): a multi-row insert gives its rows
     // consecutive rowids, one above the largest, in VALUES order; checked on the chunk's first row.
     // Spread, not the array: better-sqlite3 reads an array argument's values one API call each (`Get`),
     // about 1.5 µs a 13-value row more than the call's own arguments (docs/benchmarks.md, ingest-14).
     const statement = ctx.stmt(INSERT_RECORDS[shared]!(size));
     const result = shared === 0 ? statement.run(...args) : statement.run(...args, sharedValues(records[from]!, shared));
-    const last = Number(result.lastInsertRowid);
     args.fill(undefined); // the arrays are kept; the batch's texts are not
-    const first = last - size + 1;
+    const first = Number(result.lastInsertRowid) - size + 1;
     if (ctx.stmt('SELECT id FROM records WHERE rowid = ?').pluck().get(first) !== records[from]!.id)
       throw new AgentMemoryError('BACKEND_ERROR', `${ctx.path}: inserted rows did not get consecutive rowids.`);
-    for (let i = 0; i < size; i++) rowids[offset + i] = first + i;
+    numberRows(rowids, offset, size, first);
   }
   // The slice's vectors after its rows, in one writtenMany.
-  let vectors: WrittenVector[] | undefined;
+  const vectors = slicedVectors(records, start, end, rowids);
+  if (vectors) indexVectors(ctx, vectors.rowids, vectors.rows);
+  return rowids;
+}
+
+/** The records insert's arguments for records[from..from+size) (rowValuesInto each), in an array kept per count. */
+function rowArgs(
+  records: readonly BackendRecord[],
+  from: number,
+  size: number,
+  payloads: PayloadTexts | undefined,
+  shared: number,
+): unknown[] {
+  const args = argsOf(size * rowValueCount(shared));
+  let at = 0;
+  for (let i = from; i < from + size; i++) at = rowValuesInto(records[i]!, payloads, args, at, shared);
+  return args;
+}
+
+/** rowids[offset..offset+size) = first, first + 1, ... */
+function numberRows(rowids: number[], offset: number, size: number, first: number): void {
+  for (let i = 0; i < size; i++) rowids[offset + i] = first + i;
+}
+
+/** The vectors of records[start..end) that have one, with their rowids (`rowids[i - start]`); none: undefined. */
+function slicedVectors(
+  records: readonly BackendRecord[],
+  start: number,
+  end: number,
+  rowids: readonly number[],
+): { rows: WrittenVector[]; rowids: number[] } | undefined {
+  let rows: WrittenVector[] | undefined;
   let vectorRowids: number[] | undefined;
   for (let i = start; i < end; i++) {
-    const floats = records[i]!.vector;
+    const r = records[i]!;
+    const floats = r.vector;
     if (!floats) continue;
-    if (!vectors) {
-      vectors = [];
+    if (!rows) {
+      rows = [];
       vectorRowids = [];
     }
-    const r = records[i]!;
-    vectors.push({ tenant: r.tenant, namespace: r.namespace, floats, vector: vectorBlob(floats) });
+    rows.push({ tenant: r.tenant, namespace: r.namespace, floats });
     vectorRowids!.push(rowids[i - start]!);
   }
-  if (vectors) indexVectors(ctx, vectorRowids!, vectors);
-  return rowids;
+  return rows ? { rows, rowids: vectorRowids! } : undefined;
 }
 
 /** One argument array per count of values (a statement's rows times the values a row binds), reused. */

@@ -1,0 +1,102 @@
+// writtenMany's loops over a batch of vectors, as module functions of their own. In the method they
+// made V8 compile the whole of it (its statement cache, chunking and the index's bookkeeping) five to
+// six times in a fresh process's first bulk write: a "code dependencies" deopt when the long-lived
+// per-row objects' allocation site was pretenured, then "wrong map" and "not a Smi" deopts
+// (docs/benchmarks.md, ingest-15 and ingest-16). A small function is compiled for its one loop.
+import { encodeSigns, isSparse } from '@agentmem/core';
+import { codeBlob } from '../schema';
+import type { WrittenVector } from './dense-index';
+import type { WrittenCode } from './written-index';
+
+/** Whether each row's vector is sparse (a lexical embedder's). */
+export function sparseFlags(rows: readonly WrittenVector[]): boolean[] {
+  const flags: boolean[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) flags[i] = isSparse(rows[i]!.floats);
+  return flags;
+}
+
+/**
+ * Each row's sign code as the codes table keeps it (`words` 32-bit words): views of one buffer for the
+ * batch (a code is 48 bytes at 384 dims: an allocation each cost more); a vector of another length
+ * gets its own code, cut to the table's length (the caller's checks report it).
+ */
+export function signCodes(rows: readonly WrittenVector[], dimension: number, words: number): Uint8Array[] {
+  const signBytes = words * 4;
+  const signs = new Uint32Array(rows.length * words);
+  const codes: Uint8Array[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const floats = rows[i]!.floats;
+    if (floats.length !== dimension) codes[i] = codeBlob(floats).subarray(0, signBytes);
+    else {
+      encodeSigns(floats, words, signs, i * words);
+      // A view by the constructor: `subarray` looks up the species constructor each time.
+      codes[i] = new Uint8Array(signs.buffer, i * signBytes, signBytes);
+    }
+  }
+  return codes;
+}
+
+/** One argument array per count of values, reused (emptied after each statement). */
+const argsByCount = new Map<number, unknown[]>();
+
+/** The codes insert's arguments for rows [offset, offset + size): rowid, tenant, namespace, code, floats' bytes. */
+export function codeArgs(
+  rowids: readonly number[],
+  rows: readonly WrittenVector[],
+  codes: readonly Uint8Array[],
+  offset: number,
+  size: number,
+): unknown[] {
+  let args = argsByCount.get(size * 5);
+  if (!args) {
+    args = new Array(size * 5).fill(undefined);
+    argsByCount.set(size * 5, args);
+  }
+  for (let i = 0, at = 0; i < size; i++, at += 5) {
+    const row = rows[offset + i]!;
+    args[at] = rowids[offset + i];
+    args[at + 1] = row.tenant;
+    args[at + 2] = row.namespace;
+    args[at + 3] = codes[offset + i];
+    args[at + 4] = row.floats; // a typed array binds as its bytes (no Buffer view a row)
+  }
+  return args;
+}
+
+/** Lets go of a batch's values held by a reused argument array. */
+export function clearArgs(args: unknown[]): void {
+  args.fill(undefined);
+}
+
+/**
+ * The rows as the index takes them at commit (`pending`) and the rowids the write logs (`unlogged`);
+ * how many of them are sparse.
+ */
+export function queueWritten(
+  pending: WrittenCode[],
+  unlogged: number[],
+  rowids: readonly number[],
+  rows: readonly WrittenVector[],
+  codes: readonly Uint8Array[],
+  sparse: readonly boolean[],
+): number {
+  let sparseCount = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const rowid = rowids[i]!;
+    const isSparseRow = sparse[i]!;
+    if (isSparseRow) sparseCount++;
+    pending.push({
+      rowid,
+      code: {
+        tenant: row.tenant,
+        namespace: row.namespace,
+        vector: row.floats,
+        encoded: codes[i]!,
+        sparse: isSparseRow,
+      },
+    });
+    unlogged.push(rowid);
+  }
+  return sparseCount;
+}
