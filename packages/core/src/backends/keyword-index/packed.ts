@@ -80,17 +80,24 @@ export function bucketOf(term: string, buckets: number): number {
   return (h >>> 0) % buckets;
 }
 
-/** A term's postings: slots and packed (text tf | context tf << 16), `n` used; its document count per class. */
-export interface Posting {
-  slots: Int32Array;
-  tfs: Uint32Array;
-  n: number;
-  df: Int32Array;
-  /** The largest text and context frequencies ever posted (bounds of a term's score; never lowered). */
-  maxText: number;
-  maxContext: number;
-  /** Saved two-byte frequencies not widened yet (`tfs` is empty until `widened`): a bucket's other terms cost nothing. */
-  narrowTfs?: Uint16Array | undefined;
+/**
+ * A term's postings: slots and packed (text tf | context tf << 16), `n` used; its document count per
+ * class. A class, not object literals: one shape wherever a posting is made (built, saved, caught up),
+ * and no allocation site whose pretenuring, when it changed, deoptimized the compiled write path that
+ * makes a new term's postings (issue 30).
+ */
+export class Posting {
+  constructor(
+    public slots: Int32Array,
+    public tfs: Uint32Array,
+    public n: number,
+    public df: Int32Array,
+    /** The largest text and context frequencies ever posted (bounds of a term's score; never lowered). */
+    public maxText: number,
+    public maxContext: number,
+    /** Saved two-byte frequencies not widened yet (`tfs` is empty until `widened`): a bucket's other terms cost nothing. */
+    public narrowTfs: Uint16Array | undefined = undefined,
+  ) {}
 }
 
 /** One bucket of postings: its terms, their ids, and their postings, frequencies in two bytes when they fit. */
@@ -162,15 +169,17 @@ export function unpackPostings(
     if (narrow && at + n > narrow.length) throw new RangeError('postings past the part');
     // Views of the part: a posting that grows is copied out first (post), compaction rewrites
     // only its own range.
-    postings.push({
-      slots: slots.subarray(at, at + n),
-      tfs: narrow ? tfs : tfs.subarray(at, at + n),
-      narrowTfs: narrow?.subarray(at, at + n),
-      n,
-      df: df.subarray(dfAt, dfAt + dfLength),
-      maxText: counts[i * 4 + 1]!,
-      maxContext: counts[i * 4 + 2]!,
-    });
+    postings.push(
+      new Posting(
+        slots.subarray(at, at + n),
+        narrow ? tfs : tfs.subarray(at, at + n),
+        n,
+        df.subarray(dfAt, dfAt + dfLength),
+        counts[i * 4 + 1]!,
+        counts[i * 4 + 2]!,
+        narrow?.subarray(at, at + n),
+      ),
+    );
     at += n;
     dfAt += dfLength;
   });
