@@ -1077,12 +1077,10 @@ export class KeywordIndex {
     );
     // A column's labels only when some value is not a number, its numbers only when some is (else empty).
     const columnArrays = this.columns.flatMap((c) => {
-      let labelled = false;
-      let numeric = false;
-      for (let s = 0; s < used; s++) {
-        if (c.labels[s] === -1) numeric = true;
-        else labelled = true;
-      }
+      // Native scans first (a save's loops run cold): a number's label is -1.
+      const labels = c.labels.subarray(0, used);
+      const numeric = labels.indexOf(-1) >= 0;
+      const labelled = used > 0 && (!numeric || labels.some((label) => label !== -1));
       return [
         labelled ? c.labels.subarray(0, used) : new Int32Array(0),
         numeric ? c.numbers.subarray(0, used) : new Float64Array(0),

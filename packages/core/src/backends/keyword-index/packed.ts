@@ -15,14 +15,22 @@ const MAKERS = {
 type Kind = keyof typeof MAKERS;
 
 const pad = (n: number) => (n + 7) & ~7;
+/** The array's constructor's name, without reading it (a getter, ~5 ms of a cold save's 780 parts at 20k documents). */
+function kindOf(a: PackedArray): Kind {
+  if (a instanceof Uint8Array) return 'Uint8Array';
+  if (a instanceof Int32Array) return 'Int32Array';
+  if (a instanceof Uint16Array) return 'Uint16Array';
+  if (a instanceof Uint32Array) return 'Uint32Array';
+  return 'Float64Array';
+}
 /** One decoder for every part (a first search decodes dozens): `decode` without `stream` keeps no state. */
 const UTF8 = new TextDecoder();
+/** One encoder for every part (a save encodes two strings a part: 1,560 at 20k documents). */
+const ENCODER = new TextEncoder();
 
 /** `meta` (JSON) and the arrays, as one byte string. */
 export function pack(meta: unknown, arrays: readonly PackedArray[]): Uint8Array {
-  const header = new TextEncoder().encode(
-    JSON.stringify({ meta, arrays: arrays.map((a) => [a.constructor.name, a.length]) }),
-  );
+  const header = ENCODER.encode(JSON.stringify({ meta, arrays: arrays.map((a) => [kindOf(a), a.length]) }));
   let size = 8 + pad(header.length);
   for (const a of arrays) size += pad(a.byteLength);
   const out = new Uint8Array(size);
@@ -210,7 +218,7 @@ function widenTfs(packed: Uint16Array): Uint32Array {
 export function packStrings(values: readonly (string | undefined)[]): Uint8Array {
   const list = values.map((v) => v ?? '');
   const lines = !list.some((v) => v.includes('\n'));
-  return pack({ lines }, [new TextEncoder().encode(lines ? list.join('\n') : JSON.stringify(list))]);
+  return pack({ lines }, [ENCODER.encode(lines ? list.join('\n') : JSON.stringify(list))]);
 }
 
 export function unpackStrings(bytes: Uint8Array): string[] {
