@@ -89,6 +89,24 @@ describe('AsciiWords', () => {
     }
   });
 
+  it('holds every term of the densest texts, from any position (its room is sized before the scan)', () => {
+    const words = new AsciiWords((term) => term.length);
+    const random = seededRandom(4);
+    // Words of one character between single separators, and words joined with no separator at all
+    // (a word's apostrophe part ends it: "1'a2'b…"), the most terms a text's length holds, short and long.
+    const dense = (n: number, joined: boolean) =>
+      Array.from({ length: n }, (_, i) => (joined ? `${i % 10}'x` : `${i % 10}`)).join(joined ? '' : ' ');
+    for (const n of [1, 2, 3, 15, 16, 17, 100, 1000, 20_000, 7, 50_000]) {
+      for (const joined of [false, true]) {
+        const text = dense(n, joined);
+        const at = Math.floor(random() * 40);
+        const end = words.scan(text, at);
+        expect(end - at).toBe(keywordTerms(text).length);
+        expect(Array.from(words.ids.subarray(at, end))).toEqual(keywordTerms(text).map((t) => t.length));
+      }
+    }
+  });
+
   it('starts its table again past its size and still gives the same terms', () => {
     const words = new AsciiWords((term) => term.length);
     const random = seededRandom(9);

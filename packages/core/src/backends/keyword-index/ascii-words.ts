@@ -20,13 +20,20 @@ const FNV_PRIME = 0x01000193;
  * valid for as long as the table is used.
  */
 export class AsciiWords {
-  /** Open addressing by hash: each entry's word ('': empty, no word is), its hash and its term id (NONE: no term). */
-  private words: string[] = new Array<string>(1024).fill('');
-  private hashes = new Int32Array(1024);
-  private values = new Int32Array(1024);
+  /**
+   * Open addressing by hash: each entry's word ('': empty, no word is), its hash and its term id (NONE:
+   * no term). Small at first (as `ids`, sized by the first scan) so that they first grow in a bulk
+   * write's first documents, before V8 compiles the scan: a first growth after that threw the compile
+   * away (a field stored once is compiled as a constant) or deoptimized it (a branch never run has no
+   * type feedback), in a fresh process's first bulk write (issue 30: 20-90 ms of a compiler thread's
+   * work lost).
+   */
+  private words: string[] = new Array<string>(64).fill('');
+  private hashes = new Int32Array(64);
+  private values = new Int32Array(64);
   private count = 0;
   /** The term ids `scan` found, from the position it was given. */
-  ids = new Int32Array(256);
+  ids = new Int32Array(16);
 
   constructor(private readonly idOf: (term: string) => number) {}
 
@@ -37,6 +44,10 @@ export class AsciiWords {
   scan(text: string, at: number): number {
     let out = at;
     const n = text.length;
+    // Room for every term first: n characters hold at most (n + 1) / 2 words (a word is followed by a
+    // character of no word, or ends in an apostrophe's letters: two characters a word but the last).
+    // So the first text grows `ids`, and a later growth runs compiled code that has seen one (issue 30).
+    if (at + ((n + 1) >> 1) > this.ids.length) this.growIds(at + ((n + 1) >> 1));
     let i = 0;
     while (i < n) {
       let c = text.charCodeAt(i);
@@ -72,16 +83,15 @@ export class AsciiWords {
         }
       }
       const id = this.lookup(text, start, i, h | 0);
-      if (id !== NONE) {
-        if (out === this.ids.length) {
-          const grown = new Int32Array(out * 2);
-          grown.set(this.ids);
-          this.ids = grown;
-        }
-        this.ids[out++] = id;
-      }
+      if (id !== NONE) this.ids[out++] = id;
     }
     return out;
+  }
+
+  private growIds(size: number): void {
+    const grown = new Int32Array(Math.max(size, 2 * this.ids.length));
+    grown.set(this.ids);
+    this.ids = grown;
   }
 
   /** The term id of the word text[start, end) (lower-cased), added when new. */

@@ -55,6 +55,8 @@ export const KEYWORD_INDEX_COLUMNS: readonly string[] = ['kind', 'status', 'type
  * these alone needs no pass over the documents.
  */
 const CLASS_COLUMNS = 2;
+/** The slots an index has room for at first (see `scope`). */
+const INITIAL_SLOTS = 16;
 /** Class 0 holds no document: the class of dead slots. */
 const DEAD = 0;
 
@@ -132,15 +134,22 @@ export class KeywordIndex {
   private readonly postings: Posting[] = [];
   private readonly slotOf = new Map<string, number>();
   private ids: (string | undefined)[] = [];
-  private scope = new Int32Array(1024);
-  private textLength = new Uint32Array(1024);
-  private contextLength = new Uint32Array(1024);
+  /*
+   * The arrays a write grows start small (INITIAL_SLOTS) so that they first grow in a bulk write's
+   * first documents, before V8 compiles the write path: a first growth after that threw the compile
+   * away (a field stored once is compiled as a constant) or deoptimized it (a branch never run has
+   * no type feedback), in a fresh process's first bulk write (issue 30: ~75 ms of a compiler
+   * thread's work on `set` lost).
+   */
+  private scope = new Int32Array(INITIAL_SLOTS);
+  private textLength = new Uint32Array(INITIAL_SLOTS);
+  private contextLength = new Uint32Array(INITIAL_SLOTS);
   /** The class of each slot; DEAD once removed (its postings stay until a compaction). */
-  private classOf = new Int32Array(1024);
+  private classOf = new Int32Array(INITIAL_SLOTS);
   /** Each slot's term ids: `termCount[s]` of them from `termStart[s]` in `docTerms`. */
-  private termStart = new Int32Array(1024);
-  private termCount = new Int32Array(1024);
-  private docTerms = new Int32Array(8192);
+  private termStart = new Int32Array(INITIAL_SLOTS);
+  private termCount = new Int32Array(INITIAL_SLOTS);
+  private docTerms = new Int32Array(16 * INITIAL_SLOTS);
   private docTermsUsed = 0;
   private readonly columns: Column[];
   private readonly labelIds = new Map<string, number>();
@@ -257,8 +266,8 @@ export class KeywordIndex {
     this.termAtATimeMax = options.termAtATime ?? TERM_AT_A_TIME;
     this.columns = (options.columns ?? KEYWORD_INDEX_COLUMNS).map((key) => ({
       key,
-      labels: new Int32Array(1024),
-      numbers: new Float64Array(1024),
+      labels: new Int32Array(INITIAL_SLOTS),
+      numbers: new Float64Array(INITIAL_SLOTS),
     }));
     this.classColumns = Math.min(CLASS_COLUMNS, this.columns.length);
   }
@@ -1068,12 +1077,10 @@ export class KeywordIndex {
     );
     // A column's labels only when some value is not a number, its numbers only when some is (else empty).
     const columnArrays = this.columns.flatMap((c) => {
-      let labelled = false;
-      let numeric = false;
-      for (let s = 0; s < used; s++) {
-        if (c.labels[s] === -1) numeric = true;
-        else labelled = true;
-      }
+      // Native scans first (a save's loops run cold): a number's label is -1.
+      const labels = c.labels.subarray(0, used);
+      const numeric = labels.indexOf(-1) >= 0;
+      const labelled = used > 0 && (!numeric || labels.some((label) => label !== -1));
       return [
         labelled ? c.labels.subarray(0, used) : new Int32Array(0),
         numeric ? c.numbers.subarray(0, used) : new Float64Array(0),

@@ -1,15 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idRanks, packPostings, type Posting, unpackPostings, widened } from './packed';
+import { idRanks, Posting, packPostings, unpackPostings, widened } from './packed';
 
-const posting = (tfs: number[]): Posting => ({
-  slots: Int32Array.from(tfs, (_, i) => i * 3),
-  tfs: Uint32Array.from(tfs),
-  n: tfs.length,
-  df: new Int32Array([tfs.length]),
-  maxText: 0,
-  maxContext: 0,
-});
+const posting = (tfs: number[]): Posting =>
+  new Posting(
+    Int32Array.from(tfs, (_, i) => i * 3),
+    Uint32Array.from(tfs),
+    tfs.length,
+    new Int32Array([tfs.length]),
+    0,
+    0,
+  );
 
 describe('saved postings', () => {
   it('give back every frequency (text | context << 16) once widened from their two-byte form', () => {

@@ -1,7 +1,7 @@
 // A term's postings in memory as writes make them: empty, counted into, grown, and a restored index's
 // saved ones with its writes' pending ones after them.
 
-import type { Posting } from './packed';
+import { Posting } from './packed';
 
 /** The saved postings with a write's pending ones after them (their slots are all past the saved ones). */
 export function appended(saved: Posting, pending: Posting): Posting {
@@ -15,27 +15,20 @@ export function appended(saved: Posting, pending: Posting): Posting {
   const df = new Int32Array(Math.max(saved.df.length, pending.df.length));
   df.set(saved.df);
   for (let c = 0; c < pending.df.length; c++) df[c]! += pending.df[c]!;
-  return {
+  return new Posting(
     slots,
     tfs,
     n,
     df,
-    maxText: Math.max(saved.maxText, pending.maxText),
-    maxContext: Math.max(saved.maxContext, pending.maxContext),
-  };
+    Math.max(saved.maxText, pending.maxText),
+    Math.max(saved.maxContext, pending.maxContext),
+  );
 }
 
-export const EMPTY_POSTING: Posting = {
-  slots: new Int32Array(0),
-  tfs: new Uint32Array(0),
-  n: 0,
-  df: new Int32Array(0),
-  maxText: 0,
-  maxContext: 0,
-};
+export const EMPTY_POSTING = new Posting(new Int32Array(0), new Uint32Array(0), 0, new Int32Array(0), 0, 0);
 
 export function emptyPosting(): Posting {
-  return { slots: new Int32Array(4), tfs: new Uint32Array(4), n: 0, df: new Int32Array(4), maxText: 0, maxContext: 0 };
+  return new Posting(new Int32Array(4), new Uint32Array(4), 0, new Int32Array(4), 0, 0);
 }
 
 /** One more document of class c holds the posting's term. */
