@@ -219,7 +219,7 @@ const NAIVE_VECTORS = 'naive_vectors';
  * vectors, as it kept one up to schema 12. Built after the timed ingest: they are the reference path's
  * cost, not the store's. Returns the CPU seconds it took.
  */
-function buildNaiveFts(db: Database.Database): number {
+function buildNaiveFts(db: Database.Database, useVectorExtension: (db: Database.Database) => void): number {
   const start = process.cpuUsage();
   db.exec(`
     CREATE VIRTUAL TABLE ${NAIVE_FTS} USING fts5(
@@ -228,13 +228,16 @@ function buildNaiveFts(db: Database.Database): number {
     INSERT INTO ${NAIVE_FTS} (rowid, text, context) SELECT rowid, text, context FROM records WHERE text <> '' OR context <> '';
   `);
   const dimension = (db.prepare('SELECT dimension FROM vector_space').pluck().get() as number | undefined) ?? 0;
-  if (dimension > 0)
+  if (dimension > 0) {
+    // The backend loads sqlite-vec only where it calls it (its exact search): this vec0 table needs it now.
+    useVectorExtension(db);
     db.exec(`
-      CREATE VIRTUAL TABLE ${NAIVE_VECTORS} USING vec0(
-        tenant TEXT partition key, namespace TEXT partition key, embedding float[${dimension}] distance_metric=cosine
-      );
-      INSERT INTO ${NAIVE_VECTORS} (rowid, tenant, namespace, embedding) SELECT rowid, tenant, namespace, embedding FROM vector_codes;
+        CREATE VIRTUAL TABLE ${NAIVE_VECTORS} USING vec0(
+          tenant TEXT partition key, namespace TEXT partition key, embedding float[${dimension}] distance_metric=cosine
+        );
+        INSERT INTO ${NAIVE_VECTORS} (rowid, tenant, namespace, embedding) SELECT rowid, tenant, namespace, embedding FROM vector_codes;
     `);
+  }
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1e6;
 }
@@ -382,7 +385,8 @@ export async function run(args: string[]): Promise<void> {
     rows.push({ backend, n, build, timing: await time(queries, recallOf(store)), rss: rss() });
     memoryReport(backend);
   };
-  const { SqliteBackend } = (await import('@agentmem/sqlite')) as {
+  const { SqliteBackend, useVectorExtension } = (await import('@agentmem/sqlite')) as {
+    useVectorExtension: (db: Database.Database) => void;
     SqliteBackend: new (o: {
       path: string;
       denseSearch?: 'approximate' | 'exact';
@@ -415,7 +419,9 @@ export async function run(args: string[]): Promise<void> {
       // Its own connection mapping 256 MB, as the backend did before it mapped 64 MiB: the reference keeps
       // the CPU it was measured at (a vec0 scan costs ~30% more with 64 MiB mapped).
       const naiveBackend = new SqliteBackend({ path: join(dir, 'memory.db'), mmapBytes: 256 * 2 ** 20 });
-      console.error(`${n}: naive FTS5 index built in ${buildNaiveFts(naiveBackend.database).toFixed(1)} s of CPU`);
+      console.error(
+        `${n}: naive FTS5 index built in ${buildNaiveFts(naiveBackend.database, useVectorExtension).toFixed(1)} s of CPU`,
+      );
       const naive = naiveRecall(naiveBackend.database, embedder, weightsUsed);
       const matching = naiveBackend.database.prepare(
         `SELECT count(*) AS n FROM ${NAIVE_FTS} WHERE ${NAIVE_FTS} MATCH ?`,

@@ -14,6 +14,7 @@ export {
   readSchemaInfo,
   SCHEMA_VERSION,
   type SchemaInfo,
+  useVectorExtension,
   VECTOR_SPACE_TABLE,
   VECTOR_TABLE,
 } from './schema';
