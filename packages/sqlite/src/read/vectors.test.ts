@@ -2,13 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentMemory, type MemoryBackend } from '@agentmem/core';
-import { seededRandom } from '@agentmem/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
-
-const HOUR = 3_600_000;
-const T0 = Date.parse('2026-01-01T00:00:00Z');
-const WORDS = ['kafka', 'broker', 'deploy', 'staging', 'cluster', 'latency', 'budget', 'review', 'schema', 'backup'];
+import { seedAgedNotes, T0, WORDS } from '../test-fixtures/aged-notes';
 
 /** The same backend without its `vectors` method: core then reads the records whole (`get` with vectors). */
 function withoutVectors(backend: SqliteBackend): MemoryBackend {
@@ -28,29 +24,7 @@ describe('vectors: the keyword candidates recall scores with a lexical embedder'
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agentmem-vectors-'));
     backend = new SqliteBackend({ path: join(dir, 'memory.db') });
-    clock.now = T0;
-    const random = seededRandom(11);
-    // 400 memories of a 10-word vocabulary (each query's keyword pool of 50 is full), a quarter in
-    // another tenant; one in seven of low importance and a year older than the rest.
-    const inputs = Array.from({ length: 400 }, (_, i) => ({
-      content: `note ${i}: ${Array.from({ length: 6 }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ')}`,
-      type: 'project' as const,
-      importance: i % 7 === 0 ? 0.05 : 0.3 + random() * 0.7,
-    }));
-    const old = (i: number) => i % 7 === 0;
-    for (const [tenant, part] of [
-      ['', inputs.slice(0, 300)],
-      ['acme', inputs.slice(300)],
-    ] as const) {
-      const memory = new AgentMemory({ backend, now: () => clock.now, tenant });
-      clock.now = T0;
-      await memory.rememberMany(part.filter((_, i) => old(i)));
-      clock.now = T0 + 364 * 24 * HOUR;
-      await memory.rememberMany(part.filter((_, i) => !old(i)));
-    }
-    // A day later decay prunes the old ones: changes pending in the log, which reads merge in.
-    clock.now = T0 + 365 * 24 * HOUR;
-    expect((await new AgentMemory({ backend, now: () => clock.now }).applyDecay()).pruned).toBeGreaterThan(50);
+    expect(await seedAgedNotes(backend, { seed: 11, clock })).toBeGreaterThan(50);
   });
   afterEach(async () => {
     await backend.close();

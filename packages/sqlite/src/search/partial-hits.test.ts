@@ -2,13 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentMemory, type MemoryBackend, type SearchRequest } from '@agentmem/core';
-import { SemanticTestEmbedder, seededRandom } from '@agentmem/core/testing';
+import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
+import { HOUR, seedAgedNotes, T0, WORDS } from '../test-fixtures/aged-notes';
 
-const HOUR = 3_600_000;
-const T0 = Date.parse('2026-01-01T00:00:00Z');
-const WORDS = ['kafka', 'broker', 'deploy', 'staging', 'cluster', 'latency', 'budget', 'review', 'schema', 'backup'];
 const PEOPLE = ['Caroline', 'Melanie', 'Joanna', 'Nate'];
 
 /** The same backend, its calls counted, and declaring `partialHits` or not (core then reads every hit whole). */
@@ -39,34 +37,20 @@ describe('partial hits: recall reads whole records for the k it returns only', (
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agentmem-partial-'));
     backend = new SqliteBackend({ path: join(dir, 'memory.db') });
-    clock.now = T0;
-    const random = seededRandom(5);
-    // 400 memories of a 10-word vocabulary, a person named in one of three, a quarter in another tenant;
-    // one in seven of low importance and a year older than the rest (decay prunes them below).
-    const inputs = Array.from({ length: 400 }, (_, i) => ({
-      content:
-        `note ${i}: ${Array.from({ length: 6 }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ')}` +
-        (i % 3 === 0 ? ` with ${PEOPLE[i % PEOPLE.length]}` : ''),
-      type: i % 2 === 0 ? ('project' as const) : ('user' as const),
-      importance: i % 7 === 0 ? 0.05 : 0.3 + random() * 0.7,
-    }));
-    const old = (i: number) => i % 7 === 0;
-    for (const [tenant, part] of [
-      ['', inputs.slice(0, 300)],
-      ['acme', inputs.slice(300)],
-    ] as const) {
-      const m = memory(backend, tenant);
-      clock.now = T0;
-      await m.rememberMany(part.filter((_, i) => old(i)));
-      clock.now = T0 + 364 * 24 * HOUR;
-      const created = await m.rememberMany(part.filter((_, i) => !old(i)));
+    // A person named in one note of three, and two types.
+    const pruned = await seedAgedNotes(backend, {
+      seed: 5,
+      clock,
+      embedder,
+      suffix: (i) => (i % 3 === 0 ? ` with ${PEOPLE[i % PEOPLE.length]}` : ''),
+      type: (i) => (i % 2 === 0 ? 'project' : 'user'),
       // Some forgotten, and one accessed (its access not written yet: recall ranks by the pending one).
-      for (const c of created.filter((_, i) => i % 23 === 0)) await m.forget(c.id);
-      await m.recall(WORDS[1]!, { k: 3 });
-    }
-    // A day later decay prunes the old ones: changes pending in the log, which reads merge in.
-    clock.now = T0 + 365 * 24 * HOUR;
-    expect((await memory(backend, '').applyDecay()).pruned).toBeGreaterThan(50);
+      afterRecent: async (m, created) => {
+        for (const c of created.filter((_, i) => i % 23 === 0)) await m.forget(c.id);
+        await m.recall(WORDS[1]!, { k: 3 });
+      },
+    });
+    expect(pruned).toBeGreaterThan(50);
   });
   afterEach(async () => {
     await backend.close();
