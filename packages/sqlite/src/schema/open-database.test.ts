@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AgentMemory, AgentMemoryError, HashingEmbedder } from '@agentmem/core';
 import { FakeEmbedder } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
@@ -9,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
 import { createSqliteMemory } from '../memory';
 import { APPLICATION_ID, SCHEMA_VERSION } from './migrations';
-import { isAgentmemDatabase, readSchemaInfo } from './open-database';
+import { isAgentmemDatabase, nearestPackage, readSchemaInfo } from './open-database';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -373,5 +374,30 @@ describe('a file another process is writing', () => {
       writer.exec('ROLLBACK');
       writer.close();
     }
+  });
+});
+
+describe("where the open finds better-sqlite3's addon", () => {
+  it('finds the package folder Node resolves from this file, without the resolver', () => {
+    const resolved = dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
+    expect(realpathSync(nearestPackage(import.meta.dirname, 'better-sqlite3')!)).toBe(realpathSync(resolved));
+  });
+
+  it('takes the nearest node_modules, skips one nested in another, and says when there is none', () => {
+    const root = join(dir, 'lookup');
+    const pkg = (at: string) => {
+      mkdirSync(at, { recursive: true });
+      writeFileSync(join(at, 'package.json'), '{}');
+      return at;
+    };
+    const outer = pkg(join(root, 'node_modules', 'dep'));
+    const inner = pkg(join(root, 'app', 'node_modules', 'dep'));
+    // Node never looks in node_modules/node_modules: a package there is not found.
+    pkg(join(root, 'node_modules', 'lib', 'node_modules', 'node_modules', 'dep'));
+    mkdirSync(join(root, 'app', 'src'), { recursive: true });
+    expect(nearestPackage(join(root, 'app', 'src'), 'dep')).toBe(inner);
+    expect(nearestPackage(join(root, 'other'), 'dep')).toBe(outer);
+    expect(nearestPackage(join(root, 'node_modules', 'lib', 'node_modules'), 'dep')).toBe(outer);
+    expect(nearestPackage(join(root, 'app'), 'missing')).toBeUndefined();
   });
 });

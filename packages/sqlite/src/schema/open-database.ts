@@ -1,6 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AgentMemoryError } from '@agentmem/core';
 import Database from 'better-sqlite3';
@@ -173,20 +173,42 @@ let addonPath: string | null | undefined;
 let driverDir: string | null | undefined;
 
 /**
- * better-sqlite3's package folder (resolved from this file), or undefined when it cannot be resolved
- * from here (a bundle). Resolved once per process.
+ * better-sqlite3's package folder as this file's `import` finds it, or undefined when it cannot be
+ * resolved from here (a bundle). Found once per process.
  */
 function betterSqlite3Dir(): string | undefined {
   if (driverDir === undefined) {
     driverDir = null;
     try {
       const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
-      driverDir = dirname(createRequire(here).resolve('better-sqlite3/package.json'));
+      driverDir =
+        nearestPackage(dirname(here), 'better-sqlite3') ??
+        dirname(createRequire(here).resolve('better-sqlite3/package.json'));
     } catch {
       // not resolvable from this file: better-sqlite3 finds its addon itself
     }
   }
   return driverDir ?? undefined;
+}
+
+/**
+ * `node_modules/<name>` in `dir` or the nearest folder above it that holds one: the folders Node's
+ * resolution tries, in its order, for a package imported from a file in `dir` (a `node_modules` folder
+ * inside another is skipped, as Node skips it). A few `existsSync` calls: resolving
+ * `better-sqlite3/package.json` through `require.resolve` cost 1.1-4.9 ms of a cold open under tsx,
+ * whose resolver hook runs first (issue 30, cold-15). Undefined where no such folder exists (Yarn
+ * PnP, a bundle moved elsewhere): then the caller resolves as before.
+ */
+export function nearestPackage(dir: string, name: string): string | undefined {
+  for (let at = dir; ; ) {
+    if (basename(at) !== 'node_modules') {
+      const candidate = join(at, 'node_modules', name);
+      if (existsSync(join(candidate, 'package.json'))) return candidate;
+    }
+    const up = dirname(at);
+    if (up === at) return undefined;
+    at = up;
+  }
 }
 
 /**
