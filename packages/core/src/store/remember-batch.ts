@@ -3,6 +3,13 @@
 // optimizing compiles of it in a fresh process's first 20k ingest, ~17% of that ingest's compile time,
 // which runs on V8's other threads; docs/benchmarks.md, ingest-15). A small function a loop is compiled
 // once, for what it does; the method, called once a batch, is left to the interpreter.
+//
+// Each loop's function starts with its loop: what it needs first (arrays, sets, lengths) is made by a
+// small function around it that runs once a batch and stays in the interpreter. V8 gives a function
+// its type feedback only once it has run a while (lazy feedback allocation): in a batch's first call
+// that is inside the loop, so what ran before it had none, and the code V8 compiled for the next
+// call bailed out there at once and was compiled again (three compiles of batchKeys and of
+// plannedMemories in a fresh process's 20k ingest; two with their loops on their own).
 import type { BackendRecord, EntityMention, JsonObject, Memory } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import { namespaceFor } from '../scope';
@@ -13,6 +20,18 @@ import { KIND, linkKeys, statusOf } from './codec';
 import type { validateInput } from './validate';
 
 type ValidInput = ReturnType<typeof validateInput>;
+
+/**
+ * An empty array that holds objects in V8's terms from the start. A `[]` holds small integers until
+ * its first push, unless its literal has learnt otherwise, which a literal in a function without type
+ * feedback yet (see above) has not: a loop compiled on the previous batch's array then met another
+ * kind of array and bailed out ("not a Smi"), and was compiled again.
+ */
+function objectArray<T>(): T[] {
+  const array = [undefined] as T[];
+  array.length = 0;
+  return array;
+}
 
 /** Who writes: the store's tenant, agent and branch. */
 export interface WriterScope {
@@ -31,15 +50,23 @@ export function batchKeys(
   scope: WriterScope,
 ): { namespaces: string[]; hashes: string[]; ids: string[] } {
   const count = valid.length;
-  const namespaces: string[] = new Array(count);
-  const hashes: string[] = new Array(count);
-  const ids: string[] = new Array(count);
-  // The result object before the loop, not after it: V8 compiles the loop while it runs the first
-  // batch (on-stack replacement), and code after it, never run yet, had no type feedback: the
-  // compiled code bailed out at the return, and the function was compiled again (five compiles of it
-  // in a fresh process's 20k ingest; two with the object made first).
-  const keys = { namespaces, hashes, ids };
-  for (let i = 0; i < count; i++) {
+  const keys = {
+    namespaces: new Array<string>(count),
+    hashes: new Array<string>(count),
+    ids: new Array<string>(count),
+  };
+  keysInto(valid, scope, keys.namespaces, keys.hashes, keys.ids);
+  return keys;
+}
+
+function keysInto(
+  valid: readonly ValidInput[],
+  scope: WriterScope,
+  namespaces: string[],
+  hashes: string[],
+  ids: string[],
+): void {
+  for (let i = 0; i < valid.length; i++) {
     const v = valid[i]!;
     const namespace = v.namespace ?? namespaceFor(v.type, scope.branchName);
     const hash = contentHash(v.content);
@@ -47,7 +74,6 @@ export function batchKeys(
     hashes[i] = hash;
     ids[i] = v.id ?? stableId('mem', scope.tenant, namespace, hash);
   }
-  return keys;
 }
 
 /**
@@ -65,22 +91,37 @@ export function plannedMemories(
   now: string,
   results: Memory[],
 ): { fresh: number[]; created: Memory[] } {
+  // fresh: the inputs whose memories are created, in order
+  const planned = { fresh: [] as number[], created: objectArray<Memory>() };
   const { namespaces, hashes, ids } = keys;
-  const freshIds = new Set<string>();
-  const fresh: number[] = []; // the inputs whose memories are created, in order
-  const created: Memory[] = [];
-  const planned = { fresh, created }; // before the loop (batchKeys: why)
+  const batch = { existing, takenIds, seen, freshIds: new Set<string>() };
+  planInto(valid, namespaces, hashes, ids, batch, scope, now, results, planned.fresh, planned.created);
+  return planned;
+}
+
+function planInto(
+  valid: readonly ValidInput[],
+  namespaces: readonly string[],
+  hashes: readonly string[],
+  ids: readonly string[],
+  batch: { existing: ByContent<Memory>; takenIds: ReadonlySet<string>; seen: ByContent<Memory>; freshIds: Set<string> },
+  scope: WriterScope,
+  now: string,
+  results: Memory[],
+  fresh: number[],
+  created: Memory[],
+): void {
   for (let i = 0; i < valid.length; i++) {
     const namespace = namespaces[i]!;
     const hash = hashes[i]!;
-    const known = seen.get(namespace, hash) ?? existing.get(namespace, hash);
+    const known = batch.seen.get(namespace, hash) ?? batch.existing.get(namespace, hash);
     if (known) {
       results[i] = known;
       continue;
     }
     const v = valid[i]!;
     let id = ids[i]!;
-    const taken = freshIds.has(id) || takenIds.has(id);
+    const taken = batch.freshIds.has(id) || batch.takenIds.has(id);
     if (taken && v.id) {
       // Records are keyed by id alone: writing would overwrite another memory, maybe another tenant's.
       throw new AgentMemoryError(
@@ -114,12 +155,11 @@ export function plannedMemories(
     memory.metadata = v.metadata;
     if (v.context) memory.context = v.context;
     results[i] = memory;
-    seen.add(namespace, hash, memory);
-    freshIds.add(id);
+    batch.seen.add(namespace, hash, memory);
+    batch.freshIds.add(id);
     fresh.push(i);
     created.push(memory);
   }
-  return planned;
 }
 
 /**
@@ -136,21 +176,43 @@ export function createdRecords(
   results: Memory[],
   at: string,
 ): BackendRecord[] {
-  const records: BackendRecord[] = [];
+  const records = objectArray<BackendRecord>();
   const atMillis = toMillis(at);
   // Two loops, not a `now?.get` in one: the lookup's code, never run while nothing was written
   // meanwhile (the usual case), sent V8's compiled loop back to the interpreter when it first did.
-  if (now === undefined) {
-    for (let j = 0; j < fresh.length; j++) records.push(createdRecord(created[j]!, vectors[j]!, at, atMillis));
-    return records;
-  }
+  if (now === undefined) recordsInto(created, vectors, at, atMillis, records);
+  else recordsAfterLookup(fresh, created, vectors, keys.namespaces, keys.hashes, now, results, at, atMillis, records);
+  return records;
+}
+
+function recordsInto(
+  created: readonly Memory[],
+  vectors: readonly Float32Array[],
+  at: string,
+  atMillis: number,
+  records: BackendRecord[],
+): void {
+  for (let j = 0; j < created.length; j++) records.push(createdRecord(created[j]!, vectors[j]!, at, atMillis));
+}
+
+function recordsAfterLookup(
+  fresh: readonly number[],
+  created: readonly Memory[],
+  vectors: readonly Float32Array[],
+  namespaces: readonly string[],
+  hashes: readonly string[],
+  now: ByContent<Memory>,
+  results: Memory[],
+  at: string,
+  atMillis: number,
+  records: BackendRecord[],
+): void {
   for (let j = 0; j < fresh.length; j++) {
     const i = fresh[j]!;
-    const other = now.get(keys.namespaces[i]!, keys.hashes[i]!);
+    const other = now.get(namespaces[i]!, hashes[i]!);
     if (other) results[i] = other;
     else records.push(createdRecord(created[j]!, vectors[j]!, at, atMillis));
   }
-  return records;
 }
 
 /**
@@ -211,13 +273,29 @@ export function hashesByNamespace(
   among: readonly number[] | undefined,
 ): Map<string, Set<string>> {
   const byNamespace = new Map<string, Set<string>>();
-  const count = among ? among.length : namespaces.length;
-  for (let j = 0; j < count; j++) {
-    const i = among ? among[j]! : j;
-    const namespace = namespaces[i]!;
-    const set = byNamespace.get(namespace);
-    if (set) set.add(hashes[i]!);
-    else byNamespace.set(namespace, new Set([hashes[i]!]));
-  }
+  if (among) hashesAmong(namespaces, hashes, among, byNamespace);
+  else allHashes(namespaces, hashes, byNamespace);
   return byNamespace;
+}
+
+function allHashes(namespaces: readonly string[], hashes: readonly string[], into: Map<string, Set<string>>): void {
+  for (let i = 0; i < namespaces.length; i++) {
+    const set = into.get(namespaces[i]!);
+    if (set) set.add(hashes[i]!);
+    else into.set(namespaces[i]!, new Set([hashes[i]!]));
+  }
+}
+
+function hashesAmong(
+  namespaces: readonly string[],
+  hashes: readonly string[],
+  among: readonly number[],
+  into: Map<string, Set<string>>,
+): void {
+  for (let j = 0; j < among.length; j++) {
+    const i = among[j]!;
+    const set = into.get(namespaces[i]!);
+    if (set) set.add(hashes[i]!);
+    else into.set(namespaces[i]!, new Set([hashes[i]!]));
+  }
 }
