@@ -122,11 +122,26 @@ function givenMention(input: EntityInput, at: number): EntityMention {
 function namedAndUnsure(
   scanned: readonly { mentions: Map<string, EntityMention>; openers: readonly EntityMention[] }[],
 ): { named: Set<string>; unsure: string[] } {
+  // The loops in functions that start with them: what ran before a loop in a function's first call
+  // had no type feedback yet, and V8's compiled code bailed out there (../store/remember-batch).
   const named = new Set<string>();
   const unsureKeys = new Set<string>();
-  for (const s of scanned) for (const key of s.mentions.keys()) named.add(key);
-  for (const s of scanned) for (const o of s.openers) if (!named.has(o.key)) unsureKeys.add(o.key);
+  namedKeys(scanned, named);
+  unsureOpeners(scanned, named, unsureKeys);
   return { named, unsure: [...unsureKeys] };
+}
+
+function namedKeys(scanned: readonly { mentions: Map<string, EntityMention> }[], named: Set<string>): void {
+  for (let i = 0; i < scanned.length; i++) for (const key of scanned[i]!.mentions.keys()) named.add(key);
+}
+
+function unsureOpeners(
+  scanned: readonly { openers: readonly EntityMention[] }[],
+  named: ReadonlySet<string>,
+  unsure: Set<string>,
+): void {
+  for (let i = 0; i < scanned.length; i++)
+    for (const o of scanned[i]!.openers) if (!named.has(o.key)) unsure.add(o.key);
 }
 
 /**

@@ -361,7 +361,7 @@ export class MemoryStore {
     await this.init();
     if (!Array.isArray(inputs)) throw invalidInput('rememberMany() takes an array of { content, type }.');
     const valid = inputs.map((input) => validateInput(input, this.writeLimits)); // all validated before anything is written
-    const now = new Date(this.clock()).toISOString();
+    const at = new Date(this.clock()).toISOString();
     const results: Memory[] = new Array(valid.length);
     // The loops over the batch are functions of their own (./remember-batch: why).
     const scope = { tenant: this.tenant, agentId: this.agentId, branchName: this.branchName };
@@ -371,7 +371,7 @@ export class MemoryStore {
     const existing = await this.findByHashes(keys.namespaces, keys.hashes);
     const takenIds = await this.existingIds(keys.ids);
     const seen = new ByContent<Memory>();
-    const { fresh, created } = plannedMemories(valid, keys, existing, takenIds, seen, scope, now, results);
+    const { fresh, created } = plannedMemories(valid, keys, existing, takenIds, seen, scope, at, results);
     if (created.length > 0) {
       await this.linkEntities(
         created,
@@ -384,7 +384,7 @@ export class MemoryStore {
         // Unless the backend's write mark says nothing was written since: the lookup then still holds.
         const unchanged = mark !== undefined && (await this.backend.writeMark?.()) === mark;
         const now = unchanged ? undefined : await this.findByHashes(keys.namespaces, keys.hashes, fresh);
-        const records = createdRecords(fresh, created, vectors, keys, now, results);
+        const records = createdRecords(fresh, created, vectors, keys, now, results, at);
         if (records.length > 0) await this.backend.upsert(records);
       });
     }

@@ -3,16 +3,35 @@
 // optimizing compiles of it in a fresh process's first 20k ingest, ~17% of that ingest's compile time,
 // which runs on V8's other threads; docs/benchmarks.md, ingest-15). A small function a loop is compiled
 // once, for what it does; the method, called once a batch, is left to the interpreter.
-import type { BackendRecord, EntityMention, Memory } from '../contracts';
+//
+// Each loop's function starts with its loop: what it needs first (arrays, sets, lengths) is made by a
+// small function around it that runs once a batch and stays in the interpreter. V8 gives a function
+// its type feedback only once it has run a while (lazy feedback allocation): in a batch's first call
+// that is inside the loop, so what ran before it had none, and the code V8 compiled for the next
+// call bailed out there at once and was compiled again (three compiles of batchKeys and of
+// plannedMemories in a fresh process's 20k ingest; two with their loops on their own).
+import type { BackendRecord, EntityMention, JsonObject, Memory } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import { namespaceFor } from '../scope';
 import { contentHash } from '../text';
-import { newId, stableId } from '../util';
+import { newId, stableId, toMillis } from '../util';
 import type { ByContent } from './by-content';
-import { HISTORY_PENDING, memoryToRecord } from './codec';
+import { KIND, linkKeys, statusOf } from './codec';
 import type { validateInput } from './validate';
 
 type ValidInput = ReturnType<typeof validateInput>;
+
+/**
+ * An empty array that holds objects in V8's terms from the start. A `[]` holds small integers until
+ * its first push, unless its literal has learnt otherwise, which a literal in a function without type
+ * feedback yet (see above) has not: a loop compiled on the previous batch's array then met another
+ * kind of array and bailed out ("not a Smi"), and was compiled again.
+ */
+function objectArray<T>(): T[] {
+  const array = [undefined] as T[];
+  array.length = 0;
+  return array;
+}
 
 /** Who writes: the store's tenant, agent and branch. */
 export interface WriterScope {
@@ -31,10 +50,23 @@ export function batchKeys(
   scope: WriterScope,
 ): { namespaces: string[]; hashes: string[]; ids: string[] } {
   const count = valid.length;
-  const namespaces: string[] = new Array(count);
-  const hashes: string[] = new Array(count);
-  const ids: string[] = new Array(count);
-  for (let i = 0; i < count; i++) {
+  const keys = {
+    namespaces: new Array<string>(count),
+    hashes: new Array<string>(count),
+    ids: new Array<string>(count),
+  };
+  keysInto(valid, scope, keys.namespaces, keys.hashes, keys.ids);
+  return keys;
+}
+
+function keysInto(
+  valid: readonly ValidInput[],
+  scope: WriterScope,
+  namespaces: string[],
+  hashes: string[],
+  ids: string[],
+): void {
+  for (let i = 0; i < valid.length; i++) {
     const v = valid[i]!;
     const namespace = v.namespace ?? namespaceFor(v.type, scope.branchName);
     const hash = contentHash(v.content);
@@ -42,7 +74,6 @@ export function batchKeys(
     hashes[i] = hash;
     ids[i] = v.id ?? stableId('mem', scope.tenant, namespace, hash);
   }
-  return { namespaces, hashes, ids };
 }
 
 /**
@@ -60,21 +91,37 @@ export function plannedMemories(
   now: string,
   results: Memory[],
 ): { fresh: number[]; created: Memory[] } {
+  // fresh: the inputs whose memories are created, in order
+  const planned = { fresh: [] as number[], created: objectArray<Memory>() };
   const { namespaces, hashes, ids } = keys;
-  const freshIds = new Set<string>();
-  const fresh: number[] = []; // the inputs whose memories are created, in order
-  const created: Memory[] = [];
+  const batch = { existing, takenIds, seen, freshIds: new Set<string>() };
+  planInto(valid, namespaces, hashes, ids, batch, scope, now, results, planned.fresh, planned.created);
+  return planned;
+}
+
+function planInto(
+  valid: readonly ValidInput[],
+  namespaces: readonly string[],
+  hashes: readonly string[],
+  ids: readonly string[],
+  batch: { existing: ByContent<Memory>; takenIds: ReadonlySet<string>; seen: ByContent<Memory>; freshIds: Set<string> },
+  scope: WriterScope,
+  now: string,
+  results: Memory[],
+  fresh: number[],
+  created: Memory[],
+): void {
   for (let i = 0; i < valid.length; i++) {
     const namespace = namespaces[i]!;
     const hash = hashes[i]!;
-    const known = seen.get(namespace, hash) ?? existing.get(namespace, hash);
+    const known = batch.seen.get(namespace, hash) ?? batch.existing.get(namespace, hash);
     if (known) {
       results[i] = known;
       continue;
     }
     const v = valid[i]!;
     let id = ids[i]!;
-    const taken = freshIds.has(id) || takenIds.has(id);
+    const taken = batch.freshIds.has(id) || batch.takenIds.has(id);
     if (taken && v.id) {
       // Records are keyed by id alone: writing would overwrite another memory, maybe another tenant's.
       throw new AgentMemoryError(
@@ -108,12 +155,11 @@ export function plannedMemories(
     memory.metadata = v.metadata;
     if (v.context) memory.context = v.context;
     results[i] = memory;
-    seen.add(namespace, hash, memory);
-    freshIds.add(id);
+    batch.seen.add(namespace, hash, memory);
+    batch.freshIds.add(id);
     fresh.push(i);
     created.push(memory);
   }
-  return { fresh, created };
 }
 
 /**
@@ -128,31 +174,86 @@ export function createdRecords(
   keys: { namespaces: readonly string[]; hashes: readonly string[] },
   now: ByContent<Memory> | undefined,
   results: Memory[],
+  at: string,
 ): BackendRecord[] {
-  const records: BackendRecord[] = [];
+  const records = objectArray<BackendRecord>();
+  const atMillis = toMillis(at);
   // Two loops, not a `now?.get` in one: the lookup's code, never run while nothing was written
   // meanwhile (the usual case), sent V8's compiled loop back to the interpreter when it first did.
-  if (now === undefined) {
-    for (let j = 0; j < fresh.length; j++) records.push(createdRecord(created[j]!, vectors[j]!));
-    return records;
-  }
+  if (now === undefined) recordsInto(created, vectors, at, atMillis, records);
+  else recordsAfterLookup(fresh, created, vectors, keys.namespaces, keys.hashes, now, results, at, atMillis, records);
+  return records;
+}
+
+function recordsInto(
+  created: readonly Memory[],
+  vectors: readonly Float32Array[],
+  at: string,
+  atMillis: number,
+  records: BackendRecord[],
+): void {
+  for (let j = 0; j < created.length; j++) records.push(createdRecord(created[j]!, vectors[j]!, at, atMillis));
+}
+
+function recordsAfterLookup(
+  fresh: readonly number[],
+  created: readonly Memory[],
+  vectors: readonly Float32Array[],
+  namespaces: readonly string[],
+  hashes: readonly string[],
+  now: ByContent<Memory>,
+  results: Memory[],
+  at: string,
+  atMillis: number,
+  records: BackendRecord[],
+): void {
   for (let j = 0; j < fresh.length; j++) {
     const i = fresh[j]!;
-    const other = now.get(keys.namespaces[i]!, keys.hashes[i]!);
+    const other = now.get(namespaces[i]!, hashes[i]!);
     if (other) results[i] = other;
-    else records.push(createdRecord(created[j]!, vectors[j]!));
+    else records.push(createdRecord(created[j]!, vectors[j]!, at, atMillis));
   }
-  return records;
 }
 
 /**
  * The record of a memory `rememberMany` created, with no history row: it carries the HISTORY_PENDING
  * marker and implies its `create` entry until it first changes other than by a prune (./codec). One row a memory
  * instead of two: the history row was a fifth of the file and a quarter of the write's CPU.
+ *
+ * `memoryToRecord(memory, vector)` with the marker, built in one function: the same keys in the same
+ * order (the tests compare them), the batch's time `at` (its milliseconds `atMillis`) not parsed
+ * again. Through memoryToRecord, memoryAttributes and toMillis, V8 compiled each of them on its own
+ * and again inside the others, and toMillis' parse of a new time (once a batch) sent them back to
+ * the interpreter.
  */
-export function createdRecord(memory: Memory, vector: Float32Array): BackendRecord {
-  const record = memoryToRecord(memory, vector);
-  record.attributes[HISTORY_PENDING] = true;
+export function createdRecord(memory: Memory, vector: Float32Array, at: string, atMillis: number): BackendRecord {
+  const m = memory;
+  const occurredAt = m.occurredAt ?? m.createdAt;
+  const attributes: BackendRecord['attributes'] = {
+    kind: KIND.memory,
+    type: m.type,
+    status: statusOf(m),
+    contentHash: m.contentHash,
+    importance: m.importance,
+    createdAt: m.createdAt === at ? atMillis : toMillis(m.createdAt),
+    updatedAt: m.updatedAt === at ? atMillis : toMillis(m.updatedAt),
+    lastAccessedAt: m.lastAccessedAt === at ? atMillis : toMillis(m.lastAccessedAt),
+    occurredAt: occurredAt === at ? atMillis : toMillis(occurredAt),
+    agentId: m.agentId ?? null,
+    mergeId: m.mergeId ?? null,
+    historyPending: true, // HISTORY_PENDING
+  };
+  const record: BackendRecord = {
+    id: m.id,
+    namespace: m.namespace,
+    tenant: m.tenant,
+    text: m.content,
+    attributes,
+    payload: m as unknown as JsonObject,
+  };
+  if (m.context) record.context = m.context;
+  if (m.entities && m.entities.length > 0) record.links = linkKeys(m.entities);
+  if (vector) record.vector = vector;
   return record;
 }
 
@@ -172,13 +273,29 @@ export function hashesByNamespace(
   among: readonly number[] | undefined,
 ): Map<string, Set<string>> {
   const byNamespace = new Map<string, Set<string>>();
-  const count = among ? among.length : namespaces.length;
-  for (let j = 0; j < count; j++) {
-    const i = among ? among[j]! : j;
-    const namespace = namespaces[i]!;
-    const set = byNamespace.get(namespace);
-    if (set) set.add(hashes[i]!);
-    else byNamespace.set(namespace, new Set([hashes[i]!]));
-  }
+  if (among) hashesAmong(namespaces, hashes, among, byNamespace);
+  else allHashes(namespaces, hashes, byNamespace);
   return byNamespace;
+}
+
+function allHashes(namespaces: readonly string[], hashes: readonly string[], into: Map<string, Set<string>>): void {
+  for (let i = 0; i < namespaces.length; i++) {
+    const set = into.get(namespaces[i]!);
+    if (set) set.add(hashes[i]!);
+    else into.set(namespaces[i]!, new Set([hashes[i]!]));
+  }
+}
+
+function hashesAmong(
+  namespaces: readonly string[],
+  hashes: readonly string[],
+  among: readonly number[],
+  into: Map<string, Set<string>>,
+): void {
+  for (let j = 0; j < among.length; j++) {
+    const i = among[j]!;
+    const set = into.get(namespaces[i]!);
+    if (set) set.add(hashes[i]!);
+    else into.set(namespaces[i]!, new Set([hashes[i]!]));
+  }
 }

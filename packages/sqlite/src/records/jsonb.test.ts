@@ -35,6 +35,9 @@ describe('attributes encoded as JSONB in JavaScript', () => {
     // Around the short-ASCII and digit fast paths' bounds (header sizes, the longest string they take).
     { a11: 'a'.repeat(11), a12: 'b'.repeat(12), a96: 'c'.repeat(96), a97: 'd'.repeat(97), del: 'x\u007f', k: 'é' },
     { i11: 12345678901, i12: -12345678901, max: Number.MAX_SAFE_INTEGER, min: -Number.MAX_SAFE_INTEGER, z: -0 },
+    // Numbers that come back (the encoder keeps the last two numbers' bytes): each still its own.
+    { a: 0.5, b: 1764547200000, c: 1764547200000, d: 0.5, e: 7, f: 0.5, g: 1764547200000, h: 7, i: -0, j: 0 },
+    { a: 1764547200000, b: 0.5, c: 0.25, d: 1764547200000, e: 0.5 },
   ];
 
   it('reads back as the same JSON, valid JSONB, byte for byte what jsonb() writes when nothing needs escaping', () => {

@@ -174,16 +174,24 @@ function textElement(value: string): string | undefined {
   return element;
 }
 
-/** The last number's element: a memory's times are one value, and a batch's the same. */
+/**
+ * The last two numbers' elements: a memory's times are one value, and a batch's the same; its
+ * importance is another. One slot made every record encode both again (importance, then the time).
+ */
 let lastNumber: number | undefined;
 let lastNumberElement = '';
+let otherNumber: number | undefined;
+let otherNumberElement = '';
 
 /** A number's element as latin1 characters (writeValue's bytes). */
 function numberElement(value: number): string {
   if (value === lastNumber) return lastNumberElement; // 0 and -0 alike: both are written "0"
+  if (value === otherNumber) return otherNumberElement;
   // As writeValue: a safe integer's digits as INT, else JSON's text, INT unless it has a fraction or exponent.
   const safe = Number.isSafeInteger(value);
   const text = safe ? String(value) : JSON.stringify(value);
+  otherNumber = lastNumber;
+  otherNumberElement = lastNumberElement;
   lastNumber = value;
   lastNumberElement = headerText(safe || !/[.eE]/.test(text) ? INT : FLOAT, text.length) + text;
   return lastNumberElement;

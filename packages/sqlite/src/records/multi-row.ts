@@ -3,7 +3,7 @@
  * prepared and cached. 128 rows of the widest insert (13 values) stay far
  * below SQLite's limit of 32,766 parameters.
  */
-const CHUNK_SIZES = [128, 32, 8, 1];
+export const CHUNK_SIZES: readonly number[] = [128, 32, 8, 1];
 
 /** [offset, size] pieces covering 0..count with the given sizes (default CHUNK_SIZES), largest first. */
 export function chunks(count: number, sizes: readonly number[] = CHUNK_SIZES): [number, number][] {

@@ -208,17 +208,28 @@ export type PayloadTexts = Map<object, string>;
  */
 export function payloadTextsFor(records: readonly BackendRecord[]): PayloadTexts | undefined {
   if (records.length < 2) return undefined;
+  // The loops in functions that start with them: what ran before a loop in a function's first call
+  // had no type feedback yet, and V8's compiled code bailed out there (../../core store/remember-batch).
   const payloads = new Set<object>();
+  addPayloads(records, payloads);
+  return holdsPayload(records, payloads) ? new Map() : undefined;
+}
+
+function addPayloads(records: readonly BackendRecord[], payloads: Set<object>): void {
   for (let i = 0; i < records.length; i++) payloads.add(records[i]!.payload);
+}
+
+/** Whether a record's payload holds one of `payloads` as a value. */
+function holdsPayload(records: readonly BackendRecord[], payloads: ReadonlySet<object>): boolean {
   // for...in (no key array per record); it also visits inherited keys, which only errs towards a map.
   for (let i = 0; i < records.length; i++) {
     const values = records[i]!.payload as Record<string, unknown>;
     for (const key in values) {
       const value = values[key];
-      if (value !== null && typeof value === 'object' && value !== values && payloads.has(value)) return new Map();
+      if (value !== null && typeof value === 'object' && value !== values && payloads.has(value)) return true;
     }
   }
-  return undefined;
+  return false;
 }
 
 /**

@@ -17,7 +17,7 @@ import { clearEmptyDense } from './dense-clear';
 import { buildSparse, extendSparseSave } from './sparse-build';
 import { CHUNK, SparseIndex } from './sparse-index';
 import { sparseSaveAtClose } from './sparse-save';
-import { clearArgs, codeArgs, queueWritten, signCodes, sparseFlags } from './written-codes';
+import { clearArgs, codeArgs, queueWritten, signCodes } from './written-codes';
 import { type WrittenCode, WrittenIndex } from './written-index';
 
 /** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
@@ -126,12 +126,12 @@ export class SqliteDenseIndex {
   /** Inside the caller's write transaction: the vectors of these rowids (rows[i] is rowids[i]'s) were written. */
   writtenMany(rowids: readonly number[], rows: readonly WrittenVector[]): void {
     // The loops are functions of their own (written-codes.ts: why).
-    const sparse = sparseFlags(rows);
-    if (!this.writeChecked) this.firstWrite(sparse);
     // The table keeps the sign bits only; the in-process index quantizes the int8 copy from the floats
     // at commit, by its kernel straight into its heap (encodeRescoring's buffer a row, then a copy of
     // it, cost more: issue 30), and a writer that never searches never quantizes at all.
-    const codes = signCodes(rows, this.dimension, Math.ceil(this.dimension / 32));
+    const sparse: boolean[] = new Array(rows.length);
+    const codes = signCodes(rows, this.dimension, Math.ceil(this.dimension / 32), sparse);
+    if (!this.writeChecked) this.firstWrite(sparse);
     for (const [offset, size] of chunks(rows.length)) {
       const args = codeArgs(rowids, rows, codes, offset, size);
       // As call arguments: better-sqlite3 reads an array's values back one V8 call each (~0.4 us a row more).
@@ -171,7 +171,7 @@ export class SqliteDenseIndex {
     if (this.saves && this.stmt('SELECT 1 FROM dense_snapshot WHERE id = 1').get())
       this.stmt('INSERT INTO dense_changes (rowids) VALUES (?)').run(JSON.stringify(this.unlogged));
     this.unsaved += this.unlogged.length;
-    this.unlogged = [];
+    this.unlogged.length = 0; // emptied, not replaced (committed: why)
   }
 
   /** Position to roll back to when a savepoint is undone. */
@@ -181,7 +181,7 @@ export class SqliteDenseIndex {
 
   rollbackTo(mark: number): void {
     this.pending.length = Math.min(this.pending.length, mark);
-    this.unlogged = [];
+    this.unlogged.length = 0;
   }
 
   /** The outermost transaction committed: its codes join the in-process index. */
@@ -201,12 +201,15 @@ export class SqliteDenseIndex {
         this.dropFailed();
       }
     }
-    this.pending = [];
+    // Emptied, not replaced: a new `[]` holds small integers (its elements kind) until its first
+    // push, so queueWritten's compiled push met an array of another map after every commit and was
+    // sent back to the interpreter ("wrong map", then "not a Smi": 4-7 compiles of it in a 20k ingest).
+    this.pending.length = 0;
   }
 
   rolledBack(): void {
-    this.pending = [];
-    this.unlogged = [];
+    this.pending.length = 0; // emptied, not replaced (committed: why)
+    this.unlogged.length = 0;
   }
 
   /** The committed writes into the index built from them; dropped (the table is read as before) when it cannot take them. */

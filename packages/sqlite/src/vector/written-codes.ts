@@ -3,37 +3,61 @@
 // six times in a fresh process's first bulk write: a "code dependencies" deopt when the long-lived
 // per-row objects' allocation site was pretenured, then "wrong map" and "not a Smi" deopts
 // (docs/benchmarks.md, ingest-15 and ingest-16). A small function is compiled for its one loop.
-import { encodeSigns, isSparse } from '@agentmem/core';
+import { isSparse } from '@agentmem/core';
+import { CHUNK_SIZES } from '../records';
 import { codeBlob } from '../schema';
 import type { WrittenVector } from './dense-index';
 import type { WrittenCode } from './written-index';
 
-/** Whether each row's vector is sparse (a lexical embedder's). */
-export function sparseFlags(rows: readonly WrittenVector[]): boolean[] {
-  const flags: boolean[] = new Array(rows.length);
-  for (let i = 0; i < rows.length; i++) flags[i] = isSparse(rows[i]!.floats);
-  return flags;
-}
-
 /**
  * Each row's sign code as the codes table keeps it (`words` 32-bit words): views of one buffer for the
  * batch (a code is 48 bytes at 384 dims: an allocation each cost more); a vector of another length
- * gets its own code, cut to the table's length (the caller's checks report it).
+ * gets its own code, cut to the table's length (the caller's checks report it). `sparse[i]`: whether
+ * row i's vector is sparse (a lexical embedder's), as `isSparse` says, counted in the same pass over
+ * its components (a pass of its own cost ~1 us a 384-dim row).
  */
-export function signCodes(rows: readonly WrittenVector[], dimension: number, words: number): Uint8Array[] {
+export function signCodes(
+  rows: readonly WrittenVector[],
+  dimension: number,
+  words: number,
+  sparse: boolean[],
+): Uint8Array[] {
   const signBytes = words * 4;
   const signs = new Uint32Array(rows.length * words);
   const codes: Uint8Array[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const floats = rows[i]!.floats;
-    if (floats.length !== dimension) codes[i] = codeBlob(floats).subarray(0, signBytes);
-    else {
-      encodeSigns(floats, words, signs, i * words);
+    if (floats.length !== dimension) {
+      codes[i] = codeBlob(floats).subarray(0, signBytes);
+      sparse[i] = isSparse(floats);
+    } else {
+      sparse[i] = signsInto(floats, signs, i * words, words);
       // A view by the constructor: `subarray` looks up the species constructor each time.
       codes[i] = new Uint8Array(signs.buffer, i * signBytes, signBytes);
     }
   }
   return codes;
+}
+
+/**
+ * `encodeSigns(vector, words, out, offset)` (bit i of the code set when component i is positive: the
+ * same bits), returning `isSparse(vector)` (more than a quarter of the components zero) from the same
+ * pass. Both counted as numbers, not by branches (signs and zeros are coin flips); the tests compare
+ * both with the core functions.
+ */
+export function signsInto(vector: Float32Array, out: Uint32Array, offset: number, words: number): boolean {
+  let zeros = 0;
+  for (let w = 0; w < words; w++) {
+    let bits = 0;
+    const end = Math.min(vector.length, (w + 1) * 32);
+    for (let i = w * 32, b = 0; i < end; i++, b++) {
+      const x = vector[i]!;
+      bits |= +(x > 0) << b;
+      zeros += +(x === 0);
+    }
+    out[offset + w] = bits;
+  }
+  return zeros * 4 > vector.length;
 }
 
 /** One argument array per count of values, reused (emptied after each statement). */
@@ -47,11 +71,7 @@ export function codeArgs(
   offset: number,
   size: number,
 ): unknown[] {
-  let args = argsByCount.get(size * 5);
-  if (!args) {
-    args = new Array(size * 5).fill(undefined);
-    argsByCount.set(size * 5, args);
-  }
+  const args = argsByCount.get(size * 5) ?? newArgs(size);
   for (let i = 0, at = 0; i < size; i++, at += 5) {
     const row = rows[offset + i]!;
     args[at] = rowids[offset + i];
@@ -61,6 +81,16 @@ export function codeArgs(
     args[at + 4] = row.floats; // a typed array binds as its bytes (no Buffer view a row)
   }
   return args;
+}
+
+/**
+ * The argument arrays of every chunk size at once (one size at a time, a batch's first smaller chunk
+ * ran code V8 had compiled without seeing it run, and codeArgs was compiled again).
+ */
+function newArgs(size: number): unknown[] {
+  for (const s of [size, ...CHUNK_SIZES])
+    if (!argsByCount.has(s * 5)) argsByCount.set(s * 5, new Array(s * 5).fill(undefined));
+  return argsByCount.get(size * 5)!;
 }
 
 /** Lets go of a batch's values held by a reused argument array. */

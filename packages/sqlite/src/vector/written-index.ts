@@ -52,7 +52,10 @@ export class WrittenIndex {
 
   /** Takes one transaction's committed writes, in order; false: it cannot go on (drop it). */
   take(writes: readonly WrittenCode[]): boolean {
-    for (const { rowid, code } of writes) {
+    // An indexed loop from the first statement: the iterator made before a for...of ran before V8 had
+    // type feedback for it (a commit's first call), and the compiled take bailed out there.
+    for (let i = 0; i < writes.length; i++) {
+      const { rowid, code } = writes[i]!;
       if (!code || !(rowid > this.last) || code.sparse !== this.sparse) return false;
       this.last = rowid;
       if (this.builder) {
