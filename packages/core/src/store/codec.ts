@@ -14,30 +14,42 @@ export function statusOf(memory: Pick<Memory, 'supersededBy' | 'prunedAt'>): Mem
   return 'active';
 }
 
-/** Attributes recall and maintenance filter on; derived from the memory, never set separately. */
-export function memoryAttributes(m: Memory): BackendRecord['attributes'] {
+/**
+ * Attributes recall and maintenance filter on; derived from the memory, never set separately. `at` is
+ * a time already parsed (`atMillis`): a batch's writes share one, and `rememberMany` passes it so that
+ * each record does not parse it again (issue 30, ingest-17).
+ */
+export function memoryAttributes(m: Memory, at?: string, atMillis?: number): BackendRecord['attributes'] {
   return {
     kind: KIND.memory,
     type: m.type,
     status: statusOf(m),
     contentHash: m.contentHash,
     importance: m.importance,
-    createdAt: toMillis(m.createdAt),
-    updatedAt: toMillis(m.updatedAt),
-    lastAccessedAt: toMillis(m.lastAccessedAt),
-    occurredAt: toMillis(m.occurredAt ?? m.createdAt),
+    createdAt: millisOf(m.createdAt, at, atMillis),
+    updatedAt: millisOf(m.updatedAt, at, atMillis),
+    lastAccessedAt: millisOf(m.lastAccessedAt, at, atMillis),
+    occurredAt: millisOf(m.occurredAt ?? m.createdAt, at, atMillis),
     agentId: m.agentId ?? null,
     mergeId: m.mergeId ?? null,
   };
 }
 
-export function memoryToRecord(m: Memory, vector: Float32Array | undefined): BackendRecord {
+function millisOf(time: string, at: string | undefined, atMillis: number | undefined): number {
+  return time === at && atMillis !== undefined ? atMillis : toMillis(time);
+}
+
+export function memoryToRecord(
+  m: Memory,
+  vector: Float32Array | undefined,
+  attributes: BackendRecord['attributes'] = memoryAttributes(m),
+): BackendRecord {
   const record: BackendRecord = {
     id: m.id,
     namespace: m.namespace,
     tenant: m.tenant,
     text: m.content,
-    attributes: memoryAttributes(m),
+    attributes,
     payload: m as unknown as JsonObject,
   };
   if (m.context) record.context = m.context;

@@ -10,13 +10,13 @@
 // that is inside the loop, so what ran before it had none, and the code V8 compiled for the next
 // call bailed out there at once and was compiled again (three compiles of batchKeys and of
 // plannedMemories in a fresh process's 20k ingest; two with their loops on their own).
-import type { BackendRecord, EntityMention, JsonObject, Memory } from '../contracts';
+import type { BackendRecord, EntityMention, Memory } from '../contracts';
 import { AgentMemoryError } from '../errors';
 import { namespaceFor } from '../scope';
 import { contentHash } from '../text';
 import { newId, stableId, toMillis } from '../util';
 import type { ByContent } from './by-content';
-import { KIND, linkKeys, statusOf } from './codec';
+import { HISTORY_PENDING, memoryAttributes, memoryToRecord } from './codec';
 import type { validateInput } from './validate';
 
 type ValidInput = ReturnType<typeof validateInput>;
@@ -220,41 +220,13 @@ function recordsAfterLookup(
  * marker and implies its `create` entry until it first changes other than by a prune (./codec). One row a memory
  * instead of two: the history row was a fifth of the file and a quarter of the write's CPU.
  *
- * `memoryToRecord(memory, vector)` with the marker, built in one function: the same keys in the same
- * order (the tests compare them), the batch's time `at` (its milliseconds `atMillis`) not parsed
- * again. Through memoryToRecord, memoryAttributes and toMillis, V8 compiled each of them on its own
- * and again inside the others, and toMillis' parse of a new time (once a batch) sent them back to
- * the interpreter.
+ * The batch's time `at` is parsed once (`atMillis`), not four times a record: toMillis' parse of a
+ * new time (once a batch) also sent the compiled record code back to the interpreter (ingest-17).
  */
 export function createdRecord(memory: Memory, vector: Float32Array, at: string, atMillis: number): BackendRecord {
-  const m = memory;
-  const occurredAt = m.occurredAt ?? m.createdAt;
-  const attributes: BackendRecord['attributes'] = {
-    kind: KIND.memory,
-    type: m.type,
-    status: statusOf(m),
-    contentHash: m.contentHash,
-    importance: m.importance,
-    createdAt: m.createdAt === at ? atMillis : toMillis(m.createdAt),
-    updatedAt: m.updatedAt === at ? atMillis : toMillis(m.updatedAt),
-    lastAccessedAt: m.lastAccessedAt === at ? atMillis : toMillis(m.lastAccessedAt),
-    occurredAt: occurredAt === at ? atMillis : toMillis(occurredAt),
-    agentId: m.agentId ?? null,
-    mergeId: m.mergeId ?? null,
-    historyPending: true, // HISTORY_PENDING
-  };
-  const record: BackendRecord = {
-    id: m.id,
-    namespace: m.namespace,
-    tenant: m.tenant,
-    text: m.content,
-    attributes,
-    payload: m as unknown as JsonObject,
-  };
-  if (m.context) record.context = m.context;
-  if (m.entities && m.entities.length > 0) record.links = linkKeys(m.entities);
-  if (vector) record.vector = vector;
-  return record;
+  const attributes = memoryAttributes(memory, at, atMillis);
+  attributes[HISTORY_PENDING] = true;
+  return memoryToRecord(memory, vector, attributes);
 }
 
 /** Each memory's entities (none: the key removed), from linkEntities. */
