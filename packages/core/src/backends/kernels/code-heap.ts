@@ -6,6 +6,20 @@ export interface Kernels {
   hamming(codes: number, n: number, vectors: number, query: number, out: number, histogram: number): void;
   /** Dot product of `blocks` x 16 int8 components with as many int16 ones. */
   dot8(code: number, query: number, blocks: number): number;
+  /**
+   * For each of n candidates (u32 byte offsets of their int8 copies at `codes`, u32 f32 indexes of their
+   * factors at `factors`): dot8 with the int16 query / scale * factor / length, as f64 at `out`.
+   */
+  rank8(
+    codes: number,
+    factors: number,
+    n: number,
+    query: number,
+    blocks: number,
+    scale: number,
+    length: number,
+    out: number,
+  ): void;
   /** The indexes (ascending, u32 at `out`) of the n u16 at `distances` that are at most `threshold`; returns how many. */
   within(distances: number, n: number, threshold: number, out: number): number;
   /** The int8 copy (at `out`) and factor (f32 at byte `factor`) of d float32 at `vector`: the bytes of JS `quantize`. */
@@ -35,7 +49,7 @@ function kernelsModule(): object | null {
       // Node's decoder: Uint8Array.from(atob(...), mapper) ran the mapper ~3,000 times in a cold
       // process (0.6-0.9 ms of CPU; ~0.01 this way).
       const bytes = Buffer.from(KERNELS_WASM_BASE64, 'base64');
-      // Under 3 KB: compiling it synchronously is allowed everywhere (browsers refused above 4 KB).
+      // Under 4 KB: compiling it synchronously is allowed everywhere (browsers refused above 4 KB).
       // No WebAssembly.validate first: the compile validates too (a CompileError without SIMD: caught
       // below), and a cold process paid ~0.3 ms for the second pass.
       compiled = wasm ? new wasm.Module(bytes) : null;
@@ -64,6 +78,7 @@ export class CodeHeap {
   i16!: Int16Array;
   u32!: Uint32Array;
   f32!: Float32Array;
+  f64!: Float64Array;
   private memory: WasmMemory | undefined;
   private top = 16; // offset 0 is never handed out
   private readonly free = new Map<number, number[]>();
@@ -78,6 +93,7 @@ export class CodeHeap {
         this.kernels = {
           hamming: exports.hamming,
           dot8: exports.dot8,
+          rank8: exports.rank8,
           within: exports.within,
           quantize: exports.quantize,
           cosine: exports.cosine,
@@ -146,6 +162,7 @@ export class CodeHeap {
     this.i16 = new Int16Array(buffer);
     this.u32 = new Uint32Array(buffer);
     this.f32 = new Float32Array(buffer);
+    this.f64 = new Float64Array(buffer);
   }
 }
 
