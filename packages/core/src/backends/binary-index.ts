@@ -797,6 +797,8 @@ export class BinaryIndex<K> {
     heap.u32.fill(0, histogram, histogram + bins);
     const distances = s.distances >>> 1;
     const kernels = heap.kernels;
+    // Codes of three blocks (257-384 dimensions) by scalar popcounts where that is faster (x86-64).
+    const three = this.stride === 12 ? kernels?.hamming3 : undefined;
     let at = 0;
     for (const p of partitions)
       for (let c = 0; c < p.chunks.length; c++) {
@@ -808,9 +810,11 @@ export class BinaryIndex<K> {
           // The part's pages are warm (SQLite's read wrote them); the chunk's own block would be fresh
           // memory, and the JS loop took ~10 ms for 100k codes on a cold start (not optimized yet).
           heap.u8.set(new Uint8Array(signs.buffer, signs.byteOffset, n * this.codeBytes), s.codes);
-          kernels.hamming(s.codes, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
+          if (three) three(s.codes, n, s.query, s.distances + at * 2, s.histogram);
+          else kernels.hamming(s.codes, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
         } else if (signs)
           hammingScan(signs, 0, n, heap.u32, q, words, this.stride, heap.u16, distances + at, heap.u32, histogram);
+        else if (three) three(chunk.at, n, s.query, s.distances + at * 2, s.histogram);
         else if (kernels) kernels.hamming(chunk.at, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
         else
           hammingScan(
