@@ -49,9 +49,9 @@ export class BinaryIndex<K> {
         codes: number;
       }
     | undefined;
-  /** The candidates the last scan chose: partition (index into its selection), slot, distance. */
   /** Where `ranked` hands the pool to the rank8 kernel: `room` code offsets, factor indexes and f64 scores. */
   private rankScratch: { codes: number; factors: number; scores: number; room: number } | undefined;
+  /** The candidates the last scan chose: partition (index into its selection), slot, distance. */
   /** Where `stage` copies single codes of a restored index: `room` int8 copies, then as many factors. */
   private staging: { at: number; room: number } | undefined;
   /** Bytes of the restored chunks that have no block in the heap yet (`settle`). */
