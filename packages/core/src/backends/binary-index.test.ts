@@ -193,6 +193,49 @@ describe('BinaryIndex SIMD kernels', () => {
     }
   });
 
+  it('rank the pool in one rank8 call with the numbers of a dot8 call a candidate, bit for bit', () => {
+    // The reference: dot8's exact integer sum of the int8 copy and the int16 query, then / scale * factor
+    // / length in float64, as the JS loop computed each candidate; ranked by rankOrder. Pools of 121 and
+    // 3 candidates leave remainders of the kernel's four at a time; 100 and 300 dims pad the last block.
+    for (const dimension of [384, 100, 300, 2080]) {
+      const index = new BinaryIndex<number>(dimension, { rescoring: true, simd: true });
+      const data = vectors(600, dimension, dimension + 5);
+      for (const [i, v] of data.entries()) index.set(i, '', 'ns', v);
+      const blocks = Math.ceil(dimension / 16);
+      const words = Math.ceil(dimension / 32);
+      for (const query of vectors(3, dimension, 17)) {
+        let max = 0;
+        let norm = 0;
+        for (const x of query) {
+          max = Math.max(max, Math.abs(x));
+          norm += x * x;
+        }
+        const scale = Math.min(32_767, Math.floor(0x7fffffff / (127 * blocks * 16))) / max;
+        const q16 = Array.from(query, (x) => Math.round(x * scale));
+        const length = Math.sqrt(norm);
+        for (const m of [121, 3]) {
+          const got = index.ranked(query, scope, m);
+          expect(got.keys).toHaveLength(m);
+          const expected = new Float64Array(
+            got.keys.map((key) => {
+              const code = encodeRescoring(data[key]!);
+              const int8 = new Int8Array(code.buffer, code.byteOffset + words * 4 + 4, dimension);
+              const factor = new Float32Array(
+                code.buffer.slice(code.byteOffset + words * 4, code.byteOffset + words * 4 + 4),
+              )[0]!;
+              let dot = 0;
+              for (let j = 0; j < dimension; j++) dot += int8[j]! * q16[j]!;
+              return ((dot / scale) * factor) / length;
+            }),
+          );
+          for (let r = 0; r < m; r++) expect(Object.is(got.scores[r], expected[r])).toBe(true);
+          // Best first, ties by slot: the order rankOrder gives those scores.
+          expect([...rankOrder(expected, m)]).toEqual(Array.from({ length: m }, (_, r) => r));
+        }
+      }
+    }
+  });
+
   it('carry on in the JS loops, codes intact, when the WebAssembly memory cannot grow', () => {
     const dimension = 384;
     const index = new BinaryIndex<number>(dimension, { rescoring: true });

@@ -49,6 +49,8 @@ export class BinaryIndex<K> {
         codes: number;
       }
     | undefined;
+  /** Where `ranked` hands the pool to the rank8 kernel: `room` code offsets, factor indexes and f64 scores. */
+  private rankScratch: { codes: number; factors: number; scores: number; room: number } | undefined;
   /** The candidates the last scan chose: partition (index into its selection), slot, distance. */
   /** Where `stage` copies single codes of a restored index: `room` int8 copies, then as many factors. */
   private staging: { at: number; room: number } | undefined;
@@ -298,6 +300,7 @@ export class BinaryIndex<K> {
     this.source = undefined;
     this.heap = new CodeHeap({ simd: this.simd });
     this.scratch = undefined;
+    this.rankScratch = undefined;
     this.staging = undefined;
     this.unplaced = 0;
     this.floats = 0;
@@ -624,18 +627,27 @@ export class BinaryIndex<K> {
     let norm = 0;
     for (let j = 0; j < d; j++) norm += query[j]! * query[j]!;
     const kernels = heap.kernels;
+    const length = norm > 0 ? Math.sqrt(norm) : 1;
     if (kernels) {
       // The query as int16, scaled so that no 32-bit sum of the kernel can overflow (|int8| <= 127).
       let max = 0;
       for (let j = 0; j < d; j++) max = Math.max(max, Math.abs(query[j]!));
       const scale = max > 0 ? Math.min(32_767, Math.floor(0x7fffffff / (127 * this.blocks * 16))) / max : 0;
+      // Allocated before any view is taken (an allocation may re-make them).
+      const rank = scale > 0 ? this.rankScratchFor(n) : undefined;
       const at = this.scratch!.query16;
       const i16 = heap.i16;
       for (let j = 0; j < d; j++) i16[(at >>> 1) + j] = Math.round(query[j]! * scale);
       i16.fill(0, (at >>> 1) + d, (at >>> 1) + this.blocks * 16);
-      for (let i = 0; i < n; i++) {
-        const dot = scale > 0 ? kernels.dot8(quantized[i]!, at, this.blocks) / scale : 0;
-        scores[i] = dot * heap.f32[factors[i]!]!;
+      if (rank) {
+        // The pool in one call (the same numbers as a dot8 call a candidate, then the division by length).
+        const u32 = heap.u32;
+        u32.set(quantized, rank.codes >>> 2);
+        u32.set(factors, rank.factors >>> 2);
+        kernels.rank8(rank.codes, rank.factors, n, at, this.blocks, scale, length, rank.scores);
+        scores.set(heap.f64.subarray(rank.scores >>> 3, (rank.scores >>> 3) + n));
+      } else {
+        for (let i = 0; i < n; i++) scores[i] = (0 * heap.f32[factors[i]!]!) / length;
       }
     } else {
       const q = new Float64Array(d);
@@ -656,11 +668,9 @@ export class BinaryIndex<K> {
           s3 += q[j + 3]! * v[o + 3]!;
         }
         for (; j < d; j++, o++) s0 += q[j]! * v[o]!;
-        scores[i] = (s0 + s1 + s2 + s3) * heap.f32[factors[i]!]!;
+        scores[i] = ((s0 + s1 + s2 + s3) * heap.f32[factors[i]!]!) / length;
       }
     }
-    const length = norm > 0 ? Math.sqrt(norm) : 1;
-    for (let i = 0; i < n; i++) scores[i] = scores[i]! / length;
     const order = rankOrder(scores, n);
     const sorted = new Float64Array(n);
     const keys: K[] = new Array(n);
@@ -723,6 +733,22 @@ export class BinaryIndex<K> {
     u32.fill(0, word + this.words, word + this.stride);
   }
 
+  /** rank8's blocks, with room for `n` candidates (allocated before any view is taken). */
+  private rankScratchFor(n: number): { codes: number; factors: number; scores: number; room: number } {
+    let r = this.rankScratch;
+    if (r && r.room >= n) return r;
+    const heap = this.heap;
+    if (r) {
+      heap.release(r.codes, r.room * 4);
+      heap.release(r.factors, r.room * 4);
+      heap.release(r.scores, r.room * 8);
+    }
+    const room = Math.max(n, (r?.room ?? 0) * 2, 1024);
+    r = { codes: heap.alloc(room * 4), factors: heap.alloc(room * 4), scores: heap.alloc(room * 8), room };
+    this.rankScratch = r;
+    return r;
+  }
+
   /** The scan's scratch blocks, with room for `total` distances (allocated before any view is taken). */
   private scratchFor(total: number) {
     let s = this.scratch;
@@ -771,6 +797,8 @@ export class BinaryIndex<K> {
     heap.u32.fill(0, histogram, histogram + bins);
     const distances = s.distances >>> 1;
     const kernels = heap.kernels;
+    // Codes of three blocks (257-384 dimensions) by scalar popcounts where that is faster (x86-64).
+    const three = this.stride === 12 ? kernels?.hamming3 : undefined;
     let at = 0;
     for (const p of partitions)
       for (let c = 0; c < p.chunks.length; c++) {
@@ -782,9 +810,11 @@ export class BinaryIndex<K> {
           // The part's pages are warm (SQLite's read wrote them); the chunk's own block would be fresh
           // memory, and the JS loop took ~10 ms for 100k codes on a cold start (not optimized yet).
           heap.u8.set(new Uint8Array(signs.buffer, signs.byteOffset, n * this.codeBytes), s.codes);
-          kernels.hamming(s.codes, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
+          if (three) three(s.codes, n, s.query, s.distances + at * 2, s.histogram);
+          else kernels.hamming(s.codes, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
         } else if (signs)
           hammingScan(signs, 0, n, heap.u32, q, words, this.stride, heap.u16, distances + at, heap.u32, histogram);
+        else if (three) three(chunk.at, n, s.query, s.distances + at * 2, s.histogram);
         else if (kernels) kernels.hamming(chunk.at, n, this.stride / 4, s.query, s.distances + at * 2, s.histogram);
         else
           hammingScan(

@@ -104,3 +104,39 @@ describe('the cosine kernel', () => {
       }
     });
 });
+
+describe('the hamming3 kernel', () => {
+  it('gives the distances and histogram of the hamming kernel for codes of three blocks (x86-64 only)', () => {
+    const heap = new CodeHeap();
+    const kernels = heap.kernels!;
+    expect(kernels.hamming3 === undefined).toBe(process.arch !== 'x64');
+    if (!kernels.hamming3) return;
+    const random = seededRandom(9);
+    // 1,001 codes: the SIMD kernel's four-at-a-time loop and its tail; codes equal to the query (0) and
+    // its complement (384) at both ends of the histogram.
+    const n = 1001;
+    const codes = heap.alloc(n * 48);
+    const query = heap.alloc(48);
+    const outA = heap.alloc(n * 2);
+    const outB = heap.alloc(n * 2);
+    const histA = heap.alloc(385 * 4);
+    const histB = heap.alloc(385 * 4);
+    const u8 = heap.u8;
+    for (let i = 0; i < 48; i++) u8[query + i] = Math.floor(random() * 256);
+    for (let c = 0; c < n; c++)
+      for (let i = 0; i < 48; i++)
+        u8[codes + c * 48 + i] =
+          c === 0 ? u8[query + i]! : c === n - 1 ? 255 - u8[query + i]! : Math.floor(random() * 256);
+    u8.fill(0, histA, histA + 385 * 4);
+    u8.fill(0, histB, histB + 385 * 4);
+    kernels.hamming(codes, n, 3, query, outA, histA);
+    kernels.hamming3(codes, n, query, outB, histB);
+    const distances = [...heap.u16.subarray(outB >>> 1, (outB >>> 1) + n)];
+    expect(distances).toEqual([...heap.u16.subarray(outA >>> 1, (outA >>> 1) + n)]);
+    expect(distances[0]).toBe(0);
+    expect(distances[n - 1]).toBe(384);
+    expect([...heap.u32.subarray(histB >>> 2, (histB >>> 2) + 385)]).toEqual([
+      ...heap.u32.subarray(histA >>> 2, (histA >>> 2) + 385),
+    ]);
+  });
+});
