@@ -22,6 +22,7 @@ import {
   pack,
   packPostings,
   packStrings,
+  sameBytes,
   unpack,
   unpackPostings,
   unpackStrings,
@@ -1080,7 +1081,7 @@ export class KeywordIndex {
       // Native scans first (a save's loops run cold): a number's label is -1.
       const labels = c.labels.subarray(0, used);
       const numeric = labels.indexOf(-1) >= 0;
-      const labelled = used > 0 && (!numeric || labels.some((label) => label !== -1));
+      const labelled = used > 0 && (!numeric || !sameBytes(labels, new Int32Array(used).fill(-1)));
       return [
         labelled ? c.labels.subarray(0, used) : new Int32Array(0),
         numeric ? c.numbers.subarray(0, used) : new Float64Array(0),
@@ -1099,7 +1100,7 @@ export class KeywordIndex {
       );
     const idMembers: number[][] = Array.from({ length: idBuckets }, () => []);
     for (let s = 0; s < used; s++) if (this.classOf[s] !== DEAD) idMembers[bucketOf(this.ids[s]!, idBuckets)]!.push(s);
-    for (const slots of idMembers) parts.push(pack({ ids: slots.map((s) => this.ids[s]!) }, [Int32Array.from(slots)]));
+    for (const slots of idMembers) parts.push(pack({ ids: slots.map((s) => this.ids[s]!) }, [new Int32Array(slots)]));
     return { header, parts };
   }
 

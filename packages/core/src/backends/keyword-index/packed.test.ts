@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idRanks, Posting, packPostings, unpackPostings, widened } from './packed';
+import { idRanks, narrowed, Posting, packPostings, unpackPostings, widened } from './packed';
 
 const posting = (tfs: number[]): Posting =>
   new Posting(
@@ -113,6 +113,42 @@ describe('the saved id order', () => {
           expect(Array.from(idRanks(list, list.length))).toEqual(want);
         },
       ),
+    );
+  });
+});
+
+describe('narrowed', () => {
+  // The loop it replaced: one byte when every value is in [0, 255], two when in [0, 65535], else as they are.
+  const reference = (values: Int32Array | Uint32Array) => {
+    let max = 0;
+    for (const v of values) {
+      if (v < 0) return values;
+      if (v > max) max = v;
+    }
+    if (max <= 0xff) return Uint8Array.from(values);
+    return max <= 0xffff ? Uint16Array.from(values) : values;
+  };
+  const value = fc.oneof(
+    fc.integer({ min: 0, max: 0xff }),
+    fc.integer({ min: 0, max: 0xffff }),
+    fc.constantFrom(-1, -256, 0x100, 0x10000, 0xffff + 0x10000, 0x7fffffff, -0x80000000),
+  );
+
+  it('gives the array kind and values of the loop it replaced, Int32 and Uint32, from any offset', () => {
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 200 }), fc.nat(3), fc.boolean(), (list, offset, unsigned) => {
+        const whole = unsigned ? new Uint32Array(offset + list.length) : new Int32Array(offset + list.length);
+        whole.set(
+          list.map((v) => (unsigned ? v >>> 0 : v)),
+          offset,
+        );
+        const values = whole.subarray(offset);
+        const got = narrowed(values);
+        const want = reference(values);
+        expect(got.constructor).toBe(want.constructor);
+        expect(Array.from(got)).toEqual(Array.from(want));
+        if (want === values) expect(got).toBe(values);
+      }),
     );
   });
 });
