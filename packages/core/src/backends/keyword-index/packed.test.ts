@@ -67,6 +67,51 @@ describe('saved postings', () => {
   });
 });
 
+describe('a postings bucket', () => {
+  it('holds the same bytes whatever room its postings have past their entries, and whatever that room holds', () => {
+    // A posting grows by doubling: its arrays hold entries past n (zeros, or a compaction's leftovers).
+    const term = fc.tuple(
+      fc.array(fc.tuple(fc.nat(0xffff), fc.nat(0x1ff)), { minLength: 1, maxLength: 20 }),
+      fc.nat(20),
+      fc.nat(20),
+      fc.integer(),
+    );
+    fc.assert(
+      fc.property(fc.array(term, { minLength: 1, maxLength: 8 }), (terms) => {
+        const exact: Posting[] = [];
+        const roomy: Posting[] = [];
+        for (const [entries, slotRoom, tfRoom, junk] of terms) {
+          const slots = entries.map((_, i) => i * 2);
+          const tfs = entries.map(([t, c]) => t | (c << 16));
+          const df = new Int32Array([0, entries.length]);
+          const max = (f: (x: number) => number) => Math.max(...tfs.map(f));
+          const made = (room: [number, number]) => {
+            const s = new Int32Array(slots.length + room[0]).fill(junk);
+            s.set(slots);
+            const t = new Uint32Array(tfs.length + room[1]).fill(junk >>> 0);
+            t.set(tfs);
+            return new Posting(
+              s,
+              t,
+              entries.length,
+              df,
+              max((x) => x & 0xffff),
+              max((x) => x >>> 16),
+            );
+          };
+          exact.push(made([0, 0]));
+          roomy.push(made([slotRoom, tfRoom]));
+        }
+        const names = terms.map((_, i) => `t${i}`);
+        const ids = terms.map((_, i) => i);
+        expect(Buffer.from(packPostings(names, ids, roomy)).equals(Buffer.from(packPostings(names, ids, exact)))).toBe(
+          true,
+        );
+      }),
+    );
+  });
+});
+
 describe('the saved id order', () => {
   it("ranks each slot by its id as `<` orders them, a rewritten id's slots by slot, ids in order or not", () => {
     const id = fc.oneof(

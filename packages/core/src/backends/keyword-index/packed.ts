@@ -142,8 +142,10 @@ export function packPostings(
   let at = 0;
   let dfAt = 0;
   for (const p of postings) {
-    slots.set(p.n === p.slots.length ? p.slots : p.slots.subarray(0, p.n), at);
-    tfs.set(p.n === p.tfs.length ? p.tfs : p.tfs.subarray(0, p.n), at);
+    // A posting's arrays whole when they fit before the end: the entries past its n land where the
+    // next postings' copies then go (in order), so no view of its first n is made (two a term, cold).
+    slots.set(at + p.slots.length <= n ? p.slots : p.slots.subarray(0, p.n), at);
+    tfs.set(at + p.tfs.length <= n ? p.tfs : p.tfs.subarray(0, p.n), at);
     at += p.n;
     df.set(p.df, dfAt);
     dfAt += p.df.length;
