@@ -243,7 +243,7 @@ export function unpackStrings(bytes: Uint8Array): string[] {
  * ids already in order, as time-ordered ids written in order are, in one comparison a slot, where a
  * typed array's (a merge sort) took ~7 (issue 30: most of a save at 20k documents).
  */
-export function idRanks(ids: readonly (string | undefined)[], used: number): Int32Array {
+export function idRanks(ids: readonly (string | null | undefined)[], used: number): Int32Array {
   const bySlot: number[] = new Array(used);
   for (let s = 0; s < used; s++) bySlot[s] = s;
   bySlot.sort((a, b) => {
