@@ -77,7 +77,7 @@ function stemRest(word: string): string {
   w = replaceSuffix(w, STEP2);
   w = replaceSuffix(w, STEP3);
   // Step 4: drop a suffix from a long enough stem.
-  for (const suffix of STEP4) {
+  for (const suffix of STEP4[w.charCodeAt(w.length - 1)] ?? NONE) {
     if (!w.endsWith(suffix)) continue;
     const end = w.length - suffix.length;
     if (measure(w, end) > 1 && (suffix !== 'ion' || w[end - 1] === 's' || w[end - 1] === 't')) w = w.slice(0, end);
@@ -92,18 +92,42 @@ function stemRest(word: string): string {
   return w;
 }
 
+/**
+ * A step's suffixes (each with what replaces it) by the code of their last letter, each list in the
+ * step's order: a word tries only those ending as it does, a few instead of all of them (the first
+ * that matches is the same). A cold process stems every word it meets once, in V8's interpreter
+ * (issue 30: the catch-up and the query of a first recall).
+ */
+function byLastLetter<T>(list: readonly T[], suffix: (item: T) => string): (T[] | undefined)[] {
+  const by: (T[] | undefined)[] = [];
+  for (const item of list) {
+    const s = suffix(item);
+    const last = s.charCodeAt(s.length - 1);
+    by[last] = [...(by[last] ?? []), item];
+  }
+  return by;
+}
+
+const NONE: never[] = [];
 /** `suffix:replacement` pairs of Porter's steps 2 and 3, tried in this order. */
-const rules = (spec: string) => spec.split(' ').map((pair) => pair.split(':') as [string, string]);
+const rules = (spec: string) =>
+  byLastLetter(
+    spec.split(' ').map((pair) => pair.split(':') as [string, string]),
+    ([suffix]) => suffix,
+  );
 const STEP2 = rules(
   'ational:ate tional:tion enci:ence anci:ance izer:ize bli:ble alli:al entli:ent eli:e ousli:ous ization:ize ' +
     'ation:ate ator:ate alism:al iveness:ive fulness:ful ousness:ous aliti:al iviti:ive biliti:ble logi:log',
 );
 const STEP3 = rules('icate:ic ative: alize:al iciti:ic ical:ic ful: ness:');
-const STEP4 = 'al ance ence er ic able ible ant ement ment ent ion ou ism ate iti ous ive ize'.split(' ');
+const STEP4 = byLastLetter(
+  'al ance ence er ic able ible ant ement ment ent ion ou ism ate iti ous ive ize'.split(' '),
+  (s) => s,
+);
 
 /** Replaces the first matching suffix when the stem before it has m > 0. */
-function replaceSuffix(w: string, rules: readonly (readonly [string, string])[]): string {
-  for (const [suffix, replacement] of rules) {
+function replaceSuffix(w: string, step: readonly (readonly (readonly [string, string])[] | undefined)[]): string {
+  for (const [suffix, replacement] of step[w.charCodeAt(w.length - 1)] ?? NONE) {
     if (!w.endsWith(suffix)) continue;
     const end = w.length - suffix.length;
     return measure(w, end) > 0 ? w.slice(0, end) + replacement : w;

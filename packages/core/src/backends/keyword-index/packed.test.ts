@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { idRanks, Posting, packPostings, unpackPostings, widened } from './packed';
+import { idRanks, narrowed, Posting, packPostings, unpackPostings, widened } from './packed';
 
 const posting = (tfs: number[]): Posting =>
   new Posting(
@@ -67,6 +67,51 @@ describe('saved postings', () => {
   });
 });
 
+describe('a postings bucket', () => {
+  it('holds the same bytes whatever room its postings have past their entries, and whatever that room holds', () => {
+    // A posting grows by doubling: its arrays hold entries past n (zeros, or a compaction's leftovers).
+    const term = fc.tuple(
+      fc.array(fc.tuple(fc.nat(0xffff), fc.nat(0x1ff)), { minLength: 1, maxLength: 20 }),
+      fc.nat(20),
+      fc.nat(20),
+      fc.integer(),
+    );
+    fc.assert(
+      fc.property(fc.array(term, { minLength: 1, maxLength: 8 }), (terms) => {
+        const exact: Posting[] = [];
+        const roomy: Posting[] = [];
+        for (const [entries, slotRoom, tfRoom, junk] of terms) {
+          const slots = entries.map((_, i) => i * 2);
+          const tfs = entries.map(([t, c]) => t | (c << 16));
+          const df = new Int32Array([0, entries.length]);
+          const max = (f: (x: number) => number) => Math.max(...tfs.map(f));
+          const made = (room: [number, number]) => {
+            const s = new Int32Array(slots.length + room[0]).fill(junk);
+            s.set(slots);
+            const t = new Uint32Array(tfs.length + room[1]).fill(junk >>> 0);
+            t.set(tfs);
+            return new Posting(
+              s,
+              t,
+              entries.length,
+              df,
+              max((x) => x & 0xffff),
+              max((x) => x >>> 16),
+            );
+          };
+          exact.push(made([0, 0]));
+          roomy.push(made([slotRoom, tfRoom]));
+        }
+        const names = terms.map((_, i) => `t${i}`);
+        const ids = terms.map((_, i) => i);
+        expect(Buffer.from(packPostings(names, ids, roomy)).equals(Buffer.from(packPostings(names, ids, exact)))).toBe(
+          true,
+        );
+      }),
+    );
+  });
+});
+
 describe('the saved id order', () => {
   it("ranks each slot by its id as `<` orders them, a rewritten id's slots by slot, ids in order or not", () => {
     const id = fc.oneof(
@@ -113,6 +158,42 @@ describe('the saved id order', () => {
           expect(Array.from(idRanks(list, list.length))).toEqual(want);
         },
       ),
+    );
+  });
+});
+
+describe('narrowed', () => {
+  // The loop it replaced: one byte when every value is in [0, 255], two when in [0, 65535], else as they are.
+  const reference = (values: Int32Array | Uint32Array) => {
+    let max = 0;
+    for (const v of values) {
+      if (v < 0) return values;
+      if (v > max) max = v;
+    }
+    if (max <= 0xff) return Uint8Array.from(values);
+    return max <= 0xffff ? Uint16Array.from(values) : values;
+  };
+  const value = fc.oneof(
+    fc.integer({ min: 0, max: 0xff }),
+    fc.integer({ min: 0, max: 0xffff }),
+    fc.constantFrom(-1, -256, 0x100, 0x10000, 0xffff + 0x10000, 0x7fffffff, -0x80000000),
+  );
+
+  it('gives the array kind and values of the loop it replaced, Int32 and Uint32, from any offset', () => {
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 200 }), fc.nat(3), fc.boolean(), (list, offset, unsigned) => {
+        const whole = unsigned ? new Uint32Array(offset + list.length) : new Int32Array(offset + list.length);
+        whole.set(
+          list.map((v) => (unsigned ? v >>> 0 : v)),
+          offset,
+        );
+        const values = whole.subarray(offset);
+        const got = narrowed(values);
+        const want = reference(values);
+        expect(got.constructor).toBe(want.constructor);
+        expect(Array.from(got)).toEqual(Array.from(want));
+        if (want === values) expect(got).toBe(values);
+      }),
     );
   });
 });

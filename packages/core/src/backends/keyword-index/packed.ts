@@ -72,13 +72,20 @@ export function unpack<M>(bytes: Uint8Array): { meta: M; arrays: PackedArray[] }
 
 /** The values in one or two bytes each when they all fit (lengths, class ids: nearly always), else as they are. */
 export function narrowed(values: Int32Array | Uint32Array): PackedArray {
-  let max = 0;
-  for (let i = 0; i < values.length; i++) {
-    if (values[i]! < 0) return values;
-    if (values[i]! > max) max = values[i]!;
-  }
-  if (max <= 0xff) return Uint8Array.from(values);
-  return max <= 0xffff ? Uint16Array.from(values) : values;
+  // Whether they fit is whether the narrow copy converts back to the same bytes: the typed-array
+  // conversions and the comparison are native, where a JS loop over every slot ran cold in a save
+  // (issue 30: ~5 arrays of every slot a save). A negative value or one past the width does not
+  // come back (-1 → 255 → 255).
+  const bytes = new Uint8Array(values);
+  if (sameBytes(values, values instanceof Int32Array ? new Int32Array(bytes) : new Uint32Array(bytes))) return bytes;
+  const shorts = new Uint16Array(values);
+  if (sameBytes(values, values instanceof Int32Array ? new Int32Array(shorts) : new Uint32Array(shorts))) return shorts;
+  return values;
+}
+
+/** Whether two arrays hold the same bytes (a native comparison). */
+export function sameBytes(a: PackedArray, b: PackedArray): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
 
 /** FNV-1a of a term's UTF-16 code units: which part holds its postings. Part of the saved format. */
@@ -135,8 +142,10 @@ export function packPostings(
   let at = 0;
   let dfAt = 0;
   for (const p of postings) {
-    slots.set(p.n === p.slots.length ? p.slots : p.slots.subarray(0, p.n), at);
-    tfs.set(p.n === p.tfs.length ? p.tfs : p.tfs.subarray(0, p.n), at);
+    // A posting's arrays whole when they fit before the end: the entries past its n land where the
+    // next postings' copies then go (in order), so no view of its first n is made (two a term, cold).
+    slots.set(at + p.slots.length <= n ? p.slots : p.slots.subarray(0, p.n), at);
+    tfs.set(at + p.tfs.length <= n ? p.tfs : p.tfs.subarray(0, p.n), at);
     at += p.n;
     df.set(p.df, dfAt);
     dfAt += p.df.length;
@@ -153,7 +162,7 @@ export function packPostings(
   const tfBytes: Uint32Array | Uint16Array = narrow
     ? new Uint16Array(new Uint8Array(new Uint16Array(tfs.buffer, 0, 2 * n)).buffer, 0, n)
     : tfs;
-  return pack({ terms }, [Int32Array.from(ids), meta, slots, tfBytes, df]);
+  return pack({ terms }, [new Int32Array(ids), meta, slots, tfBytes, df]);
 }
 
 /** What `packPostings` took, the postings as views of the bytes; throws on ids at or past `terms` or postings past the part. */
@@ -234,7 +243,7 @@ export function unpackStrings(bytes: Uint8Array): string[] {
  * ids already in order, as time-ordered ids written in order are, in one comparison a slot, where a
  * typed array's (a merge sort) took ~7 (issue 30: most of a save at 20k documents).
  */
-export function idRanks(ids: readonly (string | undefined)[], used: number): Int32Array {
+export function idRanks(ids: readonly (string | null | undefined)[], used: number): Int32Array {
   const bySlot: number[] = new Array(used);
   for (let s = 0; s < used; s++) bySlot[s] = s;
   bySlot.sort((a, b) => {
