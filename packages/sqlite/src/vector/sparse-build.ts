@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { beginImmediateNow, CODES_TABLE } from '../schema';
-import { CHUNK, SPARSE_PARTIAL_FORMAT, sparseHeader } from './sparse-index';
+import { CHUNK, int8Factors, SPARSE_PARTIAL_FORMAT, sparseHeader } from './sparse-index';
 
 /**
  * Rows per statement of a build, read as one blob of their floats (1.5 MB at 384 dims): a row a
@@ -12,19 +12,6 @@ const BUILD_BATCH = 1024;
 const BUILD_SCOPES = 64;
 /** Entries of a builder's scratch block: 96 KB of dimensions and values (~450 hashing vectors). */
 const SCRATCH_BLOCK = 1 << 15;
-
-/**
- * int8Scaling's result (./sparse-index) from its pass's maximum magnitude and squared norm: the same
- * arithmetic, so the same scale and factor (the tests compare the parts with SparseIndex.set's, byte
- * for byte). `out`: [scale, factor]; false when the vector has no int8 copy (zero or not finite).
- */
-function int8Factors(max: number, norm: number, out: Float64Array): boolean {
-  const scale = max > 0 ? 127 / max : 0;
-  const ok = max > 0 && Number.isFinite(norm) && norm > 0 && Number.isFinite(scale);
-  out[0] = ok ? scale : 0;
-  out[1] = ok ? 1 / (scale * Math.sqrt(norm)) : 0;
-  return ok;
-}
 
 /**
  * A SparseIndex's saved parts (`SparseIndex.toParts` layout) built straight from vectors added in

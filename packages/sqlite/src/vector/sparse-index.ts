@@ -23,6 +23,16 @@ export function int8Scaling(v: Float32Array, dimension: number, out: Float64Arra
     const m = Math.abs(x);
     if (m > max) max = m;
   }
+  return int8Factors(max, norm, out);
+}
+
+/**
+ * int8Scaling's result from a pass's maximum magnitude and squared norm, for a caller that makes the
+ * pass itself (the builder lists the non-zero components in it: ./sparse-build). One arithmetic for
+ * both, so the index and the builder save the same bytes. `out`: [scale, factor]; false when the
+ * vector has no int8 copy (zero or not finite).
+ */
+export function int8Factors(max: number, norm: number, out: Float64Array): boolean {
   const scale = max > 0 ? 127 / max : 0;
   const ok = max > 0 && Number.isFinite(norm) && norm > 0 && Number.isFinite(scale);
   out[0] = ok ? scale : 0;
