@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
 import { createSqliteMemory } from '../memory';
 import { APPLICATION_ID, SCHEMA_VERSION } from './migrations';
-import { isAgentmemDatabase, nearestPackage, readSchemaInfo } from './open-database';
+import { CACHE_KIB, isAgentmemDatabase, nearestPackage, readSchemaInfo } from './open-database';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -300,6 +300,21 @@ describe('embedder and dimension checks', () => {
       await reopened.close();
     }
     expect(fingerprint(path)).toBe(before);
+  });
+});
+
+describe('page cache', () => {
+  it('gives every connection, writer or read-only, a 16 MiB page cache (a larger one is RSS a bulk write leaves behind)', async () => {
+    const path = join(dir, 'cache.db');
+    const cache = (b: SqliteBackend) => b.database.pragma('cache_size', { simple: true });
+    expect(CACHE_KIB).toBe(16_384);
+    const writer = new SqliteBackend({ path });
+    await writer.upsert([]);
+    expect(cache(writer)).toBe(-16_384);
+    const reader = new SqliteBackend({ path, readonly: true });
+    expect(cache(reader)).toBe(-16_384);
+    await reader.close();
+    await writer.close();
   });
 });
 

@@ -400,8 +400,13 @@ export function isSqliteError(error: unknown, ...codes: string[]): error is Erro
  * files, other applications' databases and newer schema versions before
  * writing anything; then switches to WAL and applies migrations.
  */
-/** Page cache per connection, KiB (SQLite's default is 2,000; 64 MB before multi-row inserts, same ingest CPU at 32). */
-const CACHE_KIB = 32_768;
+/**
+ * Page cache per connection, KiB (SQLite's default is 2,000; 64 MB before multi-row inserts, same ingest
+ * CPU at 32). 16 since issue 30 (rss-4): at 32 a 100k bulk write ended with ~64 MB of cache in malloc,
+ * which glibc kept after SQLite gave it back, and the recall bench's RSS was 442-447 MB against 405-418
+ * at 16, with the same ingest and recall CPU (docs/benchmarks.md, rss-4).
+ */
+export const CACHE_KIB = 16_384;
 
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Database.Database {
   const readonly = options.readonly ?? false;
