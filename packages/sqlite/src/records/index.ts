@@ -1,5 +1,5 @@
 export { encodeAttributes } from './jsonb';
-export { CHUNK_SIZES, chunks, multiRowInsert } from './multi-row';
+export { ChunkArgs, chunks, multiRowInsert } from './multi-row';
 export {
   byCodePoint,
   COLUMNS,

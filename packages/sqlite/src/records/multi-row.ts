@@ -18,6 +18,30 @@ export function chunks(count: number, sizes: readonly number[] = CHUNK_SIZES): [
   return pieces;
 }
 
+/**
+ * Reused argument arrays of multi-row statements, one per count of values (a statement's rows times
+ * the values a row binds); the caller empties one after its statement.
+ */
+export class ChunkArgs {
+  private readonly byCount = new Map<number, unknown[]>();
+
+  /** The array for `size` rows of `perRow` values. */
+  of(size: number, perRow: number): unknown[] {
+    return this.byCount.get(size * perRow) ?? this.made(size, perRow);
+  }
+
+  /**
+   * Those of every chunk size (CHUNK_SIZES) at `perRow` values a row, made at once: made one size at
+   * a time, a batch's first smaller chunk (its end) ran code V8 had compiled without ever seeing it
+   * run, which sent the caller's loop back to the interpreter and compiled it again (issue 30, ingest-17).
+   */
+  private made(size: number, perRow: number): unknown[] {
+    for (const s of [size, ...CHUNK_SIZES])
+      if (!this.byCount.has(s * perRow)) this.byCount.set(s * perRow, new Array(s * perRow).fill(undefined));
+    return this.byCount.get(size * perRow)!;
+  }
+}
+
 /** `tuple, tuple, ...` (size times), the VALUES list of a multi-row insert. */
 function valuesList(tuple: string, size: number): string {
   return Array(size).fill(tuple).join(', ');

@@ -4,7 +4,7 @@
 // per-row objects' allocation site was pretenured, then "wrong map" and "not a Smi" deopts
 // (docs/benchmarks.md, ingest-15 and ingest-16). A small function is compiled for its one loop.
 import { isSparse } from '@agentmem/core';
-import { CHUNK_SIZES } from '../records';
+import { ChunkArgs } from '../records';
 import { codeBlob } from '../schema';
 import type { WrittenVector } from './dense-index';
 import type { WrittenCode } from './written-index';
@@ -60,8 +60,8 @@ export function signsInto(vector: Float32Array, out: Uint32Array, offset: number
   return zeros * 4 > vector.length;
 }
 
-/** One argument array per count of values, reused (emptied after each statement). */
-const argsByCount = new Map<number, unknown[]>();
+/** The codes insert's argument arrays, reused (emptied after each statement). */
+const codeArgArrays = new ChunkArgs();
 
 /** The codes insert's arguments for rows [offset, offset + size): rowid, tenant, namespace, code, floats' bytes. */
 export function codeArgs(
@@ -71,7 +71,7 @@ export function codeArgs(
   offset: number,
   size: number,
 ): unknown[] {
-  const args = argsByCount.get(size * 5) ?? newArgs(size);
+  const args = codeArgArrays.of(size, 5);
   for (let i = 0, at = 0; i < size; i++, at += 5) {
     const row = rows[offset + i]!;
     args[at] = rowids[offset + i];
@@ -81,16 +81,6 @@ export function codeArgs(
     args[at + 4] = row.floats; // a typed array binds as its bytes (no Buffer view a row)
   }
   return args;
-}
-
-/**
- * The argument arrays of every chunk size at once (one size at a time, a batch's first smaller chunk
- * ran code V8 had compiled without seeing it run, and codeArgs was compiled again).
- */
-function newArgs(size: number): unknown[] {
-  for (const s of [size, ...CHUNK_SIZES])
-    if (!argsByCount.has(s * 5)) argsByCount.set(s * 5, new Array(s * 5).fill(undefined));
-  return argsByCount.get(size * 5)!;
 }
 
 /** Lets go of a batch's values held by a reused argument array. */

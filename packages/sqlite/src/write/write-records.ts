@@ -1,7 +1,7 @@
 import { AgentMemoryError, type BackendRecord, invalidInput, type RecordPatch } from '@agentmem/core';
 import {
   checkAttribute,
-  CHUNK_SIZES,
+  ChunkArgs,
   checkRecordShape,
   chunks,
   columnValue,
@@ -165,7 +165,7 @@ function rowArgs(
   payloads: PayloadTexts | undefined,
   shared: number,
 ): unknown[] {
-  const args = argsOf(size, rowValueCount(shared));
+  const args = rowArgArrays.of(size, rowValueCount(shared));
   let at = 0;
   for (let i = from; i < from + size; i++) at = rowValuesInto(records[i]!, payloads, args, at, shared);
   return args;
@@ -199,25 +199,8 @@ function slicedVectors(
   return rows ? { rows, rowids: vectorRowids! } : undefined;
 }
 
-/** One argument array per count of values (a statement's rows times the values a row binds), reused. */
-const argsByCount = new Map<number, unknown[]>();
-
-/** The argument array of `size` rows of `perRow` values. */
-function argsOf(size: number, perRow: number): unknown[] {
-  const args = argsByCount.get(size * perRow);
-  return args ?? newArgs(size, perRow);
-}
-
-/**
- * The argument arrays of every chunk size (CHUNK_SIZES) at `perRow` values a row, made at once: made
- * one size at a time, a batch's first smaller chunk (its end) ran code V8 had compiled without ever
- * seeing it run, which sent rowArgs back to the interpreter and compiled it again.
- */
-function newArgs(size: number, perRow: number): unknown[] {
-  for (const s of [size, ...CHUNK_SIZES])
-    if (!argsByCount.has(s * perRow)) argsByCount.set(s * perRow, new Array(s * perRow).fill(undefined));
-  return argsByCount.get(size * perRow)!;
-}
+/** The records insert's argument arrays, reused. */
+const rowArgArrays = new ChunkArgs();
 
 /**
  * The vectors of the rows (rowids[i] is rows[i]'s) that have one: written once, with their sign codes,
