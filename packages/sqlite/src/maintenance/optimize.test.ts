@@ -10,10 +10,11 @@ import {
   MemoryStore,
   type OptimizeProgress,
 } from '@agentmem/core';
-import { SemanticTestEmbedder, seededRandom } from '@agentmem/core/testing';
+import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
+import { randomTexts } from '../test-fixtures/random-texts';
 import { buildSparse } from '../vector/sparse-build';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-optimize-'));
@@ -22,13 +23,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hashing = new HashingEmbedder();
 const semantic = new SemanticTestEmbedder();
 
-function texts(count: number, seed: number): string[] {
-  const random = seededRandom(seed);
-  const vocabulary = Array.from({ length: 300 }, (_, i) => `v${i.toString(36)}q${(i * 5) % 11}`);
-  return Array.from({ length: count }, () =>
-    Array.from({ length: 3 + Math.floor(random() * 8) }, () => vocabulary[Math.floor(random() * 300)]).join(' '),
-  );
-}
+const VOCABULARY = Array.from({ length: 300 }, (_, i) => `v${i.toString(36)}q${(i * 5) % 11}`);
+const texts = (count: number, seed: number) => randomTexts(count, seed, VOCABULARY, 3, 8);
 
 function records(embedder: Embedder & { embedOne(text: string): Float32Array }, from: number, list: string[]) {
   return list.map(

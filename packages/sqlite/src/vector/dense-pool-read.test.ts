@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BackendRecord, encodeRescoring } from '@agentmem/core';
-import { SemanticTestEmbedder, seededRandom } from '@agentmem/core/testing';
+import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
 import { blobVector } from '../schema';
+import { randomTexts } from '../test-fixtures/random-texts';
 import { SqliteDenseIndex } from './dense-index';
 
 // A restored index's first search reads the int8 codes of its pool from the codes table, row by row
@@ -16,13 +17,8 @@ const embedder = new SemanticTestEmbedder();
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-dense-pool-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function texts(count: number, seed: number): string[] {
-  const random = seededRandom(seed);
-  const vocabulary = Array.from({ length: 400 }, (_, i) => `p${i.toString(36)}z`);
-  return Array.from({ length: count }, () =>
-    Array.from({ length: 3 + Math.floor(random() * 9) }, () => vocabulary[Math.floor(random() * 400)]).join(' '),
-  );
-}
+const VOCABULARY = Array.from({ length: 400 }, (_, i) => `p${i.toString(36)}z`);
+const texts = (count: number, seed: number) => randomTexts(count, seed, VOCABULARY, 3, 9);
 
 function record(id: string, text: string, namespace: string): BackendRecord {
   return { id, namespace, tenant: 't', text, vector: embedder.embedOne(text), attributes: {}, payload: {} };

@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackendRecord } from '@agentmem/core';
-import { SemanticTestEmbedder, seededRandom } from '@agentmem/core/testing';
+import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
 import { SCHEMA_VERSION } from '../schema';
+import { randomTexts } from '../test-fixtures/random-texts';
 import { DENSE_SAVE_AFTER } from './dense-index';
 
 const embedder = new SemanticTestEmbedder();
@@ -24,13 +25,8 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function texts(count: number, seed: number): string[] {
-  const random = seededRandom(seed);
-  const vocabulary = Array.from({ length: 500 }, (_, i) => `w${i.toString(36)}q`);
-  return Array.from({ length: count }, () =>
-    Array.from({ length: 4 + Math.floor(random() * 8) }, () => vocabulary[Math.floor(random() * 500)]).join(' '),
-  );
-}
+const VOCABULARY = Array.from({ length: 500 }, (_, i) => `w${i.toString(36)}q`);
+const texts = (count: number, seed: number) => randomTexts(count, seed, VOCABULARY, 4, 8);
 
 function record(id: string, text: string, namespace = 'a'): BackendRecord {
   return { id, namespace, tenant: 't', text, vector: embedder.embedOne(text), attributes: {}, payload: {} };

@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BackendRecord, HashingEmbedder, type RecordFilter } from '@agentmem/core';
-import { SemanticTestEmbedder, seededRandom } from '@agentmem/core/testing';
+import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
+import { randomTexts } from '../test-fixtures/random-texts';
 import { DENSE_SAVE_AFTER } from './dense-index';
 import { buildSparse, extendSparseSave } from './sparse-build';
 import { sparseSaveAtClose } from './sparse-save';
@@ -16,13 +17,8 @@ const embedder = new HashingEmbedder();
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-sparse-save-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function texts(count: number, seed: number): string[] {
-  const random = seededRandom(seed);
-  const vocabulary = Array.from({ length: 300 }, (_, i) => `v${i.toString(36)}q${(i * 5) % 11}`);
-  return Array.from({ length: count }, () =>
-    Array.from({ length: 3 + Math.floor(random() * 8) }, () => vocabulary[Math.floor(random() * 300)]).join(' '),
-  );
-}
+const VOCABULARY = Array.from({ length: 300 }, (_, i) => `v${i.toString(36)}q${(i * 5) % 11}`);
+const texts = (count: number, seed: number) => randomTexts(count, seed, VOCABULARY, 3, 8);
 
 function record(id: string, text: string, namespace = 'a', vector = embedder.embedOne(text)): BackendRecord {
   return { id, namespace, tenant: '', text, vector, attributes: {}, payload: {} };

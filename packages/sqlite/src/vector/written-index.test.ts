@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BackendRecord, HashingEmbedder, type RecordFilter } from '@agentmem/core';
-import { SemanticTestEmbedder, seededRandom } from '@agentmem/core/testing';
+import { SemanticTestEmbedder } from '@agentmem/core/testing';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { SqliteBackend } from '../backend';
+import { randomTexts } from '../test-fixtures/random-texts';
 import { DENSE_SAVE_AFTER, SqliteDenseIndex } from './dense-index';
 import { SparseIndex } from './sparse-index';
 import { WrittenIndex } from './written-index';
@@ -23,13 +24,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-function texts(count: number, seed: number): string[] {
-  const random = seededRandom(seed);
-  const vocabulary = Array.from({ length: 400 }, (_, i) => `w${i.toString(36)}q${(i * 7) % 13}`);
-  return Array.from({ length: count }, () =>
-    Array.from({ length: 4 + Math.floor(random() * 8) }, () => vocabulary[Math.floor(random() * 400)]).join(' '),
-  );
-}
+const VOCABULARY = Array.from({ length: 400 }, (_, i) => `w${i.toString(36)}q${(i * 7) % 13}`);
+const texts = (count: number, seed: number) => randomTexts(count, seed, VOCABULARY, 4, 8);
 
 type Embedder = typeof semantic | typeof hashing;
 function records(embedder: Embedder, count: number, seed: number, prefix = 'r'): BackendRecord[] {
