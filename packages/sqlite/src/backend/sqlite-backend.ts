@@ -67,6 +67,8 @@ export interface SqliteBackendOptions {
 }
 
 const STATEMENT_CACHE = 200;
+/** The savepoint that is the outermost transaction of `transaction()` (beginOutermost). */
+const OUTERMOST = 'agentmem_tx';
 
 /**
  * The embedded default backend: one SQLite file holding records, vectors
@@ -105,6 +107,9 @@ export class SqliteBackend implements MemoryBackend {
   private readonlyDimension: number | undefined;
   private closed = false;
   private savepoints = 0;
+  /** `total_changes()` when the outermost transaction began (beginOutermost). */
+  private outermostChanges = 0;
+  private readonly totalChanges: Database.Statement;
   private readonly denseMode: 'approximate' | 'exact';
   private codes: SqliteDenseIndex | undefined;
   /** The in-process keyword index (BM25F), kept in step with this connection's writes. */
@@ -138,6 +143,7 @@ export class SqliteBackend implements MemoryBackend {
     this.gateKey = memory ? undefined : this.path;
     this.gate = acquireGate(this.gateKey);
     this.pendingChanges = this.db.prepare('SELECT EXISTS (SELECT 1 FROM logged_changes)').pluck();
+    this.totalChanges = this.db.prepare('SELECT total_changes()').pluck();
     this.keywords = new SqliteKeywordIndex(this.db, () => this.source(false), !this.readonly && !memory);
     this.dimension = this.readDimension();
     this.ctx = {
@@ -313,10 +319,10 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   /**
-   * All or nothing, in one `BEGIN IMMEDIATE` transaction that holds the file's
-   * write lock while `fn` runs (keep it short: other processes wait, up to
-   * busyTimeoutMs). Nested calls become savepoints; calls from outside `fn`
-   * wait until it ends.
+   * All or nothing, in one transaction that holds the file's write lock from
+   * its start while `fn` runs, as `BEGIN IMMEDIATE` (keep it short: other
+   * processes wait, up to busyTimeoutMs). Nested calls become savepoints; calls
+   * from outside `fn` wait until it ends.
    */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (typeof fn !== 'function') throw invalidInput('transaction() takes an async function.');
@@ -348,11 +354,7 @@ export class SqliteBackend implements MemoryBackend {
       this,
       () => {
         this.assertOpen();
-        try {
-          this.exec('BEGIN IMMEDIATE');
-        } catch (error) {
-          throw this.mapError(error);
-        }
+        this.beginOutermost();
         this.keywords.mark();
       },
       fn,
@@ -454,6 +456,26 @@ export class SqliteBackend implements MemoryBackend {
   }
 
   /**
+   * Opens the outermost transaction of `transaction()` as a savepoint that is the transaction itself
+   * (`SAVEPOINT` outside any transaction), then takes the write lock at once with a statement that
+   * writes nothing, as `BEGIN IMMEDIATE` would (the same lock, busy timeout and errors). Rolling back to
+   * a transaction's own savepoint needs no journal of its own in WAL mode, so the first write inside it
+   * needs no savepoint of its own either (write): a nested savepoint copied every page it changed that
+   * was in the file before (the random pages of the id, scope and content-hash indexes of a bulk
+   * insert) to a temporary sub-journal file first (issue 30, ingest-sql).
+   */
+  private beginOutermost(): void {
+    try {
+      this.exec(`SAVEPOINT ${OUTERMOST}`);
+      this.stmt('DELETE FROM meta WHERE 0').run();
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw this.mapError(error);
+    }
+    this.outermostChanges = this.totalChanges.get() as number;
+  }
+
+  /**
    * A read whose statements (the probe of pending changes, then the query it picks) see one snapshot
    * of the file: outside a transaction each statement would see the commits made meanwhile by other
    * processes. Not for reads that load the in-process indexes (they load outside transactions only).
@@ -477,14 +499,21 @@ export class SqliteBackend implements MemoryBackend {
   private async write<T>(fn: () => T): Promise<T> {
     this.assertWritable();
     this.ctx.writes++;
-    const inside = this.insideFrame() !== undefined;
+    const frame = this.insideFrame();
+    const inside = frame !== undefined;
     if (!inside) await this.gate.idle();
     this.assertOpen();
-    const [begin, commit, rollback] = inside
-      ? ['SAVEPOINT agentmem_op', 'RELEASE agentmem_op', 'ROLLBACK TO agentmem_op; RELEASE agentmem_op']
-      : ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK'];
+    // The first write of a transaction() whose outermost savepoint nothing has changed yet: undoing it
+    // is rolling back to that savepoint, so no savepoint (and sub-journal) of its own (beginOutermost).
+    const first = frame !== undefined && frame.root === undefined && !frame.wrote && this.unchanged();
+    const [begin, commit, rollback] = first
+      ? [undefined, undefined, `ROLLBACK TO ${OUTERMOST}`]
+      : inside
+        ? ['SAVEPOINT agentmem_op', 'RELEASE agentmem_op', 'ROLLBACK TO agentmem_op; RELEASE agentmem_op']
+        : ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK'];
+    if (frame) (frame.root ?? frame).wrote = true;
     try {
-      this.exec(begin);
+      if (begin) this.exec(begin);
     } catch (error) {
       throw this.mapError(error);
     }
@@ -494,7 +523,7 @@ export class SqliteBackend implements MemoryBackend {
       const result = fn();
       this.keywords.flush();
       this.codes?.flush();
-      this.exec(commit);
+      if (commit) this.exec(commit);
       if (!inside) {
         this.codes?.committed();
         this.keywords.committed();
@@ -502,6 +531,7 @@ export class SqliteBackend implements MemoryBackend {
       return result;
     } catch (error) {
       if (this.db.inTransaction) this.db.exec(rollback);
+      if (first) frame.wrote = false; // rolled back to the transaction's start: unchanged again
       if (inside) {
         this.codes?.rollbackTo(mark);
         this.keywords.rollbackTo(keywordMark);
@@ -511,6 +541,11 @@ export class SqliteBackend implements MemoryBackend {
       }
       throw this.mapError(error);
     }
+  }
+
+  /** Whether no row changed since the outermost transaction began (beginOutermost): `total_changes()` counts every one. */
+  private unchanged(): boolean {
+    return this.totalChanges.get() === this.outermostChanges;
   }
 
   private insideFrame() {

@@ -8,6 +8,13 @@ export interface TransactionFrame {
   open: boolean;
   /** Serialises nested transactions started from this frame. */
   children: Promise<void>;
+  /** The outermost frame of this one's transaction (itself when it is the outermost). */
+  readonly root: TransactionFrame | undefined;
+  /**
+   * On the outermost frame: whether a write may have changed the transaction (set by the backend).
+   * Until one does, a write inside needs no savepoint of its own (see SqliteBackend's write).
+   */
+  wrote: boolean;
 }
 
 const frames = new AsyncLocalStorage<TransactionFrame>();
@@ -46,7 +53,14 @@ export class TransactionGate {
   async exclusive<T>(owner: object, begin: () => void, fn: () => Promise<T>, end: (ok: boolean) => void): Promise<T> {
     while (this.active) await this.active.done;
     let release!: () => void;
-    const frame: TransactionFrame = { gate: this, owner, open: true, children: Promise.resolve() };
+    const frame: TransactionFrame = {
+      gate: this,
+      owner,
+      open: true,
+      children: Promise.resolve(),
+      root: undefined,
+      wrote: false,
+    };
     this.active = { frame, done: new Promise<void>((r) => (release = r)) };
     try {
       return await runInFrame(frame, begin, fn, end);
@@ -67,7 +81,14 @@ export class TransactionGate {
     let release!: () => void;
     parent.children = new Promise<void>((r) => (release = r));
     await previous;
-    const frame: TransactionFrame = { gate: this, owner: parent.owner, open: true, children: Promise.resolve() };
+    const frame: TransactionFrame = {
+      gate: this,
+      owner: parent.owner,
+      open: true,
+      children: Promise.resolve(),
+      root: parent.root ?? parent,
+      wrote: false,
+    };
     try {
       return await runInFrame(frame, begin, fn, end);
     } finally {

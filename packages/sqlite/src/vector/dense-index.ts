@@ -17,7 +17,7 @@ import { clearEmptyDense } from './dense-clear';
 import { buildSparse, extendSparseSave } from './sparse-build';
 import { CHUNK, SparseIndex } from './sparse-index';
 import { sparseSaveAtClose } from './sparse-save';
-import { clearArgs, codeArgs, queueWritten, signCodes } from './written-codes';
+import { clearArgs, codeArgs, oneScope, queueWritten, signCodes } from './written-codes';
 import { type WrittenCode, WrittenIndex } from './written-index';
 
 /** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
@@ -40,9 +40,21 @@ const POOL_CACHE_PAGES = 32;
 /** Rowids per statement when the changes since the saved index are read back. */
 const READ_CHUNK = 500;
 
-const INSERT_CODES = multiRowInsert(
-  `INSERT OR REPLACE INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)`,
-  '(?, ?, ?, ?, ?)',
+/**
+ * The codes insert by conflict clause and row count: tenant and namespace bound once a statement as
+ * named parameters (`shared`) when the chunk's rows share one scope (a bulk write's usual case), not two
+ * strings a row (each a UTF-8 copy by better-sqlite3 and another by SQLite). `OR REPLACE` (a new vector of
+ * a row that has one) may abort on a NOT NULL column, so SQLite gave each such statement a statement
+ * journal (every page of the table and its scope index the statement changed that was in the file before
+ * copied to a temporary file first); rows just inserted take `OR FAIL`, which needs none.
+ */
+const INSERT_CODES = (['REPLACE', 'FAIL'] as const).map((conflict) =>
+  [false, true].map((shared) =>
+    multiRowInsert(
+      `INSERT OR ${conflict} INTO ${CODES_TABLE} (rowid, tenant, namespace, code, embedding)`,
+      shared ? '(?, @tenant, @namespace, ?, ?)' : '(?, ?, ?, ?, ?)',
+    ),
+  ),
 );
 
 /** A row's vector as written: `floats` (bound as the row's blob: its bytes). */
@@ -124,7 +136,7 @@ export class SqliteDenseIndex {
   }
 
   /** Inside the caller's write transaction: the vectors of these rowids (rows[i] is rowids[i]'s) were written. */
-  writtenMany(rowids: readonly number[], rows: readonly WrittenVector[]): void {
+  writtenMany(rowids: readonly number[], rows: readonly WrittenVector[], fresh = false): void {
     // The loops are functions of their own (written-codes.ts: why).
     // The table keeps the sign bits only; the in-process index quantizes the int8 copy from the floats
     // at commit, by its kernel straight into its heap (encodeRescoring's buffer a row, then a copy of
@@ -133,12 +145,31 @@ export class SqliteDenseIndex {
     const codes = signCodes(rows, this.dimension, Math.ceil(this.dimension / 32), sparse);
     if (!this.writeChecked) this.firstWrite(sparse);
     for (const [offset, size] of chunks(rows.length)) {
-      const args = codeArgs(rowids, rows, codes, offset, size);
-      // As call arguments: better-sqlite3 reads an array's values back one V8 call each (~0.4 us a row more).
-      this.stmt(INSERT_CODES(size)).run(...args);
+      // A single row binds its two strings (a named-parameter object costs more than they do).
+      const shared = size > 1 && oneScope(rows, offset, size);
+      const args = codeArgs(rowids, rows, codes, offset, size, shared);
+      if (!fresh) this.insertCodes(0, shared, size, args, rows[offset]!);
+      else {
+        try {
+          this.insertCodes(1, shared, size, args, rows[offset]!);
+        } catch (error) {
+          // A codes row already at a new row's rowid (left by an edit of the file outside agentmem):
+          // replaced, as before (the chunk's rows inserted before the conflict are written again).
+          if ((error as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw error;
+          this.insertCodes(0, shared, size, args, rows[offset]!);
+        }
+      }
       clearArgs(args);
     }
     this.sparseWritten += queueWritten(this.pending, this.unlogged, rowids, rows, codes, sparse);
+  }
+
+  /** One codes insert of `size` rows (INSERT_CODES: conflict 0 REPLACE, 1 FAIL), `first` the chunk's first row. */
+  private insertCodes(conflict: number, shared: boolean, size: number, args: unknown[], first: WrittenVector): void {
+    const statement = this.stmt(INSERT_CODES[conflict]![+shared]!(size));
+    // As call arguments: better-sqlite3 reads an array's values back one V8 call each (~0.4 us a row more).
+    if (shared) statement.run(...args, { tenant: first.tenant, namespace: first.namespace });
+    else statement.run(...args);
   }
 
   /**

@@ -63,14 +63,29 @@ export function signsInto(vector: Float32Array, out: Uint32Array, offset: number
 /** The codes insert's argument arrays, reused (emptied after each statement). */
 const codeArgArrays = new ChunkArgs();
 
-/** The codes insert's arguments for rows [offset, offset + size): rowid, tenant, namespace, code, floats' bytes. */
+/** Whether rows [offset, offset + size) all have the first one's tenant and namespace. */
+export function oneScope(rows: readonly WrittenVector[], offset: number, size: number): boolean {
+  const { tenant, namespace } = rows[offset]!;
+  for (let i = offset + 1; i < offset + size; i++) {
+    const row = rows[i]!;
+    if (row.tenant !== tenant || row.namespace !== namespace) return false;
+  }
+  return true;
+}
+
+/**
+ * The codes insert's arguments for rows [offset, offset + size): rowid, tenant, namespace, code, floats'
+ * bytes; without tenant and namespace when `shared` (the statement binds them once: oneScope).
+ */
 export function codeArgs(
   rowids: readonly number[],
   rows: readonly WrittenVector[],
   codes: readonly Uint8Array[],
   offset: number,
   size: number,
+  shared = false,
 ): unknown[] {
+  if (shared) return sharedCodeArgs(rowids, rows, codes, offset, size);
   const args = codeArgArrays.of(size, 5);
   for (let i = 0, at = 0; i < size; i++, at += 5) {
     const row = rows[offset + i]!;
@@ -79,6 +94,23 @@ export function codeArgs(
     args[at + 2] = row.namespace;
     args[at + 3] = codes[offset + i];
     args[at + 4] = row.floats; // a typed array binds as its bytes (no Buffer view a row)
+  }
+  return args;
+}
+
+/** codeArgs of rows that share one scope: rowid, code, floats' bytes. */
+function sharedCodeArgs(
+  rowids: readonly number[],
+  rows: readonly WrittenVector[],
+  codes: readonly Uint8Array[],
+  offset: number,
+  size: number,
+): unknown[] {
+  const args = codeArgArrays.of(size, 3);
+  for (let i = 0, at = 0; i < size; i++, at += 3) {
+    args[at] = rowids[offset + i];
+    args[at + 1] = codes[offset + i];
+    args[at + 2] = rows[offset + i]!.floats;
   }
   return args;
 }

@@ -153,7 +153,7 @@ function insertSlice(
   }
   // The slice's vectors after its rows, in one writtenMany.
   const vectors = slicedVectors(records, start, end, rowids);
-  if (vectors) indexVectors(ctx, vectors.rowids, vectors.rows);
+  if (vectors) indexVectors(ctx, vectors.rowids, vectors.rows, true);
   return rowids;
 }
 
@@ -217,11 +217,19 @@ function writeVectors(ctx: StoreContext, rows: readonly EncodedRow[], rowids: re
   if (withVector.length > 0) indexVectors(ctx, vectorRowids, withVector);
 }
 
-/** Vectors of rows just written (their rowids, in order) into the codes table and the dense index. */
-function indexVectors(ctx: StoreContext, rowids: readonly number[], vectors: readonly WrittenVector[]): void {
+/**
+ * Vectors of rows just written (their rowids, in order) into the codes table and the dense index;
+ * `fresh`: the rows were just inserted (no vector of theirs can be in the table: see writtenMany).
+ */
+function indexVectors(
+  ctx: StoreContext,
+  rowids: readonly number[],
+  vectors: readonly WrittenVector[],
+  fresh = false,
+): void {
   const index = ctx.denseIndex();
   if (!index) throw invalidInput('Call init({ dimension }) before writing vectors.');
-  index.writtenMany(rowids, vectors);
+  index.writtenMany(rowids, vectors, fresh);
 }
 
 /** Rewrites attributes (merged key by key) and payload only; the text and vector indexes are not touched. */
