@@ -1,6 +1,6 @@
 // The keyword index's tokenizer for ASCII text: `keywordTerms` word by word, straight to term ids.
 
-import { keywordTerms } from '../../text/keyword-terms';
+import { asciiWordTerm } from '../../text/keyword-terms';
 
 /** Words held before the table starts again (a cache: vocabularies are Zipfian, as the stems' cache assumes). */
 const MAX_WORDS = 1 << 17;
@@ -124,8 +124,9 @@ export class AsciiWords {
    */
   private added(text: string, start: number, end: number, h: number): number {
     const word = text.slice(start, end).toLowerCase();
-    const [term] = keywordTerms(word);
-    const id = term === undefined ? NONE : this.idOf(term);
+    // A whole match of ASCII_WORD: its term is keywordTerms(word)'s one term, or none.
+    const term = asciiWordTerm(word);
+    const id = term === null ? NONE : this.idOf(term);
     if (this.count >= MAX_WORDS) {
       this.clear(this.hashes.length);
       return this.add(word, h, id);
