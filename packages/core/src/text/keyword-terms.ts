@@ -42,15 +42,24 @@ function asciiKeywordTerms(text: string): string[] {
   const out: string[] = [];
   if (!found) return out;
   for (let i = 0; i < found.length; i++) {
-    const w = found[i]!;
-    let term = asciiTerms.get(w);
-    if (term === undefined) {
-      const word = w.includes("'") ? w.replaceAll("'", '') : w;
-      term = STOPWORDS.has(word) ? null : stem(word);
-      if (asciiTerms.size >= MAX_STEMS) asciiTerms.clear();
-      asciiTerms.set(w, term);
-    }
+    const term = asciiWordTerm(found[i]!);
     if (term !== null) out.push(term);
   }
   return out;
+}
+
+/**
+ * The term of one ASCII word as `ASCII_WORD` matches it in lower-cased text (an apostrophe kept), null
+ * for a stop word: `keywordTerms(word)[0] ?? null` without the regex and the array (the keyword
+ * index's word table asks it once a distinct word).
+ */
+export function asciiWordTerm(w: string): string | null {
+  let term = asciiTerms.get(w);
+  if (term === undefined) {
+    const word = w.includes("'") ? w.replaceAll("'", '') : w;
+    term = STOPWORDS.has(word) ? null : stem(word);
+    if (asciiTerms.size >= MAX_STEMS) asciiTerms.clear();
+    asciiTerms.set(w, term);
+  }
+  return term;
 }

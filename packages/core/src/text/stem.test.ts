@@ -141,6 +141,31 @@ describe('inflectionKey (skill activation terms)', () => {
     expect(hash.digest('hex')).toBe('8802b3f2222bb0e0e05afcbca80858883ad8b421f8a68d5799d9fbab385c09f3');
   });
 
+  it('reads runs of y as the recursive vowel test did (40,000 words of y, vowels, consonants and suffixes)', () => {
+    // Digest taken with the recursive isVowel (a y is a vowel after a consonant) before the steps read
+    // character codes: "syyyzing", "ayyyness" and the like, where runs of y alternate.
+    const suffixes = (
+      'ational tional enci anci izer bli alli entli eli ousli ization ation ator alism iveness fulness ousness ' +
+      'aliti iviti biliti logi icate ative alize iciti ical ful ness al ance ence er ic able ible ant ement ment ' +
+      'ent ion ou ism ate iti ous ive ize s es ies sses ed ing eed y ly e ll'
+    ).split(' ');
+    let seed = 29;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x80000000;
+    };
+    const hash = createHash('sha256');
+    for (let i = 0; i < 40000; i++) {
+      let w = '';
+      const n = 1 + Math.floor(random() * 8);
+      for (let j = 0; j < n; j++) w += 'yyyyaeobtlsz'[Math.floor(random() * 12)];
+      const k = Math.floor(random() * 3);
+      for (let j = 0; j < k; j++) w += suffixes[Math.floor(random() * suffixes.length)];
+      hash.update(`${w} ${stem(w)} ${stemInflection(w)}\n`);
+    }
+    expect(hash.digest('hex')).toBe('96f65c57f40f5185d0900f3859aed597b446708e7a10a31cba51a628068634c5');
+  });
+
   it('leaves stem and stemInflection as they were (their output is in stored vectors and indexes)', () => {
     expect(['crashes', 'caching', 'fixes'].map(stemInflection)).toEqual(['crashe', 'cach', 'fixe']);
     expect(['crashes', 'caching', 'fixes'].map(stem)).toEqual(['crash', 'cach', 'fix']);

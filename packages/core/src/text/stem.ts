@@ -46,7 +46,7 @@ export function stemInflection(word: string): string {
     if (cut > 0 && hasVowel(w, w.length - cut)) {
       w = w.slice(0, -cut);
       if (w.endsWith('at') || w.endsWith('bl') || w.endsWith('iz')) w += 'e';
-      else if (endsWithDoubleConsonant(w) && !'lsz'.includes(w[w.length - 1]!)) w = w.slice(0, -1);
+      else if (endsWithDoubleConsonant(w) && !endsInLsz(w)) w = w.slice(0, -1);
       else if (measure(w, w.length) === 1 && endsCvc(w, w.length)) w += 'e';
     }
   }
@@ -76,19 +76,51 @@ function stemRest(word: string): string {
   if (w.length <= 2) return w;
   w = replaceSuffix(w, STEP2);
   w = replaceSuffix(w, STEP3);
-  // Step 4: drop a suffix from a long enough stem.
-  for (const suffix of STEP4[w.charCodeAt(w.length - 1)] ?? NONE) {
-    if (!w.endsWith(suffix)) continue;
-    const end = w.length - suffix.length;
-    if (measure(w, end) > 1 && (suffix !== 'ion' || w[end - 1] === 's' || w[end - 1] === 't')) w = w.slice(0, end);
-    break;
-  }
+  w = step4(w);
   // Step 5: final -e and -ll.
-  if (w.endsWith('e')) {
+  if (w.charCodeAt(w.length - 1) === E) {
     const m = measure(w, w.length - 1);
     if (m > 1 || (m === 1 && !endsCvc(w, w.length - 1))) w = w.slice(0, -1);
   }
   if (w.endsWith('ll') && measure(w, w.length) > 1) w = w.slice(0, -1);
+  return w;
+}
+
+// The steps' helpers read character codes in indexed loops and call no function recursively: this
+// code is compiled by V8's optimizing compiler in every fresh process that indexes text (each word is
+// stemmed once, thousands of them), and inlined into its callers' compiles. Recursive `isVowel` calls
+// and array destructuring in for-of loops made those compiles large (issue 30: the stemmer was ~15% of
+// a fresh process's bulk-write compile work, on V8's other threads); the stems are the same.
+const A = 97;
+const E = 101;
+const I = 105;
+const O = 111;
+const U = 117;
+const W = 119;
+const X = 120;
+const Y = 121;
+
+/**
+ * A step's suffixes by the code of their last letter (see `byLastLetter`), as parallel arrays: each
+ * list's suffixes and what replaces each.
+ */
+interface SuffixRules {
+  suffixes: (string[] | undefined)[];
+  replacements: (string[] | undefined)[];
+}
+
+/** Step 4: drops the first suffix the word ends with from a long enough stem. */
+function step4(w: string): string {
+  const list = STEP4[w.charCodeAt(w.length - 1)];
+  if (list === undefined) return w;
+  for (let k = 0; k < list.length; k++) {
+    const suffix = list[k]!;
+    if (!w.endsWith(suffix)) continue;
+    const end = w.length - suffix.length;
+    if (measure(w, end) > 1 && (suffix !== 'ion' || w.charCodeAt(end - 1) === 115 || w.charCodeAt(end - 1) === 116))
+      return w.slice(0, end);
+    return w;
+  }
   return w;
 }
 
@@ -108,13 +140,17 @@ function byLastLetter<T>(list: readonly T[], suffix: (item: T) => string): (T[] 
   return by;
 }
 
-const NONE: never[] = [];
 /** `suffix:replacement` pairs of Porter's steps 2 and 3, tried in this order. */
-const rules = (spec: string) =>
-  byLastLetter(
+const rules = (spec: string): SuffixRules => {
+  const by = byLastLetter(
     spec.split(' ').map((pair) => pair.split(':') as [string, string]),
     ([suffix]) => suffix,
   );
+  return {
+    suffixes: Array.from(by, (list) => list?.map(([suffix]) => suffix)),
+    replacements: Array.from(by, (list) => list?.map(([, replacement]) => replacement)),
+  };
+};
 const STEP2 = rules(
   'ational:ate tional:tion enci:ence anci:ance izer:ize bli:ble alli:al entli:ent eli:e ousli:ous ization:ize ' +
     'ation:ate ator:ate alism:al iveness:ive fulness:ful ousness:ous aliti:al iviti:ive biliti:ble logi:log',
@@ -126,48 +162,75 @@ const STEP4 = byLastLetter(
 );
 
 /** Replaces the first matching suffix when the stem before it has m > 0. */
-function replaceSuffix(w: string, step: readonly (readonly (readonly [string, string])[] | undefined)[]): string {
-  for (const [suffix, replacement] of step[w.charCodeAt(w.length - 1)] ?? NONE) {
+function replaceSuffix(w: string, step: SuffixRules): string {
+  const last = w.charCodeAt(w.length - 1);
+  const suffixes = step.suffixes[last];
+  if (suffixes === undefined) return w;
+  for (let k = 0; k < suffixes.length; k++) {
+    const suffix = suffixes[k]!;
     if (!w.endsWith(suffix)) continue;
     const end = w.length - suffix.length;
-    return measure(w, end) > 0 ? w.slice(0, end) + replacement : w;
+    return measure(w, end) > 0 ? w.slice(0, end) + step.replacements[last]![k]! : w;
   }
   return w;
 }
 
-function isVowel(w: string, i: number): boolean {
-  const c = w[i]!;
-  if (c === 'a' || c === 'e' || c === 'i' || c === 'o' || c === 'u') return true;
-  return c === 'y' && i > 0 && !isVowel(w, i - 1);
+function isAeiou(c: number): boolean {
+  return c === A || c === E || c === I || c === O || c === U;
 }
 
-/** Porter's m: the number of vowel-consonant sequences in w[0, end). */
+/**
+ * Whether w[i] is a vowel: a, e, i, o, u, or a y after a consonant (a y is a consonant at the start or
+ * after a vowel). A run of y's alternates from the letter before it, so it is read back to that
+ * letter instead of recursively.
+ */
+function isVowel(w: string, i: number): boolean {
+  const c = w.charCodeAt(i);
+  if (c !== Y) return isAeiou(c);
+  let j = i;
+  while (j > 0 && w.charCodeAt(j - 1) === Y) j--;
+  // The letter before the run (none: as a vowel, so the run's first y is a consonant) and the run's alternation.
+  const before = j === 0 || isAeiou(w.charCodeAt(j - 1));
+  return ((i - j) & 1) === 0 ? !before : before;
+}
+
+/** Porter's m: the number of vowel-consonant sequences in w[0, end) (a vowel followed by a consonant). */
 function measure(w: string, end: number): number {
   let m = 0;
-  let i = 0;
-  while (i < end && !isVowel(w, i)) i++;
-  while (i < end) {
-    while (i < end && isVowel(w, i)) i++;
-    if (i >= end) break;
-    while (i < end && !isVowel(w, i)) i++;
-    m++;
+  let vowel = false; // w[i - 1] is a vowel
+  for (let i = 0; i < end; i++) {
+    const c = w.charCodeAt(i);
+    const v: boolean = c === Y ? i > 0 && !vowel : isAeiou(c);
+    if (vowel && !v) m++;
+    vowel = v;
   }
   return m;
 }
 
 function hasVowel(w: string, end: number): boolean {
-  for (let i = 0; i < end; i++) if (isVowel(w, i)) return true;
+  let vowel = false;
+  for (let i = 0; i < end; i++) {
+    const c = w.charCodeAt(i);
+    vowel = c === Y ? i > 0 && !vowel : isAeiou(c);
+    if (vowel) return true;
+  }
   return false;
+}
+
+/** The word ends in l, s or z. */
+function endsInLsz(w: string): boolean {
+  const c = w.charCodeAt(w.length - 1);
+  return c === 108 || c === 115 || c === 122;
 }
 
 function endsWithDoubleConsonant(w: string): boolean {
   const n = w.length;
-  return n >= 2 && w[n - 1] === w[n - 2] && !isVowel(w, n - 1);
+  return n >= 2 && w.charCodeAt(n - 1) === w.charCodeAt(n - 2) && !isVowel(w, n - 1);
 }
 
 /** w[0, end) ends consonant-vowel-consonant, the last not w, x or y ("hop", not "snow"). */
 function endsCvc(w: string, end: number): boolean {
-  return (
-    end >= 3 && !isVowel(w, end - 1) && isVowel(w, end - 2) && !isVowel(w, end - 3) && !'wxy'.includes(w[end - 1]!)
-  );
+  if (end < 3) return false;
+  const last = w.charCodeAt(end - 1);
+  return last !== W && last !== X && last !== Y && !isVowel(w, end - 1) && isVowel(w, end - 2) && !isVowel(w, end - 3);
 }

@@ -89,6 +89,26 @@ describe('AsciiWords', () => {
     }
   });
 
+  it('gives -1 for text past ASCII, having given ids only to the terms keywordTerms gives first, in order', () => {
+    // Unicode pieces joined to ASCII ones too ("catcafé", "don'é"): the scan stops before the word they end.
+    let checked = 0;
+    for (const text of texts(3000, 0.2, 8)) {
+      const requested: string[] = [];
+      const words = new AsciiWords((term) => requested.push(term) - 1);
+      const end = words.scan(text, 0);
+      const expected = [...new Set(keywordTerms(text))];
+      if (ASCII_ONLY.test(text)) {
+        expect(end).toBeGreaterThanOrEqual(0);
+        continue;
+      }
+      expect(end, JSON.stringify(text)).toBe(-1);
+      const given = [...new Set(requested)];
+      expect(given, JSON.stringify(text)).toEqual(expected.slice(0, given.length));
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
   it('holds every term of the densest texts, from any position (its room is sized before the scan)', () => {
     const words = new AsciiWords((term) => term.length);
     const random = seededRandom(4);

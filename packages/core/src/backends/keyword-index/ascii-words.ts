@@ -1,6 +1,6 @@
 // The keyword index's tokenizer for ASCII text: `keywordTerms` word by word, straight to term ids.
 
-import { keywordTerms } from '../../text/keyword-terms';
+import { asciiWordTerm } from '../../text/keyword-terms';
 
 /** Words held before the table starts again (a cache: vocabularies are Zipfian, as the stems' cache assumes). */
 const MAX_WORDS = 1 << 17;
@@ -38,8 +38,13 @@ export class AsciiWords {
   constructor(private readonly idOf: (term: string) => number) {}
 
   /**
-   * Writes the term ids of `text` (ASCII only: the caller tests `ASCII_ONLY`) into `ids` from `at`;
-   * returns the position after the last one.
+   * Writes the term ids of `text` into `ids` from `at`; returns the position after the last one, or -1
+   * when the text holds a character past ASCII (then `keywordTerms` gives its terms). That test is part
+   * of the scan, which reads every character anyway (a separate `ASCII_ONLY` test read them twice: ~5%
+   * of a bulk write's keyword indexing, issue 30). It stops at the first such character before it looks
+   * up the word that character ends: every word it looked up (and gave an id when new) is then whole
+   * ASCII text between ASCII separators, whose terms are the first of the text's terms either way, in
+   * the same order, so ids are taken as `keywordTerms` would have taken them.
    */
   scan(text: string, at: number): number {
     let out = at;
@@ -54,6 +59,7 @@ export class AsciiWords {
       if (c >= 65 && c <= 90) c += 32;
       // [a-z0-9]
       if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+        if (c > 127) return -1;
         i++;
         continue;
       }
@@ -66,10 +72,12 @@ export class AsciiWords {
         if (c >= 65 && c <= 90) c += 32;
         if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) break;
       }
+      if (c > 127) return -1; // a word ended by a character past ASCII ("cafe\u0301", "it’s")
       // (?:'[a-z]+)? : an apostrophe only when a letter follows it
       if (i + 1 < n && text.charCodeAt(i) === 39) {
         let d = text.charCodeAt(i + 1);
         if (d >= 65 && d <= 90) d += 32;
+        if (d > 127) return -1; // "don'\u00e9"
         if (d >= 97 && d <= 122) {
           h = Math.imul(h ^ 39, FNV_PRIME);
           i++;
@@ -80,6 +88,7 @@ export class AsciiWords {
             if (d >= 65 && d <= 90) d += 32;
             if (!(d >= 97 && d <= 122)) break;
           }
+          if (d > 127) return -1;
         }
       }
       const id = this.lookup(text, start, i, h | 0);
@@ -115,8 +124,9 @@ export class AsciiWords {
    */
   private added(text: string, start: number, end: number, h: number): number {
     const word = text.slice(start, end).toLowerCase();
-    const [term] = keywordTerms(word);
-    const id = term === undefined ? NONE : this.idOf(term);
+    // A whole match of ASCII_WORD: its term is keywordTerms(word)'s one term, or none.
+    const term = asciiWordTerm(word);
+    const id = term === null ? NONE : this.idOf(term);
     if (this.count >= MAX_WORDS) {
       this.clear(this.hashes.length);
       return this.add(word, h, id);

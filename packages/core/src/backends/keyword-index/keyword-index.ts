@@ -10,7 +10,6 @@
 
 import type { AttributeCondition, AttributeValue, RecordFilter } from '../../contracts';
 import { keywordTerms } from '../../text/keyword-terms';
-import { ASCII_ONLY } from '../../text/tokenize';
 import { matchesCondition } from '../match-filter';
 import { type Column, type ColumnTest, numberTest, passes } from './columns';
 import {
@@ -290,14 +289,23 @@ export class KeywordIndex {
     // are not all read finds its terms' ids by `post` (pending ones, ids resolved later).
     if (!this.reader) this.words ??= new AsciiWords((term) => this.termFor(term));
     const words = this.reader ? undefined : this.words;
+    // The table's scan says when text is not ASCII (-1): then `keywordTerms` (and for the context too).
     let terms: string[] | undefined;
     let contextTerms: string[] | undefined;
-    if (!words || !ASCII_ONLY.test(doc.text)) terms = keywordTerms(doc.text);
-    if (doc.context && (terms || !ASCII_ONLY.test(doc.context))) contextTerms = keywordTerms(doc.context);
-    const textCount = terms ? terms.length : words!.scan(doc.text, 0);
+    let textCount = words ? words.scan(doc.text, 0) : -1;
+    if (textCount < 0) {
+      terms = keywordTerms(doc.text);
+      textCount = terms.length;
+    }
     let contextCount = 0;
-    if (contextTerms) contextCount = contextTerms.length;
-    else if (doc.context) contextCount = words!.scan(doc.context, textCount) - textCount;
+    if (doc.context) {
+      const end = terms ? -1 : words!.scan(doc.context, textCount);
+      if (end >= 0) contextCount = end - textCount;
+      else {
+        contextTerms = keywordTerms(doc.context);
+        contextCount = contextTerms.length;
+      }
+    }
     const before = this.prepareWrite(id, false);
     if (before !== undefined) {
       const c = this.classOf[before]!;
