@@ -462,6 +462,10 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     db.pragma('temp_store = FILE');
     // A page cache that holds a write batch: at the 2 MB default, the vector blobs of a batch pushed
     // the records' B-tree pages out mid-transaction and every insert re-read them (5x the CPU per row).
+    // SQLite turns KiB into pages with the page size of the moment and keeps that count when a new
+    // file's page_size is set below: the connection that creates a file counts 4 KiB pages and caches
+    // ~2x CACHE_KIB until cache_size is set again (the dense index's first pool read does). Setting it
+    // again after page_size cost the 100k bulk build 2-9% of its CPU rate: not done (issue 30, rss-5).
     db.pragma(`cache_size = -${CACHE_KIB}`);
     if (readonly) {
       if (info.version < SCHEMA_VERSION) {
