@@ -347,21 +347,25 @@ export async function run(args: string[]): Promise<void> {
     return file ? `${total} (file ${Math.round(Number(file[1]) / 1024)})` : String(total);
   };
   /** `--memory`: where the resident memory is where the RSS column is read (stderr; with node's --expose-gc, after a full collection too). */
-  const memoryReport = (label: string) => {
+  const memoryReport = (label: string, collect = true) => {
     if (!args.includes('--memory')) return;
     const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
     const show = (when: string) => {
       const u = process.memoryUsage();
       const status = existsSync('/proc/self/status') ? readFileSync('/proc/self/status', 'utf8') : '';
       const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+      // The main malloc arena (SQLite's page cache, better-sqlite3's and the addons' allocations): the
+      // resident part of the [heap] mapping, freed blocks that glibc keeps included.
+      const smaps = existsSync('/proc/self/smaps') ? readFileSync('/proc/self/smaps', 'utf8') : '';
+      const heap = /\[heap\]\n(?:.*\n)*?Rss:\s+(\d+)/.exec(smaps)?.[1];
       console.error(
-        `${label} ${when}: RSS ${mb(u.rss)} MB (anonymous ${Math.round(kib('RssAnon') / 1024)}, file ${Math.round(kib('RssFile') / 1024)}, peak ${Math.round(kib('VmHWM') / 1024)}); ` +
+        `${label} ${when}: RSS ${mb(u.rss)} MB (anonymous ${Math.round(kib('RssAnon') / 1024)}, file ${Math.round(kib('RssFile') / 1024)}, peak ${Math.round(kib('VmHWM') / 1024)}${heap === undefined ? '' : `, malloc heap ${Math.round(Number(heap) / 1024)}`}); ` +
           `V8 heap used ${mb(u.heapUsed)} of ${mb(u.heapTotal)}; external ${mb(u.external)} (ArrayBuffers ${mb(u.arrayBuffers)})`,
       );
     };
     show('as read');
     const gc = (globalThis as { gc?: () => void }).gc;
-    if (gc) {
+    if (gc && collect) {
       gc();
       show('after a full GC');
     }
@@ -414,6 +418,8 @@ export async function run(args: string[]): Promise<void> {
       const store = await MemoryStore.open({ backend, embedder });
       const built = await build(store, embedder, contents, entities ? 20 : 0);
       console.error(`sqlite ${n}: built in ${built}`);
+      // Before the recalls, without a collection (it would change what the RSS column reads after them).
+      memoryReport(`sqlite ${n} built`, false);
       if (backends.includes('sqlite')) await recallRows('SQLite: MemoryStore.recall', n, built, store, queries);
       weightsUsed = store.fusionWeights();
       // Its own connection mapping 256 MB, as the backend did before it mapped 64 MiB: the reference keeps

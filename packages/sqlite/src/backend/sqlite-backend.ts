@@ -59,7 +59,7 @@ export interface SqliteBackendOptions {
    */
   denseSearch?: 'approximate' | 'exact';
   /**
-   * Bytes of the file read through mmap. Default 64 MiB: every mapped page
+   * Bytes of the file read through mmap. Default 16 MiB: every mapped page
    * a process touched counts in its resident memory; exact dense search over
    * large stores reads faster with more (docs/sqlite.md).
    */

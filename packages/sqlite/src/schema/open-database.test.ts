@@ -319,11 +319,11 @@ describe('page cache', () => {
 });
 
 describe('mmapBytes', () => {
-  it('maps 64 MiB of the file by default, what mmapBytes asks for otherwise, and refuses a non-size', async () => {
+  it('maps 16 MiB of the file by default, what mmapBytes asks for otherwise, and refuses a non-size', async () => {
     const path = join(dir, 'mmap.db');
     const mapped = (b: SqliteBackend) => b.database.pragma('mmap_size', { simple: true });
     const byDefault = new SqliteBackend({ path });
-    expect(mapped(byDefault)).toBe(64 * 2 ** 20);
+    expect(mapped(byDefault)).toBe(16 * 2 ** 20);
     await byDefault.close();
     const larger = new SqliteBackend({ path, mmapBytes: 256 * 2 ** 20 });
     expect(mapped(larger)).toBe(256 * 2 ** 20);

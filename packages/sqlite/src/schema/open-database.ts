@@ -17,7 +17,7 @@ export interface OpenDatabaseOptions {
   finished?: boolean;
   /** How long a write waits for another process's write lock. Default 5000. */
   busyTimeoutMs?: number;
-  /** Bytes of the file read through mmap (`PRAGMA mmap_size`). Default 64 MiB. */
+  /** Bytes of the file read through mmap (`PRAGMA mmap_size`). Default 16 MiB. */
   mmapBytes?: number;
 }
 
@@ -29,7 +29,7 @@ const LAST_STEP_REWRITING_ROWS = 8;
 const PAGE_BYTES = 8192;
 
 /** Bytes of the file read through mmap (see openDatabase). */
-const MMAP_BYTES = 64 * 2 ** 20;
+const MMAP_BYTES = 16 * 2 ** 20;
 
 export function isInMemoryPath(path: string): boolean {
   return path === ':memory:';
@@ -445,11 +445,14 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
       throw error;
     }
     checkSchema(shown, info);
-    // Memory-mapped reads: a KNN query reads every vector of its partitions, and mmap spares copying
-    // them through the page cache. Every mapped page a process touched counts in its RSS, writes
-    // included: at 100k memories (a ~600 MB file) 256 MB put the recall bench at 485-543 MB RSS, 64 MB
-    // at 331-354 MB with the same hybrid recall CPU (the binary and keyword indexes are in process);
-    // an exact sqlite-vec scan of 100k costs ~30% more (110 against 83 ms): raise mmapBytes for that.
+    // Memory-mapped reads: mmap spares copying pages through the page cache. Every mapped page a
+    // process touched counts in its RSS: at 100k memories (a ~600 MB file) 256 MB put the recall bench
+    // at 485-543 MB RSS, 64 MB at 331-354 MB with the same hybrid recall CPU (the binary and keyword
+    // indexes are in process). 16 MiB since issue 30 (rss-5): at 100k (a ~370 MB file) a recall reads a
+    // few hundred rows spread over the file, which touched the whole 64 MiB map (116 MB of file-backed
+    // RSS, 69 at 16 MiB) for the ~20% of its pages that lay under it; recall CPU per query the same
+    // (in-process paired rounds: 64 MiB median 3.81 ms, 16 MiB 3.71). An exact scan of every vector
+    // (denseSearch 'exact') reads the whole table and costs more with a smaller map: raise mmapBytes for that.
     if (!memory) db.pragma(`mmap_size = ${options.mmapBytes ?? MMAP_BYTES}`);
     // Each write inside a transaction is a savepoint, and a savepoint copies every page it first changes
     // to a sub-journal. Kept in memory (temp_store = MEMORY) that sub-journal made each insert at a
@@ -459,6 +462,10 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     db.pragma('temp_store = FILE');
     // A page cache that holds a write batch: at the 2 MB default, the vector blobs of a batch pushed
     // the records' B-tree pages out mid-transaction and every insert re-read them (5x the CPU per row).
+    // SQLite turns KiB into pages with the page size of the moment and keeps that count when a new
+    // file's page_size is set below: the connection that creates a file counts 4 KiB pages and caches
+    // ~2x CACHE_KIB until cache_size is set again (the dense index's first pool read does). Setting it
+    // again after page_size cost the 100k bulk build 2-9% of its CPU rate: not done (issue 30, rss-5).
     db.pragma(`cache_size = -${CACHE_KIB}`);
     if (readonly) {
       if (info.version < SCHEMA_VERSION) {
