@@ -14,7 +14,7 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...actual, fsyncSync: vi.fn(actual.fsyncSync) };
 });
 
-const { coldVerdict, flushedCopy } = await import('../../bench/cold');
+const { coldVerdict, flush, flushedCopy } = await import('../../bench/cold');
 
 let dir: string;
 beforeEach(() => {
@@ -38,6 +38,16 @@ describe('flushedCopy', () => {
     expect(fs.existsSync(`${to}-wal`)).toBe(false);
     expect(fs.existsSync(`${to}-shm`)).toBe(false);
     expect(ms).toBeGreaterThanOrEqual(0);
+    expect(fs.fsyncSync).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('flush', () => {
+  it('fsyncs the file as it is (what a writer left in it)', () => {
+    const file = join(dir, 'store.db');
+    writeFileSync(file, 'written by the writer');
+    expect(flush(file)).toBeGreaterThanOrEqual(0);
+    expect(readFileSync(file, 'utf8')).toBe('written by the writer');
     expect(fs.fsyncSync).toHaveBeenCalledTimes(1);
   });
 });
