@@ -27,6 +27,12 @@
  * time: the hook pattern (remember in one process, recall in the next). The writer's CPU for its
  * writes is a row; the cold start then catches up on them.
  *
+ * Each copy (of `--writes` and `--as-written`) is flushed to the disk (fsync) before any process opens
+ * it, and again after the writer: a user's store is not a file of gigabytes written a moment ago. At 1M
+ * the copy is 3.7 GB and leaves ~2 GB of dirty pages, whose writeback ran beside the writer and could
+ * run beside the cold start (stop 49: the bench's runs 118-358 ms, the same child on a copy after
+ * `sync` 117-155 ms). The writer still runs before each child; the fsyncs' wall times are printed.
+ *
  * `--as-written`: the store as a bulk writer leaves it: built with rememberMany and closed with no
  * recall (issue 30: such a close saved no keyword index, and every later process's first recall
  * rebuilt it from the rows). The builder's close CPU is a row (the close pays any save), and each
@@ -48,7 +54,7 @@
  * carry the same TypeScript loading cost; the median of the runs is shown.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -243,24 +249,55 @@ const BUDGET_MS = 300;
 
 /**
  * The verdict line's goal for the size: at 100k open + first recall <= 10x a warm recall (the medians'
- * ratio); at 1M open + first recall <= 300 ms of wall time in every run, so it counts the runs under it.
+ * ratio, and each fresh process's own, in wall and in CPU time: issue 30 asks it of every process);
+ * at 1M open + first recall <= 300 ms of wall time in every run, so it counts the runs under it.
  */
 export function coldVerdict(
   size: number,
-  runs: Pick<ChildResult, 'openMs' | 'firstMs' | 'coldCpuMs'>[],
+  runs: Pick<ChildResult, 'openMs' | 'firstMs' | 'coldCpuMs' | 'warmP50' | 'warmCpuP50'>[],
   ratio: number,
   cpuRatio: number,
 ): string {
+  const range = (xs: number[], digits = 0) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
   if (size < BUDGET_SIZE) {
-    return `open + first recall = ${ratio.toFixed(1)}x a warm recall in wall time, ${cpuRatio.toFixed(1)}x in CPU time (goal <= 10x: ${ratio <= 10 ? 'met' : 'NOT met'})`;
+    const walls = runs.map((r) => (r.openMs + r.firstMs) / r.warmP50);
+    const cpus = runs.map((r) => r.coldCpuMs / r.warmCpuP50);
+    const under = (xs: number[]) => xs.filter((x) => x <= 10).length;
+    const every = under(walls) === runs.length && under(cpus) === runs.length;
+    return (
+      `open + first recall = ${ratio.toFixed(1)}x a warm recall in wall time, ${cpuRatio.toFixed(1)}x in CPU time (goal <= 10x: ${ratio <= 10 ? 'met' : 'NOT met'}); ` +
+      `each process: ${range(walls, 1)}x wall, ${range(cpus, 1)}x CPU, ${under(walls)} and ${under(cpus)} of ${runs.length} <= 10x (in every process: ${every ? 'met' : 'NOT met'})`
+    );
   }
   const walls = runs.map((r) => r.openMs + r.firstMs);
   const under = walls.filter((ms) => ms <= BUDGET_MS).length;
-  const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
   return (
     `open + first recall = ${range(walls)} ms wall (CPU ${range(runs.map((r) => r.coldCpuMs))} ms), ` +
     `${under} of ${runs.length} runs <= ${BUDGET_MS} ms (goal <= ${BUDGET_MS} ms in every run: ${under === runs.length ? 'met' : 'NOT met'})`
   );
+}
+
+/** Flushes the file's dirty pages to the disk (fsync); returns its wall ms. */
+export function flush(file: string): number {
+  const start = performance.now();
+  const fd = openSync(file, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return performance.now() - start;
+}
+
+/**
+ * A fresh copy of the store at `to` (its old -wal and -shm removed), flushed to the disk before any process
+ * opens it: without the fsync a 1M store's 3.7 GB of dirty pages are written back while the next processes
+ * run, which measures the kernel's writeback, not the store (see the header). Returns the fsync's wall ms.
+ */
+export function flushedCopy(from: string, to: string): number {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(to + suffix, { force: true });
+  copyFileSync(from, to);
+  return flush(to);
 }
 
 /** Wall time of a process, ms; throws with its stderr when it fails. */
@@ -318,10 +355,10 @@ export async function run(args: string[]): Promise<void> {
     let target = path;
     // `--as-written`: every fresh process starts from the store as its builder left it.
     const optimizeCpu: number[] = [];
+    const flushMs: number[] = [];
     const asBuilt = () => {
       if (asWritten) {
-        for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
-        copyFileSync(path, copy);
+        flushMs.push(flushedCopy(path, copy));
         target = copy;
       }
       if (!values.optimize) return;
@@ -333,8 +370,7 @@ export async function run(args: string[]): Promise<void> {
     for (let r = 0; r < runs; r++) {
       if (writes > 0) {
         // A fresh copy each run: every run catches up on the same n changes.
-        for (const suffix of ['', '-wal', '-shm']) rmSync(copy + suffix, { force: true });
-        copyFileSync(path, copy);
+        flushMs.push(flushedCopy(path, copy));
         target = copy;
         const w = timed([
           ...tsx,
@@ -348,6 +384,8 @@ export async function run(args: string[]): Promise<void> {
           values.embedder,
         ]);
         const cpu = JSON.parse(w.stdout.trim().split('\n').pop()!) as { recallCpuMs: number; writesCpuMs: number };
+        // What the writer's close wrote back into the file (its checkpoint): flushed too, before the fresh process.
+        flushMs.push(flush(copy));
         writerCpu.push(cpu.writesCpuMs);
         writerRecallCpu.push(cpu.recallCpuMs);
         console.error(
@@ -400,6 +438,10 @@ export async function run(args: string[]): Promise<void> {
     );
     const measured = [...new Set(logged.map(describeLogged))].join('; or ');
     console.log(`store as measured: ${measured}\n`);
+    if (flushMs.length > 0)
+      console.log(
+        `each run's copy of the store was flushed to the disk before the writer and again before the fresh process (fsync, ${Math.min(...flushMs).toFixed(0)}–${Math.max(...flushMs).toFixed(0)} ms): a user's store is not a file just written\n`,
+      );
     console.log('| measure | ms |');
     console.log('| --- | --- |');
     if (closeCpuMs !== undefined) console.log(`| builder: CPU of its close | ${closeCpuMs.toFixed(1)} |`);

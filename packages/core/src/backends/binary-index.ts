@@ -390,6 +390,9 @@ export class BinaryIndex<K> {
     const capacity = (c: number, n: number) =>
       c > 0 || n === CHUNK ? CHUNK : Math.min(CHUNK, 2 ** Math.ceil(Math.log2(Math.max(64, n))));
     let part = 0;
+    // Each restored chunk's `filled` is a view of one zeroed block, made once the chunks are known:
+    // 245 arrays of 4 KB at 1M vectors took 0.5-2.8 ms of a cold start, one block 0.1-0.2.
+    const lazies: { lazy: NonNullable<Chunk['lazy']>; capacity: number }[] = [];
     for (const scope of saved.scopes) {
       const { tenant, namespace, count } = scope;
       if (typeof tenant !== 'string' || typeof namespace !== 'string' || !(count > 0)) throw new Error('Bad scope.');
@@ -424,11 +427,18 @@ export class BinaryIndex<K> {
             ? new Uint32Array(bytes.buffer, at, n * index.stride)
             : new Uint32Array(bytes.buffer.slice(at, at + n * codeBytes));
         const chunk: Chunk = { capacity: capacity(c, n), at: 0, signs };
-        chunk.lazy = { part: part + 1, count: n, filled: new Uint8Array(chunk.capacity) };
+        chunk.lazy = { part: part + 1, count: n, filled: NONE_FILLED };
+        lazies.push({ lazy: chunk.lazy, capacity: chunk.capacity });
         index.unplaced += align16(index.chunkBytes(chunk.capacity));
         partition.chunks.push(chunk);
       }
       index.partitions.set(partition.scope, partition);
+    }
+    const filled = new Uint8Array(lazies.reduce((sum, l) => sum + l.capacity, 0));
+    let at = 0;
+    for (const l of lazies) {
+      l.lazy.filled = filled.subarray(at, at + l.capacity);
+      at += l.capacity;
     }
     index.source = source;
     index.slotMap = undefined;
@@ -981,6 +991,9 @@ interface Chunk {
    */
   signs?: Uint32Array;
 }
+
+/** A restored chunk's `filled` until fromParts gives it its view (no slot written). */
+const NONE_FILLED = new Uint8Array(0);
 
 /** Version of the saved layout (`toParts`): another version is not read (the caller rebuilds). */
 const PARTS_FORMAT = 1;
