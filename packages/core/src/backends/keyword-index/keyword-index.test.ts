@@ -713,6 +713,21 @@ describe('KeywordIndex saved in parts', () => {
     for (const q of ['w1 w2', 'w7 w2999', 'w0 w3 w5']) expectExact(copy, records, [[q, filter, 10]]);
   });
 
+  it('restored where SharedArrayBuffer is missing (a page not cross-origin isolated): the same ranking', () => {
+    const { index, records } = zipfCorpus(seededRandom(6));
+    const { header, parts } = index.toParts();
+    const shared = globalThis.SharedArrayBuffer;
+    let copy: KeywordIndex;
+    try {
+      (globalThis as { SharedArrayBuffer?: unknown }).SharedArrayBuffer = undefined;
+      copy = KeywordIndex.fromParts(header, (n) => parts[n]!)!;
+    } finally {
+      globalThis.SharedArrayBuffer = shared;
+    }
+    const filter = { tenant: 't' };
+    for (const q of ['w1 w2', 'w7 w2999', 'w0 w3 w5']) expectExact(copy, records, [[q, filter, 10]]);
+  });
+
   it('a part that cannot be read throws KeywordPartError and leaves the index as it was', () => {
     const { index, records } = applePies();
     let broken = true;

@@ -1158,8 +1158,10 @@ export class KeywordIndex {
     // The five arrays of every slot in one block V8 does not count as external memory (a shared one):
     // 22.5 MB of ArrayBuffers at 1M, which with the dense parts' 56 MB made V8 collect garbage two or
     // three times in a cold start (a mark-compact for each ~32 MB allocated since the last). A write
-    // past the capacity grows them into ordinary arrays.
-    const block = new SharedArrayBuffer(capacity * 20);
+    // past the capacity grows them into ordinary arrays. A page that is not cross-origin isolated has no
+    // SharedArrayBuffer: an ordinary block there (the same arrays, counted as before).
+    const block =
+      typeof SharedArrayBuffer === 'function' ? new SharedArrayBuffer(capacity * 20) : new ArrayBuffer(capacity * 20);
     const slots = (at: number) => [block, at * capacity * 4, capacity] as const;
     index.classOf = new Int32Array(...slots(0));
     index.classOf.set(classOf);
