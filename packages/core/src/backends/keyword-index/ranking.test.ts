@@ -84,4 +84,30 @@ describe('MaxScore with the floor from its strongest term', () => {
       expect(index.search('zulu alpha', { tenant: 't' }, k)).toEqual(expected);
     }
   });
+
+  it('ranks as the exhaustive ranking when the strongest term has more entries than the floor samples', () => {
+    const random = seededRandom(7);
+    const index = new KeywordIndex({ termAtATime: 0 });
+    const bm25 = new Bm25Index();
+    for (let i = 0; i < 2500; i++) {
+      const words = [
+        'kilo',
+        ...Array.from({ length: Math.floor(random() * 8) }, () => (random() < 0.3 ? 'lima' : 'mike')),
+      ];
+      if (random() < 0.5) words.push('kilo');
+      const id = `k${String(i).padStart(4, '0')}`;
+      const text = words.join(' ');
+      index.set(id, { text, context: '', tenant: 't', namespace: 'n', attributes: {} });
+      bm25.set(id, text, '');
+    }
+    for (const query of ['kilo', 'kilo lima', 'kilo lima mike']) {
+      for (const k of [1, 10, 60, 400]) {
+        const expected = [...bm25.search(query, () => true)]
+          .map(([id, score]) => ({ id, score }))
+          .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+          .slice(0, k);
+        expect(index.search(query, { tenant: 't' }, k)).toEqual(expected);
+      }
+    }
+  });
 });
