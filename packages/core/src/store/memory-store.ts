@@ -574,6 +574,8 @@ export class MemoryStore {
       scoreOf: (hit: SearchHit, importance: number, lastAccessed: number, type: MemoryType) => { score: number };
       resultOf: (hit: SearchHit, memory: Memory) => RecallResult;
     },
+    /** Every whole hit's result made before ranking (as before `wholeScore`): when a made one disagrees with its score. */
+    eager = false,
   ): Promise<{ results: RecallResult[]; whole?: undefined } | { results?: undefined; whole: SearchHit[] }> {
     const { tenant } = opts;
     const readWhole = async (): Promise<{ whole: SearchHit[] }> => {
@@ -587,9 +589,15 @@ export class MemoryStore {
         }),
       };
     };
-    const ranked: { hit: SearchHit; score: number; result?: RecallResult }[] = [];
+    const ranked: { hit: SearchHit; score: number; result?: RecallResult; whole?: true }[] = [];
     for (const hit of hits) {
       if (!partial.has(hit.record)) {
+        // A whole hit is ranked by its score alone: its memory and result are made only if it is among the k.
+        const score = eager ? undefined : this.wholeScore(hit, opts.scoreOf);
+        if (score !== undefined) {
+          ranked.push({ hit, score, whole: true });
+          continue;
+        }
         const result = opts.resultOf(hit, this.reinforcement.overlay(recordToMemory(hit.record)));
         ranked.push({ hit, score: result.score, result });
         continue;
@@ -605,6 +613,11 @@ export class MemoryStore {
       0,
       opts.k,
     );
+    for (const r of top) {
+      if (!r.whole) continue;
+      r.result = opts.resultOf(r.hit, this.reinforcement.overlay(recordToMemory(r.hit.record)));
+      if (r.result.score !== r.score) return this.topOfPartial(hits, partial, opts, true);
+    }
     const wanted = top.filter((r) => !r.result).map((r) => r.hit.record.id);
     const records =
       wanted.length === 0
@@ -625,6 +638,27 @@ export class MemoryStore {
       results.push(result);
     }
     return { results };
+  }
+
+  /**
+   * The score `resultOf` gives a whole hit, from its stored memory's fields as `recordToMemory` and the
+   * reinforcement overlay would give them, without making either; undefined when the payload is not
+   * the plain stored memory that makes this certain (the caller then makes the result).
+   */
+  private wholeScore(
+    hit: SearchHit,
+    scoreOf: (hit: SearchHit, importance: number, lastAccessed: number, type: MemoryType) => { score: number },
+  ): number | undefined {
+    const p = hit.record.payload as Partial<Memory>;
+    if (hit.record.attributes.kind !== KIND.memory || typeof p.content !== 'string') return undefined;
+    const { importance, type, lastAccessedAt } = p;
+    if (typeof importance !== 'number' || typeof type !== 'string' || typeof lastAccessedAt !== 'string')
+      return undefined;
+    const stored = Date.parse(lastAccessedAt);
+    if (!Number.isFinite(stored)) return undefined;
+    // The overlay writes a later buffered access as an ISO string, which `resultOf` parses back.
+    const last = this.reinforcement.lastAccess(hit.record.id, stored);
+    return scoreOf(hit, importance, last === stored ? stored : Date.parse(new Date(last).toISOString()), type).score;
   }
 
   /**

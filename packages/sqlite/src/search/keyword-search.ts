@@ -40,13 +40,17 @@ export function keywordSearch(ctx: StoreContext, text: string, filter: RecordFil
   });
 }
 
-/** The rows with these ids, by id. */
+/** The rows with these ids (each once in the list), by id. */
 function rowsById(ctx: StoreContext, ids: readonly string[]): Map<string, RecordRow> {
-  const rows = ctx.snapshot(
-    () =>
-      ctx
-        .stmt(`SELECT ${COLUMNS} FROM ${ctx.source(false)} r WHERE r.id IN (SELECT value FROM json_each(?))`)
-        .all(JSON.stringify(ids)) as RecordRow[],
-  );
+  const rows = ctx.snapshot(() => {
+    const source = ctx.source(false);
+    // From the table, each id probed straight from the list, as `get` reads (CROSS JOIN keeps
+    // json_each outside): `id IN (SELECT ...)` first builds and sorts a temporary index of the list.
+    const sql =
+      source === 'records'
+        ? `SELECT ${COLUMNS} FROM json_each(?) AS j CROSS JOIN records r ON r.id = j.value`
+        : `SELECT ${COLUMNS} FROM ${source} r WHERE r.id IN (SELECT value FROM json_each(?))`;
+    return ctx.stmt(sql).all(JSON.stringify(ids)) as RecordRow[];
+  });
   return new Map(rows.map((row) => [row.id, row]));
 }

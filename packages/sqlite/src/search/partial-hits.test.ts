@@ -121,4 +121,53 @@ describe('partial hits: recall reads whole records for the k it returns only', (
       expect(seen.denseOnly).toBeGreaterThan(20);
     }
   });
+
+  it('makes the memory of a whole hit only when it is among the k, ranked by its fields and a pending access', async () => {
+    // One store (one reinforcement buffer), partial hits on or off per recall; the keyword hits' (whole)
+    // payloads count how often they are spread into a memory.
+    const flag = { partial: true };
+    const made = { count: 0 };
+    const counted = (payload: object) =>
+      new Proxy(payload, {
+        ownKeys(target) {
+          made.count++;
+          return Reflect.ownKeys(target);
+        },
+      });
+    const capabilities = () => ({ ...backend.capabilities, partialHits: flag.partial });
+    const counting = new Proxy(backend, {
+      get(target, key) {
+        if (key === 'capabilities') return capabilities();
+        const value = Reflect.get(target, key, target);
+        if (key === 'search')
+          return async (request: SearchRequest) => {
+            const hits = await value.call(target, request);
+            if (request.mode !== 'keyword') return hits;
+            return hits.map((h: { record: { payload: object } }) => ({
+              ...h,
+              record: { ...h.record, payload: counted(h.record.payload) },
+            }));
+          };
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as MemoryBackend;
+    const m = memory(counting, '');
+    // Accesses buffered a little later than the stored ones: these memories rank by the pending ones.
+    clock.now += HOUR;
+    for (const q of queries.slice(0, 3)) await m.recall(q, { k: 10 });
+    let whole = 0;
+    for (const q of queries) {
+      for (const k of [1, 5, 10]) {
+        flag.partial = true;
+        made.count = 0;
+        const got = await m.recall(q, { k, reinforce: false, mode: 'hybrid' });
+        // At most the k returned were made (a whole hit outside the k is ranked from its fields).
+        expect(made.count).toBeLessThanOrEqual(k);
+        whole += made.count;
+        flag.partial = false;
+        expect(got).toEqual(await m.recall(q, { k, reinforce: false, mode: 'hybrid' }));
+      }
+    }
+    expect(whole).toBeGreaterThan(20);
+  });
 });

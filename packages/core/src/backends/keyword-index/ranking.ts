@@ -76,10 +76,21 @@ export function walkMaxScore(
     if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
     return (t.idf * f * (k1 + 1)) / (f + k1);
   };
+  // A floor under the k-th score before the heap fills: the k-th best part of the strongest term
+  // alone (among its first entries). A document of that term scores at least its part (0 + part,
+  // then positive parts added: float addition of positives never goes below an addend), so k
+  // documents score at least the floor and a document bounded below it cannot rank among the k or
+  // tie with the k-th. Without it the walk scored ~4,000 documents a search at 100k before the
+  // heap's own k-th rose (issue 30).
+  const floor =
+    count > 0
+      ? kthPart(terms[count - 1]!, heap.k, avgText, avgContext, ok, at, textLength, contextLength)
+      : Number.NEGATIVE_INFINITY;
   // Terms [0, essential) are non-essential: together they cannot lift a document above the k-th.
   let essential = 0;
-  // The heap's k-th score (-Infinity until it holds k), kept here: read once a document and term.
-  let threshold = heap.threshold;
+  // The heap's k-th score (-Infinity until it holds k) or the floor, kept here: read once a document and term.
+  let threshold = Math.max(heap.threshold, floor);
+  while (essential < count && below[essential + 1]! < threshold) essential++;
   for (;;) {
     let s = 0x7fffffff;
     for (let i = essential; i < count; i++) {
@@ -133,10 +144,91 @@ export function walkMaxScore(
         has[q] = 0;
       }
     if (heap.offer(s, score)) {
-      threshold = heap.threshold;
+      threshold = Math.max(heap.threshold, floor);
       while (essential < count && below[essential + 1]! < threshold) essential++;
     }
   }
+}
+
+/** Postings entries of the strongest term `walkMaxScore` takes its floor from. */
+const FLOOR_SAMPLE = 1024;
+
+/**
+ * The k-th largest of one term's parts among the admitted documents of its first FLOOR_SAMPLE entries
+ * (-Infinity when fewer than k): each computed as `walkMaxScore` computes it.
+ */
+function kthPart(
+  t: Cursor,
+  k: number,
+  avgText: number,
+  avgContext: number,
+  ok: Uint8Array,
+  at: Int32Array,
+  textLength: Uint32Array,
+  contextLength: Uint32Array,
+): number {
+  if (t.n < k || k <= 0) return Number.NEGATIVE_INFINITY;
+  const k1 = BM25_K1;
+  const b = BM25_B;
+  const bc = BM25_B_CONTEXT;
+  const w = CONTEXT_WEIGHT;
+  // Its first entries only: the k-th of a subset is no higher than the k-th of all, and past ~1,000
+  // entries the scan cost more than the higher floor saved (in-process rounds at 100k).
+  const sample = Math.min(t.n, FLOOR_SAMPLE);
+  const parts = scratchOf(sample);
+  let m = 0;
+  for (let i = 0; i < sample; i++) {
+    const s = t.slots[i]!;
+    if (ok[at[s]!] === 0) continue;
+    const packed = t.tfs[i]!;
+    const fc = packed >>> 16;
+    let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
+    if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
+    parts[m++] = (t.idf * f * (k1 + 1)) / (f + k1);
+  }
+  return m < k ? Number.NEGATIVE_INFINITY : selectAscending(parts, m, m - k);
+}
+
+let scratch = new Float64Array(0);
+/** A reused block of at least n float64s (its contents are the caller's to overwrite). */
+function scratchOf(n: number): Float64Array {
+  if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
+  return scratch;
+}
+
+/**
+ * The value at `index` of `values[0, n)` sorted ascending (what `sort()` would put there), found by
+ * quickselect: O(n) instead of a sort's O(n log n). Reorders `values[0, n)`. Finite values only (-0
+ * and 0 count as one: sort() would put -0 first).
+ */
+export function selectAscending(values: Float64Array, n: number, index: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  while (hi > lo) {
+    // Median of three as the pivot: sorted and reversed runs stay linear.
+    const mid = (lo + hi) >>> 1;
+    const a = values[lo]!;
+    const c = values[mid]!;
+    const pivot = Math.max(Math.min(a, c), Math.min(Math.max(a, c), values[hi]!));
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const v = values[i]!;
+        values[i] = values[j]!;
+        values[j] = v;
+        i++;
+        j--;
+      }
+    }
+    // [lo, j] <= pivot, [i, hi] >= pivot, and (j, i) all equal the pivot.
+    if (index <= j) hi = j;
+    else if (index >= i) lo = i;
+    else return values[index]!;
+  }
+  return values[index]!;
 }
 
 /**
@@ -192,10 +284,9 @@ export function kthScore(scores: Float64Array, matched: Int32Array, m: number, k
   // Only the slots scoring at least the k-th best score can be kept: the heap sees those (k and its
   // ties) instead of every match, each offer a few calls the interpreter pays for.
   if (m > k) {
-    const sorted = new Float64Array(m);
-    for (let i = 0; i < m; i++) sorted[i] = scores[matched[i]!]!;
-    sorted.sort();
-    return sorted[m - k]!;
+    const values = scratchOf(m);
+    for (let i = 0; i < m; i++) values[i] = scores[matched[i]!]!;
+    return selectAscending(values, m, m - k);
   }
   return Number.NEGATIVE_INFINITY;
 }

@@ -12,7 +12,7 @@ export class TopK {
   private tied: number[] = [];
 
   constructor(
-    private readonly k: number,
+    readonly k: number,
     /** Scores by slot, written here for the slots offered. */
     private readonly scores: Float64Array,
     /** Whether slot a's id sorts after slot b's (ties go by id). */
