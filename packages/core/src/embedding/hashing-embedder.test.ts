@@ -49,6 +49,10 @@ const texts = [
   '',
   '   ',
   'x'.repeat(300),
+  // One word, two words, a stop word between and around them: the bigrams' pairs and the last word.
+  'deploys',
+  'deploys failed',
+  'the deploys of the migration and',
 ];
 
 describe('HashingEmbedder', () => {

@@ -81,13 +81,20 @@ export class HashingEmbedder implements Embedder {
     // Features in first-seen order with their summed weights; the order is the order of the sums
     // below, so it is kept exactly (the vectors of stored memories must not change).
     const counts = new Map<string, number>();
-    const add = (feature: string, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);
-    // The same terms as tokenize(), keeping the unstemmed words for the character n-grams.
-    const kept = words(text).filter((w) => !STOPWORDS.has(w));
-    const terms = kept.map(stem);
-    for (let i = 0; i < terms.length; i++) {
-      add(`w:${terms[i]}`, 1);
-      if (this.bigramWeight > 0 && i + 1 < terms.length) add(`b:${terms[i]} ${terms[i + 1]}`, this.bigramWeight);
+    // The same terms as tokenize(), keeping the unstemmed words for the character n-grams. Loops over
+    // arrays of one kind, not `filter` and `map`: the arrays those gave had more than one hidden class
+    // (an empty text's, a builtin's, the compiled code's own), and V8 threw the compiled embedInto
+    // away at the first other one ("wrong map") and compiled it again.
+    const kept = keptWords(text);
+    const bigram = this.bigramWeight;
+    let term = kept.length > 0 ? stem(kept[0]!) : '';
+    for (let i = 0; i < kept.length; i++) {
+      addCount(counts, `w:${term}`, 1);
+      if (i + 1 < kept.length) {
+        const next = stem(kept[i + 1]!);
+        if (bigram > 0) addCount(counts, `b:${term} ${next}`, bigram);
+        term = next;
+      }
     }
     for (const [feature, weight] of counts) this.addFeature(v, fnv1a(feature), fnv1a(feature, SIGN_SEED), weight);
     if (this.charWeight > 0) this.addCharGrams(v, kept);
@@ -127,6 +134,23 @@ export class HashingEmbedder implements Embedder {
       this.addFeature(v, h, signHash, weight);
     }
   }
+}
+
+/** Adds `weight` to a feature's sum (features kept in first-seen order). */
+function addCount(counts: Map<string, number>, feature: string, weight: number): void {
+  counts.set(feature, (counts.get(feature) ?? 0) + weight);
+}
+
+/** The words of `text` without stop words, in an array that holds strings from the start. */
+function keptWords(text: string): string[] {
+  const all = words(text);
+  const kept = [''];
+  kept.length = 0;
+  for (let i = 0; i < all.length; i++) {
+    const w = all[i]!;
+    if (!STOPWORDS.has(w)) kept.push(w);
+  }
+  return kept;
 }
 
 /** The seed of the hash whose lowest bit is a feature's sign. */

@@ -104,6 +104,30 @@ describe('timeMentions cues', () => {
     expect(withMentions).toBeGreaterThan(texts.length / 4); // the texts reach the rules, not only the pre-checks
   });
 
+  it('reads a text to its end and no further: the same mentions on every text cut one to three characters short', () => {
+    // The cues look two characters past a word's first letter ("on" + a weekday's three, "onfri");
+    // texts that end there (a weekday, month or unit cut short, "onfr", "on") must read as their end.
+    let withMentions = 0;
+    let count = 0;
+    for (const a of WORDS)
+      for (const b of WORDS)
+        for (const glue of [' ', '']) {
+          const whole = `${a}${glue}${b}`;
+          for (let cut = 0; cut <= 3 && cut < whole.length; cut++) {
+            const text = whole.slice(0, whole.length - cut);
+            const cued = timeMentions(text, AT);
+            const every = timeMentionsEveryRule(text, AT);
+            if (JSON.stringify(cued) !== JSON.stringify(every)) expect(cued, text).toEqual(every);
+            if (cued.length > 0) withMentions++;
+            count++;
+          }
+        }
+    expect(withMentions).toBeGreaterThan(count / 8);
+    expect(read('lastfri')).toEqual(['lastfri -> [2023-05-05, 2023-05-06) day']);
+    expect(read('onfri')).toEqual(['onfri -> [2023-05-05, 2023-05-06) day']);
+    expect(read('next mon')).toEqual(['next mon -> [2023-05-15, 2023-05-16) day']);
+  });
+
   it('keeps the pre-check it replaced: "tomorrow" alone is no mention, next to another time word it is', () => {
     expect(read('see you tomorrow')).toEqual([]);
     expect(read('tomorrow morning')).toEqual(['tomorrow -> [2023-05-09, 2023-05-10) day']);

@@ -110,12 +110,17 @@ function isWordCode(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || (c >= 65 && c <= 90);
 }
 
+/**
+ * The code of `lower`'s character at `i`, or 0 past its end: where `charCodeAt`'s NaN went into `key3`
+ * (`NaN << 8` is 0) or an `===` with a letter (false), 0 gives the same. A read past the end made V8
+ * throw `timeCues`' compiled code away ("out of bounds") and compile it again, three times a fresh 20k ingest.
+ */
+function codeAt(lower: string, i: number): number {
+  return i < lower.length ? lower.charCodeAt(i) : 0;
+}
+
 function weekdayAt(lower: string, i: number): boolean {
-  return (
-    ((WORD_CUES.get(key3(lower.charCodeAt(i), lower.charCodeAt(i + 1), lower.charCodeAt(i + 2))) ?? 0) &
-      CUE_WEEKDAY) !==
-    0
-  );
+  return ((WORD_CUES.get(key3(codeAt(lower, i), codeAt(lower, i + 1), codeAt(lower, i + 2))) ?? 0) & CUE_WEEKDAY) !== 0;
 }
 
 /** The cues of a lower-case text, in one pass over its characters (run only on the few texts ANY_CUE passes). */
@@ -127,12 +132,12 @@ function timeCues(lower: string): number {
     if (c >= 48 && c <= 57) cues |= CUE_DIGIT;
     const word = isWordCode(c);
     if (word && !inWord && c >= 97 && c <= 122) {
-      const k = key3(c, lower.charCodeAt(i + 1), lower.charCodeAt(i + 2));
+      const k = key3(c, codeAt(lower, i + 1), codeAt(lower, i + 2));
       cues |= WORD_CUES.get(k) ?? 0;
       const before = WEEKDAY_BEFORE.get(k);
       if (before !== undefined && lower.startsWith(before, i) && weekdayAt(lower, i + before.length))
         cues |= CUE_WEEKDAY;
-      else if (c === 111 && lower.charCodeAt(i + 1) === 110 && weekdayAt(lower, i + 2)) cues |= CUE_WEEKDAY; // "on"
+      else if (c === 111 && codeAt(lower, i + 1) === 110 && weekdayAt(lower, i + 2)) cues |= CUE_WEEKDAY; // "on"
     }
     inWord = word;
   }
