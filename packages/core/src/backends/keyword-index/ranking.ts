@@ -58,10 +58,6 @@ export function walkMaxScore(
   contextLength: Uint32Array,
   heap: TopK,
 ): void {
-  const k1 = BM25_K1;
-  const b = BM25_B;
-  const bc = BM25_B_CONTEXT;
-  const w = CONTEXT_WEIGHT;
   terms.sort((x, y) => x.bound - y.bound);
   const count = terms.length;
   // below[i]: the sum of the bounds of terms 0..i-1 (the weaker ones).
@@ -69,13 +65,7 @@ export function walkMaxScore(
   for (let i = 0; i < count; i++) below[i + 1] = below[i]! + terms[i]!.bound;
   const parts = new Float64Array(queries);
   const has = new Uint8Array(queries);
-  const part = (t: Cursor, s: number) => {
-    const packed = t.tfs[t.at]!;
-    const fc = packed >>> 16;
-    let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
-    if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
-    return (t.idf * f * (k1 + 1)) / (f + k1);
-  };
+  const part = (t: Cursor, s: number) => partAt(t, t.at, s, avgText, avgContext, textLength, contextLength);
   // A floor under the k-th score before the heap fills: the k-th best part of the strongest term
   // alone (among its first entries). A document of that term scores at least its part (0 + part,
   // then positive parts added: float addition of positives never goes below an addend), so k
@@ -150,6 +140,26 @@ export function walkMaxScore(
   }
 }
 
+/**
+ * One term's BM25F part for slot `s` at its postings entry `i`: the one arithmetic of `walkMaxScore`'s
+ * scores and `kthPart`'s floor (the floor is only safe while both give the same floats).
+ */
+function partAt(
+  t: Cursor,
+  i: number,
+  s: number,
+  avgText: number,
+  avgContext: number,
+  textLength: Uint32Array,
+  contextLength: Uint32Array,
+): number {
+  const packed = t.tfs[i]!;
+  const fc = packed >>> 16;
+  let f = (packed & 0xffff) / (1 - BM25_B + (BM25_B * textLength[s]!) / avgText);
+  if (fc !== 0) f += (CONTEXT_WEIGHT * fc) / (1 - BM25_B_CONTEXT + (BM25_B_CONTEXT * contextLength[s]!) / avgContext);
+  return (t.idf * f * (BM25_K1 + 1)) / (f + BM25_K1);
+}
+
 /** Postings entries of the strongest term `walkMaxScore` takes its floor from. */
 const FLOOR_SAMPLE = 1024;
 
@@ -168,10 +178,6 @@ function kthPart(
   contextLength: Uint32Array,
 ): number {
   if (t.n < k || k <= 0) return Number.NEGATIVE_INFINITY;
-  const k1 = BM25_K1;
-  const b = BM25_B;
-  const bc = BM25_B_CONTEXT;
-  const w = CONTEXT_WEIGHT;
   // Its first entries only: the k-th of a subset is no higher than the k-th of all, and past ~1,000
   // entries the scan cost more than the higher floor saved (in-process rounds at 100k).
   const sample = Math.min(t.n, FLOOR_SAMPLE);
@@ -180,11 +186,7 @@ function kthPart(
   for (let i = 0; i < sample; i++) {
     const s = t.slots[i]!;
     if (ok[at[s]!] === 0) continue;
-    const packed = t.tfs[i]!;
-    const fc = packed >>> 16;
-    let f = (packed & 0xffff) / (1 - b + (b * textLength[s]!) / avgText);
-    if (fc !== 0) f += (w * fc) / (1 - bc + (bc * contextLength[s]!) / avgContext);
-    parts[m++] = (t.idf * f * (k1 + 1)) / (f + k1);
+    parts[m++] = partAt(t, i, s, avgText, avgContext, textLength, contextLength);
   }
   return m < k ? Number.NEGATIVE_INFINITY : selectAscending(parts, m, m - k);
 }
