@@ -3,6 +3,34 @@ import { describe, expect, it } from 'vitest';
 import { inflectionKey, stem, stemInflection } from './stem';
 import { tokenize } from './tokenize';
 
+const PORTER_SUFFIXES = (
+  'ational tional enci anci izer bli alli entli eli ousli ization ation ator alism iveness fulness ousness ' +
+  'aliti iviti biliti logi icate ative alize iciti ical ful ness al ance ence er ic able ible ant ement ment ' +
+  'ent ion ou ism ate iti ous ive ize s es ies sses ed ing eed y ly e ll'
+).split(' ');
+
+/**
+ * sha256 of `line(word)` over 40,000 seeded words: 1 to `maxLetters` letters of `letters`, then up to two
+ * Porter suffixes (the digests in these tests were taken with this generator; keep it as it is).
+ */
+function wordsDigest(seed: number, letters: string, maxLetters: number, line: (word: string) => string): string {
+  let state = seed;
+  const random = () => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return state / 0x80000000;
+  };
+  const hash = createHash('sha256');
+  for (let i = 0; i < 40000; i++) {
+    let w = '';
+    const n = 1 + Math.floor(random() * maxLetters);
+    for (let j = 0; j < n; j++) w += letters[Math.floor(random() * letters.length)];
+    const k = Math.floor(random() * 3);
+    for (let j = 0; j < k; j++) w += PORTER_SUFFIXES[Math.floor(random() * PORTER_SUFFIXES.length)];
+    hash.update(line(w));
+  }
+  return hash.digest('hex');
+}
+
 describe('stem (Porter)', () => {
   // Examples from Porter's 1980 paper, step by step.
   it.each([
@@ -119,51 +147,15 @@ describe('inflectionKey (skill activation terms)', () => {
   it('gives the stems it gave before its steps looked up suffixes by their last letter (40,000 words)', () => {
     // Words of random letters with up to two of Porter's suffixes; the digest was taken with every rule
     // of a step tried in order (before the lookup by last letter). Stems are in stored vectors and indexes.
-    const suffixes = (
-      'ational tional enci anci izer bli alli entli eli ousli ization ation ator alism iveness fulness ousness ' +
-      'aliti iviti biliti logi icate ative alize iciti ical ful ness al ance ence er ic able ible ant ement ment ' +
-      'ent ion ou ism ate iti ous ive ize s es ies sses ed ing eed y ly e ll'
-    ).split(' ');
-    let seed = 11;
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed / 0x80000000;
-    };
-    const hash = createHash('sha256');
-    for (let i = 0; i < 40000; i++) {
-      let w = '';
-      const n = 1 + Math.floor(random() * 7);
-      for (let j = 0; j < n; j++) w += 'aeiouybcdlmnrstvwxz'[Math.floor(random() * 19)];
-      const k = Math.floor(random() * 3);
-      for (let j = 0; j < k; j++) w += suffixes[Math.floor(random() * suffixes.length)];
-      hash.update(`${w} ${stem(w)}\n`);
-    }
-    expect(hash.digest('hex')).toBe('8802b3f2222bb0e0e05afcbca80858883ad8b421f8a68d5799d9fbab385c09f3');
+    const digest = wordsDigest(11, 'aeiouybcdlmnrstvwxz', 7, (w) => `${w} ${stem(w)}\n`);
+    expect(digest).toBe('8802b3f2222bb0e0e05afcbca80858883ad8b421f8a68d5799d9fbab385c09f3');
   });
 
   it('reads runs of y as the recursive vowel test did (40,000 words of y, vowels, consonants and suffixes)', () => {
     // Digest taken with the recursive isVowel (a y is a vowel after a consonant) before the steps read
     // character codes: "syyyzing", "ayyyness" and the like, where runs of y alternate.
-    const suffixes = (
-      'ational tional enci anci izer bli alli entli eli ousli ization ation ator alism iveness fulness ousness ' +
-      'aliti iviti biliti logi icate ative alize iciti ical ful ness al ance ence er ic able ible ant ement ment ' +
-      'ent ion ou ism ate iti ous ive ize s es ies sses ed ing eed y ly e ll'
-    ).split(' ');
-    let seed = 29;
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed / 0x80000000;
-    };
-    const hash = createHash('sha256');
-    for (let i = 0; i < 40000; i++) {
-      let w = '';
-      const n = 1 + Math.floor(random() * 8);
-      for (let j = 0; j < n; j++) w += 'yyyyaeobtlsz'[Math.floor(random() * 12)];
-      const k = Math.floor(random() * 3);
-      for (let j = 0; j < k; j++) w += suffixes[Math.floor(random() * suffixes.length)];
-      hash.update(`${w} ${stem(w)} ${stemInflection(w)}\n`);
-    }
-    expect(hash.digest('hex')).toBe('96f65c57f40f5185d0900f3859aed597b446708e7a10a31cba51a628068634c5');
+    const digest = wordsDigest(29, 'yyyyaeobtlsz', 8, (w) => `${w} ${stem(w)} ${stemInflection(w)}\n`);
+    expect(digest).toBe('96f65c57f40f5185d0900f3859aed597b446708e7a10a31cba51a628068634c5');
   });
 
   it('leaves stem and stemInflection as they were (their output is in stored vectors and indexes)', () => {
