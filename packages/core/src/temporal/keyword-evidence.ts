@@ -1,6 +1,6 @@
 import type { SearchHit } from '../contracts';
-import { countContentTerms } from '../recall-evidence/content-terms';
 import { endsInQuestion } from '../recall-evidence/conversation-turn';
+import { countTerms } from '../text';
 import { inTimeSpans } from './query-time-spans';
 import { statesDuration, type TimeAnswer } from './time-answer';
 import type { TimeSpan } from './time-span';
@@ -100,7 +100,7 @@ export function applyKeywordEvidence(hits: readonly SearchHit[], options: Keywor
     scores = scores.map((s, i) => {
       const text = hits[i]!.record.text;
       // Only the count of content terms matters: no word is stemmed (stemming cost ~0.4 ms a recall).
-      const length = Math.max(1, countContentTerms(text));
+      const length = Math.max(1, countTerms(text));
       return s * length ** LENGTH_PRIOR * (endsInQuestion(text) ? 1 - QUESTION_PENALTY : 1);
     });
   }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { keywordTerms } from './keyword-terms';
 import { countTerms, tokenize, words } from './tokenize';
@@ -29,5 +30,68 @@ describe('countTerms', () => {
     ])
       expect(countTerms(text)).toBe(tokenize(text).length);
     expect(countTerms('Caroline: I went to the LGBTQ support group yesterday')).toBe(6);
+  });
+});
+
+describe('countTerms on ASCII text (scanned by character code)', () => {
+  it('counts what tokenize gives: ASCII (cases, digits, apostrophes, stop words, punctuation) and other text', () => {
+    const pieces = [
+      'the',
+      'The',
+      'THE',
+      'don',
+      "don't",
+      "Don'T",
+      "it's",
+      "won't9",
+      "''",
+      "'s",
+      "abc'",
+      "x'y'z",
+      'yourselves',
+      'YourSelves',
+      'themselvesx',
+      'a',
+      'I',
+      '42',
+      '4u',
+      'zanzibar',
+      'Zanzibar',
+      'ok',
+      'okay',
+      ' ',
+      '  ',
+      ',',
+      '.',
+      '-',
+      '_',
+      '\n',
+      '?',
+      '!',
+      'café',
+      'naïve',
+      '’s',
+      'don’t',
+      'ﬁne',
+      'Ünïcode',
+      '😀',
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...pieces), { maxLength: 30 }),
+        fc.array(fc.boolean(), { maxLength: 30 }),
+        (parts, glue) => {
+          const text = parts.map((p, i) => (glue[i] ? p : `${p} `)).join('');
+          expect(countTerms(text)).toBe(tokenize(text).length);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary-ascii', maxLength: 60 }), (text) => {
+        expect(countTerms(text)).toBe(tokenize(text).length);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
