@@ -454,8 +454,9 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     // (in-process paired rounds: 64 MiB median 3.81 ms, 16 MiB 3.71). An exact scan of every vector
     // (denseSearch 'exact') reads the whole table and costs more with a smaller map: raise mmapBytes for that.
     if (!memory) db.pragma(`mmap_size = ${options.mmapBytes ?? MMAP_BYTES}`);
-    // Each write inside a transaction is a savepoint, and a savepoint copies every page it first changes
-    // to a sub-journal. Kept in memory (temp_store = MEMORY) that sub-journal made each insert at a
+    // A write inside a transaction is a savepoint (all but transaction()'s first since issue 30's
+    // ingest-sql: see SqliteBackend's write), and a savepoint copies every page it first changes to a
+    // sub-journal. Kept in memory (temp_store = MEMORY) that sub-journal made each insert at a
     // random place of an index cost ~1 ms once a batch had touched a few thousand pages (measured: 944
     // us per row against 147 us with FILE, where SQLite holds the first 64 KiB in memory and spills the
     // rest to a temporary file); rememberMany of 20k memories went from 1.6k to 2.3k per second.
