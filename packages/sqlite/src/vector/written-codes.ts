@@ -85,32 +85,17 @@ export function codeArgs(
   size: number,
   shared = false,
 ): unknown[] {
-  if (shared) return sharedCodeArgs(rowids, rows, codes, offset, size);
-  const args = codeArgArrays.of(size, 5);
-  for (let i = 0, at = 0; i < size; i++, at += 5) {
+  const stride = shared ? 3 : 5;
+  const args = codeArgArrays.of(size, stride);
+  for (let i = 0, at = 0; i < size; i++, at += stride) {
     const row = rows[offset + i]!;
     args[at] = rowids[offset + i];
-    args[at + 1] = row.tenant;
-    args[at + 2] = row.namespace;
-    args[at + 3] = codes[offset + i];
-    args[at + 4] = row.floats; // a typed array binds as its bytes (no Buffer view a row)
-  }
-  return args;
-}
-
-/** codeArgs of rows that share one scope: rowid, code, floats' bytes. */
-function sharedCodeArgs(
-  rowids: readonly number[],
-  rows: readonly WrittenVector[],
-  codes: readonly Uint8Array[],
-  offset: number,
-  size: number,
-): unknown[] {
-  const args = codeArgArrays.of(size, 3);
-  for (let i = 0, at = 0; i < size; i++, at += 3) {
-    args[at] = rowids[offset + i];
-    args[at + 1] = codes[offset + i];
-    args[at + 2] = rows[offset + i]!.floats;
+    if (!shared) {
+      args[at + 1] = row.tenant;
+      args[at + 2] = row.namespace;
+    }
+    args[at + stride - 2] = codes[offset + i];
+    args[at + stride - 1] = row.floats; // a typed array binds as its bytes (no Buffer view a row)
   }
   return args;
 }
