@@ -31,7 +31,15 @@ import { optimizeStore } from '../maintenance/optimize';
 import { compileFilter, SqlBuilder } from '../query';
 import * as reads from '../read';
 import type { ReadSource } from '../records';
-import { isAgentmemDatabase, isInMemoryPath, isSqliteError, openDatabase, VECTOR_SPACE_TABLE } from '../schema';
+import {
+  CACHE_KIB,
+  isAgentmemDatabase,
+  isInMemoryPath,
+  isSqliteError,
+  openDatabase,
+  VECTOR_SPACE_TABLE,
+  WRITE_CACHE_KIB,
+} from '../schema';
 import { approximateDenseSearch, hitColumns, keywordSearch, knnDenseSearch, partialAttributes } from '../search';
 import type { StoreContext } from '../store';
 import { SqliteDenseIndex } from '../vector';
@@ -359,24 +367,34 @@ export class SqliteBackend implements MemoryBackend {
       },
       fn,
       (ok) => {
-        if (ok) {
-          try {
-            this.exec('COMMIT');
-            this.codes?.committed();
-            this.keywords.committed();
-            return;
-          } catch (error) {
-            if (this.db.inTransaction) this.db.exec('ROLLBACK');
-            this.codes?.rolledBack();
-            this.keywords.rolledBack();
-            throw error;
-          }
+        try {
+          this.endOutermost(ok);
+        } finally {
+          // Its pages are clean now: the cache shrinks back, and SQLite frees those past CACHE_KIB.
+          if (this.db.open) this.stmt(`PRAGMA cache_size = -${CACHE_KIB}`).run();
         }
+      },
+    );
+  }
+
+  /** Commits (`ok`) or rolls back the outermost transaction, and tells the in-process indexes. */
+  private endOutermost(ok: boolean): void {
+    if (ok) {
+      try {
+        this.exec('COMMIT');
+        this.codes?.committed();
+        this.keywords.committed();
+        return;
+      } catch (error) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
         this.codes?.rolledBack();
         this.keywords.rolledBack();
-      },
-    );
+        throw error;
+      }
+    }
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.codes?.rolledBack();
+    this.keywords.rolledBack();
   }
 
   /**
@@ -468,6 +486,8 @@ export class SqliteBackend implements MemoryBackend {
     try {
       this.exec(`SAVEPOINT ${OUTERMOST}`);
       this.stmt('DELETE FROM meta WHERE 0').run();
+      // A bulk write's batch in one transaction: a page cache that holds it (WRITE_CACHE_KIB), until its end.
+      this.stmt(`PRAGMA cache_size = -${WRITE_CACHE_KIB}`).run();
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       throw this.mapError(error);

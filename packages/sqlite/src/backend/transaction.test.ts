@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { AgentMemoryError, type BackendRecord } from '@agentmem/core';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { CACHE_KIB, WRITE_CACHE_KIB } from '../schema';
+import { emptyWal, walBytesAfterWriting } from '../test-fixtures/page-cache';
 import { SqliteBackend } from './sqlite-backend';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-tx-'));
@@ -169,5 +171,39 @@ describe('SqliteBackend.transaction', () => {
     expect(await ids(b)).toEqual([]);
     await slow.upsert([rec('later')]);
     expect(await ids(b)).toEqual(['later']);
+  });
+});
+
+describe('page cache of a transaction', () => {
+  it('holds WRITE_CACHE_KIB while transaction() is open (a bulk batch is not spilled into the WAL), CACHE_KIB after it', async () => {
+    const path = join(dir, 'cache.db');
+    await (await backendOn(path)).close();
+    open.length = 0;
+    // A connection that did not create the file (its cache was always CACHE_KIB).
+    const b = await backendOn(path);
+    const cache = () => b.database.pragma('cache_size', { simple: true });
+    expect(cache()).toBe(-CACHE_KIB);
+    let inside = -1;
+    emptyWal(b.database);
+    await b.transaction(async () => {
+      expect(cache()).toBe(-WRITE_CACHE_KIB);
+      await b.upsert([rec('a')]);
+      inside = walBytesAfterWriting(b.database, 2600); // 21 MB of pages: spilled at 16 MiB, held at 32
+    });
+    expect(inside).toBe(0);
+    expect(cache()).toBe(-CACHE_KIB);
+    // Back to CACHE_KIB after a failed transaction too.
+    await expect(
+      b.transaction(async () => {
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    expect(cache()).toBe(-CACHE_KIB);
+    // Outside transaction(): the same pages are spilled.
+    emptyWal(b.database);
+    b.database.exec('BEGIN IMMEDIATE');
+    expect(walBytesAfterWriting(b.database, 2600)).toBeGreaterThan(2 * 2 ** 20);
+    b.database.exec('ROLLBACK');
+    expect(await ids(b)).toEqual(['a']);
   });
 });

@@ -13,6 +13,7 @@ export {
 } from './migrations';
 export {
   beginImmediateNow,
+  CACHE_KIB,
   ensureParentDirectory,
   isAgentmemDatabase,
   isInMemoryPath,
@@ -22,5 +23,6 @@ export {
   openDatabase,
   readSchemaInfo,
   type SchemaInfo,
+  WRITE_CACHE_KIB,
 } from './open-database';
 export { checkVectorExtension, useVectorExtension } from './vector-extension';

@@ -9,8 +9,16 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteBackend } from '../backend';
 import { createSqliteMemory } from '../memory';
+import { emptyWal, walBytesAfterWriting } from '../test-fixtures/page-cache';
 import { APPLICATION_ID, SCHEMA_VERSION } from './migrations';
-import { CACHE_KIB, isAgentmemDatabase, nearestPackage, readSchemaInfo } from './open-database';
+import {
+  CACHE_KIB,
+  isAgentmemDatabase,
+  nearestPackage,
+  openDatabase,
+  readSchemaInfo,
+  WRITE_CACHE_KIB,
+} from './open-database';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentmem-sqlite-errors-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -315,6 +323,24 @@ describe('page cache', () => {
     expect(cache(reader)).toBe(-16_384);
     await reader.close();
     await writer.close();
+  });
+});
+
+describe('page cache', () => {
+  it('a new file: its connection caches CACHE_KIB of its 8 KiB pages, not twice that (pages counted at 4 KiB)', () => {
+    const db = openDatabase(join(dir, 'cache-new.db'));
+    try {
+      expect(db.pragma('page_size', { simple: true })).toBe(8192);
+      // 2,600 pages (21 MB): more than 16 MiB holds, less than 32 MiB. Set before page_size, the cache
+      // held 4,096 pages and spilled none of them.
+      emptyWal(db);
+      db.exec('BEGIN IMMEDIATE');
+      expect(walBytesAfterWriting(db, 2600)).toBeGreaterThan(2 * 2 ** 20);
+      db.exec('ROLLBACK');
+      expect(WRITE_CACHE_KIB).toBe(2 * CACHE_KIB);
+    } finally {
+      db.close();
+    }
   });
 });
 

@@ -408,6 +408,16 @@ export function isSqliteError(error: unknown, ...codes: string[]): error is Erro
  */
 export const CACHE_KIB = 16_384;
 
+/**
+ * Page cache, KiB, while a `transaction()` is open (SqliteBackend raises it at the transaction's start and
+ * gives CACHE_KIB back at its end): a bulk write's batch of 5,000 memories dirties ~20 MB of pages, and
+ * at 16 MiB its B-tree pages were written to the WAL mid-transaction, changed again and re-read from it.
+ * A 100k ingest into a reopened store wrote 90.7k WAL frames and read 115k back at 16 MiB, 68.6k and
+ * 72k at 32 (strace; a new file's connection had ~32 MB by the order below before issue 30's
+ * ingest-commit: docs/benchmarks.md).
+ */
+export const WRITE_CACHE_KIB = 32_768;
+
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): Database.Database {
   const readonly = options.readonly ?? false;
   const memory = isInMemoryPath(path);
@@ -463,10 +473,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     db.pragma('temp_store = FILE');
     // A page cache that holds a write batch: at the 2 MB default, the vector blobs of a batch pushed
     // the records' B-tree pages out mid-transaction and every insert re-read them (5x the CPU per row).
-    // SQLite turns KiB into pages with the page size of the moment and keeps that count when a new
-    // file's page_size is set below: the connection that creates a file counts 4 KiB pages and caches
-    // ~2x CACHE_KIB until cache_size is set again (the dense index's first pool read does). Setting it
-    // again after page_size cost the 100k bulk build 2-9% of its CPU rate: not done (issue 30, rss-5).
+    // Bulk writes run in transaction(), which raises it to WRITE_CACHE_KIB while it is open.
     db.pragma(`cache_size = -${CACHE_KIB}`);
     if (readonly) {
       if (info.version < SCHEMA_VERSION) {
@@ -484,7 +491,13 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
     // hand-built sqlite-vec store, with the same ingest, recall and RSS (measured again: docs/benchmarks.md,
     // disk-1). An older file keeps its pages: a plain VACUUM (optimize --vacuum too) keeps them in WAL
     // mode; docs/sqlite.md, "Page size", gives the steps that convert one.
-    if (!memory && info.tables.length === 0 && info.version === 0) db.pragma(`page_size = ${PAGE_BYTES}`);
+    if (!memory && info.tables.length === 0 && info.version === 0) {
+      db.pragma(`page_size = ${PAGE_BYTES}`);
+      // SQLite turns KiB into pages with the page size of the moment and keeps that count when
+      // page_size changes: set again, or the connection that creates a file caches 2x CACHE_KIB
+      // (4 KiB pages counted; issue 30, rss-5), which its bulk writes had instead of WRITE_CACHE_KIB.
+      db.pragma(`cache_size = -${CACHE_KIB}`);
+    }
     if (!memory) db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     // A file at this build's schema needs no step (versions only grow, and a newer one was refused above):
