@@ -29,7 +29,14 @@ import type { ConversationTurn, RememberConversationOptions } from '../conversat
 import { activeFirstOnTies } from './active-first';
 import { ByContent } from './by-content';
 import { conversationInputs } from './conversation-inputs';
-import { batchKeys, createdRecords, hashesByNamespace, plannedMemories, setEntities } from './remember-batch';
+import {
+  batchKeys,
+  createdRecords,
+  filledArray,
+  hashesByNamespace,
+  plannedMemories,
+  setEntities,
+} from './remember-batch';
 import { applyKeywordEvidence, timeAnswerIn, timeSpansInQuery } from '../temporal';
 import {
   applyEntityEvidence,
@@ -362,7 +369,7 @@ export class MemoryStore {
     if (!Array.isArray(inputs)) throw invalidInput('rememberMany() takes an array of { content, type }.');
     const valid = inputs.map((input) => validateInput(input, this.writeLimits)); // all validated before anything is written
     const at = new Date(this.clock()).toISOString();
-    const results: Memory[] = new Array(valid.length);
+    const results = filledArray<Memory>(valid.length);
     // The loops over the batch are functions of their own (./remember-batch: why).
     const scope = { tenant: this.tenant, agentId: this.agentId, branchName: this.branchName };
     const keys = batchKeys(valid, scope);

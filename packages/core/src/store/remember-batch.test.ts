@@ -1,7 +1,13 @@
+import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import type { Memory } from '../contracts';
+import { namespaceFor } from '../scope';
+import { contentHash } from '../text';
+import { stableId } from '../util';
 import { HISTORY_PENDING, memoryToRecord } from './codec';
-import { createdRecord } from './remember-batch';
+import { DEFAULT_WRITE_LIMITS } from './limits';
+import { batchKeys, createdRecord, filledArray, hashesByNamespace } from './remember-batch';
+import { validateInput } from './validate';
 
 const at = '2026-12-07T20:00:00.000Z';
 const base: Memory = {
@@ -52,5 +58,65 @@ describe('createdRecord', () => {
       expect(record.vector).toBe(vector);
       expect(record.payload).toBe(memory);
     }
+  });
+});
+
+/**
+ * V8's elements kind of an array, read with its test intrinsic (enabled for the functions compiled
+ * after this; the flag only allows the `%` syntax): whether it holds objects (any value) rather than
+ * small integers or doubles, the kind a loop's compiled code saw.
+ */
+function holdsObjects(array: unknown[]): boolean {
+  setFlagsFromString('--allow-natives-syntax');
+  return new Function('a', 'return %HasObjectElements(a)')(array) as boolean;
+}
+
+describe('filledArray', () => {
+  it('holds objects before its first write, with count entries (none for 0)', () => {
+    // A `new Array(n)` holds small integers until its first write: the loop that wrote it then met
+    // another kind of array each batch than its compiled code had, and V8 compiled it again.
+    expect(holdsObjects(new Array(3))).toBe(false);
+    for (const count of [1, 2, 5000]) {
+      const array = filledArray<string>(count);
+      expect(array).toHaveLength(count);
+      expect(holdsObjects(array)).toBe(true);
+    }
+    expect(filledArray<string>(0)).toStrictEqual([]);
+  });
+
+  it("gives batchKeys arrays of objects, each input's namespace, hash and id in place", () => {
+    const valid = ['Luna sleeps all day', 'luna  sleeps ALL day', 'The office moved'].map((content, i) =>
+      validateInput({ content, type: i === 2 ? 'project' : 'user' }, DEFAULT_WRITE_LIMITS),
+    );
+    const scope = { tenant: 't1', agentId: undefined, branchName: 'main' };
+    const keys = batchKeys(valid, scope);
+    for (const array of [keys.namespaces, keys.hashes, keys.ids]) expect(holdsObjects(array)).toBe(true);
+    expect(keys.namespaces).toStrictEqual(['user', 'user', namespaceFor('project', 'main')]);
+    expect(keys.hashes).toStrictEqual(valid.map((v) => contentHash(v.content)));
+    expect(keys.hashes[0]).toBe(keys.hashes[1]);
+    expect(keys.ids).toStrictEqual(keys.hashes.map((h, i) => stableId('mem', 't1', keys.namespaces[i]!, h)));
+  });
+});
+
+describe('hashesByNamespace', () => {
+  const namespaces = ['user', 'project', 'user', 'user', 'project'];
+  const hashes = ['h1', 'h2', 'h3', 'h1', 'h4'];
+  const entries = (map: Map<string, Set<string>>) => [...map].map(([n, set]) => [n, [...set]]);
+
+  it('gives each namespace its hashes once, namespaces and hashes in the order inputs first hold them', () => {
+    expect(entries(hashesByNamespace(namespaces, hashes, undefined))).toStrictEqual([
+      ['user', ['h1', 'h3']],
+      ['project', ['h2', 'h4']],
+    ]);
+  });
+
+  it('among some inputs: only their namespaces, the first of them first (none: an empty map)', () => {
+    expect(entries(hashesByNamespace(namespaces, hashes, [4, 2, 1]))).toStrictEqual([
+      ['project', ['h4', 'h2']],
+      ['user', ['h3']],
+    ]);
+    expect(entries(hashesByNamespace(namespaces, hashes, [3]))).toStrictEqual([['user', ['h1']]]);
+    expect(entries(hashesByNamespace(namespaces, hashes, []))).toStrictEqual([]);
+    expect(entries(hashesByNamespace([], [], undefined))).toStrictEqual([]);
   });
 });

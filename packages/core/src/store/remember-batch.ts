@@ -33,6 +33,20 @@ function objectArray<T>(): T[] {
   return array;
 }
 
+/**
+ * An array of `count` entries, every one of which the batch's loop then writes, that holds objects in
+ * V8's terms from the start. A `new Array(count)` holds small integers (holes) until its first write,
+ * and a loop's first write is made before the function has type feedback (see above): the code V8
+ * compiled for the first batch's array, then of objects, met the next batch's new one ("wrong map" in
+ * keysInto at `namespaces[i] = …`) and was thrown away and compiled again. Its first entry is
+ * `undefined` until the loop writes it.
+ */
+export function filledArray<T>(count: number): T[] {
+  const array = new Array<T>(count);
+  if (count > 0) array[0] = undefined as T;
+  return array;
+}
+
 /** Who writes: the store's tenant, agent and branch. */
 export interface WriterScope {
   tenant: string;
@@ -51,9 +65,9 @@ export function batchKeys(
 ): { namespaces: string[]; hashes: string[]; ids: string[] } {
   const count = valid.length;
   const keys = {
-    namespaces: new Array<string>(count),
-    hashes: new Array<string>(count),
-    ids: new Array<string>(count),
+    namespaces: filledArray<string>(count),
+    hashes: filledArray<string>(count),
+    ids: filledArray<string>(count),
   };
   keysInto(valid, scope, keys.namespaces, keys.hashes, keys.ids);
   return keys;
@@ -245,6 +259,12 @@ export function hashesByNamespace(
   among: readonly number[] | undefined,
 ): Map<string, Set<string>> {
   const byNamespace = new Map<string, Set<string>>();
+  // The first namespace's set is made here, not by the loop: its first input (the branch that makes a
+  // set) runs before the loop's function has type feedback, and the code compiled for the first batch
+  // then bailed out at the next batch's first input ("insufficient type feedback") and was compiled
+  // again. Its hashes are added by the loop, in the same order.
+  const first = among ? among[0] : 0;
+  if (first !== undefined && first < namespaces.length) byNamespace.set(namespaces[first]!, new Set());
   if (among) hashesAmong(namespaces, hashes, among, byNamespace);
   else allHashes(namespaces, hashes, byNamespace);
   return byNamespace;

@@ -380,19 +380,35 @@ export function timeMentionsEveryRule(text: string, at: number): TimeMention[] {
   return resolveRules(lower, at, -1);
 }
 
+/** Whether [index, end) overlaps a span already read. */
+function overlapsTaken(taken: readonly [number, number][], index: number, end: number): boolean {
+  for (let t = 0; t < taken.length; t++) {
+    const span = taken[t]!;
+    if (index < span[1] && end > span[0]) return true;
+  }
+  return false;
+}
+
 /** The rules whose cues `cues` holds, run over a lower-case text. */
 function resolveRules(lower: string, at: number, cues: number): TimeMention[] {
   const today = startOfDay(at);
   const date = new Date(today);
   const found: TimeMention[] = [];
   const taken: [number, number][] = [];
-  for (const [pattern, resolve, needs] of RULES) {
+  // Indexed loops, not `for (const [pattern, resolve, needs] of RULES)` and `taken.some(([s, e]) => …)`:
+  // array destructuring is the iterator protocol in bytecode, and V8 compiles all of it (a fresh
+  // process's bulk write compiles this function on another thread while it runs; issue 30).
+  for (let r = 0; r < RULES.length; r++) {
+    const rule = RULES[r]!;
+    const needs = rule[2];
     if ((cues & needs) !== needs) continue;
+    const pattern = rule[0];
+    const resolve = rule[1];
     pattern.lastIndex = 0;
     for (let m = pattern.exec(lower); m !== null; m = pattern.exec(lower)) {
       const index = m.index;
       const end = index + m[0].length;
-      if (taken.some(([s, e]) => index < e && end > s)) continue; // part of a longer expression already read
+      if (overlapsTaken(taken, index, end)) continue; // part of a longer expression already read
       const context: Context = {
         today,
         year: date.getUTCFullYear(),
