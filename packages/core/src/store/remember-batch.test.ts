@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import type { Memory } from '../contracts';
 import { namespaceFor } from '../scope';
@@ -61,36 +60,22 @@ describe('createdRecord', () => {
   });
 });
 
-/**
- * V8's elements kind of an array, read with its test intrinsic (enabled for the functions compiled
- * after this; the flag only allows the `%` syntax): whether it holds objects (any value) rather than
- * small integers or doubles, the kind a loop's compiled code saw.
- */
-function holdsObjects(array: unknown[]): boolean {
-  setFlagsFromString('--allow-natives-syntax');
-  return new Function('a', 'return %HasObjectElements(a)')(array) as boolean;
-}
-
 describe('filledArray', () => {
-  it('holds objects before its first write, with count entries (none for 0)', () => {
-    // A `new Array(n)` holds small integers until its first write: the loop that wrote it then met
-    // another kind of array each batch than its compiled code had, and V8 compiled it again.
-    expect(holdsObjects(new Array(3))).toBe(false);
+  it('has count entries, none of them a value yet (none for 0)', () => {
     for (const count of [1, 2, 5000]) {
       const array = filledArray<string>(count);
       expect(array).toHaveLength(count);
-      expect(holdsObjects(array)).toBe(true);
+      expect(array.every((entry) => entry === undefined)).toBe(true);
     }
     expect(filledArray<string>(0)).toStrictEqual([]);
   });
 
-  it("gives batchKeys arrays of objects, each input's namespace, hash and id in place", () => {
+  it("gives batchKeys each input's namespace, hash and id in place", () => {
     const valid = ['Luna sleeps all day', 'luna  sleeps ALL day', 'The office moved'].map((content, i) =>
       validateInput({ content, type: i === 2 ? 'project' : 'user' }, DEFAULT_WRITE_LIMITS),
     );
     const scope = { tenant: 't1', agentId: undefined, branchName: 'main' };
     const keys = batchKeys(valid, scope);
-    for (const array of [keys.namespaces, keys.hashes, keys.ids]) expect(holdsObjects(array)).toBe(true);
     expect(keys.namespaces).toStrictEqual(['user', 'user', namespaceFor('project', 'main')]);
     expect(keys.hashes).toStrictEqual(valid.map((v) => contentHash(v.content)));
     expect(keys.hashes[0]).toBe(keys.hashes[1]);
