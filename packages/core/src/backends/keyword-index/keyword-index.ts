@@ -28,7 +28,7 @@ import {
   widened,
 } from './packed';
 import { appended, countDf, EMPTY_POSTING, emptyPosting, grown } from './postings';
-import { type Cursor, cursors, scoreTermAtATime, walkMaxScore } from './ranking';
+import { type Cursor, cursors, walkMaxScore } from './ranking';
 import { ScoreBlock } from './score-block';
 import { gallop, TopK } from './top-k';
 import { AsciiWords } from './ascii-words';
@@ -248,14 +248,8 @@ export class KeywordIndex {
   private pendingByBucket = new Map<number, string[]>();
   // Per-search scratch, reused.
   private admitted = new Uint8Array(0);
-  /** The scores by slot, and a term-at-a-time search's matched slots and the kernels after its scoring. */
+  /** The scores by slot, and a term-at-a-time search's marks, matched slots and kernels (WebAssembly). */
   private readonly block: ScoreBlock;
-  /**
-   * Which slots a term-at-a-time search scored: `generation` (1-255) marks this search's, so no pass
-   * clears them but one in 255 searches. A byte a slot: a first search touches few fresh pages.
-   */
-  private seen = new Uint8Array(0);
-  private generation = 0;
   private identitySlots = new Int32Array(0);
   private readonly termAtATimeMax: number;
 
@@ -627,31 +621,11 @@ export class KeywordIndex {
     const block = this.block;
     block.reserve(this.used, total);
     const scores = block.scores;
-    if (this.seen.length < this.used) {
-      this.seen = new Uint8Array(Math.max(this.used, this.seen.length * 2));
-      this.generation = 0;
-    } else if (this.generation === 0xff) {
-      this.seen.fill(0);
-      this.generation = 0;
-    }
-    const seen = this.seen;
-    const generation = ++this.generation;
-    const m = scoreTermAtATime(
-      terms,
-      avgText,
-      avgContext,
-      ok,
-      at,
-      this.textLength,
-      this.contextLength,
-      scores,
-      seen,
-      generation,
-      block.matched,
-    );
+    const m = block.score(terms, avgText, avgContext, ok, at, this.textLength, this.contextLength);
     // Only the slots scoring at least the k-th best score can be kept: the heap sees those (k and its
-    // ties) instead of every match, each offer a few calls the interpreter pays for. Both loops run in
-    // WebAssembly (score-block.ts): in JS a cold first search read each score as a new heap number.
+    // ties) instead of every match, each offer a few calls the interpreter pays for. The scoring and
+    // both loops run in WebAssembly (score-block.ts): in JS a cold first search made each float64 a
+    // step computes or reads a new heap number.
     const passing = block.atLeast(m, block.kth(m, k));
     let after = (x: number, y: number) => this.after(x, y);
     if (this.reader && !this.idRank) {
