@@ -28,7 +28,8 @@ import {
   widened,
 } from './packed';
 import { appended, countDf, EMPTY_POSTING, emptyPosting, grown } from './postings';
-import { type Cursor, cursors, kthScore, scoreTermAtATime, walkMaxScore } from './ranking';
+import { type Cursor, cursors, walkMaxScore } from './ranking';
+import { ScoreBlock } from './score-block';
 import { gallop, TopK } from './top-k';
 import { AsciiWords } from './ascii-words';
 
@@ -247,13 +248,8 @@ export class KeywordIndex {
   private pendingByBucket = new Map<number, string[]>();
   // Per-search scratch, reused.
   private admitted = new Uint8Array(0);
-  private scores = new Float64Array(0);
-  /**
-   * Which slots a term-at-a-time search scored: `generation` (1-255) marks this search's, so no pass
-   * clears them but one in 255 searches. A byte a slot: a first search touches few fresh pages.
-   */
-  private seen = new Uint8Array(0);
-  private generation = 0;
+  /** The scores by slot, and a term-at-a-time search's marks, matched slots and kernels (WebAssembly). */
+  private readonly block: ScoreBlock;
   private identitySlots = new Int32Array(0);
   private readonly termAtATimeMax: number;
 
@@ -263,9 +259,12 @@ export class KeywordIndex {
       columns?: readonly string[];
       /** Postings entries up to which a search goes term at a time (default 16,384; 0: always MaxScore). Same results either way. */
       termAtATime?: number;
+      /** Whether the loops after a term-at-a-time scoring may run in WebAssembly (default true; false: JS, for tests). */
+      wasm?: boolean;
     } = {},
   ) {
     this.termAtATimeMax = options.termAtATime ?? TERM_AT_A_TIME;
+    this.block = new ScoreBlock(options.wasm ?? true);
     this.columns = (options.columns ?? KEYWORD_INDEX_COLUMNS).map((key) => ({
       key,
       labels: new Int32Array(INITIAL_SLOTS),
@@ -597,9 +596,10 @@ export class KeywordIndex {
     let total = 0;
     for (const t of terms) total += t.n;
     if (total <= this.termAtATimeMax) return this.termAtATime(terms, avgText, avgContext, ok, at, k);
+    this.block.reserve(this.used, 0);
     const heap = new TopK(
       k,
-      this.scores.length < this.used ? this.growScores() : this.scores,
+      this.block.scores,
       (a, b) => this.after(a, b),
       (slots) => this.readTiedIds(slots),
     );
@@ -622,29 +622,17 @@ export class KeywordIndex {
     at: Int32Array,
     k: number,
   ): KeywordMatch[] {
-    const scores = this.scores.length < this.used ? this.growScores() : this.scores;
-    if (this.seen.length < this.used) {
-      this.seen = new Uint8Array(Math.max(this.used, this.seen.length * 2));
-      this.generation = 0;
-    } else if (this.generation === 0xff) {
-      this.seen.fill(0);
-      this.generation = 0;
-    }
-    const seen = this.seen;
-    const generation = ++this.generation;
-    const { matched, m } = scoreTermAtATime(
-      terms,
-      avgText,
-      avgContext,
-      ok,
-      at,
-      this.textLength,
-      this.contextLength,
-      scores,
-      seen,
-      generation,
-    );
-    const least = kthScore(scores, matched, m, k);
+    let total = 0;
+    for (const t of terms) total += t.n;
+    const block = this.block;
+    block.reserve(this.used, total);
+    const scores = block.scores;
+    const m = block.score(terms, avgText, avgContext, ok, at, this.textLength, this.contextLength);
+    // Only the slots scoring at least the k-th best score can be kept: the heap sees those (k and its
+    // ties) instead of every match, each offer a few calls the interpreter pays for. The scoring and
+    // both loops run in WebAssembly (score-block.ts): in JS a cold first search made each float64 a
+    // step computes or reads a new heap number.
+    const passing = block.atLeast(m, block.kth(m, k));
     let after = (x: number, y: number) => this.after(x, y);
     if (this.reader && !this.idRank) {
       // Ties go by id. A restored index that has not read its id order (a part of 2-4 bytes a document:
@@ -652,19 +640,15 @@ export class KeywordIndex {
       // the documents: their id parts are mostly those the k best need anyway. The same order (the id
       // order is the ids' own).
       const most = Math.min(2 * k, Math.floor(this.savedUsed / (8 * ID_BLOCK)));
-      const candidates: number[] = [];
-      for (let i = 0; i < m && candidates.length <= most; i++)
-        if (scores[matched[i]!]! >= least) candidates.push(matched[i]!);
-      if (candidates.length <= most) {
-        this.readIdsOf(candidates);
+      if (passing.length <= most) {
+        this.readIdsOf(Array.from(passing));
         after = (x, y) => this.idAt(x) > this.idAt(y);
       }
     }
     const heap = new TopK(k, scores, after);
-    for (let i = 0; i < m; i++) {
-      const s = matched[i]!;
-      const score = scores[s]!;
-      if (score >= least) heap.offer(s, score);
+    for (let i = 0; i < passing.length; i++) {
+      const s = passing[i]!;
+      heap.offer(s, scores[s]!);
     }
     return this.matches(heap.sorted());
   }
@@ -672,7 +656,8 @@ export class KeywordIndex {
   /** The matches of these slots, best first: their id parts not read yet in one read. */
   private matches(slots: readonly number[]): KeywordMatch[] {
     this.readIdsOf(slots);
-    return slots.map((slot) => ({ id: this.idAt(slot), score: this.scores[slot]! }));
+    const scores = this.block.scores;
+    return slots.map((slot) => ({ id: this.idAt(slot), score: scores[slot]! }));
   }
 
   /**
@@ -704,11 +689,6 @@ export class KeywordIndex {
       const bytes = this.guard(`parts ${parts.join(', ')}`, () => read(parts));
       for (let i = 0; i < missing.length; i++) this.loadIds(missing[i]!, bytes[i]);
     }
-  }
-
-  private growScores(): Float64Array {
-    this.scores = new Float64Array(Math.max(this.used, this.scores.length * 2));
-    return this.scores;
   }
 
   /** 0, 1, 2, … for every slot (admission by slot reads ok[identity[s]]). */
@@ -1148,6 +1128,7 @@ export class KeywordIndex {
     options: {
       columns?: readonly string[];
       termAtATime?: number;
+      wasm?: boolean;
       /** Several parts at once, in the order asked (a search's id parts in one read instead of one each); else `read` each. */
       readMany?: (parts: readonly number[]) => Uint8Array[];
     } = {},

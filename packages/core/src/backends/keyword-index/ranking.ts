@@ -235,7 +235,8 @@ export function selectAscending(values: Float64Array, n: number, index: number):
 
 /**
  * Each admitted slot's score into `scores`, one term at a time in query order: the slots scored, each
- * once in the order of its first entry (`m` of them in `matched`); `seen[s] === generation` marks them.
+ * once in the order of its first entry, into `matched` (room for the terms' entries); returns how many.
+ * `seen[s] === generation` marks them.
  */
 export function scoreTermAtATime(
   terms: readonly Cursor[],
@@ -248,16 +249,14 @@ export function scoreTermAtATime(
   scores: Float64Array,
   seen: Uint8Array,
   generation: number,
-): { matched: Int32Array; m: number } {
+  matched: Int32Array,
+): number {
   const k1 = BM25_K1;
   const b = BM25_B;
   const bc = BM25_B_CONTEXT;
   const w = CONTEXT_WEIGHT;
-  let total = 0;
-  for (const t of terms) total += t.n;
   // The admitted slots, each once, in the order of their first entry. One pass over the entries: a
   // cold process runs it in V8's interpreter, where each extra pass costs about as much again.
-  const matched = new Int32Array(total);
   let m = 0;
   for (const t of terms) {
     const { slots, tfs, idf } = t;
@@ -278,7 +277,7 @@ export function scoreTermAtATime(
       }
     }
   }
-  return { matched, m };
+  return m;
 }
 
 /** The k-th best of the matched slots' scores (-Infinity when k or fewer matched). */
