@@ -125,6 +125,19 @@ describe('BinaryIndex saved in parts', () => {
     expect(same(restored.toParts().parts, index.toParts().parts)).toBe(true);
   });
 
+  it('ranks the same when a source mixes floats and encoded codes (runs of floats quantized a kernel call a run)', () => {
+    const { index, current } = build();
+    const s = saved(index, current);
+    // Floats in runs of every length around the batch of 64, broken by encoded codes.
+    const mixed: SavedCodes<number> = {
+      part: s.source.part,
+      codes: (keys) =>
+        keys.map((k, i) => (i % 67 === 3 || i % 101 === 0 ? encodeRescoring(current.get(k)!) : current.get(k))),
+    };
+    const restored = BinaryIndex.fromParts(s.header, mixed);
+    expect(rankings(restored)).toEqual(rankings(index));
+  });
+
   /** A header as saved before it held the largest key (read alike: the keys give it). */
   const withoutMaxKey = (header: Uint8Array) => {
     const parsed = JSON.parse(new TextDecoder().decode(header));

@@ -42,6 +42,40 @@ describe('the quantize kernel', () => {
     }
   });
 
+  it('quantizeMany writes what quantize writes for each of n vectors side by side, at its stride, and nothing else', () => {
+    const heap = new CodeHeap();
+    const random = seededRandom(17);
+    for (const [d, n] of [
+      [384, 70],
+      [100, 5],
+      [17, 1],
+      [384, 0],
+    ] as const) {
+      const stride = Math.ceil(d / 16) * 16 + 16;
+      const vectors = heap.alloc(Math.max(n, 1) * d * 4);
+      const out = heap.alloc((n + 1) * stride);
+      const factors = heap.alloc((n + 1) * 4);
+      const vs = Array.from({ length: n }, () => Float32Array.from({ length: d }, () => random() * 2 - 1));
+      for (const [i, v] of vs.entries()) heap.f32.set(v, (vectors >>> 2) + i * d);
+      heap.u8.fill(0xaa, out, out + (n + 1) * stride);
+      heap.u8.fill(0xaa, factors, factors + (n + 1) * 4);
+      heap.kernels!.quantizeMany(vectors, d, out, factors, n, stride);
+      const words = Math.ceil(d / 32);
+      for (let i = 0; i < n; i++) {
+        const expected = encodeRescoring(vs[i]!);
+        const at = out + i * stride;
+        expect(Buffer.from(heap.u8.subarray(factors + i * 4, factors + i * 4 + 4))).toEqual(
+          Buffer.from(expected.subarray(words * 4, words * 4 + 4)),
+        );
+        expect(Buffer.from(heap.u8.subarray(at, at + d))).toEqual(Buffer.from(expected.subarray(words * 4 + 4)));
+        expect(heap.u8.subarray(at + d, at + stride).every((b) => b === 0xaa)).toBe(true);
+      }
+      // Nothing past the n-th copy and factor.
+      expect(heap.u8.subarray(out + n * stride, out + (n + 1) * stride).every((b) => b === 0xaa)).toBe(true);
+      expect(heap.u8.subarray(factors + n * 4, factors + (n + 1) * 4).every((b) => b === 0xaa)).toBe(true);
+    }
+  });
+
   it('writes the same bytes at dimensions that leave a tail of 1-15 components, and nothing past them', () => {
     // The kernel takes 16 components a step (4 for the norm and the largest magnitude), then one at a time.
     const heap = new CodeHeap();

@@ -29,6 +29,8 @@ export interface Kernels {
   within(distances: number, n: number, threshold: number, out: number): number;
   /** The int8 copy (at `out`) and factor (f32 at byte `factor`) of d float32 at `vector`: the bytes of JS `quantize`. */
   quantize(vector: number, d: number, out: number, factor: number): void;
+  /** `quantize` of n vectors side by side at `vector`: int8 copies every `stride` bytes from `out`, factors every 4 from `factor`. */
+  quantizeMany(vector: number, d: number, out: number, factor: number, n: number, stride: number): void;
   /** The cosine of the d float32 at byte offsets `a` and `b`: the number JS `cosineSimilarity` gives. */
   cosine(a: number, b: number, d: number): number;
 }
@@ -105,6 +107,7 @@ export class CodeHeap {
           rank8: exports.rank8,
           within: exports.within,
           quantize: exports.quantize,
+          quantizeMany: exports.quantizeMany,
           cosine: exports.cosine,
         };
         this.view(this.memory.buffer);
