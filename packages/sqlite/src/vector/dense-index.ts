@@ -18,7 +18,7 @@ import { buildSparse, extendSparseSave } from './sparse-build';
 import { CHUNK, SparseIndex } from './sparse-index';
 import { sparseSaveAtClose } from './sparse-save';
 import { clearArgs, codeArgs, oneScope, queueWritten, signCodes } from './written-codes';
-import { type WrittenCode, WrittenIndex } from './written-index';
+import { type WrittenCode, WrittenIndex, WrittenRow } from './written-index';
 
 /** Rowids re-read (a load from the codes table, or the changes since the saved index) before the index is saved again. */
 export const DENSE_SAVE_AFTER = 1000;
@@ -189,7 +189,7 @@ export class SqliteDenseIndex {
   /** Inside the caller's write transaction: the row (or its vector) is gone. */
   deleted(rowid: number): void {
     this.stmt(`DELETE FROM ${CODES_TABLE} WHERE rowid = ?`).run(rowid);
-    this.pending.push({ rowid });
+    this.pending.push(new WrittenRow(rowid, undefined));
     this.unlogged.push(rowid);
   }
 

@@ -12,6 +12,8 @@ const BUILD_BATCH = 1024;
 const BUILD_SCOPES = 64;
 /** Entries of a builder's scratch block: 96 KB of dimensions and values (~450 hashing vectors). */
 const SCRATCH_BLOCK = 1 << 15;
+/** Vectors of `dimension` components the first block of a builder has room for (see `nextBlock`). */
+const FIRST_ROOM = 2;
 
 /**
  * A SparseIndex's saved parts (`SparseIndex.toParts` layout) built straight from vectors added in
@@ -49,9 +51,9 @@ export class SparseBuilder {
   private readonly valueBlocks: Int8Array[] = [];
   private readonly blockSize: number;
   private n = 0;
-  /** The next entry's block and offset in it. */
-  private block = 0;
-  private offset = 0;
+  /** The next entry's block and offset in it (before the first vector: a full block before the first). */
+  private block = -1;
+  private offset: number;
   private previous = Number.NEGATIVE_INFINITY;
   /** Vectors added. */
   size = 0;
@@ -66,6 +68,7 @@ export class SparseBuilder {
     blockEntries = SCRATCH_BLOCK,
   ) {
     this.blockSize = Math.max(blockEntries, dimension);
+    this.offset = this.blockSize;
     this.floats = new Float32Array(dimension);
     this.floatBytes = new Uint8Array(this.floats.buffer);
     this.perDimension = new Uint32Array(dimension);
@@ -103,15 +106,8 @@ export class SparseBuilder {
     if (!(scope < this.scopeList.length)) throw new Error('SparseBuilder: unknown scope.');
     this.previous = key;
     if (this.n === CHUNK) this.finishChunk(); // its metadata copied into its part: the buffers are reused
-    // Room for a whole vector in the current block, else the next one (allocated the first time).
-    if (this.block === this.dimBlocks.length || this.offset + dimension > this.blockSize) {
-      if (this.block < this.dimBlocks.length) this.block++;
-      this.offset = 0;
-      if (this.block === this.dimBlocks.length) {
-        this.dimBlocks.push(new Uint16Array(this.blockSize));
-        this.valueBlocks.push(new Int8Array(this.blockSize));
-      }
-    }
+    // Room for a whole vector in the current block, else the next one.
+    if (this.offset + dimension > this.blockSize) this.nextBlock();
     // int8Scaling's pass, which also lists the non-zero components (the position moved by whether the
     // component is non-zero, not by a branch: in a sparse vector that is hard to predict); only those
     // are quantized after it. A second pass over every component cost ~1.5 us of a hashing vector's ~4.
@@ -155,12 +151,32 @@ export class SparseBuilder {
     this.size++;
   }
 
+  /**
+   * Moves to the next block of the scratch, allocated the first time. A builder's first vectors go at
+   * the end of its first block (`FIRST_ROOM` vectors of room), so that this runs again within its first
+   * few vectors (~6 hashing ones), after addVector's type feedback exists (V8 allocates it lazily: the
+   * first call records none) and before TurboFan compiles it (~20 vectors in). When the first block held
+   * ~450 hashing vectors, addVector was compiled with no feedback for this path, deoptimized when the
+   * block filled ("Insufficient type feedback for generic named access") and compiled again: 1 bailout
+   * in each fresh 20k ingest, 0 now (issue 30). Later chunks reuse the first block whole.
+   */
+  private nextBlock(): void {
+    this.block++;
+    this.offset = this.size === 0 ? Math.max(0, this.blockSize - FIRST_ROOM * this.dimension) : 0;
+    if (this.block === this.dimBlocks.length) {
+      this.dimBlocks.push(new Uint16Array(this.blockSize));
+      this.valueBlocks.push(new Int8Array(this.blockSize));
+    }
+  }
+
   /** The header and parts of what was added; `through`: the last key of a build not finished. */
   finish(through = Number.POSITIVE_INFINITY): { header: Uint8Array; parts: Uint8Array[]; size: number } {
     if (this.n > 0) this.finishChunk();
     // The scratch is not needed any more: given back now, not with the builder.
     this.dimBlocks.length = 0;
     this.valueBlocks.length = 0;
+    this.block = -1;
+    this.offset = this.blockSize;
     const header = sparseHeader(this.dimension, this.counts, this.scopeList, through);
     return { header, parts: this.parts, size: this.size };
   }

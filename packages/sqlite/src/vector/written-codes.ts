@@ -7,7 +7,7 @@ import { isSparse } from '@agentmem/core';
 import { ChunkArgs } from '../records';
 import { codeBlob } from '../schema';
 import type { WrittenVector } from './dense-index';
-import type { WrittenCode } from './written-index';
+import { RowCode, type WrittenCode, WrittenRow } from './written-index';
 
 /**
  * Each row's sign code as the codes table keeps it (`words` 32-bit words): views of one buffer for the
@@ -123,16 +123,8 @@ export function queueWritten(
     const rowid = rowids[i]!;
     const isSparseRow = sparse[i]!;
     if (isSparseRow) sparseCount++;
-    pending.push({
-      rowid,
-      code: {
-        tenant: row.tenant,
-        namespace: row.namespace,
-        vector: row.floats,
-        encoded: codes[i]!,
-        sparse: isSparseRow,
-      },
-    });
+    // Constructed, not literals (WrittenRow: why).
+    pending.push(new WrittenRow(rowid, new RowCode(row.tenant, row.namespace, row.floats, codes[i]!, isSparseRow)));
     unlogged.push(rowid);
   }
   return sparseCount;
