@@ -206,7 +206,15 @@ function recordsInto(
   atMillis: number,
   records: BackendRecord[],
 ): void {
-  for (let j = 0; j < created.length; j++) records.push(createdRecord(created[j]!, vectors[j]!, at, atMillis));
+  // createdRecord's body, not a call of it: a callee that runs once a record in a batch's first call is
+  // compiled on its own, then again inlined into this loop's code (two compiles of createdRecord a
+  // fresh process's 20k ingest, 12-25 ms of V8's compiler; docs/benchmarks.md, ingest-compile).
+  for (let j = 0; j < created.length; j++) {
+    const memory = created[j]!;
+    const attributes = memoryAttributes(memory, at, atMillis);
+    attributes[HISTORY_PENDING] = true;
+    records.push(memoryToRecord(memory, vectors[j]!, attributes));
+  }
 }
 
 function recordsAfterLookup(

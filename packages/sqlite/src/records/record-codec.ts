@@ -57,15 +57,20 @@ export interface EncodedRow extends Omit<RecordRow, 'rowid' | 'attributes'> {
 export function checkRecordShape(r: BackendRecord): void {
   if (!r || typeof r !== 'object') throw invalidInput('Every record must be an object.');
   if (typeof r.id !== 'string' || r.id.length === 0) throw invalidInput('Every record needs a non-empty string id.');
-  for (const field of ['namespace', 'tenant', 'text'] as const) {
-    if (typeof r[field] !== 'string') throw invalidInput(`Record ${r.id}: ${field} must be a string.`, { id: r.id });
-  }
+  // Three checks, not a loop over the names: V8 inlined the array's iteration into every compile of the write's checks.
+  if (typeof r.namespace !== 'string') notAString(r, 'namespace');
+  if (typeof r.tenant !== 'string') notAString(r, 'tenant');
+  if (typeof r.text !== 'string') notAString(r, 'text');
   if (r.context !== undefined && typeof r.context !== 'string')
     throw invalidInput(`Record ${r.id}: context must be a string when given.`, { id: r.id });
   if (r.attributes === null || typeof r.attributes !== 'object')
     throw invalidInput(`Record ${r.id}: attributes must be an object.`);
   for (const k in r.attributes) if (Object.hasOwn(r.attributes, k)) checkAttribute(k, r.attributes[k]);
   checkPayload(r.payload);
+}
+
+function notAString(r: BackendRecord, field: 'namespace' | 'tenant' | 'text'): never {
+  throw invalidInput(`Record ${r.id}: ${field} must be a string.`, { id: r.id });
 }
 
 /**

@@ -231,4 +231,25 @@ describe('SqliteBackend upsert in multi-row statements', () => {
       await backend.close();
     }
   });
+  it('refuses a batch with a record it cannot write, naming the record and its first fault, and writes none of it', async () => {
+    const backend = await open();
+    try {
+      const faults: [Record<string, unknown>, RegExp][] = [
+        [{ namespace: 7 }, /Record r1005: namespace must be a string\./],
+        [{ tenant: null }, /Record r1005: tenant must be a string\./],
+        [{ text: undefined }, /Record r1005: text must be a string\./],
+        [{ namespace: 1, text: 2 }, /Record r1005: namespace must be a string\./],
+        [{ vector: [1, 0, 0, 0] }, /Record r1005: vector must be a Float32Array\./],
+        [{ vector: new Float32Array(3) }, /3 dimensions/],
+      ];
+      for (const [fault, message] of faults) {
+        const batch = Array.from({ length: 10 }, (_, i) => record(i + 1000));
+        batch[5] = { ...batch[5]!, ...fault } as BackendRecord;
+        await expect(backend.upsert(batch)).rejects.toThrow(message);
+        expect(await backend.count({ tenant: '' })).toBe(0);
+      }
+    } finally {
+      await backend.close();
+    }
+  });
 });
