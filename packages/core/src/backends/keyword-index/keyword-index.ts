@@ -5,8 +5,9 @@
 // compaction, the saved parts and the catch-up of a restored index (id buckets, postings and
 // attributes waiting beside the unread saved ones) all work on the same private typed arrays. The
 // rooms beside it: ascii-words.ts (ASCII text to term ids), ranking.ts (the MaxScore and
-// term-at-a-time loops), top-k.ts (the k best, ties by id), columns.ts (attribute columns and their
-// tests), postings.ts (a term's postings as writes grow them), packed.ts (the saved parts' bytes).
+// term-at-a-time loops), score-block.ts (a search's scores and scratch, its loops in WebAssembly),
+// top-k.ts (the k best, ties by id), columns.ts (attribute columns and their tests), postings.ts (a
+// term's postings as writes grow them), packed.ts (the saved parts' bytes).
 
 import type { AttributeCondition, AttributeValue, RecordFilter } from '../../contracts';
 import { keywordTerms } from '../../text/keyword-terms';
@@ -28,7 +29,7 @@ import {
   widened,
 } from './packed';
 import { appended, countDf, EMPTY_POSTING, emptyPosting, grown } from './postings';
-import { type Cursor, cursors, walkMaxScore } from './ranking';
+import { type Cursor, cursors, type ScoredDocs, walkMaxScore } from './ranking';
 import { ScoreBlock } from './score-block';
 import { gallop, TopK } from './top-k';
 import { AsciiWords } from './ascii-words';
@@ -595,7 +596,15 @@ export class KeywordIndex {
     const terms = cursors(postings, df, n, avgText, avgContext);
     let total = 0;
     for (const t of terms) total += t.n;
-    if (total <= this.termAtATimeMax) return this.termAtATime(terms, avgText, avgContext, ok, at, k);
+    const docs: ScoredDocs = {
+      avgText,
+      avgContext,
+      ok,
+      at,
+      textLength: this.textLength,
+      contextLength: this.contextLength,
+    };
+    if (total <= this.termAtATimeMax) return this.termAtATime(terms, docs, k);
     this.block.reserve(this.used, 0);
     const heap = new TopK(
       k,
@@ -603,7 +612,7 @@ export class KeywordIndex {
       (a, b) => this.after(a, b),
       (slots) => this.readTiedIds(slots),
     );
-    walkMaxScore(terms, postings.length, avgText, avgContext, ok, at, this.textLength, this.contextLength, heap);
+    walkMaxScore(terms, postings.length, docs, heap);
     return this.matches(heap.sorted());
   }
 
@@ -614,20 +623,13 @@ export class KeywordIndex {
    * cold process pays for: its first search runs them in V8's interpreter (MaxScore's loop: ~10 ms for
    * 4,700 entries there, issue 30).
    */
-  private termAtATime(
-    terms: readonly Cursor[],
-    avgText: number,
-    avgContext: number,
-    ok: Uint8Array,
-    at: Int32Array,
-    k: number,
-  ): KeywordMatch[] {
+  private termAtATime(terms: readonly Cursor[], docs: ScoredDocs, k: number): KeywordMatch[] {
     let total = 0;
     for (const t of terms) total += t.n;
     const block = this.block;
     block.reserve(this.used, total);
     const scores = block.scores;
-    const m = block.score(terms, avgText, avgContext, ok, at, this.textLength, this.contextLength);
+    const m = block.score(terms, docs);
     // Only the slots scoring at least the k-th best score can be kept: the heap sees those (k and its
     // ties) instead of every match, each offer a few calls the interpreter pays for. The scoring and
     // both loops run in WebAssembly (score-block.ts): in JS a cold first search made each float64 a

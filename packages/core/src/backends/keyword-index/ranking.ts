@@ -16,6 +16,19 @@ export interface Cursor {
   query: number;
 }
 
+/**
+ * The documents a search scores: the admitted ones (`ok[at[slot]]`), each slot's text and context
+ * lengths, and the collection's average lengths. One value a search, passed to every loop below.
+ */
+export interface ScoredDocs {
+  avgText: number;
+  avgContext: number;
+  ok: Uint8Array;
+  at: Int32Array;
+  textLength: Uint32Array;
+  contextLength: Uint32Array;
+}
+
 /** The query's terms as cursors, with their idf among `n` admitted documents and a bound on their score (none for df 0). */
 export function cursors(
   postings: readonly Posting[],
@@ -47,17 +60,8 @@ export function cursors(
  * Offers the heap every admitted document that may rank among its k best, by MaxScore (see
  * `KeywordIndex.maxScore`); `queries` is the number of the query's terms (the cursors' `query` values).
  */
-export function walkMaxScore(
-  terms: Cursor[],
-  queries: number,
-  avgText: number,
-  avgContext: number,
-  ok: Uint8Array,
-  at: Int32Array,
-  textLength: Uint32Array,
-  contextLength: Uint32Array,
-  heap: TopK,
-): void {
+export function walkMaxScore(terms: Cursor[], queries: number, docs: ScoredDocs, heap: TopK): void {
+  const { ok, at } = docs;
   terms.sort((x, y) => x.bound - y.bound);
   const count = terms.length;
   // below[i]: the sum of the bounds of terms 0..i-1 (the weaker ones).
@@ -65,17 +69,14 @@ export function walkMaxScore(
   for (let i = 0; i < count; i++) below[i + 1] = below[i]! + terms[i]!.bound;
   const parts = new Float64Array(queries);
   const has = new Uint8Array(queries);
-  const part = (t: Cursor, s: number) => partAt(t, t.at, s, avgText, avgContext, textLength, contextLength);
+  const part = (t: Cursor, s: number) => partAt(t, t.at, s, docs);
   // A floor under the k-th score before the heap fills: the k-th best part of the strongest term
   // alone (among its first entries). A document of that term scores at least its part (0 + part,
   // then positive parts added: float addition of positives never goes below an addend), so k
   // documents score at least the floor and a document bounded below it cannot rank among the k or
   // tie with the k-th. Without it the walk scored ~4,000 documents a search at 100k before the
   // heap's own k-th rose (issue 30).
-  const floor =
-    count > 0
-      ? kthPart(terms[count - 1]!, heap.k, avgText, avgContext, ok, at, textLength, contextLength)
-      : Number.NEGATIVE_INFINITY;
+  const floor = count > 0 ? kthPart(terms[count - 1]!, heap.k, docs) : Number.NEGATIVE_INFINITY;
   // Terms [0, essential) are non-essential: together they cannot lift a document above the k-th.
   let essential = 0;
   // The heap's k-th score (-Infinity until it holds k) or the floor, kept here: read once a document and term.
@@ -144,19 +145,12 @@ export function walkMaxScore(
  * One term's BM25F part for slot `s` at its postings entry `i`: the one arithmetic of `walkMaxScore`'s
  * scores and `kthPart`'s floor (the floor is only safe while both give the same floats).
  */
-function partAt(
-  t: Cursor,
-  i: number,
-  s: number,
-  avgText: number,
-  avgContext: number,
-  textLength: Uint32Array,
-  contextLength: Uint32Array,
-): number {
+function partAt(t: Cursor, i: number, s: number, docs: ScoredDocs): number {
   const packed = t.tfs[i]!;
   const fc = packed >>> 16;
-  let f = (packed & 0xffff) / (1 - BM25_B + (BM25_B * textLength[s]!) / avgText);
-  if (fc !== 0) f += (CONTEXT_WEIGHT * fc) / (1 - BM25_B_CONTEXT + (BM25_B_CONTEXT * contextLength[s]!) / avgContext);
+  let f = (packed & 0xffff) / (1 - BM25_B + (BM25_B * docs.textLength[s]!) / docs.avgText);
+  if (fc !== 0)
+    f += (CONTEXT_WEIGHT * fc) / (1 - BM25_B_CONTEXT + (BM25_B_CONTEXT * docs.contextLength[s]!) / docs.avgContext);
   return (t.idf * f * (BM25_K1 + 1)) / (f + BM25_K1);
 }
 
@@ -167,16 +161,8 @@ const FLOOR_SAMPLE = 1024;
  * The k-th largest of one term's parts among the admitted documents of its first FLOOR_SAMPLE entries
  * (-Infinity when fewer than k): each computed as `walkMaxScore` computes it.
  */
-function kthPart(
-  t: Cursor,
-  k: number,
-  avgText: number,
-  avgContext: number,
-  ok: Uint8Array,
-  at: Int32Array,
-  textLength: Uint32Array,
-  contextLength: Uint32Array,
-): number {
+function kthPart(t: Cursor, k: number, docs: ScoredDocs): number {
+  const { ok, at } = docs;
   if (t.n < k || k <= 0) return Number.NEGATIVE_INFINITY;
   // Its first entries only: the k-th of a subset is no higher than the k-th of all, and past ~1,000
   // entries the scan cost more than the higher floor saved (in-process rounds at 100k).
@@ -186,7 +172,7 @@ function kthPart(
   for (let i = 0; i < sample; i++) {
     const s = t.slots[i]!;
     if (ok[at[s]!] === 0) continue;
-    parts[m++] = partAt(t, i, s, avgText, avgContext, textLength, contextLength);
+    parts[m++] = partAt(t, i, s, docs);
   }
   return m < k ? Number.NEGATIVE_INFINITY : selectAscending(parts, m, m - k);
 }
@@ -240,17 +226,13 @@ export function selectAscending(values: Float64Array, n: number, index: number):
  */
 export function scoreTermAtATime(
   terms: readonly Cursor[],
-  avgText: number,
-  avgContext: number,
-  ok: Uint8Array,
-  at: Int32Array,
-  textLength: Uint32Array,
-  contextLength: Uint32Array,
+  docs: ScoredDocs,
   scores: Float64Array,
   seen: Uint8Array,
   generation: number,
   matched: Int32Array,
 ): number {
+  const { avgText, avgContext, ok, at, textLength, contextLength } = docs;
   const k1 = BM25_K1;
   const b = BM25_B;
   const bc = BM25_B_CONTEXT;

@@ -4,7 +4,7 @@
 
 import { BM25_B, BM25_B_CONTEXT, BM25_K1, CONTEXT_WEIGHT } from '../bm25';
 import { KEYWORD_KERNELS_WASM_BASE64 } from '../kernels/keyword-kernels-wasm';
-import { type Cursor, kthScore, scoreTermAtATime } from './ranking';
+import { type Cursor, kthScore, type ScoredDocs, scoreTermAtATime } from './ranking';
 
 interface KeywordKernels {
   score(
@@ -157,15 +157,7 @@ export class ScoreBlock {
    * scoreTermAtATime): the slots scored, each once in the order of its first entry, into `matched`;
    * returns how many. Call `reserve` first with the terms' entries.
    */
-  score(
-    terms: readonly Cursor[],
-    avgText: number,
-    avgContext: number,
-    ok: Uint8Array,
-    at: Int32Array,
-    textLength: Uint32Array,
-    contextLength: Uint32Array,
-  ): number {
+  score(terms: readonly Cursor[], docs: ScoredDocs): number {
     // Which slots this search scored: `generation` (1-255) marks them, so no pass clears the marks
     // but one in 255 searches.
     if (this.generation === 0xff) {
@@ -174,21 +166,9 @@ export class ScoreBlock {
     }
     const generation = ++this.generation;
     const layout = this.layout;
-    if (!layout)
-      return scoreTermAtATime(
-        terms,
-        avgText,
-        avgContext,
-        ok,
-        at,
-        textLength,
-        contextLength,
-        this.scores,
-        this.seen,
-        generation,
-        this.matched,
-      );
+    if (!layout) return scoreTermAtATime(terms, docs, this.scores, this.seen, generation, this.matched);
     const { kernels, slotsView, textsView, contextsView } = layout;
+    const { avgText, avgContext, ok, at, textLength, contextLength } = docs;
     let m = 0;
     for (const t of terms) {
       // The entries' slots and lengths gathered (integers only: no heap number in the interpreter).
