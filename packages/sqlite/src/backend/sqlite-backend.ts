@@ -386,12 +386,15 @@ export class SqliteBackend implements MemoryBackend {
         this.keywords.committed();
         return;
       } catch (error) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        this.codes?.rolledBack();
-        this.keywords.rolledBack();
+        this.rollBackOutermost();
         throw error;
       }
     }
+    this.rollBackOutermost();
+  }
+
+  /** Rolls back the outermost transaction (if a failed COMMIT left it open) and the in-process indexes with it. */
+  private rollBackOutermost(): void {
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
     this.codes?.rolledBack();
     this.keywords.rolledBack();
